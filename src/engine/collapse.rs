@@ -1,0 +1,113 @@
+//! Collapse: a closed cycle, its two outcomes, and how a choice picks one.
+
+use super::RuleError;
+use super::board::{MoveNumber, Player, Square};
+use super::game::Move;
+use super::graph;
+
+/// Who decides how a cycle collapses, and who wrote an entry of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Actor {
+    /// A player: moves, and collapse choices in the player-choice variant.
+    Player(Player),
+    /// The quantum measurement that collapses cycles in the measurement variant.
+    Measurement,
+}
+
+/// Where every move of a collapsing component lands under one outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollapseOption {
+    /// The square the closing move ends in; it names the option.
+    pub square: Square,
+    /// The square each move of the component lands in, in move order.
+    pub outcome: Vec<(MoveNumber, Square)>,
+}
+
+/// A closed cycle waiting for its collapse to be decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCollapse {
+    /// Who decides: the player who did not close the cycle, or the measurement.
+    pub chooser: Actor,
+    /// The move that closed the cycle.
+    pub closing_move: MoveNumber,
+    /// The moves on the cycle, ascending; any of them may be named in a choice.
+    pub cycle_moves: Vec<MoveNumber>,
+    /// The only two consistent outcomes, by the closing move's squares ascending.
+    pub options: [CollapseOption; 2],
+}
+
+impl PendingCollapse {
+    /// The pending collapse of the cycle that `closing_move` (the last of `moves`)
+    /// closed along `path`, the moves that already joined its two squares.
+    pub(super) fn new(moves: &[Move], path: Vec<MoveNumber>, chooser: Actor) -> PendingCollapse {
+        let closing = moves.last().expect("a cycle is closed by a move");
+        let component = graph::component(moves, closing.squares[0]);
+        let option = |square| CollapseOption {
+            square,
+            outcome: outcome(moves, &component, closing.number, square),
+        };
+        let mut cycle_moves = path;
+        cycle_moves.push(closing.number);
+        cycle_moves.sort_unstable();
+        PendingCollapse {
+            chooser,
+            closing_move: closing.number,
+            cycle_moves,
+            options: [option(closing.squares[0]), option(closing.squares[1])],
+        }
+    }
+
+    /// The option in which move `move_number` ends in `square`.
+    ///
+    /// # Errors
+    /// [`RuleError::MoveNotInCycle`] when the move is not on the cycle (a stem lands
+    /// the same way in both options, so naming it decides nothing);
+    /// [`RuleError::SquareNotInMove`] when the square is not one of the move's two.
+    pub fn option_where(
+        &self,
+        move_number: MoveNumber,
+        square: Square,
+    ) -> Result<&CollapseOption, RuleError> {
+        if !self.cycle_moves.contains(&move_number) {
+            return Err(RuleError::MoveNotInCycle);
+        }
+        // On the cycle each move lands in a different square in each option, so
+        // naming one of its squares picks exactly one option.
+        self.options
+            .iter()
+            .find(|option| option.outcome.contains(&(move_number, square)))
+            .ok_or(RuleError::SquareNotInMove)
+    }
+}
+
+/// Where every move of `component` lands once `first` is put in `square`: each
+/// square that fills pushes every other move touching it into that move's other
+/// square, and so on through the cycle and every stem hanging off it.
+fn outcome(
+    moves: &[Move],
+    component: &[MoveNumber],
+    first: MoveNumber,
+    square: Square,
+) -> Vec<(MoveNumber, Square)> {
+    let mut landed = vec![(first, square)];
+    let mut filled = vec![square];
+    while let Some(filled_square) = filled.pop() {
+        for &number in component {
+            let pushed = &moves[usize::from(number) - 1];
+            if landed.iter().any(|&(done, _)| done == number) {
+                continue;
+            }
+            if let Some(other) = pushed.other_square(filled_square) {
+                landed.push((number, other));
+                filled.push(other);
+            }
+        }
+    }
+    debug_assert_eq!(
+        landed.len(),
+        component.len(),
+        "a cycle's component collapses whole"
+    );
+    landed.sort_unstable();
+    landed
+}

@@ -1,0 +1,420 @@
+//! A game: a pure fold over its log of moves and collapse outcomes.
+
+use std::fmt;
+
+use rand::Rng;
+
+use super::RuleError;
+use super::board::{MAX_MOVES, Mark, MoveNumber, Player, Square};
+use super::collapse::{Actor, PendingCollapse};
+use super::graph;
+use super::measurement::{self, SquareProbabilities};
+use super::scoring::{self, GameResult, Line, Score};
+
+/// Who decides how a closed cycle collapses. Chosen per game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Goff's rule: the player who did not close the cycle chooses the outcome.
+    PlayerChoice,
+    /// The original app's rule: a simulated quantum measurement picks the outcome
+    /// right after the closing move, each with probability 1/2.
+    Measurement,
+}
+
+impl Variant {
+    /// The stable name clients see.
+    pub fn code(self) -> &'static str {
+        match self {
+            Variant::PlayerChoice => "player_choice",
+            Variant::Measurement => "measurement",
+        }
+    }
+}
+
+/// Something an actor does to the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Place the next move's two spooky marks.
+    Move {
+        /// The two squares; the same square twice only for the last open square.
+        squares: [Square; 2],
+    },
+    /// Decide a pending collapse: "move `move_number` ends in `square`".
+    Collapse {
+        /// Any move of the cycle.
+        move_number: MoveNumber,
+        /// One of that move's two squares.
+        square: Square,
+    },
+}
+
+/// One entry of a game's log: who did what. The log is the game's whole truth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LogEntry {
+    /// Who acted: a player, or the measurement for its collapse outcomes.
+    pub actor: Actor,
+    /// What was done, in canonical form (see [`Game::log`]).
+    pub action: Action,
+}
+
+/// A move that has been placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    /// The move's number, from 1; it is the subscript of its marks.
+    pub number: MoveNumber,
+    /// Its two squares, ascending.
+    pub squares: [Square; 2],
+    /// The square its classical mark landed in, once its cycle collapsed.
+    pub landed: Option<Square>,
+}
+
+impl Move {
+    /// Who made the move.
+    pub fn player(&self) -> Player {
+        Player::of_move(self.number)
+    }
+
+    /// The move's square opposite `square`, if the move touches `square`.
+    pub(super) fn other_square(&self, square: Square) -> Option<Square> {
+        match self.squares {
+            [a, b] if a == square => Some(b),
+            [a, b] if b == square => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// A log entry that cannot be replayed: the log is corrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayError {
+    /// The position of the entry in the log, from 0.
+    pub entry: usize,
+    /// The rule the entry breaks.
+    pub error: RuleError,
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "log entry {} breaks a rule: {} ({})",
+            self.entry,
+            self.error,
+            self.error.code()
+        )
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// A game of Quantum Tic-Tac-Toe.
+///
+/// Every change goes through [`Game::play`], which checks the action against the
+/// rules first and changes nothing when it is illegal.
+///
+/// ```
+/// use qttt::engine::{Action, Actor, Game, Player, Square, Variant};
+///
+/// let square = |s| Square::try_from(s).unwrap();
+/// let mut game = Game::new(Variant::PlayerChoice);
+/// game.play(Actor::Player(Player::X), Action::Move { squares: [square(0), square(1)] })?;
+/// assert_eq!(game.next_to_move(), Some((Player::O, 2)));
+/// # Ok::<(), qttt::engine::RuleError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Game {
+    variant: Variant,
+    /// Every move placed so far; move `n` is at index `n - 1`.
+    moves: Vec<Move>,
+    /// The move whose classical mark fills each square.
+    classical: [Option<MoveNumber>; 9],
+    pending_collapse: Option<PendingCollapse>,
+    /// Kept rather than recomputed because only a collapse can change them.
+    lines: Vec<Line>,
+    log: Vec<LogEntry>,
+}
+
+impl Game {
+    /// An empty board.
+    pub fn new(variant: Variant) -> Game {
+        Game {
+            variant,
+            moves: Vec::with_capacity(usize::from(MAX_MOVES)),
+            classical: [None; 9],
+            pending_collapse: None,
+            lines: Vec::new(),
+            log: Vec::new(),
+        }
+    }
+
+    /// The game that `log` describes, played entry by entry. Nothing is measured:
+    /// a measurement's outcome is an entry of the log.
+    ///
+    /// # Errors
+    /// The first entry that breaks a rule.
+    pub fn replay(variant: Variant, log: &[LogEntry]) -> Result<Game, ReplayError> {
+        let mut game = Game::new(variant);
+        for (entry, logged) in log.iter().enumerate() {
+            game.play(logged.actor, logged.action)
+                .map_err(|error| ReplayError { entry, error })?;
+        }
+        Ok(game)
+    }
+
+    /// Lets `actor` take `action`.
+    ///
+    /// # Errors
+    /// The rule the action breaks; the game is then unchanged.
+    pub fn play(&mut self, actor: Actor, action: Action) -> Result<(), RuleError> {
+        if self.is_over() {
+            return Err(RuleError::GameOver);
+        }
+        match action {
+            Action::Move { squares } => self.place(actor, squares),
+            Action::Collapse {
+                move_number,
+                square,
+            } => self.collapse(actor, move_number, square),
+        }
+    }
+
+    /// Plays `action` as [`Game::play`] does, then, when it closed a cycle in the
+    /// measurement variant, measures the cycle and plays the outcome as the
+    /// measurement's own log entry.
+    ///
+    /// # Errors
+    /// The rule the action breaks; the game is then unchanged.
+    pub fn play_measured(
+        &mut self,
+        actor: Actor,
+        action: Action,
+        rng: &mut impl Rng,
+    ) -> Result<(), RuleError> {
+        self.play(actor, action)?;
+        if let Some(pending) = &self.pending_collapse
+            && pending.chooser == Actor::Measurement
+        {
+            let square = measurement::measure_cycle(&self.moves, pending, rng);
+            let closing_move = pending.closing_move;
+            self.play(
+                Actor::Measurement,
+                Action::Collapse {
+                    move_number: closing_move,
+                    square,
+                },
+            )
+            .expect("a measured outcome is one of the pending options");
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, actor: Actor, squares: [Square; 2]) -> Result<(), RuleError> {
+        if self.pending_collapse.is_some() {
+            return Err(RuleError::CollapsePending);
+        }
+        let number = self.moves.len() as MoveNumber + 1;
+        let player = Player::of_move(number);
+        if actor != Actor::Player(player) {
+            return Err(RuleError::NotYourTurn);
+        }
+        if squares
+            .iter()
+            .any(|square| self.classical[square.index()].is_some())
+        {
+            return Err(RuleError::SquareIsClassical);
+        }
+        let [a, b] = squares;
+        if a == b {
+            if self.open_squares().count() != 1 {
+                return Err(RuleError::SameSquareTwice);
+            }
+            // The last open square: both marks there, classical at once.
+            self.moves.push(Move {
+                number,
+                squares,
+                landed: Some(a),
+            });
+            self.classical[a.index()] = Some(number);
+            self.lines = scoring::completed_lines(&self.classical);
+        } else {
+            let squares = [a.min(b), a.max(b)];
+            let path = graph::path_between(&self.moves, a, b);
+            self.moves.push(Move {
+                number,
+                squares,
+                landed: None,
+            });
+            if let Some(path) = path {
+                let chooser = match self.variant {
+                    Variant::PlayerChoice => Actor::Player(player.other()),
+                    Variant::Measurement => Actor::Measurement,
+                };
+                self.pending_collapse = Some(PendingCollapse::new(&self.moves, path, chooser));
+            }
+        }
+        self.log.push(LogEntry {
+            actor,
+            action: Action::Move {
+                squares: self.moves[usize::from(number) - 1].squares,
+            },
+        });
+        Ok(())
+    }
+
+    fn collapse(
+        &mut self,
+        actor: Actor,
+        move_number: MoveNumber,
+        square: Square,
+    ) -> Result<(), RuleError> {
+        let pending = self
+            .pending_collapse
+            .as_ref()
+            .ok_or(RuleError::NoCollapsePending)?;
+        if actor != pending.chooser {
+            return Err(RuleError::NotTheChooser);
+        }
+        let option = pending.option_where(move_number, square)?;
+        for &(number, landed) in &option.outcome {
+            self.moves[usize::from(number) - 1].landed = Some(landed);
+            self.classical[landed.index()] = Some(number);
+        }
+        // Logged by the closing move, whichever cycle move the chooser named: the
+        // same outcome always reads the same in the log.
+        let canonical = Action::Collapse {
+            move_number: pending.closing_move,
+            square: option.square,
+        };
+        self.log.push(LogEntry {
+            actor,
+            action: canonical,
+        });
+        self.pending_collapse = None;
+        self.lines = scoring::completed_lines(&self.classical);
+        Ok(())
+    }
+
+    /// The collapse rule of this game.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The log that rebuilds this game through [`Game::replay`]. Entries are in
+    /// canonical form: a move's squares ascending, and a collapse named by the
+    /// closing move and the square it ends in.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Every move placed so far, in order.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The classical mark in `square`, if any.
+    pub fn classical(&self, square: Square) -> Option<Mark> {
+        self.classical[square.index()].map(|move_number| Mark { move_number })
+    }
+
+    /// The spooky marks in `square`, in move order.
+    pub fn spooky(&self, square: Square) -> impl Iterator<Item = Mark> + '_ {
+        self.moves
+            .iter()
+            .filter(move |m| m.landed.is_none() && m.squares.contains(&square))
+            .map(|m| Mark {
+                move_number: m.number,
+            })
+    }
+
+    /// The squares without a classical mark.
+    pub fn open_squares(&self) -> impl Iterator<Item = Square> + '_ {
+        Square::ALL
+            .into_iter()
+            .filter(|square| self.classical[square.index()].is_none())
+    }
+
+    /// The closed cycle waiting for its collapse to be decided, if any.
+    pub fn pending_collapse(&self) -> Option<&PendingCollapse> {
+        self.pending_collapse.as_ref()
+    }
+
+    /// The player to place the next move and its number, unless a collapse is
+    /// pending or the game is over.
+    pub fn next_to_move(&self) -> Option<(Player, MoveNumber)> {
+        if self.is_over() || self.pending_collapse.is_some() {
+            return None;
+        }
+        let number = self.moves.len() as MoveNumber + 1;
+        Some((Player::of_move(number), number))
+    }
+
+    /// Who must act next: the chooser of a pending collapse, or the player to move.
+    pub fn actor_to_act(&self) -> Option<Actor> {
+        match (&self.pending_collapse, self.next_to_move()) {
+            (Some(pending), _) => Some(pending.chooser),
+            (None, Some((player, _))) => Some(Actor::Player(player)),
+            (None, None) => None,
+        }
+    }
+
+    /// Every legal action of [`Game::actor_to_act`]: both options of a pending
+    /// collapse (named by the closing move), or every move, or nothing at the end.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        if let Some(pending) = &self.pending_collapse {
+            return pending
+                .options
+                .iter()
+                .map(|option| Action::Collapse {
+                    move_number: pending.closing_move,
+                    square: option.square,
+                })
+                .collect();
+        }
+        if self.is_over() {
+            return Vec::new();
+        }
+        let open: Vec<Square> = self.open_squares().collect();
+        if let [last] = open[..] {
+            return vec![Action::Move {
+                squares: [last, last],
+            }];
+        }
+        let mut actions = Vec::with_capacity(open.len() * (open.len() - 1) / 2);
+        for (i, &a) in open.iter().enumerate() {
+            for &b in &open[i + 1..] {
+                actions.push(Action::Move { squares: [a, b] });
+            }
+        }
+        actions
+    }
+
+    /// True once a collapse made a line, or all nine moves are placed and settled.
+    pub fn is_over(&self) -> bool {
+        !self.lines.is_empty()
+            || (self.pending_collapse.is_none() && self.moves.len() == usize::from(MAX_MOVES))
+    }
+
+    /// Every completed line, scored.
+    pub fn lines(&self) -> &[Line] {
+        &self.lines
+    }
+
+    /// Each player's points so far.
+    pub fn score(&self) -> Score {
+        scoring::score(&self.lines)
+    }
+
+    /// What each square would hold if every unresolved move were measured now.
+    pub fn square_probabilities(&self) -> [SquareProbabilities; 9] {
+        measurement::square_probabilities(&self.moves, &self.classical)
+    }
+
+    /// Ongoing, or who won.
+    pub fn result(&self) -> GameResult {
+        if self.is_over() {
+            scoring::result_of_finished(self.score())
+        } else {
+            GameResult::Ongoing
+        }
+    }
+}

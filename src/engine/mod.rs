@@ -1,0 +1,21 @@
+//! The rules of Quantum Tic-Tac-Toe, pure: no I/O, no clock, no randomness of its
+//! own (a measurement takes the caller's random number generator).
+//!
+//! A [`Game`] is a fold over its log: [`Game::replay`] of the entries that
+//! [`Game::log`] returns gives the same game as playing it step by step.
+
+mod board;
+mod collapse;
+mod error;
+mod game;
+mod graph;
+mod measurement;
+pub mod notation;
+mod scoring;
+
+pub use board::{LINES, MAX_MOVES, Mark, MoveNumber, Player, Square};
+pub use collapse::{Actor, CollapseOption, PendingCollapse};
+pub use error::RuleError;
+pub use game::{Action, Game, LogEntry, Move, ReplayError, Variant};
+pub use measurement::SquareProbabilities;
+pub use scoring::{GameResult, Line, Points, Score};

@@ -1,0 +1,7 @@
+//! The integration tests, in one binary to keep build time down.
+
+mod fixtures;
+mod notation;
+mod properties;
+mod quantum;
+mod scenarios;
