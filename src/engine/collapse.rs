@@ -23,9 +23,10 @@ pub struct CollapseOption {
     pub outcome: Vec<(MoveNumber, Square)>,
 }
 
-/// A closed cycle waiting for its collapse to be decided.
+/// The collapse of a closed cycle: pending until it is decided, then kept as
+/// history so that a client can show how every collapse went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingCollapse {
+pub struct Collapse {
     /// Who decides: the player who did not close the cycle, or the measurement.
     pub chooser: Actor,
     /// The move that closed the cycle.
@@ -34,12 +35,14 @@ pub struct PendingCollapse {
     pub cycle_moves: Vec<MoveNumber>,
     /// The only two consistent outcomes, by the closing move's squares ascending.
     pub options: [CollapseOption; 2],
+    /// The square the closing move ended in, once decided; `None` while pending.
+    pub decided_square: Option<Square>,
 }
 
-impl PendingCollapse {
-    /// The pending collapse of the cycle that `closing_move` (the last of `moves`)
+impl Collapse {
+    /// The collapse, still pending, of the cycle that `closing_move` (the last of `moves`)
     /// closed along `path`, the moves that already joined its two squares.
-    pub(super) fn new(moves: &[Move], path: Vec<MoveNumber>, chooser: Actor) -> PendingCollapse {
+    pub(super) fn new(moves: &[Move], path: Vec<MoveNumber>, chooser: Actor) -> Collapse {
         let closing = moves.last().expect("a cycle is closed by a move");
         let component = graph::component(moves, closing.squares[0]);
         let option = |square| CollapseOption {
@@ -49,11 +52,12 @@ impl PendingCollapse {
         let mut cycle_moves = path;
         cycle_moves.push(closing.number);
         cycle_moves.sort_unstable();
-        PendingCollapse {
+        Collapse {
             chooser,
             closing_move: closing.number,
             cycle_moves,
             options: [option(closing.squares[0]), option(closing.squares[1])],
+            decided_square: None,
         }
     }
 

@@ -6,7 +6,7 @@ use rand::Rng;
 
 use super::RuleError;
 use super::board::{MAX_MOVES, Mark, MoveNumber, Player, Square};
-use super::collapse::{Actor, PendingCollapse};
+use super::collapse::{Actor, Collapse};
 use super::graph;
 use super::measurement::{self, SquareProbabilities};
 use super::scoring::{self, GameResult, Line, Score};
@@ -128,7 +128,8 @@ pub struct Game {
     moves: Vec<Move>,
     /// The move whose classical mark fills each square.
     classical: [Option<MoveNumber>; 9],
-    pending_collapse: Option<PendingCollapse>,
+    /// Every collapse so far in order; only the last can still be pending.
+    collapses: Vec<Collapse>,
     /// Kept rather than recomputed because only a collapse can change them.
     lines: Vec<Line>,
     log: Vec<LogEntry>,
@@ -141,7 +142,7 @@ impl Game {
             variant,
             moves: Vec::with_capacity(usize::from(MAX_MOVES)),
             classical: [None; 9],
-            pending_collapse: None,
+            collapses: Vec::new(),
             lines: Vec::new(),
             log: Vec::new(),
         }
@@ -191,7 +192,7 @@ impl Game {
         rng: &mut impl Rng,
     ) -> Result<(), RuleError> {
         self.play(actor, action)?;
-        if let Some(pending) = &self.pending_collapse
+        if let Some(pending) = self.pending_collapse()
             && pending.chooser == Actor::Measurement
         {
             let square = measurement::measure_cycle(&self.moves, pending, rng);
@@ -209,7 +210,7 @@ impl Game {
     }
 
     fn place(&mut self, actor: Actor, squares: [Square; 2]) -> Result<(), RuleError> {
-        if self.pending_collapse.is_some() {
+        if self.pending_collapse().is_some() {
             return Err(RuleError::CollapsePending);
         }
         let number = self.moves.len() as MoveNumber + 1;
@@ -249,7 +250,8 @@ impl Game {
                     Variant::PlayerChoice => Actor::Player(player.other()),
                     Variant::Measurement => Actor::Measurement,
                 };
-                self.pending_collapse = Some(PendingCollapse::new(&self.moves, path, chooser));
+                self.collapses
+                    .push(Collapse::new(&self.moves, path, chooser));
             }
         }
         self.log.push(LogEntry {
@@ -267,9 +269,12 @@ impl Game {
         move_number: MoveNumber,
         square: Square,
     ) -> Result<(), RuleError> {
+        // The pending collapse, borrowed by field so that the board can change
+        // beside it.
         let pending = self
-            .pending_collapse
-            .as_ref()
+            .collapses
+            .last_mut()
+            .filter(|collapse| collapse.decided_square.is_none())
             .ok_or(RuleError::NoCollapsePending)?;
         if actor != pending.chooser {
             return Err(RuleError::NotTheChooser);
@@ -285,11 +290,11 @@ impl Game {
             move_number: pending.closing_move,
             square: option.square,
         };
+        pending.decided_square = Some(option.square);
         self.log.push(LogEntry {
             actor,
             action: canonical,
         });
-        self.pending_collapse = None;
         self.lines = scoring::completed_lines(&self.classical);
         Ok(())
     }
@@ -334,14 +339,21 @@ impl Game {
     }
 
     /// The closed cycle waiting for its collapse to be decided, if any.
-    pub fn pending_collapse(&self) -> Option<&PendingCollapse> {
-        self.pending_collapse.as_ref()
+    pub fn pending_collapse(&self) -> Option<&Collapse> {
+        self.collapses
+            .last()
+            .filter(|collapse| collapse.decided_square.is_none())
+    }
+
+    /// Every collapse so far, decided or pending, in order.
+    pub fn collapses(&self) -> &[Collapse] {
+        &self.collapses
     }
 
     /// The player to place the next move and its number, unless a collapse is
     /// pending or the game is over.
     pub fn next_to_move(&self) -> Option<(Player, MoveNumber)> {
-        if self.is_over() || self.pending_collapse.is_some() {
+        if self.is_over() || self.pending_collapse().is_some() {
             return None;
         }
         let number = self.moves.len() as MoveNumber + 1;
@@ -350,7 +362,7 @@ impl Game {
 
     /// Who must act next: the chooser of a pending collapse, or the player to move.
     pub fn actor_to_act(&self) -> Option<Actor> {
-        match (&self.pending_collapse, self.next_to_move()) {
+        match (self.pending_collapse(), self.next_to_move()) {
             (Some(pending), _) => Some(pending.chooser),
             (None, Some((player, _))) => Some(Actor::Player(player)),
             (None, None) => None,
@@ -360,7 +372,7 @@ impl Game {
     /// Every legal action of [`Game::actor_to_act`]: both options of a pending
     /// collapse (named by the closing move), or every move, or nothing at the end.
     pub fn legal_actions(&self) -> Vec<Action> {
-        if let Some(pending) = &self.pending_collapse {
+        if let Some(pending) = self.pending_collapse() {
             return pending
                 .options
                 .iter()
@@ -391,7 +403,7 @@ impl Game {
     /// True once a collapse made a line, or all nine moves are placed and settled.
     pub fn is_over(&self) -> bool {
         !self.lines.is_empty()
-            || (self.pending_collapse.is_none() && self.moves.len() == usize::from(MAX_MOVES))
+            || (self.pending_collapse().is_none() && self.moves.len() == usize::from(MAX_MOVES))
     }
 
     /// Every completed line, scored.

@@ -6,7 +6,7 @@
 use rand::Rng;
 
 use super::board::{MoveNumber, Player, Square};
-use super::collapse::{CollapseOption, PendingCollapse};
+use super::collapse::{Collapse, CollapseOption};
 use super::game::Move;
 use crate::quantum::StateVector;
 
@@ -16,11 +16,7 @@ use crate::quantum::StateVector;
 /// same way in both), so the circuit puts the closing move in superposition,
 /// entangles every other cycle move with it, and shifts the result onto the first
 /// outcome: (|first> + |second>)/sqrt 2. Each is measured with probability 1/2.
-pub(super) fn measure_cycle(
-    moves: &[Move],
-    pending: &PendingCollapse,
-    rng: &mut impl Rng,
-) -> Square {
+pub(super) fn measure_cycle(moves: &[Move], pending: &Collapse, rng: &mut impl Rng) -> Square {
     let component: Vec<MoveNumber> = pending.options[0]
         .outcome
         .iter()

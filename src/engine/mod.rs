@@ -14,7 +14,7 @@ pub mod notation;
 mod scoring;
 
 pub use board::{LINES, MAX_MOVES, Mark, MoveNumber, Player, Square};
-pub use collapse::{Actor, CollapseOption, PendingCollapse};
+pub use collapse::{Actor, Collapse, CollapseOption};
 pub use error::RuleError;
 pub use game::{Action, Game, LogEntry, Move, ReplayError, Variant};
 pub use measurement::SquareProbabilities;

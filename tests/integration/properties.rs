@@ -229,3 +229,31 @@ fn each_squares_probabilities_sum_to_one() {
         });
     }
 }
+
+#[test]
+fn every_decided_collapse_records_where_its_moves_landed() {
+    for variant in VARIANTS {
+        for game in random_games(variant, |_, _, _| {}) {
+            let collapse_entries = game
+                .log()
+                .iter()
+                .filter(|e| matches!(e.action, Action::Collapse { .. }))
+                .count();
+            assert_eq!(game.collapses().len(), collapse_entries);
+            for collapse in game.collapses() {
+                let square = collapse
+                    .decided_square
+                    .expect("a finished game has no pending collapse");
+                let option = collapse
+                    .options
+                    .iter()
+                    .find(|o| o.square == square)
+                    .expect("the decided option");
+                assert!(option.outcome.len() >= collapse.cycle_moves.len());
+                for &(number, landed) in &option.outcome {
+                    assert_eq!(game.moves()[usize::from(number) - 1].landed, Some(landed));
+                }
+            }
+        }
+    }
+}
