@@ -6,8 +6,24 @@
 //!   notation.
 //! - [`quantum`]: a small state-vector simulator, pure; the engine measures cycles
 //!   and computes each square's odds with it.
+//! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
+//!   action, append the new entries.
+//! - [`store`]: the only module with SQL: games, logs and seats in SQLite.
+//! - [`api`]: HTTP handlers, request and response views, routes, the OpenAPI
+//!   document and Swagger UI.
+//! - [`error`]: the one error type, answered as RFC 9457 problem+json.
+//! - [`config`]: settings from the environment, with defaults.
+//! - [`server`]: start-up and graceful shutdown.
+//! - [`token`]: seat tokens and their hashes.
 //! - [`board_text`]: the board drawn as text, for the command line.
 
+pub mod api;
 pub mod board_text;
+pub mod config;
 pub mod engine;
+pub mod error;
 pub mod quantum;
+pub mod server;
+pub mod service;
+pub mod store;
+pub mod token;

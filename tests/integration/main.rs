@@ -1,5 +1,6 @@
 //! The integration tests, in one binary to keep build time down.
 
+mod api;
 mod fixtures;
 mod notation;
 mod properties;

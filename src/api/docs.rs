@@ -1,0 +1,146 @@
+//! The OpenAPI document's frame: title, tags, the seat-token scheme and the
+//! problem+json responses that operations share. Operations add themselves from
+//! their handlers' `#[utoipa::path]` attributes.
+#![expect(
+    dead_code,
+    reason = "the response newtypes only describe problem+json answers to utoipa; none is built"
+)]
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToResponse};
+
+use crate::error::Problem;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "qttt",
+        description = "A game server for Quantum Tic-Tac-Toe. A move places one mark in two squares at once; \
+moves that share squares become entangled; when they close a cycle the board collapses, by the other \
+player's choice (`player_choice`, Allan Goff's rule) or by a simulated quantum measurement (`measurement`).\n\n\
+Create a game, share its id, let the second player join, then move with the seat token each of you got. \
+Squares are numbered 0-8 row-major from the top-left. Every error is `application/problem+json` with a \
+stable `code`.",
+        license(name = "MIT")
+    ),
+    tags(
+        (name = "games", description = "Create, join, watch and play games."),
+        (name = "health", description = "Probes for operators and orchestrators.")
+    ),
+    components(
+        schemas(Problem),
+        responses(BadRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, UnsupportedMediaType,
+            RuleBroken, Unavailable, Internal)
+    ),
+    modifiers(&SeatTokenScheme)
+)]
+pub struct ApiDoc;
+
+/// Declares the bearer seat token that moves and collapse choices need.
+struct SeatTokenScheme;
+
+impl Modify for SeatTokenScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "seat_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The token of your seat, from creating or joining the game.",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The request is malformed: a body, path parameter, query parameter or header
+/// that the operation does not take.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", examples(
+    ("invalid_body" = (value = json!({"type": "urn:qttt:problem:invalid_body", "title": "Invalid request body",
+        "status": 400, "detail": "the body is not valid: missing field `squares` at line 1 column 2",
+        "code": "invalid_body"}))),
+    ("invalid_path" = (value = json!({"type": "urn:qttt:problem:invalid_path", "title": "Invalid path parameter",
+        "status": 400, "detail": "the game id must be a whole number, as in /api/v1/games/42", "code": "invalid_path"}))),
+    ("invalid_header" = (value = json!({"type": "urn:qttt:problem:invalid_header", "title": "Invalid header",
+        "status": 400, "detail": "If-Match must be a version tag such as \"7\", not \"seven\"", "code": "invalid_header"})))
+))]
+pub struct BadRequest(Problem);
+
+/// No seat token was sent, or not as `Authorization: Bearer <token>`.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:unauthorized",
+    "title": "Seat token needed", "status": 401,
+    "detail": "send the seat's token as Authorization: Bearer <token>", "code": "unauthorized"}))]
+pub struct Unauthorized(Problem);
+
+/// The token holds no seat of this game.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:forbidden",
+    "title": "Not a seat of this game", "status": 403, "detail": "this token holds no seat of this game",
+    "code": "forbidden"}))]
+pub struct Forbidden(Problem);
+
+/// No game has this id.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:not_found",
+    "title": "Not found", "status": 404, "detail": "there is no game 42", "code": "not_found"}))]
+pub struct NotFound(Problem);
+
+/// The game changed under the request, or no seat is free.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", examples(
+    ("stale_version" = (value = json!({"type": "urn:qttt:problem:conflict", "title": "Conflict", "status": 409,
+        "detail": "the game changed while this request was applied; reload it and try again",
+        "code": "conflict", "current_version": 7}))),
+    ("seats_taken" = (value = json!({"type": "urn:qttt:problem:conflict", "title": "Conflict", "status": 409,
+        "detail": "both seats of this game are taken", "code": "conflict"})))
+))]
+pub struct Conflict(Problem);
+
+/// The body is larger than the operation takes.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
+    "title": "Invalid request body", "status": 413, "detail": "the body is larger than 4096 bytes",
+    "code": "invalid_body"}))]
+pub struct PayloadTooLarge(Problem);
+
+/// The body is not sent as JSON.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
+    "title": "Invalid request body", "status": 415,
+    "detail": "send the body as JSON, with Content-Type: application/json", "code": "invalid_body"}))]
+pub struct UnsupportedMediaType(Problem);
+
+/// The action breaks a rule of the game; `code` names the rule: `same_square_twice`,
+/// `square_out_of_range`, `square_is_classical`, `not_your_turn`, `collapse_pending`,
+/// `no_collapse_pending`, `not_the_chooser`, `move_not_in_cycle`, `square_not_in_move`
+/// or `game_over`. The game is unchanged.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", examples(
+    ("not_your_turn" = (value = json!({"type": "urn:qttt:problem:not_your_turn", "title": "Not your turn",
+        "status": 422, "detail": "it is not your turn", "code": "not_your_turn"}))),
+    ("square_is_classical" = (value = json!({"type": "urn:qttt:problem:square_is_classical",
+        "title": "Square is classical", "status": 422, "detail": "that square already holds a classical mark",
+        "code": "square_is_classical"}))),
+    ("collapse_pending" = (value = json!({"type": "urn:qttt:problem:collapse_pending", "title": "Collapse pending",
+        "status": 422, "detail": "a cycle must be collapsed before the next move", "code": "collapse_pending"})))
+))]
+pub struct RuleBroken(Problem);
+
+/// The database does not answer; try again shortly.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:unavailable",
+    "title": "Service unavailable", "status": 503, "detail": "the database does not answer: pool timed out",
+    "code": "unavailable"}))]
+pub struct Unavailable(Problem);
+
+/// A fault on the server, logged there; the body says no more.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:internal",
+    "title": "Internal error", "status": 500, "detail": "something went wrong on the server; it has been logged",
+    "code": "internal"}))]
+pub struct Internal(Problem);

@@ -1,0 +1,156 @@
+//! Extractors that turn a request into checked input, or into a problem+json error.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use serde::de::DeserializeOwned;
+
+use crate::error::Error;
+
+/// The largest request body accepted; the API's bodies are a few dozen bytes.
+pub const BODY_LIMIT: usize = 4 * 1024;
+
+/// A JSON request body. No body, or `null`, reads as `{}`, so that operations
+/// whose fields all have defaults need no body at all.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
+    type Error = Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Error>>>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let is_json = is_json(request.headers());
+        let body = web::Bytes::from_request(request, payload);
+        Box::pin(async move {
+            let bytes = body.await.map_err(|error| {
+                let status = error.as_response_error().status_code();
+                if status == StatusCode::PAYLOAD_TOO_LARGE {
+                    invalid_body(
+                        status,
+                        format!("the body is larger than {BODY_LIMIT} bytes"),
+                    )
+                } else {
+                    invalid_body(
+                        StatusCode::BAD_REQUEST,
+                        format!("the body could not be read: {error}"),
+                    )
+                }
+            })?;
+            if !bytes.is_empty() && !is_json {
+                return Err(invalid_body(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "send the body as JSON, with Content-Type: application/json".into(),
+                ));
+            }
+            // No body, or `null`, means no fields: `{}`.
+            let body: &[u8] = if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" {
+                b"{}"
+            } else {
+                &bytes
+            };
+            serde_json::from_slice(body).map(JsonBody).map_err(|error| {
+                invalid_body(
+                    StatusCode::BAD_REQUEST,
+                    format!("the body is not valid: {error}"),
+                )
+            })
+        })
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(|essence| essence.trim().to_ascii_lowercase())
+        .is_some_and(|essence| essence == "application/json" || essence.ends_with("+json"))
+}
+
+fn invalid_body(status: StatusCode, detail: String) -> Error {
+    Error::InvalidBody { status, detail }
+}
+
+/// The seat token of `Authorization: Bearer <token>`.
+#[derive(Debug)]
+pub struct SeatToken(pub String);
+
+impl FromRequest for SeatToken {
+    type Error = Error;
+    type Future = std::future::Ready<Result<Self, Error>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = match request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(|value| value.to_str())
+        {
+            None => Err(Error::Unauthorized(
+                "send the seat's token as Authorization: Bearer <token>".into(),
+            )),
+            Some(Err(_)) => Err(Error::Unauthorized(
+                "the Authorization header is not readable text".into(),
+            )),
+            Some(Ok(value)) => match value.split_once(' ') {
+                Some((scheme, token))
+                    if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+                {
+                    Ok(SeatToken(token.trim().to_string()))
+                }
+                _ => Err(Error::Unauthorized(
+                    "the Authorization header must read Bearer <token>".into(),
+                )),
+            },
+        };
+        std::future::ready(token)
+    }
+}
+
+/// The version an `If-Match` header asks for: `Some` when the action must apply
+/// only to that version, `None` without the header or with `*`.
+///
+/// # Errors
+/// [`Error::InvalidHeader`] for a value that is no version tag.
+pub fn expected_version(request: &HttpRequest) -> Result<Option<i64>, Error> {
+    let Some(value) = request.headers().get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let value = value.to_str().unwrap_or("").trim();
+    if value == "*" {
+        return Ok(None);
+    }
+    let tag = value.strip_prefix("W/").unwrap_or(value);
+    tag.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .and_then(|version| version.parse().ok())
+        .map(Some)
+        .ok_or_else(|| {
+            Error::InvalidHeader(format!(
+                "If-Match must be a version tag such as \"7\", not {value:?}"
+            ))
+        })
+}
+
+/// The strong entity tag of a game's version.
+pub fn etag(version: i64) -> String {
+    format!("\"{version}\"")
+}
+
+/// True when `If-None-Match` already names `version`: the client's copy is current.
+pub fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
+    let tag = etag(version);
+    request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(',')
+                .map(str::trim)
+                .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+        })
+}

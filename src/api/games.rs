@@ -1,0 +1,344 @@
+//! The game operations: extract, check, call the service, answer with a view.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::extract::{JsonBody, SeatToken, etag, expected_version, is_unchanged};
+use super::views::{
+    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, LogEntryView,
+    MoveRequest, SeatedGame, StatusName,
+};
+use crate::engine::{Action, notation};
+use crate::error::Error;
+use crate::service::{GameRecord, GameService};
+
+/// The path of a game, for `Location` headers.
+fn game_path(id: i64) -> String {
+    format!("/api/v1/games/{id}")
+}
+
+/// 201 with the game and the caller's new seat.
+fn seated(record: &GameRecord, seat: crate::service::Seat) -> HttpResponse {
+    HttpResponse::Created()
+        .insert_header((header::LOCATION, game_path(record.stored.id)))
+        .insert_header((header::ETAG, etag(record.version())))
+        .json(SeatedGame::new(record, seat))
+}
+
+/// Create a game and take one of its seats.
+///
+/// The body is optional: `{}` or no body at all makes a `measurement` game with
+/// you as X. Keep the seat token: it is shown only here. Share the game's id so
+/// the other player can join.
+#[utoipa::path(
+    tag = "games",
+    request_body(content = Option<CreateGameRequest>, description = "Optional; every field has a default."),
+    responses(
+        (status = 201, description = "The game and your seat.", body = SeatedGame,
+            headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 413, response = super::docs::PayloadTooLarge),
+        (status = 415, response = super::docs::UnsupportedMediaType),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/games")]
+async fn create_game(
+    service: web::Data<GameService>,
+    body: JsonBody<CreateGameRequest>,
+) -> Result<HttpResponse, Error> {
+    let JsonBody(request) = body;
+    let (record, seat) = service
+        .create_game(request.variant.into(), request.play_as.into())
+        .await?;
+    Ok(seated(&record, seat))
+}
+
+/// Take the free seat of a game.
+///
+/// Answers with the seat that was free (O when the creator is X) and its token,
+/// shown only here.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 201, description = "The game and your seat.", body = SeatedGame,
+            headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 409, response = super::docs::Conflict),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/games/{id}/join")]
+async fn join_game(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, Error> {
+    let (record, seat) = service.join(id.into_inner()).await?;
+    Ok(seated(&record, seat))
+}
+
+/// Get a game: its board, whose turn it is, any pending collapse, the score.
+///
+/// The `ETag` is the game's version: send it as `If-None-Match` to get a bodiless
+/// 304 while nothing changed.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = i64, Path, description = "The game's id."),
+        ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer."),
+    ),
+    responses(
+        (status = 200, description = "The game.", body = GameView,
+            headers(("ETag" = String, description = "The game's version."))),
+        (status = 304, description = "The game is still at the version named in If-None-Match.",
+            headers(("ETag" = String, description = "The game's version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}")]
+async fn get_game(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    let record = service.game(id.into_inner()).await?;
+    let tag = etag(record.version());
+    if is_unchanged(&request, record.version()) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .finish());
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, tag))
+        .json(GameView::from(&record)))
+}
+
+/// Lets the seat of `token` take `action`, answering 201 with the new game.
+async fn act(
+    service: &GameService,
+    id: i64,
+    token: SeatToken,
+    action: Result<Action, crate::engine::RuleError>,
+    request: &HttpRequest,
+) -> Result<HttpResponse, Error> {
+    let expected = expected_version(request)?;
+    let record = service.act(id, &token.0, action?, expected).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::ETAG, etag(record.version())))
+        .json(GameView::from(&record)))
+}
+
+/// Place your next move: two spooky marks in two squares.
+///
+/// In the `measurement` variant a move that closes a cycle is measured at once and
+/// the answer shows the collapsed board. In `player_choice` the answer shows the
+/// `pending_collapse` for the other player to decide.
+#[utoipa::path(
+    tag = "games",
+    security(("seat_token" = [])),
+    params(
+        ("id" = i64, Path, description = "The game's id."),
+        ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+    ),
+    request_body(content = MoveRequest),
+    responses(
+        (status = 201, description = "The game after the move.", body = GameView,
+            headers(("ETag" = String, description = "The game's new version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 403, response = super::docs::Forbidden),
+        (status = 404, response = super::docs::NotFound),
+        (status = 409, response = super::docs::Conflict),
+        (status = 413, response = super::docs::PayloadTooLarge),
+        (status = 415, response = super::docs::UnsupportedMediaType),
+        (status = 422, response = super::docs::RuleBroken),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/games/{id}/moves")]
+async fn place_move(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+    token: SeatToken,
+    body: JsonBody<MoveRequest>,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    act(&service, id.into_inner(), token, body.0.action(), &request).await
+}
+
+/// Decide a pending collapse (`player_choice` only): "move `move` ends in square `square`".
+///
+/// Only the player who did not close the cycle decides. Any move of the cycle may be
+/// named; each option of `pending_collapse` gives the closing move's square and
+/// where every move lands.
+#[utoipa::path(
+    tag = "games",
+    security(("seat_token" = [])),
+    params(
+        ("id" = i64, Path, description = "The game's id."),
+        ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+    ),
+    request_body(content = CollapseRequest),
+    responses(
+        (status = 201, description = "The game after the collapse.", body = GameView,
+            headers(("ETag" = String, description = "The game's new version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 403, response = super::docs::Forbidden),
+        (status = 404, response = super::docs::NotFound),
+        (status = 409, response = super::docs::Conflict),
+        (status = 413, response = super::docs::PayloadTooLarge),
+        (status = 415, response = super::docs::UnsupportedMediaType),
+        (status = 422, response = super::docs::RuleBroken),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/games/{id}/collapse")]
+async fn choose_collapse(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+    token: SeatToken,
+    body: JsonBody<CollapseRequest>,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    act(&service, id.into_inner(), token, body.0.action(), &request).await
+}
+
+/// The query of a game listing.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ListQuery {
+    /// Only games with this status; `waiting` lists games you can join.
+    status: Option<StatusName>,
+    /// Games per page, 1-100; default 20.
+    limit: Option<u32>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<String>,
+}
+
+/// The most games a page holds.
+const MAX_PAGE: u32 = 100;
+
+/// List games, newest first, a page at a time.
+#[utoipa::path(
+    tag = "games",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of games.", body = GameList),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games")]
+async fn list_games(
+    service: web::Data<GameService>,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, Error> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::InvalidQuery(format!(
+            "limit must be from 1 to {MAX_PAGE}, not {limit}"
+        )));
+    }
+    let before = match &query.cursor {
+        None => None,
+        Some(cursor) => Some(cursor.parse::<i64>().map_err(|_| {
+            Error::InvalidQuery(format!(
+                "cursor {cursor:?} is not a cursor this server gave"
+            ))
+        })?),
+    };
+    // One more than the page shows whether another page follows.
+    let mut games = service
+        .list(query.status.map(Into::into), before, limit + 1)
+        .await?;
+    let next_cursor = (games.len() > limit as usize).then(|| {
+        games.truncate(limit as usize);
+        games.last().map(|game| game.id.to_string())
+    });
+    Ok(HttpResponse::Ok().json(GameList {
+        games: games.iter().map(GameSummary::from).collect(),
+        next_cursor: next_cursor.flatten(),
+    }))
+}
+
+/// Get a game's whole log: seats taken, moves and collapse outcomes, in order.
+///
+/// The log is the game's truth: the game is rebuilt from it on every request.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The log.", body = GameLog),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/log")]
+async fn game_log(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, Error> {
+    let record = service.game(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(GameLog {
+        game_id: record.stored.id,
+        variant: record.game.variant().into(),
+        version: record.version(),
+        entries: record.stored.log.iter().map(LogEntryView::from).collect(),
+    }))
+}
+
+/// Get a game as a transcript in Goff's notation (squares 1-9 there).
+///
+/// `X1+(1,2)` places move 1 in squares 1 and 2; `O4!X3(5)` is O, about to make
+/// move 4, collapsing the cycle so that X3 ends in square 5; a finished game ends
+/// with its score, `{X1.0,O0.0}`.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The transcript.", body = String, content_type = "text/plain",
+            example = "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)"),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/transcript")]
+async fn game_transcript(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, Error> {
+    let record = service.game(id.into_inner()).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body(notation::write(&record.game)))
+}
+
+/// Registers the game operations.
+pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    config
+        .service(create_game)
+        .service(list_games)
+        .service(get_game)
+        .service(join_game)
+        .service(place_move)
+        .service(choose_collapse)
+        .service(game_log)
+        .service(game_transcript);
+}

@@ -1,0 +1,148 @@
+//! The HTTP API: routes, handlers, views and the OpenAPI document.
+
+mod docs;
+mod extract;
+mod games;
+mod health;
+pub mod views;
+
+use actix_cors::Cors;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Logger;
+use actix_web::{App, HttpRequest, HttpResponse, web};
+use utoipa::OpenApi;
+use utoipa::openapi::OpenApi as OpenApiDocument;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::config::CorsOrigins;
+use crate::error::Error;
+use crate::service::GameService;
+
+pub use extract::BODY_LIMIT;
+
+/// Where the OpenAPI document is served.
+pub const OPENAPI_PATH: &str = "/api-docs/openapi.json";
+
+/// The OpenAPI document of the API, as served at [`OPENAPI_PATH`].
+pub fn openapi() -> OpenApiDocument {
+    documented(App::new()).1
+}
+
+/// Registers every documented operation on `app` and collects their document.
+fn documented<T>(app: App<T>) -> (App<T>, OpenApiDocument)
+where
+    T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
+{
+    app.into_utoipa_app()
+        .openapi(docs::ApiDoc::openapi())
+        .service(utoipa_actix_web::scope("/api/v1").configure(games::routes))
+        .configure(health::routes)
+        .split_for_parts()
+}
+
+/// The whole application: the API over `service`, the docs, CORS and the
+/// problem+json answers for everything that matches no operation.
+pub fn app(
+    service: GameService,
+    cors_origins: CorsOrigins,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let (app, document) = documented(
+        App::new()
+            .app_data(web::Data::new(service))
+            .app_data(web::PayloadConfig::new(BODY_LIMIT))
+            .app_data(web::PathConfig::default().error_handler(|_, request| {
+                Error::InvalidPath(format!(
+                    "the game id in {} must be a whole number, as in /api/v1/games/42",
+                    request.path()
+                ))
+                .into()
+            }))
+            .app_data(web::QueryConfig::default().error_handler(|error, _| {
+                Error::InvalidQuery(format!("the query is not valid: {error}")).into()
+            })),
+    );
+    let known_routes = web::Data::new(KnownRoutes::of(&document));
+    app.app_data(known_routes)
+        .service(SwaggerUi::new("/swagger-ui/{_:.*}").url(OPENAPI_PATH, document))
+        .service(web::redirect("/swagger-ui", "/swagger-ui/"))
+        .service(web::redirect("/docs", "/swagger-ui/"))
+        .default_service(web::to(unmatched))
+        .wrap(cors(&cors_origins))
+        .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+}
+
+fn cors(origins: &CorsOrigins) -> Cors {
+    let cors = Cors::default()
+        .allow_any_method()
+        .allow_any_header()
+        .expose_headers([header::ETAG, header::LOCATION])
+        .max_age(3600);
+    match origins {
+        CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),
+        CorsOrigins::List(list) => list
+            .iter()
+            .fold(cors, |cors, origin| cors.allowed_origin(origin)),
+    }
+}
+
+/// The documented paths and their methods, to tell a wrong method (405) from a
+/// wrong path (404).
+struct KnownRoutes(Vec<(ResourceDef, Vec<String>)>);
+
+impl KnownRoutes {
+    fn of(document: &OpenApiDocument) -> KnownRoutes {
+        KnownRoutes(
+            document
+                .paths
+                .paths
+                .iter()
+                .map(|(path, item)| {
+                    let methods = [
+                        ("GET", &item.get),
+                        ("POST", &item.post),
+                        ("PUT", &item.put),
+                        ("DELETE", &item.delete),
+                    ]
+                    .into_iter()
+                    .filter(|(_, operation)| operation.is_some())
+                    .map(|(method, _)| method.to_string())
+                    .collect();
+                    (ResourceDef::new(path.as_str()), methods)
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Answers every request that no operation took.
+async fn unmatched(
+    request: HttpRequest,
+    known_routes: web::Data<KnownRoutes>,
+) -> Result<HttpResponse, Error> {
+    let path = request.path();
+    Err(
+        match known_routes
+            .0
+            .iter()
+            .find(|(route, _)| route.is_match(path))
+        {
+            Some((_, methods)) => Error::MethodNotAllowed {
+                allowed: methods.clone(),
+            },
+            None => Error::NotFound(format!(
+                "there is no route {path}; the API is under /api/v1, its docs at /docs"
+            )),
+        },
+    )
+}

@@ -1,0 +1,164 @@
+//! Settings from the environment, with defaults that run out of the box.
+
+use std::env;
+
+/// Everything the server reads from the environment at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The address to listen on; `HOST`, default `127.0.0.1` (use `0.0.0.0` in a container).
+    pub host: String,
+    /// The port to listen on; `PORT`, default `8000`.
+    pub port: u16,
+    /// Where the games are kept; `DATABASE_URL`, default `sqlite:qttt.db` in the
+    /// working directory, created on first start.
+    pub database_url: String,
+    /// The browser origins allowed to call the API; `CORS_ALLOWED_ORIGINS`, a
+    /// comma-separated list, default any origin (never with credentials: the API
+    /// authenticates by bearer token, not cookies).
+    pub cors_allowed_origins: CorsOrigins,
+}
+
+/// Which origins may call the API from a browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// Any origin, the default: the API holds no cookies to steal.
+    Any,
+    /// Only these, exactly as a browser sends them (`https://example.com`).
+    List(Vec<String>),
+}
+
+impl Config {
+    /// Reads the settings from the process environment.
+    ///
+    /// # Errors
+    /// One line saying which variable is wrong and why.
+    pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(|name| env::var(name).ok())
+    }
+
+    /// Reads the settings through `lookup`, which gives a variable's value if set.
+    ///
+    /// # Errors
+    /// One line saying which variable is wrong and why.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let host = lookup("HOST").unwrap_or_else(|| "127.0.0.1".to_string());
+        if host.trim().is_empty() {
+            return Err("HOST is empty; set it to an address such as 127.0.0.1 or 0.0.0.0".into());
+        }
+        let port = match lookup("PORT") {
+            None => 8000,
+            Some(text) => text
+                .trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|&port| port != 0)
+                .ok_or(format!(
+                    "PORT is {text:?}; it must be a number from 1 to 65535"
+                ))?,
+        };
+        let database_url = lookup("DATABASE_URL").unwrap_or_else(|| "sqlite:qttt.db".to_string());
+        if !database_url.starts_with("sqlite:") {
+            return Err(format!(
+                "DATABASE_URL is {database_url:?}; it must start with sqlite: (for example sqlite:qttt.db)"
+            ));
+        }
+        let cors_allowed_origins = match lookup("CORS_ALLOWED_ORIGINS") {
+            None => CorsOrigins::Any,
+            Some(text) if text.trim() == "*" => CorsOrigins::Any,
+            Some(text) => {
+                let origins: Vec<String> = text
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|o| !o.is_empty())
+                    .map(String::from)
+                    .collect();
+                if let Some(bad) = origins
+                    .iter()
+                    .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
+                {
+                    return Err(format!(
+                        "CORS_ALLOWED_ORIGINS has {bad:?}; list origins such as https://example.com, or * for any"
+                    ));
+                }
+                if origins.is_empty() {
+                    return Err("CORS_ALLOWED_ORIGINS is empty; list origins, or * for any".into());
+                }
+                CorsOrigins::List(origins)
+            }
+        };
+        Ok(Config {
+            host,
+            port,
+            database_url,
+            cors_allowed_origins,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+        Config::from_lookup(|name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn defaults_run_out_of_the_box() {
+        assert_eq!(
+            config(&[]),
+            Ok(Config {
+                host: "127.0.0.1".into(),
+                port: 8000,
+                database_url: "sqlite:qttt.db".into(),
+                cors_allowed_origins: CorsOrigins::Any,
+            })
+        );
+    }
+
+    #[test]
+    fn every_setting_is_read() {
+        let read = config(&[
+            ("HOST", "0.0.0.0"),
+            ("PORT", "9000"),
+            ("DATABASE_URL", "sqlite:/data/qttt.db"),
+            (
+                "CORS_ALLOWED_ORIGINS",
+                "https://a.example, http://localhost:3000",
+            ),
+        ])
+        .unwrap();
+        assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
+        assert_eq!(read.database_url, "sqlite:/data/qttt.db");
+        assert_eq!(
+            read.cors_allowed_origins,
+            CorsOrigins::List(vec![
+                "https://a.example".into(),
+                "http://localhost:3000".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn bad_settings_say_what_is_wrong_in_one_line() {
+        let error = |vars| config(vars).unwrap_err();
+        assert_eq!(
+            error(&[("PORT", "http")]),
+            r#"PORT is "http"; it must be a number from 1 to 65535"#
+        );
+        assert_eq!(
+            error(&[("PORT", "0")]),
+            r#"PORT is "0"; it must be a number from 1 to 65535"#
+        );
+        assert!(error(&[("DATABASE_URL", "postgres://x")]).starts_with("DATABASE_URL is"));
+        assert!(
+            error(&[("CORS_ALLOWED_ORIGINS", "example.com")])
+                .starts_with("CORS_ALLOWED_ORIGINS has")
+        );
+        assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
+    }
+}

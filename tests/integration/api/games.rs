@@ -1,0 +1,316 @@
+//! Each operation's success: create, join, get, move, collapse, list, log, transcript.
+
+use serde_json::json;
+
+use super::helpers::{TempDir, TestApp};
+
+#[test]
+fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
+    let app = TestApp::spawn();
+    let created = app.create_game(json!({ "variant": "player_choice", "play_as": "O" }));
+    assert_eq!(created.status, 201, "{}", created.body);
+    let body = created.json();
+    let id = body["game"]["id"].as_i64().unwrap();
+    assert_eq!(
+        created.header("location"),
+        Some(format!("/api/v1/games/{id}").as_str())
+    );
+    assert_eq!(created.header("etag"), Some("\"1\""));
+    assert_eq!(body["seat"]["player"], "O");
+    assert_eq!(body["seat"]["token"].as_str().map(str::len), Some(64));
+    let game = &body["game"];
+    assert_eq!(game["variant"], "player_choice");
+    assert_eq!(
+        (game["version"].as_i64(), &game["status"]),
+        (Some(1), &json!("waiting"))
+    );
+    assert_eq!(game["open_seats"], json!(["X"]));
+    assert_eq!(game["next_to_move"], json!({ "player": "X", "move": 1 }));
+    assert_eq!(game["board"].as_array().map(Vec::len), Some(9));
+    assert_eq!(
+        game["board"][4],
+        json!({ "square": 4, "classical": null, "spooky": [],
+        "probabilities": { "X": 0.0, "O": 0.0, "empty": 1.0 } })
+    );
+    assert_eq!(
+        (&game["result"], &game["score"]),
+        (&json!("ongoing"), &json!({ "X": 0.0, "O": 0.0 }))
+    );
+}
+
+#[test]
+fn a_game_created_without_a_body_is_a_measurement_game_with_the_creator_as_x() {
+    let app = TestApp::spawn();
+    for (headers, body) in [
+        (vec![], None),
+        (vec![("Content-Type", "application/json")], Some("null")),
+    ] {
+        let created = app.request("POST", "/api/v1/games", &headers, body);
+        assert_eq!(created.status, 201, "{}", created.body);
+        let body = created.json();
+        assert_eq!(
+            (&body["game"]["variant"], &body["seat"]["player"]),
+            (&json!("measurement"), &json!("X"))
+        );
+    }
+}
+
+#[test]
+fn joining_takes_the_free_seat_once() {
+    let app = TestApp::spawn();
+    let id = app.create_game(json!({})).json()["game"]["id"]
+        .as_i64()
+        .unwrap();
+    let joined = app.join(id);
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let body = joined.json();
+    assert_eq!(body["seat"]["player"], "O");
+    assert_eq!(
+        (&body["game"]["status"], &body["game"]["open_seats"]),
+        (&json!("ongoing"), &json!([]))
+    );
+    assert_eq!(body["game"]["version"], 2);
+    let again = app.join(id);
+    let problem = again.assert_problem(409, "conflict");
+    assert_eq!(problem["detail"], "both seats of this game are taken");
+}
+
+#[test]
+fn getting_a_game_gives_its_view_and_a_304_while_unchanged() {
+    let app = TestApp::spawn();
+    let (id, x, _) = app.two_player_game("player_choice");
+    let got = app.get_game(id);
+    assert_eq!((got.status, got.header("etag")), (200, Some("\"2\"")));
+    assert_eq!(got.json()["id"], id);
+    let unchanged = app.request(
+        "GET",
+        &format!("/api/v1/games/{id}"),
+        &[("If-None-Match", "\"2\"")],
+        None,
+    );
+    assert_eq!(
+        (
+            unchanged.status,
+            unchanged.body.as_str(),
+            unchanged.header("etag")
+        ),
+        (304, "", Some("\"2\""))
+    );
+    assert_eq!(app.place(id, &x, [0, 1]).status, 201);
+    let changed = app.request(
+        "GET",
+        &format!("/api/v1/games/{id}"),
+        &[("If-None-Match", "\"2\"")],
+        None,
+    );
+    assert_eq!(
+        (changed.status, changed.header("etag")),
+        (200, Some("\"3\""))
+    );
+}
+
+#[test]
+fn moves_and_a_chosen_collapse_change_the_board() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    let first = app.place(id, &x, [1, 0]);
+    assert_eq!((first.status, first.header("etag")), (201, Some("\"3\"")));
+    let view = first.json();
+    assert_eq!(
+        view["moves"],
+        json!([{ "number": 1, "player": "X", "squares": [0, 1], "landed": null }])
+    );
+    assert_eq!(view["board"][0]["spooky"], json!(["X1"]));
+    assert_eq!(
+        view["board"][0]["probabilities"],
+        json!({ "X": 0.5, "O": 0.0, "empty": 0.5 })
+    );
+    assert_eq!(app.place(id, &o, [1, 4]).status, 201);
+    let closed = app.place(id, &x, [0, 4]).json();
+    assert_eq!(closed["next_to_move"], json!(null));
+    assert_eq!(
+        closed["pending_collapse"],
+        json!({
+            "chooser": "O", "closing_move": 3, "cycle_moves": [1, 2, 3], "decided_square": null,
+            "options": [
+                { "square": 0, "outcome": [{ "move": 1, "square": 1 }, { "move": 2, "square": 4 }, { "move": 3, "square": 0 }] },
+                { "square": 4, "outcome": [{ "move": 1, "square": 0 }, { "move": 2, "square": 1 }, { "move": 3, "square": 4 }] }
+            ]
+        })
+    );
+    let collapsed = app.collapse(id, &o, 2, 4);
+    assert_eq!(collapsed.status, 201, "{}", collapsed.body);
+    let view = collapsed.json();
+    let classical: Vec<_> = view["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["classical"].clone())
+        .collect();
+    assert_eq!(
+        classical[..5],
+        [
+            json!("X3"),
+            json!("X1"),
+            json!(null),
+            json!(null),
+            json!("O2")
+        ]
+    );
+    assert_eq!(
+        view["collapses"][0]["decided_square"], 0,
+        "named through move 2, logged by the closing move"
+    );
+    assert_eq!(view["next_to_move"], json!({ "player": "O", "move": 4 }));
+}
+
+#[test]
+fn a_measurement_game_measures_a_closed_cycle_in_the_same_request() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("measurement");
+    app.place(id, &x, [0, 1]);
+    app.place(id, &o, [0, 1]);
+    let view = app.get_game(id).json();
+    assert_eq!(view["pending_collapse"], json!(null));
+    assert_eq!(view["collapses"][0]["chooser"], "measurement");
+    let landed: Vec<_> = view["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["landed"].as_i64().unwrap())
+        .collect();
+    assert!(landed == [0, 1] || landed == [1, 0], "{landed:?}");
+    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 3 }));
+    assert_eq!(
+        view["version"], 5,
+        "two seats, two moves and the measurement"
+    );
+}
+
+#[test]
+fn games_are_listed_newest_first_a_page_at_a_time_and_by_status() {
+    let app = TestApp::spawn();
+    let ids: Vec<i64> = (0..5)
+        .map(|_| {
+            app.create_game(json!({})).json()["game"]["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    app.join(ids[1]);
+    let first = app
+        .request("GET", "/api/v1/games?limit=2", &[], None)
+        .json();
+    let listed: Vec<_> = first["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(listed, [ids[4], ids[3]]);
+    let cursor = first["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
+    let second = app
+        .request(
+            "GET",
+            &format!("/api/v1/games?limit=2&cursor={cursor}"),
+            &[],
+            None,
+        )
+        .json();
+    let listed: Vec<_> = second["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(listed, [ids[2], ids[1]]);
+    let ongoing = app
+        .request("GET", "/api/v1/games?status=ongoing", &[], None)
+        .json();
+    assert_eq!(ongoing["games"].as_array().unwrap().len(), 1);
+    assert_eq!(ongoing["games"][0]["id"], ids[1]);
+    assert_eq!(ongoing["games"][0]["status"], "ongoing");
+    assert_eq!(ongoing["next_cursor"], json!(null));
+    let waiting = app
+        .request("GET", "/api/v1/games?status=waiting&limit=100", &[], None)
+        .json();
+    assert_eq!(waiting["games"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn the_log_and_the_transcript_tell_the_whole_game() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    app.place(id, &x, [0, 1]);
+    app.place(id, &o, [1, 4]);
+    app.place(id, &x, [0, 4]);
+    app.collapse(id, &o, 3, 0);
+    let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None);
+    assert_eq!(log.status, 200);
+    let mut log = log.json();
+    for entry in log["entries"].as_array_mut().unwrap() {
+        assert!(
+            entry["created_at"]
+                .as_str()
+                .is_some_and(|t| t.ends_with('Z'))
+        );
+        entry.as_object_mut().unwrap().remove("created_at");
+    }
+    assert_eq!(
+        log,
+        json!({ "game_id": id, "variant": "player_choice", "version": 6, "entries": [
+            { "seq": 1, "kind": "seat", "player": "X" },
+            { "seq": 2, "kind": "seat", "player": "O" },
+            { "seq": 3, "kind": "move", "player": "X", "squares": [0, 1] },
+            { "seq": 4, "kind": "move", "player": "O", "squares": [1, 4] },
+            { "seq": 5, "kind": "move", "player": "X", "squares": [0, 4] },
+            { "seq": 6, "kind": "collapse", "decided_by": "O", "closing_move": 3, "square": 0 }
+        ]})
+    );
+    let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None);
+    assert_eq!(
+        transcript.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(transcript.body, "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(1)");
+}
+
+#[test]
+fn a_game_survives_a_restart_on_the_same_database_file() {
+    let dir = TempDir::new();
+    let database = dir.path().join("qttt.db");
+    let app = TestApp::spawn_on(&database);
+    let (id, x, o) = app.two_player_game("player_choice");
+    app.place(id, &x, [0, 1]);
+    app.place(id, &o, [0, 1]);
+    let before = app.get_game(id).json();
+    app.stop();
+
+    let restarted = TestApp::spawn_on(&database);
+    assert_eq!(restarted.get_game(id).json(), before);
+    let chosen = restarted.collapse(id, &x, 2, 0);
+    assert_eq!(
+        chosen.status, 201,
+        "the seat tokens still work: {}",
+        chosen.body
+    );
+    assert_eq!(chosen.json()["board"][0]["classical"], "O2");
+}
+
+#[test]
+fn the_probes_answer() {
+    let app = TestApp::spawn();
+    let alive = app.request("GET", "/healthz", &[], None);
+    assert_eq!(
+        (alive.status, alive.json()),
+        (200, json!({ "status": "ok" }))
+    );
+    let ready = app.request("GET", "/readyz", &[], None);
+    assert_eq!(
+        (ready.status, ready.json()),
+        (200, json!({ "status": "ready" }))
+    );
+}

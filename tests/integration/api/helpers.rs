@@ -1,0 +1,290 @@
+//! A real server on a fresh SQLite file per test, and a small blocking HTTP client.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use actix_web::dev::ServerHandle;
+use qttt::config::{Config, CorsOrigins};
+use qttt::server::Running;
+use serde_json::{Value, json};
+
+/// A temporary folder, removed with everything in it when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "qttt-test-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&path).expect("a temporary folder");
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
+pub struct TestApp {
+    pub address: SocketAddr,
+    handle: ServerHandle,
+    thread: Option<JoinHandle<()>>,
+    /// Kept so that the database outlives the server.
+    _dir: Option<TempDir>,
+}
+
+impl TestApp {
+    /// A server on a fresh database.
+    pub fn spawn() -> TestApp {
+        let dir = TempDir::new();
+        let mut app = TestApp::spawn_on(&dir.path().join("qttt.db"));
+        app._dir = Some(dir);
+        app
+    }
+
+    /// A server on the database file at `path`, as `cargo run` would start it.
+    pub fn spawn_on(path: &Path) -> TestApp {
+        let config = Config {
+            host: "127.0.0.1".into(),
+            port: 0,
+            database_url: format!("sqlite:{}", path.display()),
+            cors_allowed_origins: CorsOrigins::Any,
+        };
+        let (started, start) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let running = Running::start(&config).await.expect("the server starts");
+                started
+                    .send((running.addresses[0], running.handle()))
+                    .expect("the test waits");
+                running.finish().await.expect("the server stops cleanly");
+            })
+        });
+        let (address, handle) = start.recv().expect("the server reports its address");
+        TestApp {
+            address,
+            handle,
+            thread: Some(thread),
+            _dir: None,
+        }
+    }
+
+    /// Stops the server gracefully and waits until it closed the database.
+    pub fn stop(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            actix_web::rt::System::new().block_on(self.handle.stop(true));
+            thread.join().expect("the server thread ends");
+        }
+    }
+
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> Response {
+        request(self.address, method, path, headers, body)
+    }
+
+    pub fn create_game(&self, body: Value) -> Response {
+        self.request(
+            "POST",
+            "/api/v1/games",
+            &[("Content-Type", "application/json")],
+            Some(&body.to_string()),
+        )
+    }
+
+    /// Creates a game of `variant`, joins it, and returns its id with X's and O's tokens.
+    pub fn two_player_game(&self, variant: &str) -> (i64, String, String) {
+        let created = self.create_game(json!({ "variant": variant }));
+        assert_eq!(created.status, 201, "{}", created.body);
+        let id = created.json()["game"]["id"].as_i64().expect("an id");
+        let joined = self.join(id);
+        assert_eq!(joined.status, 201, "{}", joined.body);
+        let token = |r: &Response| {
+            r.json()["seat"]["token"]
+                .as_str()
+                .expect("a token")
+                .to_string()
+        };
+        (id, token(&created), token(&joined))
+    }
+
+    pub fn join(&self, id: i64) -> Response {
+        self.request("POST", &format!("/api/v1/games/{id}/join"), &[], None)
+    }
+
+    pub fn get_game(&self, id: i64) -> Response {
+        self.request("GET", &format!("/api/v1/games/{id}"), &[], None)
+    }
+
+    pub fn place(&self, id: i64, token: &str, squares: [i64; 2]) -> Response {
+        self.post_with_token(
+            &format!("/api/v1/games/{id}/moves"),
+            token,
+            json!({ "squares": squares }),
+        )
+    }
+
+    pub fn collapse(&self, id: i64, token: &str, move_number: i64, square: i64) -> Response {
+        self.post_with_token(
+            &format!("/api/v1/games/{id}/collapse"),
+            token,
+            json!({ "move": move_number, "square": square }),
+        )
+    }
+
+    pub fn post_with_token(&self, path: &str, token: &str, body: Value) -> Response {
+        let authorization = format!("Bearer {token}");
+        self.request(
+            "POST",
+            path,
+            &[
+                ("Authorization", &authorization),
+                ("Content-Type", "application/json"),
+            ],
+            Some(&body.to_string()),
+        )
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Asserts an RFC 9457 problem with `status` and `code`, and returns its body.
+    #[track_caller]
+    pub fn assert_problem(&self, status: u16, code: &str) -> Value {
+        assert_eq!(
+            (self.status, self.header("content-type")),
+            (status, Some("application/problem+json")),
+            "{}",
+            self.body
+        );
+        let problem = self.json();
+        assert_eq!(problem["code"], code, "{}", self.body);
+        assert_eq!(problem["status"], status);
+        assert_eq!(problem["type"], format!("urn:qttt:problem:{code}"));
+        assert!(problem["title"].as_str().is_some_and(|t| !t.is_empty()));
+        assert!(problem["detail"].as_str().is_some_and(|d| !d.is_empty()));
+        problem
+    }
+}
+
+/// One HTTP/1.1 request on its own connection.
+pub fn request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Response {
+    let mut stream = TcpStream::connect(address).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if let Some(body) = body {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.unwrap_or("").as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("an answer");
+    parse_response(&raw)
+}
+
+fn parse_response(raw: &[u8]) -> Response {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete head");
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_string(), value.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Response {
+        status,
+        headers,
+        body: String::from_utf8(body).expect("a text body"),
+    }
+}
+
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = raw
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("a chunk size");
+        let size = usize::from_str_radix(String::from_utf8_lossy(&raw[..line_end]).trim(), 16)
+            .expect("a hex size");
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
+        raw = &raw[line_end + 2 + size + 2..];
+    }
+}

@@ -1,0 +1,8 @@
+//! The HTTP API over a real server and a real SQLite file.
+
+mod concurrency;
+mod docs;
+mod errors;
+mod games;
+mod helpers;
+mod scenarios;
