@@ -1,0 +1,21 @@
+# syntax=docker/dockerfile:1
+
+# Build stage: the release binary, with SQLite and Swagger UI compiled in.
+FROM rust:1.95-slim-bookworm AS builder
+WORKDIR /src
+COPY . .
+RUN cargo build --release --locked --bin qttt
+
+# Runtime stage: the binary alone, as an unprivileged user, games kept on /data.
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --create-home --home-dir /data qttt
+COPY --from=builder /src/target/release/qttt /usr/local/bin/qttt
+USER 10001
+WORKDIR /data
+ENV HOST=0.0.0.0 PORT=8000 DATABASE_URL=sqlite:/data/qttt.db RUST_LOG=info
+VOLUME ["/data"]
+EXPOSE 8000
+# The binary checks itself, so the image needs no curl.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["qttt", "healthcheck"]
+ENTRYPOINT ["qttt"]
+CMD ["serve"]
