@@ -83,10 +83,15 @@ impl Server {
             .stdout(Stdio::null())
             .spawn()
             .expect("the server binary starts");
-        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        // Owned by `Server` at once, so that its `Drop` ends the process on any path.
+        let server = Server {
+            child,
+            address: SocketAddr::from(([127, 0, 0, 1], port)),
+            folder,
+        };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
-            if let Ok(stream) = TcpStream::connect(address) {
+            if let Ok(stream) = TcpStream::connect(server.address) {
                 let mut client = Client {
                     reader: BufReader::new(stream),
                 };
@@ -95,11 +100,7 @@ impl Server {
                         "server ready in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1000.0
                     );
-                    return Server {
-                        child,
-                        address,
-                        folder,
-                    };
+                    return server;
                 }
             }
             std::thread::sleep(Duration::from_millis(5));
