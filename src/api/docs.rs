@@ -7,8 +7,9 @@
 )]
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi, ToResponse};
+use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
 
+use super::views::GameView;
 use crate::error::Problem;
 
 #[derive(OpenApi)]
@@ -144,3 +145,31 @@ pub struct Unavailable(Problem);
     "title": "Internal error", "status": 500, "detail": "something went wrong on the server; it has been logged",
     "code": "internal"}))]
 pub struct Internal(Problem);
+
+/// The answers to an action in a game: a move or a collapse choice.
+#[derive(IntoResponses)]
+pub enum ActionAnswers {
+    /// The game after the action.
+    #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]
+    Created(GameView),
+    #[response(status = 400)]
+    BadRequest(#[ref_response] BadRequest),
+    #[response(status = 401)]
+    Unauthorized(#[ref_response] Unauthorized),
+    #[response(status = 403)]
+    Forbidden(#[ref_response] Forbidden),
+    #[response(status = 404)]
+    NotFound(#[ref_response] NotFound),
+    #[response(status = 409)]
+    Conflict(#[ref_response] Conflict),
+    #[response(status = 413)]
+    PayloadTooLarge(#[ref_response] PayloadTooLarge),
+    #[response(status = 415)]
+    UnsupportedMediaType(#[ref_response] UnsupportedMediaType),
+    #[response(status = 422)]
+    RuleBroken(#[ref_response] RuleBroken),
+    #[response(status = 500)]
+    Internal(#[ref_response] Internal),
+    #[response(status = 503)]
+    Unavailable(#[ref_response] Unavailable),
+}

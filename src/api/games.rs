@@ -150,20 +150,7 @@ async fn act(
         ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
     ),
     request_body(content = MoveRequest),
-    responses(
-        (status = 201, description = "The game after the move.", body = GameView,
-            headers(("ETag" = String, description = "The game's new version."))),
-        (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 403, response = super::docs::Forbidden),
-        (status = 404, response = super::docs::NotFound),
-        (status = 409, response = super::docs::Conflict),
-        (status = 413, response = super::docs::PayloadTooLarge),
-        (status = 415, response = super::docs::UnsupportedMediaType),
-        (status = 422, response = super::docs::RuleBroken),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
-    )
+    responses(super::docs::ActionAnswers)
 )]
 #[post("/games/{id}/moves")]
 async fn place_move(
@@ -189,20 +176,7 @@ async fn place_move(
         ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
     ),
     request_body(content = CollapseRequest),
-    responses(
-        (status = 201, description = "The game after the collapse.", body = GameView,
-            headers(("ETag" = String, description = "The game's new version."))),
-        (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 403, response = super::docs::Forbidden),
-        (status = 404, response = super::docs::NotFound),
-        (status = 409, response = super::docs::Conflict),
-        (status = 413, response = super::docs::PayloadTooLarge),
-        (status = 415, response = super::docs::UnsupportedMediaType),
-        (status = 422, response = super::docs::RuleBroken),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
-    )
+    responses(super::docs::ActionAnswers)
 )]
 #[post("/games/{id}/collapse")]
 async fn choose_collapse(

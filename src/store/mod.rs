@@ -12,6 +12,7 @@ use std::time::Duration;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use sqlx::{Sqlite, Transaction};
 
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
@@ -170,24 +171,16 @@ impl Store {
     ) -> Result<StoredGame, Error> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let (id, created_at): (i64, String) = sqlx::query_as(
-            "INSERT INTO games (variant, status, result) VALUES (?, ?, ?) RETURNING id, created_at",
+            // Version 1: the creator's seat is the log's first entry.
+            "INSERT INTO games (variant, version, status, result) VALUES (?, 1, ?, ?) \
+             RETURNING id, created_at",
         )
         .bind(variant.code())
         .bind(summary.status.code())
         .bind(summary.result.code())
         .fetch_one(&mut *tx)
         .await?;
-        sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(player.to_string())
-            .bind(token_hash)
-            .execute(&mut *tx)
-            .await?;
-        let seated = EntryRow::insert(&mut tx, id, 1, &Event::SeatTaken(player)).await?;
-        sqlx::query("UPDATE games SET version = 1 WHERE id = ?")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        let seated = seat(&mut tx, id, 1, player, token_hash).await?;
         tx.commit().await?;
         Ok(StoredGame {
             id,
@@ -318,19 +311,13 @@ impl Store {
         if status == Status::Finished.code() {
             return Ok(Err(SeatRefusal::GameOver));
         }
-        sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")
-            .bind(id)
-            .bind(player.to_string())
-            .bind(token_hash)
-            .execute(&mut *tx)
-            .await?;
         let seq: i64 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM log_entries WHERE game_id = ?",
         )
         .bind(id)
         .fetch_one(&mut *tx)
         .await?;
-        EntryRow::insert(&mut tx, id, seq, &Event::SeatTaken(player)).await?;
+        seat(&mut tx, id, seq, player, token_hash).await?;
         // Both seats are taken now: a waiting game becomes ongoing.
         sqlx::query("UPDATE games SET version = ?, status = ? WHERE id = ?")
             .bind(seq)
@@ -365,6 +352,24 @@ impl Store {
         .await?;
         rows.into_iter().map(SummaryRow::into_listed).collect()
     }
+}
+
+/// Seats `player` in game `id`, its token hashed to `token_hash`, and logs it as
+/// entry `seq`.
+async fn seat(
+    tx: &mut Transaction<'_, Sqlite>,
+    id: i64,
+    seq: i64,
+    player: Player,
+    token_hash: &[u8],
+) -> Result<StoredEntry, Error> {
+    sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")
+        .bind(id)
+        .bind(player.to_string())
+        .bind(token_hash)
+        .execute(&mut **tx)
+        .await?;
+    Ok(EntryRow::insert(tx, id, seq, &Event::SeatTaken(player)).await?)
 }
 
 impl From<sqlx::Error> for Error {

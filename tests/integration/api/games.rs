@@ -314,3 +314,33 @@ fn the_probes_answer() {
         (200, json!({ "status": "ready" }))
     );
 }
+
+#[test]
+fn a_log_that_breaks_the_rules_is_a_logged_500_and_is_left_as_it_is() {
+    let dir = TempDir::new();
+    let database = dir.path().join("qttt.db");
+    let app = TestApp::spawn_on(&database);
+    let (id, _, _) = app.two_player_game("player_choice");
+    app.stop();
+
+    // O cannot make move 1: written behind the server's back, this log is corrupt.
+    actix_web::rt::System::new().block_on(async {
+        let pool = sqlx::SqlitePool::connect(&format!("sqlite:{}", database.display())).await.unwrap();
+        sqlx::query("INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b) VALUES (?, 3, 'move', 'O', 0, 1)")
+            .bind(id)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+
+    let restarted = TestApp::spawn_on(&database);
+    let problem = restarted.get_game(id).assert_problem(500, "internal");
+    assert_eq!(
+        problem["detail"],
+        "something went wrong on the server; it has been logged"
+    );
+    restarted.get_game(id).assert_problem(500, "internal");
+    let log = restarted.request("GET", &format!("/api/v1/games/{id}/log"), &[], None);
+    log.assert_problem(500, "internal");
+}
