@@ -344,3 +344,69 @@ fn a_log_that_breaks_the_rules_is_a_logged_500_and_is_left_as_it_is() {
     let log = restarted.request("GET", &format!("/api/v1/games/{id}/log"), &[], None);
     log.assert_problem(500, "internal");
 }
+
+#[test]
+fn every_read_of_an_unknown_game_is_not_found() {
+    let app = TestApp::spawn();
+    for path in ["", "/log", "/transcript"] {
+        app.request("GET", &format!("/api/v1/games/404{path}"), &[], None)
+            .assert_problem(404, "not_found");
+    }
+    app.collapse(404, "token", 1, 0)
+        .assert_problem(404, "not_found");
+}
+
+#[test]
+fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
+    use qttt::engine::{Game, Variant, notation};
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
+    let app = TestApp::spawn();
+    let mut rng = StdRng::seed_from_u64(3);
+    for (variant, name) in [
+        (Variant::PlayerChoice, "player_choice"),
+        (Variant::Measurement, "measurement"),
+    ] {
+        for _ in 0..10 {
+            let (id, x, o) = app.two_player_game(name);
+            let mut view = app.get_game(id).json();
+            while view["result"] == "ongoing" {
+                let token_of = |player: &serde_json::Value| if player == "X" { &x } else { &o };
+                let answer = if let Some(pending) = view["pending_collapse"].as_object() {
+                    let option = &pending["options"][rng.random_range(0..2)];
+                    let closing = pending["closing_move"].as_i64().unwrap();
+                    app.collapse(
+                        id,
+                        token_of(&pending["chooser"]),
+                        closing,
+                        option["square"].as_i64().unwrap(),
+                    )
+                } else {
+                    let open: Vec<i64> = (0..9)
+                        .filter(|&s| view["board"][s as usize]["classical"].is_null())
+                        .collect();
+                    let a = open[rng.random_range(0..open.len())];
+                    let others: Vec<i64> = open.iter().copied().filter(|&s| s != a).collect();
+                    let b = if others.is_empty() {
+                        a
+                    } else {
+                        others[rng.random_range(0..others.len())]
+                    };
+                    app.place(id, token_of(&view["next_to_move"]["player"]), [a, b])
+                };
+                assert_eq!(answer.status, 201, "{}", answer.body);
+                view = answer.json();
+            }
+            assert_eq!(view["status"], "finished");
+            assert!(view["moves"].as_array().unwrap().len() <= 9);
+            let transcript = app
+                .request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None)
+                .body;
+            let game =
+                Game::replay(variant, &notation::parse(&transcript, variant).unwrap()).unwrap();
+            assert_eq!(view["result"], game.result().code(), "{transcript}");
+            assert_eq!(view["score"]["X"], game.score().x.as_f64(), "{transcript}");
+        }
+    }
+}
