@@ -47,6 +47,14 @@ pub enum Error {
     },
     /// 503: the database does not answer.
     Unavailable(String),
+    /// Any 4xx or 5xx status: refused before it reached the API, such as a CORS
+    /// preflight from an origin that is not allowed.
+    Rejected {
+        /// The status it was refused with.
+        status: StatusCode,
+        /// Why, as the refusing layer said it.
+        detail: String,
+    },
     /// 500: a bug or a corrupt log. Logged in full; the client sees only the code.
     Internal(String),
 }
@@ -74,7 +82,7 @@ pub struct Problem {
     /// A stable code for programs: a rule code (`not_your_turn`, `square_is_classical`,
     /// ...) or one of `not_found`, `unauthorized`, `forbidden`, `conflict`,
     /// `invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `method_not_allowed`,
-    /// `unavailable`, `internal`.
+    /// `unavailable`, `rejected` (refused before reaching the API), `internal`.
     pub code: String,
     /// With `conflict`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,6 +104,7 @@ impl Error {
             Error::InvalidHeader(_) => "invalid_header",
             Error::MethodNotAllowed { .. } => "method_not_allowed",
             Error::Unavailable(_) => "unavailable",
+            Error::Rejected { .. } => "rejected",
             Error::Internal(_) => "internal",
         }
     }
@@ -118,6 +127,9 @@ impl Error {
             Error::InvalidHeader(_) => "Invalid header".into(),
             Error::MethodNotAllowed { .. } => "Method not allowed".into(),
             Error::Unavailable(_) => "Service unavailable".into(),
+            Error::Rejected { status, .. } => {
+                status.canonical_reason().unwrap_or("Rejected").into()
+            }
             Error::Internal(_) => "Internal error".into(),
         }
     }
@@ -132,7 +144,9 @@ impl Error {
             | Error::InvalidQuery(detail)
             | Error::InvalidHeader(detail)
             | Error::Unavailable(detail) => detail.clone(),
-            Error::Conflict { detail, .. } | Error::InvalidBody { detail, .. } => detail.clone(),
+            Error::Conflict { detail, .. }
+            | Error::InvalidBody { detail, .. }
+            | Error::Rejected { detail, .. } => detail.clone(),
             Error::MethodNotAllowed { allowed } => {
                 format!("this path takes {}", allowed.join(", "))
             }
@@ -182,7 +196,7 @@ impl ResponseError for Error {
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::Conflict { .. } => StatusCode::CONFLICT,
-            Error::InvalidBody { status, .. } => *status,
+            Error::InvalidBody { status, .. } | Error::Rejected { status, .. } => *status,
             Error::InvalidPath(_) | Error::InvalidQuery(_) | Error::InvalidHeader(_) => {
                 StatusCode::BAD_REQUEST
             }

@@ -10,8 +10,8 @@ use actix_cors::Cors;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::middleware::Logger;
-use actix_web::{App, HttpRequest, HttpResponse, web};
+use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Logger};
+use actix_web::{App, HttpRequest, HttpResponse, ResponseError, web};
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDocument;
 use utoipa_actix_web::AppExt;
@@ -79,7 +79,35 @@ pub fn app(
         .service(web::redirect("/docs", "/swagger-ui/"))
         .default_service(web::to(unmatched))
         .wrap(cors(&cors_origins))
+        .wrap(ErrorHandlers::new().default_handler(as_problem))
         .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+}
+
+/// Turns an error answer that is not problem+json yet, such as the CORS layer's
+/// plain-text refusal of an origin, into one: clients never see another kind.
+fn as_problem<B: MessageBody + 'static>(
+    answer: ServiceResponse<B>,
+) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem = answer
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value == "application/problem+json");
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(answer.map_into_left_body()));
+    }
+    let (request, response) = answer.into_parts();
+    let status = response.status();
+    Ok(ErrorHandlerResponse::Future(Box::pin(async move {
+        let said = actix_web::body::to_bytes(response.into_body())
+            .await
+            .unwrap_or_default();
+        let detail = match String::from_utf8_lossy(&said).trim() {
+            "" => "the request was refused before it reached the API".to_string(),
+            text => text.to_string(),
+        };
+        let problem = Error::Rejected { status, detail }.error_response();
+        Ok(ServiceResponse::new(request, problem).map_into_right_body())
+    })))
 }
 
 fn cors(origins: &CorsOrigins) -> Cors {

@@ -52,19 +52,28 @@ pub struct TestApp {
 impl TestApp {
     /// A server on a fresh database.
     pub fn spawn() -> TestApp {
+        TestApp::spawn_with_origins(CorsOrigins::Any)
+    }
+
+    /// A server on a fresh database that lets only `origins` call it from a browser.
+    pub fn spawn_with_origins(origins: CorsOrigins) -> TestApp {
         let dir = TempDir::new();
-        let mut app = TestApp::spawn_on(&dir.path().join("qttt.db"));
+        let mut app = TestApp::start(&dir.path().join("qttt.db"), origins);
         app._dir = Some(dir);
         app
     }
 
     /// A server on the database file at `path`, as `cargo run` would start it.
     pub fn spawn_on(path: &Path) -> TestApp {
+        TestApp::start(path, CorsOrigins::Any)
+    }
+
+    fn start(path: &Path, origins: CorsOrigins) -> TestApp {
         let config = Config {
             host: "127.0.0.1".into(),
             port: 0,
             database_url: format!("sqlite:{}", path.display()),
-            cors_allowed_origins: CorsOrigins::Any,
+            cors_allowed_origins: origins,
         };
         let (started, start) = mpsc::channel();
         let thread = std::thread::spawn(move || {

@@ -1,6 +1,7 @@
 //! The HTTP API over a real server and a real SQLite file.
 
 mod concurrency;
+mod cors;
 mod docs;
 mod errors;
 mod games;
