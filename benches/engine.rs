@@ -12,14 +12,9 @@ const WHOLE_GAME: &str = "X1+(4,5); O2+(4,5); X3!O2(5); X3+(1,7); O4+(6,8); X5+(
                           X7+(2,3); O8+(6,9); X9!O8(9); X9+(3,7); O10!X9(3)";
 
 fn engine(c: &mut Criterion) {
-    let log =
-        notation::parse(WHOLE_GAME, Variant::PlayerChoice).expect("the benchmark game parses");
+    let log = notation::parse(WHOLE_GAME, Variant::PlayerChoice).expect("the benchmark game parses");
     let finished = Game::replay(Variant::PlayerChoice, &log).expect("the benchmark game is legal");
-    assert_eq!(
-        finished.score().x.halves,
-        3,
-        "the benchmark game is the one described"
-    );
+    assert_eq!(finished.score().x.halves, 3, "the benchmark game is the one described");
 
     c.bench_function("replay a whole game (9 moves, 3 collapses)", |b| {
         b.iter(|| Game::replay(Variant::PlayerChoice, black_box(&log)))
@@ -36,18 +31,12 @@ fn engine(c: &mut Criterion) {
     });
 
     let opening = Game::new(Variant::PlayerChoice);
-    c.bench_function("legal actions of the opening (36 moves)", |b| {
-        b.iter(|| black_box(&opening).legal_actions())
-    });
+    c.bench_function("legal actions of the opening (36 moves)", |b| b.iter(|| black_box(&opening).legal_actions()));
     let mid_game = Game::replay(Variant::PlayerChoice, &log[..5]).expect("a prefix replays");
-    c.bench_function("legal actions after 4 moves and a collapse", |b| {
-        b.iter(|| black_box(&mid_game).legal_actions())
-    });
+    c.bench_function("legal actions after 4 moves and a collapse", |b| b.iter(|| black_box(&mid_game).legal_actions()));
 
-    let measured_log =
-        notation::parse(WHOLE_GAME, Variant::Measurement).expect("the benchmark game parses");
-    let before_closing =
-        Game::replay(Variant::Measurement, &measured_log[..10]).expect("a prefix replays");
+    let measured_log = notation::parse(WHOLE_GAME, Variant::Measurement).expect("the benchmark game parses");
+    let before_closing = Game::replay(Variant::Measurement, &measured_log[..10]).expect("a prefix replays");
     let closing = measured_log[10].action;
     let mut rng = StdRng::seed_from_u64(0);
     c.bench_function("close and measure a cycle (measurement variant)", |b| {

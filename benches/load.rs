@@ -26,20 +26,11 @@ struct Options {
 
 fn options() -> Options {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |flag: &str| {
-        args.iter()
-            .position(|a| a == flag)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let clients = value("--clients")
         .unwrap_or_else(|| "1,32".into())
         .split(',')
-        .map(|n| {
-            n.trim()
-                .parse()
-                .expect("--clients takes numbers such as 1,32")
-        })
+        .map(|n| n.trim().parse().expect("--clients takes numbers such as 1,32"))
         .collect();
     let seconds = value("--seconds").map_or(10, |s| s.parse().expect("--seconds takes a number"));
     let variants = match value("--variant").as_deref() {
@@ -48,11 +39,7 @@ fn options() -> Options {
         Some("player_choice") => vec!["player_choice"],
         Some(other) => panic!("unknown variant {other}"),
     };
-    Options {
-        clients,
-        seconds,
-        variants,
-    }
+    Options { clients, seconds, variants }
 }
 
 /// The release server on a fresh database in a temporary folder.
@@ -66,40 +53,24 @@ impl Server {
     fn start() -> Server {
         let folder = std::env::temp_dir().join(format!("qttt-load-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
             .arg("serve")
             .env("HOST", "127.0.0.1")
             .env("PORT", port.to_string())
-            .env(
-                "DATABASE_URL",
-                format!("sqlite:{}", folder.join("load.db").display()),
-            )
+            .env("DATABASE_URL", format!("sqlite:{}", folder.join("load.db").display()))
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .spawn()
             .expect("the server binary starts");
         // Owned by `Server` at once, so that its `Drop` ends the process on any path.
-        let server = Server {
-            child,
-            address: SocketAddr::from(([127, 0, 0, 1], port)),
-            folder,
-        };
+        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), folder };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
             if let Ok(stream) = TcpStream::connect(server.address) {
-                let mut client = Client {
-                    reader: BufReader::new(stream),
-                };
+                let mut client = Client { reader: BufReader::new(stream) };
                 if client.send("GET", "/readyz", None, None).0 == 200 {
-                    println!(
-                        "server ready in {:.0} ms",
-                        started.elapsed().as_secs_f64() * 1000.0
-                    );
+                    println!("server ready in {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
                     return server;
                 }
             }
@@ -110,8 +81,7 @@ impl Server {
 
     /// (peak, current) resident memory of the server in KiB, from /proc.
     fn memory(&self) -> (u64, u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         let field = |name: &str| {
             status
                 .lines()
@@ -141,24 +111,13 @@ impl Client {
     fn connect(address: SocketAddr) -> Client {
         let stream = TcpStream::connect(address).expect("the server accepts");
         stream.set_nodelay(true).unwrap();
-        Client {
-            reader: BufReader::new(stream),
-        }
+        Client { reader: BufReader::new(stream) }
     }
 
     /// Sends one request and reads the whole answer: (status, body).
-    fn send(
-        &mut self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> (u16, Value) {
+    fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
         let body = body.map(Value::to_string).unwrap_or_default();
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: load\r\nContent-Length: {}\r\n",
-            body.len()
-        );
+        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: load\r\nContent-Length: {}\r\n", body.len());
         if !body.is_empty() {
             head.push_str("Content-Type: application/json\r\n");
         }
@@ -167,17 +126,10 @@ impl Client {
         }
         head.push_str("\r\n");
         head.push_str(&body);
-        self.reader
-            .get_mut()
-            .write_all(head.as_bytes())
-            .expect("the request is sent");
+        self.reader.get_mut().write_all(head.as_bytes()).expect("the request is sent");
         let mut line = String::new();
         self.reader.read_line(&mut line).expect("a status line");
-        let status = line
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("a status");
+        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status");
         let mut length = 0;
         loop {
             line.clear();
@@ -209,10 +161,7 @@ impl Tally {
     fn timed(&mut self, kind: &'static str, send: impl FnOnce() -> (u16, Value)) -> Option<Value> {
         let started = Instant::now();
         let (status, body) = send();
-        self.latencies
-            .entry(kind)
-            .or_default()
-            .push(started.elapsed());
+        self.latencies.entry(kind).or_default().push(started.elapsed());
         if status >= 300 {
             *self.errors.entry(status).or_default() += 1;
             return None;
@@ -234,19 +183,11 @@ impl Tally {
 /// Plays one complete game, both seats from this client: each move on the first
 /// two squares without a classical mark, each collapse choice the first option.
 fn play_game(client: &mut Client, tally: &mut Tally, variant: &str) -> Option<()> {
-    let created = tally.timed("create", || {
-        client.send(
-            "POST",
-            "/api/v1/games",
-            None,
-            Some(&json!({ "variant": variant })),
-        )
-    })?;
+    let created =
+        tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&json!({ "variant": variant }))))?;
     let id = created["game"]["id"].as_i64()?;
     let x = created["seat"]["token"].as_str()?.to_string();
-    let joined = tally.timed("join", || {
-        client.send("POST", &format!("/api/v1/games/{id}/join"), None, None)
-    })?;
+    let joined = tally.timed("join", || client.send("POST", &format!("/api/v1/games/{id}/join"), None, None))?;
     let o = joined["seat"]["token"].as_str()?.to_string();
     let mut view = joined["game"].clone();
     while view["result"] == "ongoing" {
@@ -255,12 +196,7 @@ fn play_game(client: &mut Client, tally: &mut Tally, variant: &str) -> Option<()
             let choice = json!({ "move": pending["closing_move"], "square": pending["options"][0]["square"] });
             let token = token_of(&pending["chooser"]).clone();
             tally.timed("collapse", || {
-                client.send(
-                    "POST",
-                    &format!("/api/v1/games/{id}/collapse"),
-                    Some(&token),
-                    Some(&choice),
-                )
+                client.send("POST", &format!("/api/v1/games/{id}/collapse"), Some(&token), Some(&choice))
             })?
         } else {
             let open: Vec<u64> = view["board"]
@@ -269,11 +205,7 @@ fn play_game(client: &mut Client, tally: &mut Tally, variant: &str) -> Option<()
                 .filter(|cell| cell["classical"].is_null())
                 .filter_map(|cell| cell["square"].as_u64())
                 .collect();
-            let squares = if open.len() == 1 {
-                [open[0], open[0]]
-            } else {
-                [open[0], open[1]]
-            };
+            let squares = if open.len() == 1 { [open[0], open[0]] } else { [open[0], open[1]] };
             let token = token_of(&view["next_to_move"]["player"]).clone();
             tally.timed("move", || {
                 client.send(
@@ -323,10 +255,7 @@ fn main() {
                         })
                     })
                     .collect();
-                workers
-                    .into_iter()
-                    .map(|w| w.join().expect("a client thread"))
-                    .collect()
+                workers.into_iter().map(|w| w.join().expect("a client thread")).collect()
             });
             let elapsed = started.elapsed().as_secs_f64();
             tallies.into_iter().for_each(|t| total.merge(t));
@@ -339,10 +268,7 @@ fn main() {
                 total.errors,
                 peak as f64 / 1024.0
             );
-            println!(
-                "  {:<9} {:>8} {:>9} {:>9} {:>9}",
-                "kind", "count", "p50 ms", "p99 ms", "max ms"
-            );
+            println!("  {:<9} {:>8} {:>9} {:>9} {:>9}", "kind", "count", "p50 ms", "p99 ms", "max ms");
             for (kind, list) in &mut total.latencies {
                 list.sort_unstable();
                 println!(

@@ -38,11 +38,7 @@ fn cell(game: &Game, square: Square) -> String {
         return format!("[{mark}]");
     }
     let spooky: Vec<String> = game.spooky(square).map(|mark| mark.to_string()).collect();
-    if spooky.is_empty() {
-        square.to_string()
-    } else {
-        spooky.join(" ")
-    }
+    if spooky.is_empty() { square.to_string() } else { spooky.join(" ") }
 }
 
 /// One line on how the game stands: who acts next, or the result and score.

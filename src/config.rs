@@ -52,9 +52,7 @@ impl Config {
                 .parse::<u16>()
                 .ok()
                 .filter(|&port| port != 0)
-                .ok_or(format!(
-                    "PORT is {text:?}; it must be a number from 1 to 65535"
-                ))?,
+                .ok_or(format!("PORT is {text:?}; it must be a number from 1 to 65535"))?,
         };
         let database_url = lookup("DATABASE_URL").unwrap_or_else(|| "sqlite:qttt.db".to_string());
         if !database_url.starts_with("sqlite:") {
@@ -66,16 +64,9 @@ impl Config {
             None => CorsOrigins::Any,
             Some(text) if text.trim() == "*" => CorsOrigins::Any,
             Some(text) => {
-                let origins: Vec<String> = text
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|o| !o.is_empty())
-                    .map(String::from)
-                    .collect();
-                if let Some(bad) = origins
-                    .iter()
-                    .find(|o| !(o.starts_with("http://") || o.starts_with("https://")))
-                {
+                let origins: Vec<String> =
+                    text.split(',').map(str::trim).filter(|o| !o.is_empty()).map(String::from).collect();
+                if let Some(bad) = origins.iter().find(|o| !(o.starts_with("http://") || o.starts_with("https://"))) {
                     return Err(format!(
                         "CORS_ALLOWED_ORIGINS has {bad:?}; list origins such as https://example.com, or * for any"
                     ));
@@ -86,12 +77,7 @@ impl Config {
                 CorsOrigins::List(origins)
             }
         };
-        Ok(Config {
-            host,
-            port,
-            database_url,
-            cors_allowed_origins,
-        })
+        Ok(Config { host, port, database_url, cors_allowed_origins })
     }
 }
 
@@ -100,11 +86,7 @@ mod tests {
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
-        Config::from_lookup(|name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        })
+        Config::from_lookup(|name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
     }
 
     #[test]
@@ -126,39 +108,24 @@ mod tests {
             ("HOST", "0.0.0.0"),
             ("PORT", "9000"),
             ("DATABASE_URL", "sqlite:/data/qttt.db"),
-            (
-                "CORS_ALLOWED_ORIGINS",
-                "https://a.example, http://localhost:3000",
-            ),
+            ("CORS_ALLOWED_ORIGINS", "https://a.example, http://localhost:3000"),
         ])
         .unwrap();
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(
             read.cors_allowed_origins,
-            CorsOrigins::List(vec![
-                "https://a.example".into(),
-                "http://localhost:3000".into()
-            ])
+            CorsOrigins::List(vec!["https://a.example".into(), "http://localhost:3000".into()])
         );
     }
 
     #[test]
     fn bad_settings_say_what_is_wrong_in_one_line() {
         let error = |vars| config(vars).unwrap_err();
-        assert_eq!(
-            error(&[("PORT", "http")]),
-            r#"PORT is "http"; it must be a number from 1 to 65535"#
-        );
-        assert_eq!(
-            error(&[("PORT", "0")]),
-            r#"PORT is "0"; it must be a number from 1 to 65535"#
-        );
+        assert_eq!(error(&[("PORT", "http")]), r#"PORT is "http"; it must be a number from 1 to 65535"#);
+        assert_eq!(error(&[("PORT", "0")]), r#"PORT is "0"; it must be a number from 1 to 65535"#);
         assert!(error(&[("DATABASE_URL", "postgres://x")]).starts_with("DATABASE_URL is"));
-        assert!(
-            error(&[("CORS_ALLOWED_ORIGINS", "example.com")])
-                .starts_with("CORS_ALLOWED_ORIGINS has")
-        );
+        assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
     }
 }

@@ -127,9 +127,7 @@ impl Error {
             Error::InvalidHeader(_) => "Invalid header".into(),
             Error::MethodNotAllowed { .. } => "Method not allowed".into(),
             Error::Unavailable(_) => "Service unavailable".into(),
-            Error::Rejected { status, .. } => {
-                status.canonical_reason().unwrap_or("Rejected").into()
-            }
+            Error::Rejected { status, .. } => status.canonical_reason().unwrap_or("Rejected").into(),
             Error::Internal(_) => "Internal error".into(),
         }
     }
@@ -144,9 +142,9 @@ impl Error {
             | Error::InvalidQuery(detail)
             | Error::InvalidHeader(detail)
             | Error::Unavailable(detail) => detail.clone(),
-            Error::Conflict { detail, .. }
-            | Error::InvalidBody { detail, .. }
-            | Error::Rejected { detail, .. } => detail.clone(),
+            Error::Conflict { detail, .. } | Error::InvalidBody { detail, .. } | Error::Rejected { detail, .. } => {
+                detail.clone()
+            }
             Error::MethodNotAllowed { allowed } => {
                 format!("this path takes {}", allowed.join(", "))
             }
@@ -164,9 +162,7 @@ impl Error {
             detail: self.detail(),
             code: self.code().to_string(),
             current_version: match self {
-                Error::Conflict {
-                    current_version, ..
-                } => *current_version,
+                Error::Conflict { current_version, .. } => *current_version,
                 _ => None,
             },
         }
@@ -197,9 +193,7 @@ impl ResponseError for Error {
             Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::Conflict { .. } => StatusCode::CONFLICT,
             Error::InvalidBody { status, .. } | Error::Rejected { status, .. } => *status,
-            Error::InvalidPath(_) | Error::InvalidQuery(_) | Error::InvalidHeader(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            Error::InvalidPath(_) | Error::InvalidQuery(_) | Error::InvalidHeader(_) => StatusCode::BAD_REQUEST,
             Error::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -214,8 +208,7 @@ impl ResponseError for Error {
         response.content_type("application/problem+json");
         match self {
             Error::Unauthorized(_) => {
-                response
-                    .insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+                response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
             }
             Error::MethodNotAllowed { allowed } => {
                 response.insert_header((header::ALLOW, allowed.join(", ")));

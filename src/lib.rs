@@ -6,6 +6,8 @@
 //!   notation.
 //! - [`quantum`]: a small state-vector simulator, pure; the engine measures cycles
 //!   and computes each square's odds with it.
+//! - [`bot`]: computer players, pure: random, the original app's heuristic, and a
+//!   perfect player by exact search.
 //! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
 //!   action, append the new entries.
 //! - [`store`]: the only module with SQL: games, logs and seats in SQLite.
@@ -19,6 +21,7 @@
 
 pub mod api;
 pub mod board_text;
+pub mod bot;
 pub mod config;
 pub mod engine;
 pub mod error;

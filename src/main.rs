@@ -3,19 +3,30 @@
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use qttt::bot::{Level, Solver, arena};
 use qttt::config::Config;
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
 use qttt::{api, board_text};
 
-const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | show [player_choice|measurement]]
+const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | show [VARIANT] | arena --x LEVEL --o LEVEL [OPTIONS]]
   serve        run the server (the default); settings come from the environment:
                HOST, PORT, DATABASE_URL, CORS_ALLOWED_ORIGINS, RUST_LOG
   openapi      print the OpenAPI document
   healthcheck  exit 0 when the server on HOST:PORT answers /readyz with 200
-  show         read a game transcript on standard input, print its board";
+  show         read a game transcript on standard input, print its board;
+               VARIANT is player_choice (the default) or measurement
+  solve        read a game transcript on standard input (empty for the opening) and
+               print its value with perfect play, the best action, and the search's cost
+  arena        play bots against each other from both seats and print the results;
+               LEVEL is random, parasite or perfect; OPTIONS are --games N (100),
+               --variant player_choice|measurement|both (both), --seed N (1),
+               --mistake-chance P (0.1, for parasite)";
 
 #[actix_web::main]
 async fn main() -> ExitCode {
@@ -27,6 +38,9 @@ async fn main() -> ExitCode {
         ["healthcheck"] => healthcheck(),
         ["show"] | ["show", "player_choice"] => show(Variant::PlayerChoice),
         ["show", "measurement"] => show(Variant::Measurement),
+        ["arena", ref options @ ..] => arena(options),
+        ["solve"] | ["solve", "player_choice"] => solve(Variant::PlayerChoice),
+        ["solve", "measurement"] => solve(Variant::Measurement),
         _ => Err(USAGE.to_string()),
     };
     match outcome {
@@ -43,24 +57,15 @@ async fn serve() -> Result<(), String> {
     let config = Config::from_env()?;
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let running = Running::start(&config).await?;
-    log::info!(
-        "qttt listening on http://{}:{}, docs at /docs",
-        config.host,
-        config.port
-    );
-    running
-        .finish()
-        .await
-        .map_err(|error| format!("the server stopped: {error}"))?;
+    log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
+    running.finish().await.map_err(|error| format!("the server stopped: {error}"))?;
     log::info!("qttt stopped");
     Ok(())
 }
 
 /// Prints the OpenAPI document, as the server serves it.
 fn openapi() -> Result<(), String> {
-    let document = api::openapi()
-        .to_pretty_json()
-        .map_err(|error| error.to_string())?;
+    let document = api::openapi().to_pretty_json().map_err(|error| error.to_string())?;
     println!("{document}");
     Ok(())
 }
@@ -79,36 +84,97 @@ fn healthcheck() -> Result<(), String> {
         .next()
         .ok_or(format!("{host} has no address"))?;
     let timeout = Duration::from_secs(3);
-    let mut stream = TcpStream::connect_timeout(&address, timeout)
-        .map_err(|error| format!("{address}: {error}"))?;
-    stream
-        .set_read_timeout(Some(timeout))
-        .map_err(|error| error.to_string())?;
-    write!(
-        stream,
-        "GET /readyz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(|e| e.to_string())?;
+    let mut stream = TcpStream::connect_timeout(&address, timeout).map_err(|error| format!("{address}: {error}"))?;
+    stream.set_read_timeout(Some(timeout)).map_err(|error| error.to_string())?;
+    write!(stream, "GET /readyz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").map_err(|e| e.to_string())?;
     let mut answer = String::new();
-    stream
-        .read_to_string(&mut answer)
-        .map_err(|error| error.to_string())?;
+    stream.read_to_string(&mut answer).map_err(|error| error.to_string())?;
     let status_line = answer.lines().next().unwrap_or_default();
-    if status_line.split_whitespace().nth(1) == Some("200") {
-        Ok(())
-    } else {
-        Err(format!("not ready: {status_line}"))
+    if status_line.split_whitespace().nth(1) == Some("200") { Ok(()) } else { Err(format!("not ready: {status_line}")) }
+}
+
+/// Plays two bot levels against each other from both seats, in each variant asked
+/// for, and prints a line per pairing.
+fn arena(options: &[&str]) -> Result<(), String> {
+    let value = |flag: &str| options.iter().position(|o| *o == flag).and_then(|i| options.get(i + 1)).copied();
+    let number = |flag: &str, default: f64| -> Result<f64, String> {
+        value(flag).map_or(Ok(default), |text| text.parse().map_err(|_| format!("{flag} takes a number, not {text}")))
+    };
+    let mistake_chance = number("--mistake-chance", Level::DEFAULT_MISTAKE_CHANCE)?;
+    let level = |flag: &str| match value(flag) {
+        Some("random") => Ok(Level::Random),
+        Some("parasite") => Ok(Level::Parasite { mistake_chance }),
+        Some("perfect") => Ok(Level::Perfect),
+        _ => Err(format!("{flag} takes random, parasite or perfect\n{USAGE}")),
+    };
+    let (first, second) = (level("--x")?, level("--o")?);
+    let games = number("--games", 100.0)? as u32;
+    let variants = match value("--variant") {
+        None | Some("both") => vec![Variant::PlayerChoice, Variant::Measurement],
+        Some("player_choice") => vec![Variant::PlayerChoice],
+        Some("measurement") => vec![Variant::Measurement],
+        Some(other) => return Err(format!("--variant takes player_choice, measurement or both, not {other}")),
+    };
+    let mut rng = StdRng::seed_from_u64(number("--seed", 1.0)? as u64);
+    println!(
+        "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8} {:>8}",
+        "variant", "X", "O", "games", "X wins", "draws", "O wins", "X avg", "O avg", "X-O min", "X-O max"
+    );
+    for variant in variants {
+        for (x, o) in [(first, second), (second, first)] {
+            let tally = arena::play(x, o, variant, games, &mut rng);
+            println!(
+                "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6.3} {:>6.3} {:>8.1} {:>8.1}",
+                variant.code(),
+                x.code(),
+                o.code(),
+                tally.games,
+                tally.x_wins,
+                tally.draws,
+                tally.o_wins,
+                tally.x_points / f64::from(tally.games),
+                tally.o_points / f64::from(tally.games),
+                tally.worst_for_x,
+                tally.best_for_x
+            );
+        }
     }
+    Ok(())
+}
+
+/// Prints what perfect play makes of the position whose transcript is on
+/// standard input: its value, the best action, and what the search cost.
+fn solve(variant: Variant) -> Result<(), String> {
+    let game = read_game(variant)?;
+    let mut solver = Solver::default();
+    let started = Instant::now();
+    if game.actor_to_act().is_none() {
+        return Err("the game is over: there is nothing to solve".into());
+    }
+    let solution = solver.solve(&game);
+    println!(
+        "value {} (X minus O{}), best action {:?}; {} positions searched, {} remembered, in {:.3} s",
+        solution.value.points,
+        if variant == Variant::Measurement { ", expected" } else { "" },
+        solution.action,
+        solver.nodes,
+        solver.remembered(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The game whose transcript is on standard input.
+fn read_game(variant: Variant) -> Result<Game, String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read standard input: {e}"))?;
+    let log = notation::parse(&text, variant).map_err(|e| e.to_string())?;
+    Game::replay(variant, &log).map_err(|e| e.to_string())
 }
 
 /// Prints the board and status of the game whose transcript is on standard input.
 fn show(variant: Variant) -> Result<(), String> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
-    let log = notation::parse(&text, variant).map_err(|e| e.to_string())?;
-    let game = Game::replay(variant, &log).map_err(|e| e.to_string())?;
+    let game = read_game(variant)?;
     print!("{}", board_text::board(&game));
     println!("{}", board_text::status(&game));
     Ok(())

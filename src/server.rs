@@ -30,9 +30,7 @@ impl Running {
     pub async fn start(config: &Config) -> Result<Running, String> {
         let store = Store::connect(&config.database_url)
             .await
-            .map_err(|error| {
-                format!("cannot open the database {}: {error}", config.database_url)
-            })?;
+            .map_err(|error| format!("cannot open the database {}: {error}", config.database_url))?;
         let service = GameService::new(store.clone());
         let origins = config.cors_allowed_origins.clone();
         let listener = HttpServer::new(move || api::app(service.clone(), origins.clone()))
@@ -40,11 +38,7 @@ impl Running {
             .map_err(|error| format!("cannot listen on {}:{}: {error}", config.host, config.port))?
             .shutdown_timeout(SHUTDOWN_SECONDS);
         let addresses = listener.addrs();
-        Ok(Running {
-            server: listener.run(),
-            store,
-            addresses,
-        })
+        Ok(Running { server: listener.run(), store, addresses })
     }
 
     /// A handle that stops the server from elsewhere.

@@ -1,10 +1,9 @@
 //! The only orchestrator: load the log, replay it, apply the action, append.
 
-use crate::engine::{Action, Actor, Game, Player, Variant};
+use crate::bot::{Level, Solution, Solver};
+use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
-use crate::store::{
-    Event, ListedGame, SeatRefusal, Status, Store, StoredEntry, StoredGame, Summary,
-};
+use crate::store::{Event, ListedGame, NewEntry, SeatRefusal, Status, Store, StoredEntry, StoredGame, Summary};
 use crate::token;
 
 /// A game as a request sees it: what is stored, and the state its log rebuilds.
@@ -31,9 +30,8 @@ impl GameRecord {
                 Event::SeatTaken(_) => None,
             })
             .collect();
-        let game = Game::replay(stored.variant, &actions).map_err(|error| {
-            Error::Internal(format!("game {}: corrupt log: {error}", stored.id))
-        })?;
+        let game = Game::replay(stored.variant, &actions)
+            .map_err(|error| Error::Internal(format!("game {}: corrupt log: {error}", stored.id)))?;
         Ok(GameRecord { stored, game })
     }
 
@@ -51,15 +49,62 @@ impl GameRecord {
     pub fn status(&self) -> Status {
         summary(&self.game, &self.open_seats()).status
     }
+
+    /// The seat the game's bot holds, in a game against the computer.
+    pub fn bot_player(&self) -> Option<Player> {
+        self.stored.log.iter().find_map(|entry| match entry.event {
+            Event::SeatTaken(player) if entry.by_bot => Some(player),
+            _ => None,
+        })
+    }
+}
+
+/// The engine's new log entries as entries to store, the bot's marked as such.
+fn new_entries(entries: &[LogEntry], bot: Option<Player>) -> impl Iterator<Item = NewEntry> + '_ {
+    entries.iter().map(move |&entry| NewEntry {
+        event: Event::Action(entry),
+        by_bot: bot.is_some_and(|bot| entry.actor == Actor::Player(bot)),
+    })
+}
+
+/// Lets the bot of `level` act for `bot` as long as it is the one to act, off the
+/// request threads: a perfect bot's search can take a while.
+///
+/// # Errors
+/// [`Error::Internal`] when the bot picks an illegal action, a bug.
+async fn bot_turns(mut game: Game, level: Level, bot: Player) -> Result<(Game, Vec<NewEntry>), Error> {
+    actix_web::rt::task::spawn_blocking(move || {
+        let mut rng = rand::rng();
+        let mut player = level.bot();
+        let logged = game.log().len();
+        while game.actor_to_act() == Some(Actor::Player(bot)) {
+            let action = player.choose(&game, &mut rng);
+            game.play_measured(Actor::Player(bot), action, &mut rng).map_err(|error| {
+                Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", level.code()))
+            })?;
+        }
+        let entries = new_entries(&game.log()[logged..], Some(bot)).collect();
+        Ok((game, entries))
+    })
+    .await
+    .map_err(|error| Error::Internal(format!("the bot's thread failed: {error}")))?
+}
+
+/// What perfect play makes of a position: the best action for the side to act.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hint {
+    /// The game's collapse rule, which says whether the value is sure or expected.
+    pub variant: Variant,
+    /// Who is to act.
+    pub actor: Actor,
+    /// The best action and the final score difference X minus O it leads to.
+    pub solution: Solution,
 }
 
 fn open_seats(log: &[StoredEntry]) -> Vec<Player> {
     [Player::X, Player::O]
         .into_iter()
-        .filter(|&player| {
-            !log.iter()
-                .any(|entry| entry.event == Event::SeatTaken(player))
-        })
+        .filter(|&player| !log.iter().any(|entry| entry.event == Event::SeatTaken(player)))
         .collect()
 }
 
@@ -71,10 +116,7 @@ fn summary(game: &Game, open_seats: &[Player]) -> Summary {
     } else {
         Status::Waiting
     };
-    Summary {
-        status,
-        result: game.result(),
-    }
+    Summary { status, result: game.result() }
 }
 
 /// A seat and the token that proves it: the token is shown once, at seating.
@@ -109,7 +151,8 @@ impl GameService {
         })
     }
 
-    /// Creates a game of `variant` with the caller in the seat of `play_as`.
+    /// Creates a game of `variant` with the caller in the seat of `play_as`; with
+    /// `opponent`, a bot takes the other seat and opens when it is X.
     ///
     /// # Errors
     /// When the database fails.
@@ -117,26 +160,25 @@ impl GameService {
         &self,
         variant: Variant,
         play_as: Player,
+        opponent: Option<Level>,
     ) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
-        let game = Game::new(variant);
-        let open_seats = [play_as.other()];
+        let mut game = Game::new(variant);
+        let mut opening = Vec::new();
+        let mut open_seats = vec![play_as.other()];
+        if let Some(level) = opponent {
+            let bot = play_as.other();
+            opening.push(NewEntry { event: Event::SeatTaken(bot), by_bot: true });
+            let (played, entries) = bot_turns(game, level, bot).await?;
+            game = played;
+            opening.extend(entries);
+            open_seats.clear();
+        }
         let stored = self
             .store
-            .create_game(
-                variant,
-                play_as,
-                &token::hash(&token),
-                summary(&game, &open_seats),
-            )
+            .create_game(variant, play_as, &token::hash(&token), opponent, &opening, summary(&game, &open_seats))
             .await?;
-        Ok((
-            GameRecord { stored, game },
-            Seat {
-                player: play_as,
-                token,
-            },
-        ))
+        Ok((GameRecord { stored, game }, Seat { player: play_as, token }))
     }
 
     /// Seats the caller in the free seat of game `id`.
@@ -156,10 +198,7 @@ impl GameService {
                 });
             }
             Err(SeatRefusal::GameOver) => {
-                return Err(Error::Conflict {
-                    detail: "this game is over".into(),
-                    current_version: None,
-                });
+                return Err(Error::Conflict { detail: "this game is over".into(), current_version: None });
             }
         };
         Ok((self.game(id).await?, Seat { player, token }))
@@ -170,11 +209,7 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; a corrupt log; database failures.
     pub async fn game(&self, id: i64) -> Result<GameRecord, Error> {
-        let stored = self
-            .store
-            .load_game(id)
-            .await?
-            .ok_or_else(|| not_found(id))?;
+        let stored = self.store.load_game(id).await?.ok_or_else(|| not_found(id))?;
         GameRecord::replay(stored)
     }
 
@@ -202,34 +237,40 @@ impl GameService {
         let version = record.version();
         if let Some(expected) = expected_version.filter(|&expected| expected != version) {
             return Err(Error::Conflict {
-                detail: format!(
-                    "the request was for version {expected}, and the game is at version {version}"
-                ),
+                detail: format!("the request was for version {expected}, and the game is at version {version}"),
                 current_version: Some(version),
             });
         }
-        let GameRecord {
-            mut stored,
-            mut game,
-        } = record;
+        let bot = record.bot_player();
+        let GameRecord { mut stored, mut game } = record;
         let logged = game.log().len();
         game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
-        let events: Vec<Event> = game.log()[logged..]
-            .iter()
-            .copied()
-            .map(Event::Action)
-            .collect();
-        let written = self
-            .store
-            .append(
-                id,
-                version,
-                &events,
-                summary(&game, &open_seats(&stored.log)),
-            )
-            .await?;
+        let mut entries: Vec<NewEntry> = new_entries(&game.log()[logged..], None).collect();
+        if let (Some(level), Some(bot)) = (stored.opponent, bot) {
+            let (played, answers) = bot_turns(game, level, bot).await?;
+            game = played;
+            entries.extend(answers);
+        }
+        let summary = summary(&game, &open_seats(&stored.log));
+        let written = self.store.append(id, version, &entries, summary).await?;
         stored.log.extend(written);
         Ok(GameRecord { stored, game })
+    }
+
+    /// The best action of game `id` for the side to act, by exact search.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act; a corrupt
+    /// log; database failures.
+    pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
+        let record = self.game(id).await?;
+        let actor = record.game.actor_to_act().ok_or(Error::Rule(RuleError::GameOver))?;
+        let game = record.game.clone();
+        let solution = actix_web::rt::task::spawn_blocking(move || Solver::default().solve(&game))
+            .await
+            .map_err(|error| Error::Internal(format!("the search's thread failed: {error}")))?;
+        let hint = Hint { variant: record.game.variant(), actor, solution };
+        Ok((record, hint))
     }
 
     /// A page of games, newest first: up to `limit`, older than `before` if given,

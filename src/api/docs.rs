@@ -1,10 +1,7 @@
 //! The OpenAPI document's frame: title, tags, the seat-token scheme and the
 //! problem+json responses that operations share. Operations add themselves from
 //! their handlers' `#[utoipa::path]` attributes.
-#![expect(
-    dead_code,
-    reason = "the response newtypes only describe problem+json answers to utoipa; none is built"
-)]
+#![expect(dead_code, reason = "the response newtypes only describe problem+json answers to utoipa; none is built")]
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
@@ -48,9 +45,7 @@ impl Modify for SeatTokenScheme {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some(
-                        "The token of your seat, from creating or joining the game.",
-                    ))
+                    .description(Some("The token of your seat, from creating or joining the game."))
                     .build(),
             ),
         );

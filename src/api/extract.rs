@@ -29,15 +29,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
             let bytes = body.await.map_err(|error| {
                 let status = error.as_response_error().status_code();
                 if status == StatusCode::PAYLOAD_TOO_LARGE {
-                    invalid_body(
-                        status,
-                        format!("the body is larger than {BODY_LIMIT} bytes"),
-                    )
+                    invalid_body(status, format!("the body is larger than {BODY_LIMIT} bytes"))
                 } else {
-                    invalid_body(
-                        StatusCode::BAD_REQUEST,
-                        format!("the body could not be read: {error}"),
-                    )
+                    invalid_body(StatusCode::BAD_REQUEST, format!("the body could not be read: {error}"))
                 }
             })?;
             if !bytes.is_empty() && !is_json {
@@ -47,17 +41,11 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
                 ));
             }
             // No body, or `null`, means no fields: `{}`.
-            let body: &[u8] = if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" {
-                b"{}"
-            } else {
-                &bytes
-            };
-            serde_json::from_slice(body).map(JsonBody).map_err(|error| {
-                invalid_body(
-                    StatusCode::BAD_REQUEST,
-                    format!("the body is not valid: {error}"),
-                )
-            })
+            let body: &[u8] =
+                if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" { b"{}" } else { &bytes };
+            serde_json::from_slice(body)
+                .map(JsonBody)
+                .map_err(|error| invalid_body(StatusCode::BAD_REQUEST, format!("the body is not valid: {error}")))
         })
     }
 }
@@ -84,26 +72,14 @@ impl FromRequest for SeatToken {
     type Future = std::future::Ready<Result<Self, Error>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let token = match request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .map(|value| value.to_str())
-        {
-            None => Err(Error::Unauthorized(
-                "send the seat's token as Authorization: Bearer <token>".into(),
-            )),
-            Some(Err(_)) => Err(Error::Unauthorized(
-                "the Authorization header is not readable text".into(),
-            )),
+        let token = match request.headers().get(header::AUTHORIZATION).map(|value| value.to_str()) {
+            None => Err(Error::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
+            Some(Err(_)) => Err(Error::Unauthorized("the Authorization header is not readable text".into())),
             Some(Ok(value)) => match value.split_once(' ') {
-                Some((scheme, token))
-                    if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
-                {
+                Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
                     Ok(SeatToken(token.trim().to_string()))
                 }
-                _ => Err(Error::Unauthorized(
-                    "the Authorization header must read Bearer <token>".into(),
-                )),
+                _ => Err(Error::Unauthorized("the Authorization header must read Bearer <token>".into())),
             },
         };
         std::future::ready(token)
@@ -128,11 +104,7 @@ pub fn expected_version(request: &HttpRequest) -> Result<Option<i64>, Error> {
         .and_then(|t| t.strip_suffix('"'))
         .and_then(|version| version.parse().ok())
         .map(Some)
-        .ok_or_else(|| {
-            Error::InvalidHeader(format!(
-                "If-Match must be a version tag such as \"7\", not {value:?}"
-            ))
-        })
+        .ok_or_else(|| Error::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
 }
 
 /// The strong entity tag of a game's version.
@@ -143,14 +115,7 @@ pub fn etag(version: i64) -> String {
 /// True when `If-None-Match` already names `version`: the client's copy is current.
 pub fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
     let tag = etag(version);
-    request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            value
-                .split(',')
-                .map(str::trim)
-                .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
-        })
+    request.headers().get(header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+        value.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+    })
 }

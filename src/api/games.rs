@@ -1,14 +1,14 @@
 //! The game operations: extract, check, call the service, answer with a view.
 
-use actix_web::http::header;
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::extract::{JsonBody, SeatToken, etag, expected_version, is_unchanged};
 use super::views::{
-    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, LogEntryView,
-    MoveRequest, SeatedGame, StatusName,
+    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
+    SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
@@ -31,7 +31,8 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> HttpResponse {
 ///
 /// The body is optional: `{}` or no body at all makes a `measurement` game with
 /// you as X. Keep the seat token: it is shown only here. Share the game's id so
-/// the other player can join.
+/// the other player can join, or name an `opponent` bot: it takes the other seat,
+/// opens when it is X, and answers each of your actions in the same request.
 #[utoipa::path(
     tag = "games",
     request_body(content = Option<CreateGameRequest>, description = "Optional; every field has a default."),
@@ -51,9 +52,13 @@ async fn create_game(
     body: JsonBody<CreateGameRequest>,
 ) -> Result<HttpResponse, Error> {
     let JsonBody(request) = body;
-    let (record, seat) = service
-        .create_game(request.variant.into(), request.play_as.into())
-        .await?;
+    let opponent = request
+        .opponent
+        .as_ref()
+        .map(|opponent| opponent.level())
+        .transpose()
+        .map_err(|detail| Error::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
+    let (record, seat) = service.create_game(request.variant.into(), request.play_as.into(), opponent).await?;
     Ok(seated(&record, seat))
 }
 
@@ -75,10 +80,7 @@ async fn create_game(
     )
 )]
 #[post("/games/{id}/join")]
-async fn join_game(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, Error> {
+async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
     let (record, seat) = service.join(id.into_inner()).await?;
     Ok(seated(&record, seat))
 }
@@ -113,13 +115,9 @@ async fn get_game(
     let record = service.game(id.into_inner()).await?;
     let tag = etag(record.version());
     if is_unchanged(&request, record.version()) {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, tag))
-            .finish());
+        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, tag)).finish());
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, tag))
-        .json(GameView::from(&record)))
+    Ok(HttpResponse::Ok().insert_header((header::ETAG, tag)).json(GameView::from(&record)))
 }
 
 /// Lets the seat of `token` take `action`, answering 201 with the new game.
@@ -132,9 +130,7 @@ async fn act(
 ) -> Result<HttpResponse, Error> {
     let expected = expected_version(request)?;
     let record = service.act(id, &token.0, action?, expected).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::ETAG, etag(record.version())))
-        .json(GameView::from(&record)))
+    Ok(HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).json(GameView::from(&record)))
 }
 
 /// Place your next move: two spooky marks in two squares.
@@ -189,6 +185,29 @@ async fn choose_collapse(
     act(&service, id.into_inner(), token, body.0.action(), &request).await
 }
 
+/// Ask for the best action for the side to act, by perfect play.
+///
+/// The value is the final score difference X minus O that the action leads to
+/// when both sides play perfectly: guaranteed in `player_choice`, expected in
+/// `measurement`. Early positions take the longest to search.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The best action and its value.", body = HintView),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 422, response = super::docs::RuleBroken),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/hint")]
+async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
+    let (_, hint) = service.hint(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(HintView::from(&hint)))
+}
+
 /// The query of a game listing.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -216,36 +235,27 @@ const MAX_PAGE: u32 = 100;
     )
 )]
 #[get("/games")]
-async fn list_games(
-    service: web::Data<GameService>,
-    query: web::Query<ListQuery>,
-) -> Result<HttpResponse, Error> {
+async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Result<HttpResponse, Error> {
     let limit = query.limit.unwrap_or(20);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(Error::InvalidQuery(format!(
-            "limit must be from 1 to {MAX_PAGE}, not {limit}"
-        )));
+        return Err(Error::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
     }
     let before = match &query.cursor {
         None => None,
-        Some(cursor) => Some(cursor.parse::<i64>().map_err(|_| {
-            Error::InvalidQuery(format!(
-                "cursor {cursor:?} is not a cursor this server gave"
-            ))
-        })?),
+        Some(cursor) => Some(
+            cursor
+                .parse::<i64>()
+                .map_err(|_| Error::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))?,
+        ),
     };
     // One more than the page shows whether another page follows.
-    let mut games = service
-        .list(query.status.map(Into::into), before, limit + 1)
-        .await?;
+    let mut games = service.list(query.status.map(Into::into), before, limit + 1).await?;
     let next_cursor = (games.len() > limit as usize).then(|| {
         games.truncate(limit as usize);
         games.last().map(|game| game.id.to_string())
     });
-    Ok(HttpResponse::Ok().json(GameList {
-        games: games.iter().map(GameSummary::from).collect(),
-        next_cursor: next_cursor.flatten(),
-    }))
+    Ok(HttpResponse::Ok()
+        .json(GameList { games: games.iter().map(GameSummary::from).collect(), next_cursor: next_cursor.flatten() }))
 }
 
 /// Get a game's whole log: seats taken, moves and collapse outcomes, in order.
@@ -263,10 +273,7 @@ async fn list_games(
     )
 )]
 #[get("/games/{id}/log")]
-async fn game_log(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, Error> {
+async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
@@ -294,14 +301,9 @@ async fn game_log(
     )
 )]
 #[get("/games/{id}/transcript")]
-async fn game_transcript(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, Error> {
+async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
     let record = service.game(id.into_inner()).await?;
-    Ok(HttpResponse::Ok()
-        .content_type("text/plain; charset=utf-8")
-        .body(notation::write(&record.game)))
+    Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
 }
 
 /// Registers the game operations.
@@ -313,6 +315,7 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(join_game)
         .service(place_move)
         .service(choose_collapse)
+        .service(hint)
         .service(game_log)
         .service(game_transcript);
 }

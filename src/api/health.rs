@@ -14,9 +14,7 @@ use crate::service::GameService;
 )]
 #[get("/healthz")]
 async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(Health {
-        status: "ok".into(),
-    })
+    HttpResponse::Ok().json(Health { status: "ok".into() })
 }
 
 /// Is the server ready for games? Answers 200 once the database answers.
@@ -30,9 +28,7 @@ async fn healthz() -> HttpResponse {
 #[get("/readyz")]
 async fn readyz(service: web::Data<GameService>) -> Result<HttpResponse, Error> {
     service.ready().await?;
-    Ok(HttpResponse::Ok().json(Health {
-        status: "ready".into(),
-    }))
+    Ok(HttpResponse::Ok().json(Health { status: "ready".into() }))
 }
 
 /// Registers the probes.

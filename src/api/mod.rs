@@ -68,9 +68,10 @@ pub fn app(
                 ))
                 .into()
             }))
-            .app_data(web::QueryConfig::default().error_handler(|error, _| {
-                Error::InvalidQuery(format!("the query is not valid: {error}")).into()
-            })),
+            .app_data(
+                web::QueryConfig::default()
+                    .error_handler(|error, _| Error::InvalidQuery(format!("the query is not valid: {error}")).into()),
+            ),
     );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
     app.app_data(known_routes)
@@ -85,22 +86,16 @@ pub fn app(
 
 /// Turns an error answer that is not problem+json yet, such as the CORS layer's
 /// plain-text refusal of an origin, into one: clients never see another kind.
-fn as_problem<B: MessageBody + 'static>(
-    answer: ServiceResponse<B>,
-) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    let is_problem = answer
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|value| value == "application/problem+json");
+fn as_problem<B: MessageBody + 'static>(answer: ServiceResponse<B>) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem =
+        answer.headers().get(header::CONTENT_TYPE).is_some_and(|value| value == "application/problem+json");
     if is_problem {
         return Ok(ErrorHandlerResponse::Response(answer.map_into_left_body()));
     }
     let (request, response) = answer.into_parts();
     let status = response.status();
     Ok(ErrorHandlerResponse::Future(Box::pin(async move {
-        let said = actix_web::body::to_bytes(response.into_body())
-            .await
-            .unwrap_or_default();
+        let said = actix_web::body::to_bytes(response.into_body()).await.unwrap_or_default();
         let detail = match String::from_utf8_lossy(&said).trim() {
             "" => "the request was refused before it reached the API".to_string(),
             text => text.to_string(),
@@ -118,9 +113,7 @@ fn cors(origins: &CorsOrigins) -> Cors {
         .max_age(3600);
     match origins {
         CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),
-        CorsOrigins::List(list) => list
-            .iter()
-            .fold(cors, |cors, origin| cors.allowed_origin(origin)),
+        CorsOrigins::List(list) => list.iter().fold(cors, |cors, origin| cors.allowed_origin(origin)),
     }
 }
 
@@ -136,16 +129,12 @@ impl KnownRoutes {
                 .paths
                 .iter()
                 .map(|(path, item)| {
-                    let methods = [
-                        ("GET", &item.get),
-                        ("POST", &item.post),
-                        ("PUT", &item.put),
-                        ("DELETE", &item.delete),
-                    ]
-                    .into_iter()
-                    .filter(|(_, operation)| operation.is_some())
-                    .map(|(method, _)| method.to_string())
-                    .collect();
+                    let methods =
+                        [("GET", &item.get), ("POST", &item.post), ("PUT", &item.put), ("DELETE", &item.delete)]
+                            .into_iter()
+                            .filter(|(_, operation)| operation.is_some())
+                            .map(|(method, _)| method.to_string())
+                            .collect();
                     (ResourceDef::new(path.as_str()), methods)
                 })
                 .collect(),
@@ -154,23 +143,10 @@ impl KnownRoutes {
 }
 
 /// Answers every request that no operation took.
-async fn unmatched(
-    request: HttpRequest,
-    known_routes: web::Data<KnownRoutes>,
-) -> Result<HttpResponse, Error> {
+async fn unmatched(request: HttpRequest, known_routes: web::Data<KnownRoutes>) -> Result<HttpResponse, Error> {
     let path = request.path();
-    Err(
-        match known_routes
-            .0
-            .iter()
-            .find(|(route, _)| route.is_match(path))
-        {
-            Some((_, methods)) => Error::MethodNotAllowed {
-                allowed: methods.clone(),
-            },
-            None => Error::NotFound(format!(
-                "there is no route {path}; the API is under /api/v1, its docs at /docs"
-            )),
-        },
-    )
+    Err(match known_routes.0.iter().find(|(route, _)| route.is_match(path)) {
+        Some((_, methods)) => Error::MethodNotAllowed { allowed: methods.clone() },
+        None => Error::NotFound(format!("there is no route {path}; the API is under /api/v1, its docs at /docs")),
+    })
 }

@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::bot::Level;
 use crate::engine::{
-    Action, Actor, Collapse, GameResult, Line, LogEntry, Move, Player, Square, SquareProbabilities,
-    Variant,
+    Action, Actor, Collapse, GameResult, Line, LogEntry, Move, Player, Square, SquareProbabilities, Variant,
 };
-use crate::service::{GameRecord, Seat};
+use crate::service::{GameRecord, Hint, Seat};
 use crate::store::{Event, ListedGame, Status, StoredEntry};
 
 /// A player: X opens and makes the odd moves, O the even ones.
@@ -152,7 +152,7 @@ impl From<StatusName> for Status {
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "play_as": "X"}))]
+#[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1}}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -160,6 +160,64 @@ pub struct CreateGameRequest {
     /// The seat the creator takes; default `X`, who moves first.
     #[serde(default)]
     pub play_as: PlayerName,
+    /// A bot to play against; it takes the other seat and answers every action in
+    /// the same request. Without it, a second player joins.
+    #[serde(default)]
+    pub opponent: Option<OpponentRequest>,
+}
+
+/// A computer player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotName {
+    /// Any legal action, at random.
+    Random,
+    /// The original app's heuristic: its own lines, then blocking, then the most
+    /// entangled squares; a random move with `mistake_chance`.
+    Parasite,
+    /// Exact search: never ends worse than the game's value.
+    Perfect,
+}
+
+/// The bot to play against.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpponentRequest {
+    /// Its level.
+    pub bot: BotName,
+    /// `parasite` only: the probability of a random move, 0-1; default 0.1.
+    pub mistake_chance: Option<f64>,
+}
+
+impl OpponentRequest {
+    /// The bot's level.
+    ///
+    /// # Errors
+    /// A reason when `mistake_chance` is out of range or given to a level without it.
+    pub fn level(&self) -> Result<Level, String> {
+        match (self.bot, self.mistake_chance) {
+            (BotName::Random, None) => Ok(Level::Random),
+            (BotName::Perfect, None) => Ok(Level::Perfect),
+            (BotName::Parasite, None) => Ok(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE }),
+            (BotName::Parasite, Some(chance)) if (0.0..=1.0).contains(&chance) => {
+                Ok(Level::Parasite { mistake_chance: chance })
+            }
+            (BotName::Parasite, Some(chance)) => Err(format!("mistake_chance must be from 0 to 1, not {chance}")),
+            (_, Some(_)) => Err("only the parasite bot takes a mistake_chance".into()),
+        }
+    }
+}
+
+/// The bot a game is played against.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OpponentView {
+    /// Its level.
+    pub bot: BotName,
+    /// The seat it holds.
+    pub player: PlayerName,
+    /// `parasite` only: its probability of a random move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mistake_chance: Option<f64>,
 }
 
 /// `POST /games/{id}/moves`: the next move's two squares.
@@ -188,9 +246,7 @@ impl MoveRequest {
     /// The engine action, with each square checked.
     pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
         let [a, b] = self.squares;
-        Ok(Action::Move {
-            squares: [Square::try_from(a)?, Square::try_from(b)?],
-        })
+        Ok(Action::Move { squares: [Square::try_from(a)?, Square::try_from(b)?] })
     }
 }
 
@@ -199,10 +255,7 @@ impl CollapseRequest {
     /// is still no move, so that the engine judges it by its own rules.
     pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
         let move_number = self.move_number.clamp(0, i64::from(u8::MAX)) as u8;
-        Ok(Action::Collapse {
-            move_number,
-            square: Square::try_from(self.square)?,
-        })
+        Ok(Action::Collapse { move_number, square: Square::try_from(self.square)? })
     }
 }
 
@@ -222,6 +275,8 @@ pub struct GameView {
     pub created_at: String,
     /// The seats nobody has taken yet.
     pub open_seats: Vec<PlayerName>,
+    /// The bot in a game against the computer, else null.
+    pub opponent: Option<OpponentView>,
     /// The nine squares, 0-8 row-major from the top-left.
     pub board: Vec<CellView>,
     /// Who places the next move and its number; null while a collapse is pending and
@@ -416,6 +471,8 @@ pub struct LogEntryView {
     pub seq: i64,
     /// When it was written (RFC 3339, UTC).
     pub created_at: String,
+    /// Whether the game's bot did it.
+    pub by_bot: bool,
     /// What happened.
     #[serde(flatten)]
     pub event: EventView,
@@ -470,11 +527,19 @@ impl From<&GameRecord> for GameView {
             version: record.version(),
             status: record.status().into(),
             created_at: record.stored.created_at.clone(),
-            open_seats: record
-                .open_seats()
-                .into_iter()
-                .map(PlayerName::from)
-                .collect(),
+            open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
+            opponent: record.stored.opponent.zip(record.bot_player()).map(|(level, player)| OpponentView {
+                bot: match level {
+                    Level::Random => BotName::Random,
+                    Level::Parasite { .. } => BotName::Parasite,
+                    Level::Perfect => BotName::Perfect,
+                },
+                player: player.into(),
+                mistake_chance: match level {
+                    Level::Parasite { mistake_chance } => Some(mistake_chance),
+                    Level::Random | Level::Perfect => None,
+                },
+            }),
             board: Square::ALL
                 .into_iter()
                 .zip(odds)
@@ -485,17 +550,13 @@ impl From<&GameRecord> for GameView {
                     probabilities: ProbabilitiesView::from(odds),
                 })
                 .collect(),
-            next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
-                player: player.into(),
-                move_number,
-            }),
+            next_to_move: game
+                .next_to_move()
+                .map(|(player, move_number)| NextToMove { player: player.into(), move_number }),
             pending_collapse: game.pending_collapse().map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
             result: game.result().into(),
-            score: ScoreView {
-                x: game.score().x.as_f64(),
-                o: game.score().o.as_f64(),
-            },
+            score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
             lines: game.lines().iter().map(LineView::from).collect(),
             moves: game.moves().iter().map(MoveView::from).collect(),
         }
@@ -506,11 +567,7 @@ impl From<SquareProbabilities> for ProbabilitiesView {
     fn from(odds: SquareProbabilities) -> ProbabilitiesView {
         // Nine decimals hide the simulator's rounding (0.5000000000000001) from clients.
         let round = |p: f64| (p * 1e9).round() / 1e9;
-        ProbabilitiesView {
-            x: round(odds.x),
-            o: round(odds.o),
-            empty: round(odds.empty),
-        }
+        ProbabilitiesView { x: round(odds.x), o: round(odds.o), empty: round(odds.empty) }
     }
 }
 
@@ -528,10 +585,7 @@ impl From<&Collapse> for CollapseView {
                     outcome: option
                         .outcome
                         .iter()
-                        .map(|&(move_number, square)| LandingView {
-                            move_number,
-                            square: square.index() as u8,
-                        })
+                        .map(|&(move_number, square)| LandingView { move_number, square: square.index() as u8 })
                         .collect(),
                 })
                 .collect(),
@@ -565,13 +619,7 @@ impl From<&Move> for MoveView {
 impl SeatedGame {
     /// The view of `record` with the caller's new `seat`.
     pub fn new(record: &GameRecord, seat: Seat) -> SeatedGame {
-        SeatedGame {
-            game: GameView::from(record),
-            seat: SeatView {
-                player: seat.player.into(),
-                token: seat.token,
-            },
-        }
+        SeatedGame { game: GameView::from(record), seat: SeatView { player: seat.player.into(), token: seat.token } }
     }
 }
 
@@ -591,13 +639,8 @@ impl From<&ListedGame> for GameSummary {
 impl From<&StoredEntry> for LogEntryView {
     fn from(entry: &StoredEntry) -> LogEntryView {
         let event = match entry.event {
-            Event::SeatTaken(player) => EventView::Seat {
-                player: player.into(),
-            },
-            Event::Action(LogEntry {
-                actor,
-                action: Action::Move { squares },
-            }) => EventView::Move {
+            Event::SeatTaken(player) => EventView::Seat { player: player.into() },
+            Event::Action(LogEntry { actor, action: Action::Move { squares } }) => EventView::Move {
                 player: match actor {
                     Actor::Player(player) => player.into(),
                     Actor::Measurement => {
@@ -606,23 +649,79 @@ impl From<&StoredEntry> for LogEntryView {
                 },
                 squares: squares_of(squares),
             },
-            Event::Action(LogEntry {
-                actor,
-                action:
-                    Action::Collapse {
-                        move_number,
-                        square,
-                    },
-            }) => EventView::Collapse {
-                decided_by: actor.into(),
-                closing_move: move_number,
-                square: square.index() as u8,
-            },
+            Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
+                EventView::Collapse {
+                    decided_by: actor.into(),
+                    closing_move: move_number,
+                    square: square.index() as u8,
+                }
+            }
         };
-        LogEntryView {
-            seq: entry.seq,
-            created_at: entry.created_at.clone(),
-            event,
+        LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }
+    }
+}
+
+/// The best action for the side to act, by exact search.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"actor": "O", "action": {"kind": "collapse", "move": 3, "square": 4}, "value": 0.5,
+    "value_kind": "guaranteed"}))]
+pub struct HintView {
+    /// Who is to act.
+    pub actor: ActorName,
+    /// The best action: post it to `moves` or `collapse`.
+    pub action: ActionView,
+    /// The final score difference X minus O that the action leads to with perfect
+    /// play from both sides.
+    pub value: f64,
+    /// `guaranteed` in `player_choice`; in `measurement`, where chance decides
+    /// collapses, `expected`: the mean over the measurements' outcomes.
+    pub value_kind: ValueKind,
+}
+
+/// How sure a hint's value is.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    /// Perfect play reaches it whatever the opponent does.
+    Guaranteed,
+    /// The mean over the measurements' equally likely outcomes.
+    Expected,
+}
+
+/// An action, as `moves` and `collapse` take it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActionView {
+    /// A move: post `{"squares": squares}` to `moves`.
+    Move {
+        /// Its two squares.
+        squares: Vec<u8>,
+    },
+    /// A collapse choice: post `{"move": move, "square": square}` to `collapse`.
+    Collapse {
+        /// The move named.
+        #[serde(rename = "move")]
+        move_number: u8,
+        /// The square it ends in.
+        square: u8,
+    },
+}
+
+impl From<&Hint> for HintView {
+    fn from(hint: &Hint) -> HintView {
+        HintView {
+            actor: hint.actor.into(),
+            action: match hint.solution.action {
+                Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
+                Action::Collapse { move_number, square } => {
+                    ActionView::Collapse { move_number, square: square.index() as u8 }
+                }
+            },
+            value: hint.solution.value.points,
+            value_kind: match hint.variant {
+                Variant::PlayerChoice => ValueKind::Guaranteed,
+                Variant::Measurement => ValueKind::Expected,
+            },
         }
     }
 }

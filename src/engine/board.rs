@@ -24,11 +24,7 @@ impl Player {
 
     /// The player who makes move `number` (counted from 1).
     pub fn of_move(number: MoveNumber) -> Player {
-        if number % 2 == 1 {
-            Player::X
-        } else {
-            Player::O
-        }
+        if number % 2 == 1 { Player::X } else { Player::O }
     }
 
     /// The player's letter, as written in marks and transcripts.
@@ -69,17 +65,8 @@ pub struct Square(u8);
 
 impl Square {
     /// The nine squares in order.
-    pub const ALL: [Square; 9] = [
-        Square(0),
-        Square(1),
-        Square(2),
-        Square(3),
-        Square(4),
-        Square(5),
-        Square(6),
-        Square(7),
-        Square(8),
-    ];
+    pub const ALL: [Square; 9] =
+        [Square(0), Square(1), Square(2), Square(3), Square(4), Square(5), Square(6), Square(7), Square(8)];
 
     /// The square's number, 0-8.
     pub fn index(self) -> usize {

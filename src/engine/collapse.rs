@@ -45,10 +45,7 @@ impl Collapse {
     pub(super) fn new(moves: &[Move], path: Vec<MoveNumber>, chooser: Actor) -> Collapse {
         let closing = moves.last().expect("a cycle is closed by a move");
         let component = graph::component(moves, closing.squares[0]);
-        let option = |square| CollapseOption {
-            square,
-            outcome: outcome(moves, &component, closing.number, square),
-        };
+        let option = |square| CollapseOption { square, outcome: outcome(moves, &component, closing.number, square) };
         let mut cycle_moves = path;
         cycle_moves.push(closing.number);
         cycle_moves.sort_unstable();
@@ -67,11 +64,7 @@ impl Collapse {
     /// [`RuleError::MoveNotInCycle`] when the move is not on the cycle (a stem lands
     /// the same way in both options, so naming it decides nothing);
     /// [`RuleError::SquareNotInMove`] when the square is not one of the move's two.
-    pub fn option_where(
-        &self,
-        move_number: MoveNumber,
-        square: Square,
-    ) -> Result<&CollapseOption, RuleError> {
+    pub fn option_where(&self, move_number: MoveNumber, square: Square) -> Result<&CollapseOption, RuleError> {
         if !self.cycle_moves.contains(&move_number) {
             return Err(RuleError::MoveNotInCycle);
         }
@@ -87,12 +80,7 @@ impl Collapse {
 /// Where every move of `component` lands once `first` is put in `square`: each
 /// square that fills pushes every other move touching it into that move's other
 /// square, and so on through the cycle and every stem hanging off it.
-fn outcome(
-    moves: &[Move],
-    component: &[MoveNumber],
-    first: MoveNumber,
-    square: Square,
-) -> Vec<(MoveNumber, Square)> {
+fn outcome(moves: &[Move], component: &[MoveNumber], first: MoveNumber, square: Square) -> Vec<(MoveNumber, Square)> {
     let mut landed = vec![(first, square)];
     let mut filled = vec![square];
     while let Some(filled_square) = filled.pop() {
@@ -107,11 +95,7 @@ fn outcome(
             }
         }
     }
-    debug_assert_eq!(
-        landed.len(),
-        component.len(),
-        "a cycle's component collapses whole"
-    );
+    debug_assert_eq!(landed.len(), component.len(), "a cycle's component collapses whole");
     landed.sort_unstable();
     landed
 }

@@ -70,9 +70,7 @@ impl fmt::Display for RuleError {
             RuleError::NotYourTurn => "it is not your turn",
             RuleError::CollapsePending => "a cycle must be collapsed before the next move",
             RuleError::NoCollapsePending => "there is no cycle to collapse",
-            RuleError::NotTheChooser => {
-                "only the player who did not close the cycle chooses its collapse"
-            }
+            RuleError::NotTheChooser => "only the player who did not close the cycle chooses its collapse",
             RuleError::MoveNotInCycle => "that move is not on the cycle",
             RuleError::SquareNotInMove => "that square is not one of the move's two squares",
             RuleError::GameOver => "the game is over",

@@ -95,13 +95,7 @@ pub struct ReplayError {
 
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "log entry {} breaks a rule: {} ({})",
-            self.entry,
-            self.error,
-            self.error.code()
-        )
+        write!(f, "log entry {} breaks a rule: {} ({})", self.entry, self.error, self.error.code())
     }
 }
 
@@ -156,8 +150,7 @@ impl Game {
     pub fn replay(variant: Variant, log: &[LogEntry]) -> Result<Game, ReplayError> {
         let mut game = Game::new(variant);
         for (entry, logged) in log.iter().enumerate() {
-            game.play(logged.actor, logged.action)
-                .map_err(|error| ReplayError { entry, error })?;
+            game.play(logged.actor, logged.action).map_err(|error| ReplayError { entry, error })?;
         }
         Ok(game)
     }
@@ -172,10 +165,7 @@ impl Game {
         }
         match action {
             Action::Move { squares } => self.place(actor, squares),
-            Action::Collapse {
-                move_number,
-                square,
-            } => self.collapse(actor, move_number, square),
+            Action::Collapse { move_number, square } => self.collapse(actor, move_number, square),
         }
     }
 
@@ -189,7 +179,7 @@ impl Game {
         &mut self,
         actor: Actor,
         action: Action,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
     ) -> Result<(), RuleError> {
         self.play(actor, action)?;
         if let Some(pending) = self.pending_collapse()
@@ -197,14 +187,8 @@ impl Game {
         {
             let square = measurement::measure_cycle(&self.moves, pending, rng);
             let closing_move = pending.closing_move;
-            self.play(
-                Actor::Measurement,
-                Action::Collapse {
-                    move_number: closing_move,
-                    square,
-                },
-            )
-            .expect("a measured outcome is one of the pending options");
+            self.play(Actor::Measurement, Action::Collapse { move_number: closing_move, square })
+                .expect("a measured outcome is one of the pending options");
         }
         Ok(())
     }
@@ -218,10 +202,7 @@ impl Game {
         if actor != Actor::Player(player) {
             return Err(RuleError::NotYourTurn);
         }
-        if squares
-            .iter()
-            .any(|square| self.classical[square.index()].is_some())
-        {
+        if squares.iter().any(|square| self.classical[square.index()].is_some()) {
             return Err(RuleError::SquareIsClassical);
         }
         let [a, b] = squares;
@@ -230,45 +211,27 @@ impl Game {
                 return Err(RuleError::SameSquareTwice);
             }
             // The last open square: both marks there, classical at once.
-            self.moves.push(Move {
-                number,
-                squares,
-                landed: Some(a),
-            });
+            self.moves.push(Move { number, squares, landed: Some(a) });
             self.classical[a.index()] = Some(number);
             self.lines = scoring::completed_lines(&self.classical);
         } else {
             let squares = [a.min(b), a.max(b)];
             let path = graph::path_between(&self.moves, a, b);
-            self.moves.push(Move {
-                number,
-                squares,
-                landed: None,
-            });
+            self.moves.push(Move { number, squares, landed: None });
             if let Some(path) = path {
                 let chooser = match self.variant {
                     Variant::PlayerChoice => Actor::Player(player.other()),
                     Variant::Measurement => Actor::Measurement,
                 };
-                self.collapses
-                    .push(Collapse::new(&self.moves, path, chooser));
+                self.collapses.push(Collapse::new(&self.moves, path, chooser));
             }
         }
-        self.log.push(LogEntry {
-            actor,
-            action: Action::Move {
-                squares: self.moves[usize::from(number) - 1].squares,
-            },
-        });
+        self.log
+            .push(LogEntry { actor, action: Action::Move { squares: self.moves[usize::from(number) - 1].squares } });
         Ok(())
     }
 
-    fn collapse(
-        &mut self,
-        actor: Actor,
-        move_number: MoveNumber,
-        square: Square,
-    ) -> Result<(), RuleError> {
+    fn collapse(&mut self, actor: Actor, move_number: MoveNumber, square: Square) -> Result<(), RuleError> {
         // The pending collapse, borrowed by field so that the board can change
         // beside it.
         let pending = self
@@ -286,15 +249,9 @@ impl Game {
         }
         // Logged by the closing move, whichever cycle move the chooser named: the
         // same outcome always reads the same in the log.
-        let canonical = Action::Collapse {
-            move_number: pending.closing_move,
-            square: option.square,
-        };
+        let canonical = Action::Collapse { move_number: pending.closing_move, square: option.square };
         pending.decided_square = Some(option.square);
-        self.log.push(LogEntry {
-            actor,
-            action: canonical,
-        });
+        self.log.push(LogEntry { actor, action: canonical });
         self.lines = scoring::completed_lines(&self.classical);
         Ok(())
     }
@@ -326,23 +283,17 @@ impl Game {
         self.moves
             .iter()
             .filter(move |m| m.landed.is_none() && m.squares.contains(&square))
-            .map(|m| Mark {
-                move_number: m.number,
-            })
+            .map(|m| Mark { move_number: m.number })
     }
 
     /// The squares without a classical mark.
     pub fn open_squares(&self) -> impl Iterator<Item = Square> + '_ {
-        Square::ALL
-            .into_iter()
-            .filter(|square| self.classical[square.index()].is_none())
+        Square::ALL.into_iter().filter(|square| self.classical[square.index()].is_none())
     }
 
     /// The closed cycle waiting for its collapse to be decided, if any.
     pub fn pending_collapse(&self) -> Option<&Collapse> {
-        self.collapses
-            .last()
-            .filter(|collapse| collapse.decided_square.is_none())
+        self.collapses.last().filter(|collapse| collapse.decided_square.is_none())
     }
 
     /// Every collapse so far, decided or pending, in order.
@@ -376,10 +327,7 @@ impl Game {
             return pending
                 .options
                 .iter()
-                .map(|option| Action::Collapse {
-                    move_number: pending.closing_move,
-                    square: option.square,
-                })
+                .map(|option| Action::Collapse { move_number: pending.closing_move, square: option.square })
                 .collect();
         }
         if self.is_over() {
@@ -387,9 +335,7 @@ impl Game {
         }
         let open: Vec<Square> = self.open_squares().collect();
         if let [last] = open[..] {
-            return vec![Action::Move {
-                squares: [last, last],
-            }];
+            return vec![Action::Move { squares: [last, last] }];
         }
         let mut actions = Vec::with_capacity(open.len() * (open.len() - 1) / 2);
         for (i, &a) in open.iter().enumerate() {
@@ -402,8 +348,7 @@ impl Game {
 
     /// True once a collapse made a line, or all nine moves are placed and settled.
     pub fn is_over(&self) -> bool {
-        !self.lines.is_empty()
-            || (self.pending_collapse().is_none() && self.moves.len() == usize::from(MAX_MOVES))
+        !self.lines.is_empty() || (self.pending_collapse().is_none() && self.moves.len() == usize::from(MAX_MOVES))
     }
 
     /// Every completed line, scored.
@@ -423,10 +368,6 @@ impl Game {
 
     /// Ongoing, or who won.
     pub fn result(&self) -> GameResult {
-        if self.is_over() {
-            scoring::result_of_finished(self.score())
-        } else {
-            GameResult::Ongoing
-        }
+        if self.is_over() { scoring::result_of_finished(self.score()) } else { GameResult::Ongoing }
     }
 }

@@ -37,9 +37,7 @@ pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Vec<Move
     let mut square = to;
     while let Some(step) = reached_by[square.index()] {
         path.push(step.number);
-        square = step
-            .other_square(square)
-            .expect("the move that reached a square touches it");
+        square = step.other_square(square).expect("the move that reached a square touches it");
     }
     path.reverse();
     Some(path)
@@ -64,9 +62,5 @@ pub fn component(moves: &[Move], square: Square) -> Vec<MoveNumber> {
             break;
         }
     }
-    moves
-        .iter()
-        .filter(|m| m.landed.is_none() && in_component[m.squares[0].index()])
-        .map(|m| m.number)
-        .collect()
+    moves.iter().filter(|m| m.landed.is_none() && in_component[m.squares[0].index()]).map(|m| m.number).collect()
 }

@@ -16,18 +16,9 @@ use crate::quantum::StateVector;
 /// same way in both), so the circuit puts the closing move in superposition,
 /// entangles every other cycle move with it, and shifts the result onto the first
 /// outcome: (|first> + |second>)/sqrt 2. Each is measured with probability 1/2.
-pub(super) fn measure_cycle(moves: &[Move], pending: &Collapse, rng: &mut impl Rng) -> Square {
-    let component: Vec<MoveNumber> = pending.options[0]
-        .outcome
-        .iter()
-        .map(|&(number, _)| number)
-        .collect();
-    let qubit = |number| {
-        component
-            .iter()
-            .position(|&m| m == number)
-            .expect("cycle moves are in the component")
-    };
+pub(super) fn measure_cycle(moves: &[Move], pending: &Collapse, rng: &mut (impl Rng + ?Sized)) -> Square {
+    let component: Vec<MoveNumber> = pending.options[0].outcome.iter().map(|&(number, _)| number).collect();
+    let qubit = |number| component.iter().position(|&m| m == number).expect("cycle moves are in the component");
     let basis_state = |option: &CollapseOption| -> usize {
         option
             .outcome
@@ -39,11 +30,7 @@ pub(super) fn measure_cycle(moves: &[Move], pending: &Collapse, rng: &mut impl R
     let closing = qubit(pending.closing_move);
     let mut state = StateVector::new(component.len());
     state.h(closing);
-    for &number in pending
-        .cycle_moves
-        .iter()
-        .filter(|&&m| m != pending.closing_move)
-    {
+    for &number in pending.cycle_moves.iter().filter(|&&m| m != pending.closing_move) {
         state.cnot(closing, qubit(number));
     }
     let first = basis_state(&pending.options[0]);
@@ -73,10 +60,7 @@ pub struct SquareProbabilities {
 /// Each square's odds: a classical square is certain; the unresolved moves are put
 /// in even superposition and projected onto the outcomes the board allows (no
 /// square gets two marks), each of which is then equally likely.
-pub(super) fn square_probabilities(
-    moves: &[Move],
-    classical: &[Option<MoveNumber>; 9],
-) -> [SquareProbabilities; 9] {
+pub(super) fn square_probabilities(moves: &[Move], classical: &[Option<MoveNumber>; 9]) -> [SquareProbabilities; 9] {
     let mut odds = [SquareProbabilities::default(); 9];
     let unresolved: Vec<&Move> = moves.iter().filter(|m| m.landed.is_none()).collect();
     let square_of = |index: usize, q: usize| unresolved[q].squares[(index >> q) & 1];

@@ -41,10 +41,7 @@ pub fn write(game: &Game) -> String {
                     tokens.push(format!("{player}{placed}!({})", goff(a)));
                 }
             }
-            Action::Collapse {
-                move_number,
-                square,
-            } => {
+            Action::Collapse { move_number, square } => {
                 // The chooser writes the collapse under the turn it is about to play.
                 let turn = placed + 1;
                 tokens.push(format!(
@@ -59,11 +56,7 @@ pub fn write(game: &Game) -> String {
     let mut text = tokens.join("; ");
     if game.is_over() {
         let score = game.score();
-        text.push_str(&format!(
-            " {{X{:.1},O{:.1}}}",
-            score.x.as_f64(),
-            score.o.as_f64()
-        ));
+        text.push_str(&format!(" {{X{:.1},O{:.1}}}", score.x.as_f64(), score.o.as_f64()));
     }
     text
 }
@@ -76,16 +69,9 @@ pub fn write(game: &Game) -> String {
 pub fn parse(text: &str, variant: Variant) -> Result<Vec<LogEntry>, NotationError> {
     let mut log = Vec::new();
     let mut placed: MoveNumber = 0;
-    let tokens = text
-        .split(';')
-        .map(strip_annotations)
-        .filter(|token| !token.is_empty());
+    let tokens = text.split(';').map(strip_annotations).filter(|token| !token.is_empty());
     for (index, token) in tokens.enumerate() {
-        let fail = |reason: String| NotationError {
-            action: index + 1,
-            text: token.clone(),
-            reason,
-        };
+        let fail = |reason: String| NotationError { action: index + 1, text: token.clone(), reason };
         let mut reader = Reader { rest: &token };
         let (player, turn) = reader.mark().map_err(&fail)?;
         match reader.next() {
@@ -96,31 +82,19 @@ pub fn parse(text: &str, variant: Variant) -> Result<Vec<LogEntry>, NotationErro
                 let (a, b) = reader.pair().map_err(&fail)?;
                 reader.end().map_err(&fail)?;
                 placed = turn;
-                log.push(LogEntry {
-                    actor: Actor::Player(player),
-                    action: Action::Move { squares: [a, b] },
-                });
+                log.push(LogEntry { actor: Actor::Player(player), action: Action::Move { squares: [a, b] } });
             }
             Some('!') if reader.rest.starts_with('(') => {
                 let square = reader.single().map_err(&fail)?;
                 reader.end().map_err(&fail)?;
-                let last_square_move = Action::Move {
-                    squares: [square, square],
-                };
-                if turn != placed
-                    || log.last().map(|entry: &LogEntry| entry.action) != Some(last_square_move)
-                {
-                    return Err(fail(
-                        "this confirms a last-square move, and none came just before".into(),
-                    ));
+                let last_square_move = Action::Move { squares: [square, square] };
+                if turn != placed || log.last().map(|entry: &LogEntry| entry.action) != Some(last_square_move) {
+                    return Err(fail("this confirms a last-square move, and none came just before".into()));
                 }
             }
             Some('!') => {
                 if turn != placed + 1 {
-                    return Err(fail(format!(
-                        "a collapse is written under the next turn, {}",
-                        placed + 1
-                    )));
+                    return Err(fail(format!("a collapse is written under the next turn, {}", placed + 1)));
                 }
                 let (_, move_number) = reader.mark().map_err(&fail)?;
                 let square = reader.single().map_err(&fail)?;
@@ -129,18 +103,10 @@ pub fn parse(text: &str, variant: Variant) -> Result<Vec<LogEntry>, NotationErro
                     Variant::PlayerChoice => Actor::Player(player),
                     Variant::Measurement => Actor::Measurement,
                 };
-                log.push(LogEntry {
-                    actor,
-                    action: Action::Collapse {
-                        move_number,
-                        square,
-                    },
-                });
+                log.push(LogEntry { actor, action: Action::Collapse { move_number, square } });
             }
             _ => {
-                return Err(fail(
-                    "expected '+' for a move or '!' for a collapse after the mark".into(),
-                ));
+                return Err(fail("expected '+' for a move or '!' for a collapse after the mark".into()));
             }
         }
     }
@@ -210,13 +176,8 @@ impl Reader<'_> {
     /// A mark such as `X3`: a player and a move number of that player.
     fn mark(&mut self) -> Result<(Player, MoveNumber), String> {
         let letter = self.next().ok_or("expected a mark such as X1")?;
-        let player =
-            Player::from_letter(letter).ok_or(format!("expected X or O, found '{letter}'"))?;
-        let digits = self.rest.len()
-            - self
-                .rest
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .len();
+        let player = Player::from_letter(letter).ok_or(format!("expected X or O, found '{letter}'"))?;
+        let digits = self.rest.len() - self.rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         let number: MoveNumber = self.rest[..digits]
             .parse()
             .ok()
@@ -224,10 +185,7 @@ impl Reader<'_> {
             .ok_or(format!("expected a move number after {player}"))?;
         self.rest = &self.rest[digits..];
         if Player::of_move(number) != player {
-            return Err(format!(
-                "move {number} is {}'s, not {player}'s",
-                Player::of_move(number)
-            ));
+            return Err(format!("move {number} is {}'s, not {player}'s", Player::of_move(number)));
         }
         Ok((player, number))
     }

@@ -95,9 +95,7 @@ pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Vec<Line> {
         .collect();
     if let Some(earliest) = lines.iter().map(|line| line.max_move).min() {
         for line in &mut lines {
-            line.points = Points {
-                halves: if line.max_move == earliest { 2 } else { 1 },
-            };
+            line.points = Points { halves: if line.max_move == earliest { 2 } else { 1 } };
         }
     }
     lines
@@ -106,16 +104,9 @@ pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Vec<Line> {
 /// The points each player earned from `lines`.
 pub fn score(lines: &[Line]) -> Score {
     let total = |player| Points {
-        halves: lines
-            .iter()
-            .filter(|line| line.player == player)
-            .map(|line| line.points.halves)
-            .sum(),
+        halves: lines.iter().filter(|line| line.player == player).map(|line| line.points.halves).sum(),
     };
-    Score {
-        x: total(Player::X),
-        o: total(Player::O),
-    }
+    Score { x: total(Player::X), o: total(Player::O) }
 }
 
 /// The result of a finished game with `score`.

@@ -19,10 +19,7 @@ impl StateVector {
     /// For more than 16 qubits: the game never needs more than 9, and the state
     /// doubles with each one.
     pub fn new(qubits: usize) -> StateVector {
-        assert!(
-            qubits <= 16,
-            "{qubits} qubits is more than the board can ever need"
-        );
+        assert!(qubits <= 16, "{qubits} qubits is more than the board can ever need");
         let mut amplitudes = vec![Complex64::new(0.0, 0.0); 1 << qubits];
         amplitudes[0] = Complex64::new(1.0, 0.0);
         StateVector { amplitudes }
@@ -62,9 +59,7 @@ impl StateVector {
     /// Controlled NOT: flips `target` where `control` is |1>, entangling the two.
     pub fn cnot(&mut self, control: usize, target: usize) {
         let (control_bit, target_bit) = (1 << control, 1 << target);
-        for index in
-            (0..self.len()).filter(|index| index & control_bit != 0 && index & target_bit == 0)
-        {
+        for index in (0..self.len()).filter(|index| index & control_bit != 0 && index & target_bit == 0) {
             self.amplitudes.swap(index, index | target_bit);
         }
     }
@@ -103,7 +98,7 @@ impl StateVector {
 
     /// Measures every qubit: picks a basis state with its probability, leaves the
     /// state in it and returns its index.
-    pub fn measure(&mut self, rng: &mut impl Rng) -> usize {
+    pub fn measure(&mut self, rng: &mut (impl Rng + ?Sized)) -> usize {
         let mut draw = rng.random_range(0.0..self.norm_sqr());
         // Falls back to the last possible state when rounding leaves a sliver of
         // the draw unspent.
@@ -119,9 +114,7 @@ impl StateVector {
             }
             draw -= probability;
         }
-        self.amplitudes
-            .iter_mut()
-            .for_each(|amplitude| *amplitude = Complex64::new(0.0, 0.0));
+        self.amplitudes.iter_mut().for_each(|amplitude| *amplitude = Complex64::new(0.0, 0.0));
         self.amplitudes[measured] = Complex64::new(1.0, 0.0);
         measured
     }
@@ -144,26 +137,17 @@ mod tests {
         let mut state = StateVector::new(1);
         state.h(0);
         let p = probabilities(&state);
-        assert!(
-            (p[0] - 0.5).abs() < EPSILON && (p[1] - 0.5).abs() < EPSILON,
-            "{p:?}"
-        );
+        assert!((p[0] - 0.5).abs() < EPSILON && (p[1] - 0.5).abs() < EPSILON, "{p:?}");
         state.h(0);
         let p = probabilities(&state);
-        assert!(
-            (p[0] - 1.0).abs() < EPSILON && p[1].abs() < EPSILON,
-            "{p:?}"
-        );
+        assert!((p[0] - 1.0).abs() < EPSILON && p[1].abs() < EPSILON, "{p:?}");
     }
 
     #[test]
     fn x_flips_only_its_qubit() {
         let mut state = StateVector::new(3);
         state.x(1);
-        assert_eq!(
-            probabilities(&state),
-            vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-        );
+        assert_eq!(probabilities(&state), vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     }
 
     #[test]
@@ -172,10 +156,7 @@ mod tests {
         state.h(0);
         state.cnot(0, 1);
         let p = probabilities(&state);
-        assert!(
-            (p[0b00] - 0.5).abs() < EPSILON && (p[0b11] - 0.5).abs() < EPSILON,
-            "{p:?}"
-        );
+        assert!((p[0b00] - 0.5).abs() < EPSILON && (p[0b11] - 0.5).abs() < EPSILON, "{p:?}");
         assert!(p[0b01].abs() < EPSILON && p[0b10].abs() < EPSILON, "{p:?}");
     }
 
@@ -201,16 +182,9 @@ mod tests {
         state.h(0);
         state.cnot(0, 1);
         let measured = state.measure(&mut rng);
-        assert!(
-            measured == 0b00 || measured == 0b11,
-            "measured {measured:#b}"
-        );
+        assert!(measured == 0b00 || measured == 0b11, "measured {measured:#b}");
         let p = probabilities(&state);
         assert_eq!(p[measured], 1.0);
-        assert_eq!(
-            state.measure(&mut rng),
-            measured,
-            "a measured state stays measured"
-        );
+        assert_eq!(state.measure(&mut rng), measured, "a measured state stays measured");
     }
 }

@@ -9,11 +9,10 @@ mod rows;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
 
+use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
 use rows::{EntryRow, GameRow, SummaryRow};
@@ -42,10 +41,21 @@ pub struct StoredEntry {
     pub created_at: String,
     /// What happened.
     pub event: Event,
+    /// Whether the game's bot did it.
+    pub by_bot: bool,
+}
+
+/// An entry to append to a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewEntry {
+    /// What happened.
+    pub event: Event,
+    /// Whether the game's bot did it.
+    pub by_bot: bool,
 }
 
 /// A game as stored: its identity and its whole log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredGame {
     /// The game's id.
     pub id: i64,
@@ -53,6 +63,8 @@ pub struct StoredGame {
     pub variant: Variant,
     /// When it was created, RFC 3339 in UTC.
     pub created_at: String,
+    /// The bot that holds the seat the creator left, in a game against the computer.
+    pub opponent: Option<Level>,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
 }
@@ -158,7 +170,9 @@ impl Store {
         Ok(())
     }
 
-    /// Creates a game with `player` seated, its token hashed to `token_hash`.
+    /// Creates a game with `player` seated, its token hashed to `token_hash`, and
+    /// `opening` logged after that seat: the bot's seat and first actions when
+    /// `opponent` plays.
     ///
     /// # Errors
     /// When the database fails.
@@ -167,27 +181,32 @@ impl Store {
         variant: Variant,
         player: Player,
         token_hash: &[u8],
+        opponent: Option<Level>,
+        opening: &[NewEntry],
         summary: Summary,
     ) -> Result<StoredGame, Error> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let (id, created_at): (i64, String) = sqlx::query_as(
-            // Version 1: the creator's seat is the log's first entry.
-            "INSERT INTO games (variant, version, status, result) VALUES (?, 1, ?, ?) \
-             RETURNING id, created_at",
+            "INSERT INTO games (variant, version, status, result, bot_level, bot_mistake_chance) \
+             VALUES (?, ?, ?, ?, ?, ?) RETURNING id, created_at",
         )
         .bind(variant.code())
+        .bind(1 + opening.len() as i64)
         .bind(summary.status.code())
         .bind(summary.result.code())
+        .bind(opponent.map(Level::code))
+        .bind(opponent.and_then(|level| match level {
+            Level::Parasite { mistake_chance } => Some(mistake_chance),
+            Level::Random | Level::Perfect => None,
+        }))
         .fetch_one(&mut *tx)
         .await?;
-        let seated = seat(&mut tx, id, 1, player, token_hash).await?;
+        let mut log = vec![seat(&mut tx, id, 1, player, token_hash).await?];
+        for (seq, entry) in (2..).zip(opening) {
+            log.push(EntryRow::insert(&mut tx, id, seq, entry).await?);
+        }
         tx.commit().await?;
-        Ok(StoredGame {
-            id,
-            variant,
-            created_at,
-            log: vec![seated],
-        })
+        Ok(StoredGame { id, variant, created_at, opponent, log })
     }
 
     /// The game with `id` and its whole log, if there is one.
@@ -195,25 +214,23 @@ impl Store {
     /// # Errors
     /// When the database fails, or holds a row the code cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
-        let Some(game) =
-            sqlx::query_as::<_, GameRow>("SELECT id, variant, created_at FROM games WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
+        let Some(game) = sqlx::query_as::<_, GameRow>(
+            "SELECT id, variant, created_at, bot_level, bot_mistake_chance FROM games WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
         else {
             return Ok(None);
         };
         let entries = sqlx::query_as::<_, EntryRow>(
-            "SELECT seq, kind, actor, square_a, square_b, closing_move, collapse_square, created_at \
-             FROM log_entries WHERE game_id = ? ORDER BY seq",
+            "SELECT seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, \
+             created_at FROM log_entries WHERE game_id = ? ORDER BY seq",
         )
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        let log = entries
-            .into_iter()
-            .map(EntryRow::into_entry)
-            .collect::<Result<_, _>>()?;
+        let log = entries.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
         Ok(Some(game.into_game(log)?))
     }
 
@@ -231,7 +248,7 @@ impl Store {
         player.map(|p| rows::player(&p)).transpose()
     }
 
-    /// Appends `events` to the log of game `id` right after version `after`, and
+    /// Appends `entries` to the log of game `id` right after version `after`, and
     /// updates the summary, in one transaction.
     ///
     /// # Errors
@@ -241,13 +258,13 @@ impl Store {
         &self,
         id: i64,
         after: i64,
-        events: &[Event],
+        entries: &[NewEntry],
         summary: Summary,
     ) -> Result<Vec<StoredEntry>, Error> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let mut written = Vec::with_capacity(events.len());
-        for (seq, event) in (after + 1..).zip(events) {
-            match EntryRow::insert(&mut tx, id, seq, event).await {
+        let mut written = Vec::with_capacity(entries.len());
+        for (seq, entry) in (after + 1..).zip(entries) {
+            match EntryRow::insert(&mut tx, id, seq, entry).await {
                 Ok(entry) => written.push(entry),
                 Err(error) if rows::is_unique_violation(&error) => {
                     drop(tx);
@@ -259,7 +276,7 @@ impl Store {
                 Err(error) => return Err(error.into()),
             }
         }
-        let version = after + events.len() as i64;
+        let version = after + entries.len() as i64;
         sqlx::query("UPDATE games SET version = ?, status = ?, result = ? WHERE id = ?")
             .bind(version)
             .bind(summary.status.code())
@@ -272,12 +289,10 @@ impl Store {
     }
 
     async fn version_of(&self, id: i64) -> Result<i64, Error> {
-        Ok(
-            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")
-                .bind(id)
-                .fetch_one(&self.pool)
-                .await?,
-        )
+        Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?)
     }
 
     /// Seats a new player in the free seat of game `id` (X first), with its token
@@ -285,38 +300,32 @@ impl Store {
     ///
     /// # Errors
     /// A [`SeatRefusal`] inside `Ok`; any database failure.
-    pub async fn take_free_seat(
-        &self,
-        id: i64,
-        token_hash: &[u8],
-    ) -> Result<Result<Player, SeatRefusal>, Error> {
+    pub async fn take_free_seat(&self, id: i64, token_hash: &[u8]) -> Result<Result<Player, SeatRefusal>, Error> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let Some(status) = sqlx::query_scalar::<_, String>("SELECT status FROM games WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?
+        let Some((status, has_bot)) =
+            sqlx::query_as::<_, (String, bool)>("SELECT status, bot_level IS NOT NULL FROM games WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?
         else {
             return Ok(Err(SeatRefusal::NoSuchGame));
         };
-        let taken: Vec<String> = sqlx::query_scalar("SELECT player FROM seats WHERE game_id = ?")
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?;
-        let Some(player) = [Player::X, Player::O]
-            .into_iter()
-            .find(|p| !taken.contains(&p.to_string()))
-        else {
+        // A bot's seat has no token, so no row in `seats`; it is taken all the same.
+        if has_bot {
+            return Ok(Err(SeatRefusal::SeatsTaken));
+        }
+        let taken: Vec<String> =
+            sqlx::query_scalar("SELECT player FROM seats WHERE game_id = ?").bind(id).fetch_all(&mut *tx).await?;
+        let Some(player) = [Player::X, Player::O].into_iter().find(|p| !taken.contains(&p.to_string())) else {
             return Ok(Err(SeatRefusal::SeatsTaken));
         };
         if status == Status::Finished.code() {
             return Ok(Err(SeatRefusal::GameOver));
         }
-        let seq: i64 = sqlx::query_scalar(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM log_entries WHERE game_id = ?",
-        )
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
+        let seq: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM log_entries WHERE game_id = ?")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
         seat(&mut tx, id, seq, player, token_hash).await?;
         // Both seats are taken now: a waiting game becomes ongoing.
         sqlx::query("UPDATE games SET version = ?, status = ? WHERE id = ?")
@@ -369,7 +378,8 @@ async fn seat(
         .bind(token_hash)
         .execute(&mut **tx)
         .await?;
-    Ok(EntryRow::insert(tx, id, seq, &Event::SeatTaken(player)).await?)
+    let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
+    Ok(EntryRow::insert(tx, id, seq, &seated).await?)
 }
 
 impl From<sqlx::Error> for Error {

@@ -90,9 +90,7 @@ pub struct LineState {
 
 pub fn scenarios() -> Vec<Scenario> {
     let text = include_str!("../data/scenarios.json");
-    serde_json::from_str::<Scenarios>(text)
-        .expect("tests/data/scenarios.json parses")
-        .scenarios
+    serde_json::from_str::<Scenarios>(text).expect("tests/data/scenarios.json parses").scenarios
 }
 
 pub fn square(index: i64) -> Square {
@@ -124,9 +122,7 @@ impl Step {
     pub fn action(&self) -> Result<Action, &'static str> {
         let checked = |index: i64| Square::try_from(index).map_err(|error| error.code());
         match (&self.squares, &self.collapse) {
-            (Some([a, b]), None) => Ok(Action::Move {
-                squares: [checked(*a)?, checked(*b)?],
-            }),
+            (Some([a, b]), None) => Ok(Action::Move { squares: [checked(*a)?, checked(*b)?] }),
             (None, Some(choice)) => Ok(choice.action()),
             _ => panic!("a step is either a move or a collapse"),
         }
@@ -135,10 +131,7 @@ impl Step {
 
 impl CollapseChoice {
     pub fn action(&self) -> Action {
-        Action::Collapse {
-            move_number: self.move_number,
-            square: square(self.square),
-        }
+        Action::Collapse { move_number: self.move_number, square: square(self.square) }
     }
 }
 
@@ -149,34 +142,20 @@ pub fn state_of(game: &Game) -> State {
         Actor::Measurement => "measurement".to_string(),
     };
     State {
-        classical: Square::ALL
-            .iter()
-            .map(|&s| game.classical(s).map(|mark| mark.to_string()))
-            .collect(),
-        spooky: Square::ALL
-            .iter()
-            .map(|&s| game.spooky(s).map(|mark| mark.to_string()).collect())
-            .collect(),
+        classical: Square::ALL.iter().map(|&s| game.classical(s).map(|mark| mark.to_string())).collect(),
+        spooky: Square::ALL.iter().map(|&s| game.spooky(s).map(|mark| mark.to_string()).collect()).collect(),
         pending_collapse: game.pending_collapse().map(|pending| PendingState {
             chooser: actor_name(pending.chooser),
             closing_move: pending.closing_move,
             cycle_moves: pending.cycle_moves.clone(),
-            options: pending
-                .options
-                .iter()
-                .map(|option| option.square.index())
-                .collect(),
+            options: pending.options.iter().map(|option| option.square.index()).collect(),
         }),
-        next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
-            player: player.to_string(),
-            move_number,
-        }),
+        next_to_move: game
+            .next_to_move()
+            .map(|(player, move_number)| NextToMove { player: player.to_string(), move_number }),
         game_over: game.is_over(),
         result: game.result().code().to_string(),
-        score: ScoreState {
-            x: game.score().x.as_f64(),
-            o: game.score().o.as_f64(),
-        },
+        score: ScoreState { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
         lines: game
             .lines()
             .iter()

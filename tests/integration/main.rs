@@ -1,6 +1,7 @@
 //! The integration tests, in one binary to keep build time down.
 
 mod api;
+mod bots;
 mod fixtures;
 mod notation;
 mod properties;

@@ -14,20 +14,14 @@ fn goffs_complete_example_game_replays_to_a_draw() {
         log[3],
         qttt::engine::LogEntry {
             actor: Actor::Player(Player::O),
-            action: Action::Collapse {
-                move_number: 3,
-                square: square(4)
-            }
+            action: Action::Collapse { move_number: 3, square: square(4) }
         }
     );
     let game = Game::replay(Variant::PlayerChoice, &log).expect("Goff's example is legal");
     assert_eq!(game.result(), GameResult::Draw);
     let board: String = qttt::engine::Square::ALL
         .iter()
-        .map(|&s| {
-            game.classical(s)
-                .map_or("-".to_string(), |mark| mark.to_string())
-        })
+        .map(|&s| game.classical(s).map_or("-".to_string(), |mark| mark.to_string()))
         .collect::<Vec<_>>()
         .join(" ");
     assert_eq!(board, "X1 O2 X5 X9 X3 O8 O6 X7 O4");
@@ -43,10 +37,7 @@ fn a_measured_collapse_reads_as_the_measurements_entry() {
     let log = notation::parse("X1+(1,2); O2+(1,2); X3!O2(1)", Variant::Measurement).unwrap();
     assert_eq!(log[2].actor, Actor::Measurement);
     let game = Game::replay(Variant::Measurement, &log).unwrap();
-    assert_eq!(
-        game.classical(square(0)).map(|m| m.to_string()).as_deref(),
-        Some("O2")
-    );
+    assert_eq!(game.classical(square(0)).map(|m| m.to_string()).as_deref(), Some("O2"));
 }
 
 #[test]
@@ -58,11 +49,7 @@ fn a_finished_game_ends_with_its_score() {
     .unwrap();
     let game = Game::replay(Variant::PlayerChoice, &log).unwrap();
     assert_eq!(game.result(), GameResult::XWins);
-    assert!(
-        notation::write(&game).ends_with("O8!X7(7) {X1.0,O0.0}"),
-        "{}",
-        notation::write(&game)
-    );
+    assert!(notation::write(&game).ends_with("O8!X7(7) {X1.0,O0.0}"), "{}", notation::write(&game));
 }
 
 #[test]
@@ -73,18 +60,10 @@ fn unreadable_transcripts_name_the_action_and_the_reason() {
         ("X1+(1,2); X3+(3,4)", 2, "the next move is number 2"),
         ("X1+(1,2); O3+(3,4)", 2, "move 3 is X's, not O's"),
         ("X1+(1,2); O4+(3,4)", 2, "the next move is number 2"),
-        (
-            "X1-(1,2)",
-            1,
-            "expected '+' for a move or '!' for a collapse after the mark",
-        ),
+        ("X1-(1,2)", 1, "expected '+' for a move or '!' for a collapse after the mark"),
         ("X1+(1,2", 1, "expected ')', found the end"),
         ("X1+(1,2)x", 1, "unexpected 'x' at the end"),
-        (
-            "X1+(1,2); O2!(1)",
-            2,
-            "this confirms a last-square move, and none came just before",
-        ),
+        ("X1+(1,2); O2!(1)", 2, "this confirms a last-square move, and none came just before"),
         ("Z1+(1,2)", 1, "expected X or O, found 'Z'"),
         ("X+(1,2)", 1, "expected a move number after X"),
     ];

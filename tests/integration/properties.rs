@@ -23,8 +23,7 @@ fn random_games(variant: Variant, mut check: impl FnMut(&Game, &Game, &mut StdRn
                 let actions = game.legal_actions();
                 let action = actions[rng.random_range(0..actions.len())];
                 let before = game.clone();
-                game.play_measured(actor, action, &mut rng)
-                    .expect("a legal action is accepted");
+                game.play_measured(actor, action, &mut rng).expect("a legal action is accepted");
                 check(&before, &game, &mut rng);
             }
             assert!(game.is_over(), "seed {seed}: not over after 18 actions");
@@ -61,15 +60,8 @@ fn no_cycle_survives_a_collapse() {
                 square
             }
             for m in game.moves().iter().filter(|m| m.landed.is_none()) {
-                let (a, b) = (
-                    find(&mut root, m.squares[0].index()),
-                    find(&mut root, m.squares[1].index()),
-                );
-                assert_ne!(
-                    a, b,
-                    "move {} closes a cycle that was never collapsed",
-                    m.number
-                );
+                let (a, b) = (find(&mut root, m.squares[0].index()), find(&mut root, m.squares[1].index()));
+                assert_ne!(a, b, "move {} closes a cycle that was never collapsed", m.number);
                 root[a] = b;
             }
         });
@@ -113,17 +105,10 @@ fn scores_are_whole_or_half_points_up_to_two() {
             seen.insert(score.x.halves);
             seen.insert(score.o.halves);
             let winner_points = score.x.max(score.o);
-            assert!(
-                winner_points.halves == 0 || winner_points.halves >= 2,
-                "a winner has at least 1 point"
-            );
+            assert!(winner_points.halves == 0 || winner_points.halves >= 2, "a winner has at least 1 point");
         }
     }
-    assert_eq!(
-        seen.into_iter().collect::<Vec<_>>(),
-        vec![0, 1, 2, 3, 4],
-        "random play reaches every score"
-    );
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4], "random play reaches every score");
 }
 
 /// Any action at all, legal or not.
@@ -133,17 +118,11 @@ fn random_action(rng: &mut StdRng) -> (Actor, Action) {
         1 => Actor::Player(Player::O),
         _ => Actor::Measurement,
     };
-    let squares = [
-        Square::ALL[rng.random_range(0..9)],
-        Square::ALL[rng.random_range(0..9)],
-    ];
+    let squares = [Square::ALL[rng.random_range(0..9)], Square::ALL[rng.random_range(0..9)]];
     let action = if rng.random_bool(0.5) {
         Action::Move { squares }
     } else {
-        Action::Collapse {
-            move_number: rng.random_range(0..=10) as MoveNumber,
-            square: squares[0],
-        }
+        Action::Collapse { move_number: rng.random_range(0..=10) as MoveNumber, square: squares[0] }
     };
     (actor, action)
 }
@@ -158,28 +137,16 @@ fn the_engine_accepts_exactly_the_legal_actions_and_a_rejection_changes_nothing(
                 let mut tried = game.clone();
                 match tried.play(actor, action) {
                     Err(_) => {
-                        assert_eq!(
-                            &tried, game,
-                            "a rejected {action:?} by {actor:?} changed the game"
-                        );
+                        assert_eq!(&tried, game, "a rejected {action:?} by {actor:?} changed the game");
                         rejected += 1;
                     }
                     Ok(()) => {
                         assert_eq!(Some(actor), game.actor_to_act());
                         // The same action in canonical form is listed as legal and does the same.
-                        let canonical = tried
-                            .log()
-                            .last()
-                            .expect("an accepted action is logged")
-                            .action;
-                        assert!(
-                            game.legal_actions().contains(&canonical),
-                            "{action:?} is not listed"
-                        );
+                        let canonical = tried.log().last().expect("an accepted action is logged").action;
+                        assert!(game.legal_actions().contains(&canonical), "{action:?} is not listed");
                         let mut listed = game.clone();
-                        listed
-                            .play(actor, canonical)
-                            .expect("a listed action is legal");
+                        listed.play(actor, canonical).expect("a listed action is legal");
                         assert_eq!(listed, tried);
                         accepted += 1;
                     }
@@ -187,10 +154,7 @@ fn the_engine_accepts_exactly_the_legal_actions_and_a_rejection_changes_nothing(
             }
         });
     }
-    assert!(
-        rejected > 10_000 && accepted > 1_000,
-        "rejected {rejected}, accepted {accepted}"
-    );
+    assert!(rejected > 10_000 && accepted > 1_000, "rejected {rejected}, accepted {accepted}");
 }
 
 #[test]
@@ -198,8 +162,7 @@ fn transcripts_round_trip_at_every_step() {
     for variant in VARIANTS {
         random_games(variant, |_, game, _| {
             let transcript = notation::write(game);
-            let log = notation::parse(&transcript, variant)
-                .unwrap_or_else(|e| panic!("{transcript}: {e}"));
+            let log = notation::parse(&transcript, variant).unwrap_or_else(|e| panic!("{transcript}: {e}"));
             assert_eq!(log, game.log(), "{transcript}");
         });
     }
@@ -212,17 +175,9 @@ fn each_squares_probabilities_sum_to_one() {
             for (square, odds) in Square::ALL.into_iter().zip(game.square_probabilities()) {
                 let total = odds.x + odds.o + odds.empty;
                 assert!((total - 1.0).abs() < 1e-9, "square {square}: {odds:?}");
-                assert!(
-                    [odds.x, odds.o, odds.empty]
-                        .iter()
-                        .all(|p| (-1e-12..=1.0 + 1e-12).contains(p))
-                );
+                assert!([odds.x, odds.o, odds.empty].iter().all(|p| (-1e-12..=1.0 + 1e-12).contains(p)));
                 if let Some(mark) = game.classical(square) {
-                    let certain = if mark.player() == Player::X {
-                        odds.x
-                    } else {
-                        odds.o
-                    };
+                    let certain = if mark.player() == Player::X { odds.x } else { odds.o };
                     assert_eq!(certain, 1.0, "square {square} holds {mark}");
                 }
             }
@@ -234,21 +189,11 @@ fn each_squares_probabilities_sum_to_one() {
 fn every_decided_collapse_records_where_its_moves_landed() {
     for variant in VARIANTS {
         for game in random_games(variant, |_, _, _| {}) {
-            let collapse_entries = game
-                .log()
-                .iter()
-                .filter(|e| matches!(e.action, Action::Collapse { .. }))
-                .count();
+            let collapse_entries = game.log().iter().filter(|e| matches!(e.action, Action::Collapse { .. })).count();
             assert_eq!(game.collapses().len(), collapse_entries);
             for collapse in game.collapses() {
-                let square = collapse
-                    .decided_square
-                    .expect("a finished game has no pending collapse");
-                let option = collapse
-                    .options
-                    .iter()
-                    .find(|o| o.square == square)
-                    .expect("the decided option");
+                let square = collapse.decided_square.expect("a finished game has no pending collapse");
+                let option = collapse.options.iter().find(|o| o.square == square).expect("the decided option");
                 assert!(option.outcome.len() >= collapse.cycle_moves.len());
                 for &(number, landed) in &option.outcome {
                     assert_eq!(game.moves()[usize::from(number) - 1].landed, Some(landed));

@@ -21,11 +21,7 @@ fn random_circuits_keep_the_state_normalised() {
                 _ if a != b => state.cnot(a, b),
                 _ => {}
             }
-            assert!(
-                (state.norm_sqr() - 1.0).abs() < 1e-9,
-                "norm {}",
-                state.norm_sqr()
-            );
+            assert!((state.norm_sqr() - 1.0).abs() < 1e-9, "norm {}", state.norm_sqr());
         }
         state.measure(&mut rng);
         assert!((state.norm_sqr() - 1.0).abs() < 1e-12);
@@ -40,33 +36,15 @@ fn first_square_count(moves: &[[i64; 2]], trials: u32, rng: &mut StdRng) -> u32 
     let (last, earlier) = moves.split_last().unwrap();
     for (i, &[a, b]) in earlier.iter().enumerate() {
         let player = if i % 2 == 0 { Player::X } else { Player::O };
-        game.play(
-            Actor::Player(player),
-            Action::Move {
-                squares: [square(a), square(b)],
-            },
-        )
-        .unwrap();
+        game.play(Actor::Player(player), Action::Move { squares: [square(a), square(b)] }).unwrap();
     }
-    let closer = Actor::Player(if earlier.len() % 2 == 0 {
-        Player::X
-    } else {
-        Player::O
-    });
+    let closer = Actor::Player(if earlier.len() % 2 == 0 { Player::X } else { Player::O });
     let closing_move = moves.len() as u8;
     let first = square(last[0].min(last[1]));
     (0..trials)
         .filter(|_| {
             let mut measured = game.clone();
-            measured
-                .play_measured(
-                    closer,
-                    Action::Move {
-                        squares: [square(last[0]), square(last[1])],
-                    },
-                    rng,
-                )
-                .unwrap();
+            measured.play_measured(closer, Action::Move { squares: [square(last[0]), square(last[1])] }, rng).unwrap();
             measured.moves()[usize::from(closing_move) - 1].landed == Some(first)
         })
         .count() as u32
@@ -86,10 +64,7 @@ fn measuring_a_cycle_picks_each_outcome_half_the_time_within_binomial_bounds() {
     for moves in cycles {
         let count = first_square_count(moves, trials, &mut rng);
         let deviation = (f64::from(count) - f64::from(trials) / 2.0).abs();
-        assert!(
-            deviation <= bound,
-            "{moves:?}: first square {count} of {trials}"
-        );
+        assert!(deviation <= bound, "{moves:?}: first square {count} of {trials}");
         assert!(count > 0 && count < trials);
     }
 }
@@ -97,57 +72,23 @@ fn measuring_a_cycle_picks_each_outcome_half_the_time_within_binomial_bounds() {
 #[test]
 fn square_odds_count_every_consistent_outcome_once() {
     let mut game = Game::new(Variant::PlayerChoice);
-    game.play(
-        Actor::Player(Player::X),
-        Action::Move {
-            squares: [square(0), square(1)],
-        },
-    )
-    .unwrap();
+    game.play(Actor::Player(Player::X), Action::Move { squares: [square(0), square(1)] }).unwrap();
     let odds = game.square_probabilities();
-    assert!(
-        (odds[0].x - 0.5).abs() < 1e-12 && (odds[0].empty - 0.5).abs() < 1e-12,
-        "{:?}",
-        odds[0]
-    );
+    assert!((odds[0].x - 0.5).abs() < 1e-12 && (odds[0].empty - 0.5).abs() < 1e-12, "{:?}", odds[0]);
     assert_eq!(odds[4].empty, 1.0);
 
     // X1 (0,1) and O2 (1,2): three ways to land, X1 in 0 in two of them.
-    game.play(
-        Actor::Player(Player::O),
-        Action::Move {
-            squares: [square(1), square(2)],
-        },
-    )
-    .unwrap();
+    game.play(Actor::Player(Player::O), Action::Move { squares: [square(1), square(2)] }).unwrap();
     let odds = game.square_probabilities();
     let third = 1.0 / 3.0;
     let expected = [(2.0 * third, 0.0), (third, third), (0.0, 2.0 * third)];
     for (i, (x, o)) in expected.into_iter().enumerate() {
-        assert!(
-            (odds[i].x - x).abs() < 1e-12 && (odds[i].o - o).abs() < 1e-12,
-            "square {i}: {:?}",
-            odds[i]
-        );
+        assert!((odds[i].x - x).abs() < 1e-12 && (odds[i].o - o).abs() < 1e-12, "square {i}: {:?}", odds[i]);
     }
 
     // A closed cycle waiting for its collapse has just its two outcomes.
-    game.play(
-        Actor::Player(Player::X),
-        Action::Move {
-            squares: [square(0), square(2)],
-        },
-    )
-    .unwrap();
+    game.play(Actor::Player(Player::X), Action::Move { squares: [square(0), square(2)] }).unwrap();
     let odds = game.square_probabilities();
-    assert!(
-        (odds[0].x - 1.0).abs() < 1e-12,
-        "X1 or X3 fills square 0 either way: {:?}",
-        odds[0]
-    );
-    assert!(
-        (odds[1].x - 0.5).abs() < 1e-12 && (odds[1].o - 0.5).abs() < 1e-12,
-        "{:?}",
-        odds[1]
-    );
+    assert!((odds[0].x - 1.0).abs() < 1e-12, "X1 or X3 fills square 0 either way: {:?}", odds[0]);
+    assert!((odds[1].x - 0.5).abs() < 1e-12 && (odds[1].o - 0.5).abs() < 1e-12, "{:?}", odds[1]);
 }

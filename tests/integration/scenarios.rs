@@ -13,19 +13,11 @@ fn play_steps(scenario: &Scenario) -> Game {
     for (index, step) in scenario.steps.iter().enumerate() {
         let context = format!("{} step {}", scenario.name, index + 1);
         let before = game.clone();
-        let outcome = step
-            .action()
-            .and_then(|action| game.play(step.actor(), action).map_err(|e| e.code()));
+        let outcome = step.action().and_then(|action| game.play(step.actor(), action).map_err(|e| e.code()));
         match (&step.rejected, outcome) {
             (Some(codes), Err(code)) => {
-                assert!(
-                    codes.iter().any(|c| c == code),
-                    "{context}: rejected with {code}, expected one of {codes:?}"
-                );
-                assert_eq!(
-                    game, before,
-                    "{context}: a rejected action changed the game"
-                );
+                assert!(codes.iter().any(|c| c == code), "{context}: rejected with {code}, expected one of {codes:?}");
+                assert_eq!(game, before, "{context}: a rejected action changed the game");
             }
             (Some(codes), Ok(())) => {
                 panic!("{context}: accepted, expected a rejection with one of {codes:?}")
@@ -56,23 +48,11 @@ fn every_measurement_outcome_of_a_scenario_gives_its_expected_state() {
     let mut checked = 0;
     for scenario in scenarios().iter().filter(|s| !s.measurements.is_empty()) {
         let game = play_steps(scenario);
-        assert_eq!(
-            game.pending_collapse().map(|p| p.chooser),
-            Some(Actor::Measurement),
-            "{}",
-            scenario.name
-        );
+        assert_eq!(game.pending_collapse().map(|p| p.chooser), Some(Actor::Measurement), "{}", scenario.name);
         for measurement in &scenario.measurements {
             let mut measured = game.clone();
-            measured
-                .play(Actor::Measurement, measurement.collapse.action())
-                .expect("a listed outcome is legal");
-            assert_eq!(
-                state_of(&measured),
-                measurement.r#final,
-                "{}",
-                scenario.name
-            );
+            measured.play(Actor::Measurement, measurement.collapse.action()).expect("a listed outcome is legal");
+            assert_eq!(state_of(&measured), measurement.r#final, "{}", scenario.name);
             checked += 1;
         }
     }
@@ -90,26 +70,16 @@ fn the_measurement_reaches_both_listed_outcomes_and_nothing_else() {
             for step in earlier {
                 game.play(step.actor(), step.action().unwrap()).unwrap();
             }
-            game.play_measured(last.actor(), last.action().unwrap(), &mut rng)
-                .unwrap();
+            game.play_measured(last.actor(), last.action().unwrap(), &mut rng).unwrap();
             let state = state_of(&game);
             let outcome = scenario
                 .measurements
                 .iter()
                 .position(|m| m.r#final == state)
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{}: measured into an unlisted state {state:?}",
-                        scenario.name
-                    )
-                });
+                .unwrap_or_else(|| panic!("{}: measured into an unlisted state {state:?}", scenario.name));
             seen[outcome] += 1;
         }
-        assert!(
-            seen.iter().all(|&count| count > 0),
-            "{}: outcomes seen {seen:?} times",
-            scenario.name
-        );
+        assert!(seen.iter().all(|&count| count > 0), "{}: outcomes seen {seen:?} times", scenario.name);
     }
 }
 
@@ -117,15 +87,9 @@ fn the_measurement_reaches_both_listed_outcomes_and_nothing_else() {
 fn every_scenario_replays_from_its_log_and_its_transcript() {
     for scenario in scenarios() {
         let game = play_steps(&scenario);
-        assert_eq!(
-            Game::replay(game.variant(), game.log()).as_ref(),
-            Ok(&game),
-            "{}",
-            scenario.name
-        );
+        assert_eq!(Game::replay(game.variant(), game.log()).as_ref(), Ok(&game), "{}", scenario.name);
         let transcript = notation::write(&game);
-        let log =
-            notation::parse(&transcript, game.variant()).expect("a written transcript parses");
+        let log = notation::parse(&transcript, game.variant()).expect("a written transcript parses");
         assert_eq!(log, game.log(), "{}: {transcript}", scenario.name);
     }
 }

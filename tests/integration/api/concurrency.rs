@@ -21,10 +21,7 @@ fn race(app: &TestApp, requests: [RacingRequest; 2]) -> Vec<Response> {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a request thread"))
-            .collect()
+        handles.into_iter().map(|h| h.join().expect("a request thread")).collect()
     })
 }
 
@@ -36,11 +33,7 @@ fn place_if_match(id: i64, token: String, squares: [i64; 2], version: i64) -> Ra
         app.request(
             "POST",
             &format!("/api/v1/games/{id}/moves"),
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-                ("If-Match", &tag),
-            ],
+            &[("Authorization", &auth), ("Content-Type", "application/json"), ("If-Match", &tag)],
             Some(&body),
         )
     })
@@ -51,33 +44,17 @@ fn two_concurrent_submissions_of_a_move_give_one_201_and_one_409() {
     let app = TestApp::spawn();
     for _ in 0..10 {
         let (id, x, _) = app.two_player_game("player_choice");
-        let answers = race(
-            &app,
-            [
-                place_if_match(id, x.clone(), [0, 1], 2),
-                place_if_match(id, x.clone(), [0, 1], 2),
-            ],
-        );
+        let answers = race(&app, [place_if_match(id, x.clone(), [0, 1], 2), place_if_match(id, x.clone(), [0, 1], 2)]);
         let mut statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
         statuses.sort_unstable();
         assert_eq!(statuses, [201, 409], "{answers:?}");
         let loser = answers.iter().find(|a| a.status == 409).unwrap();
         assert_eq!(loser.assert_problem(409, "conflict")["current_version"], 3);
 
-        let log = app
-            .request("GET", &format!("/api/v1/games/{id}/log"), &[], None)
-            .json();
-        let seqs: Vec<i64> = log["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["seq"].as_i64().unwrap())
-            .collect();
+        let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
+        let seqs: Vec<i64> = log["entries"].as_array().unwrap().iter().map(|e| e["seq"].as_i64().unwrap()).collect();
         assert_eq!(seqs, [1, 2, 3], "one move, no gap, no duplicate");
-        assert_eq!(
-            app.get_game(id).json()["moves"].as_array().unwrap().len(),
-            1
-        );
+        assert_eq!(app.get_game(id).json()["moves"].as_array().unwrap().len(), 1);
     }
 }
 
@@ -97,12 +74,6 @@ fn racing_moves_without_if_match_never_both_land() {
         // The loser either lost the insert race (409) or saw the winner's move first (422).
         assert!([409, 422].contains(&loser.status), "{loser:?}");
         let view = app.get_game(id).json();
-        assert_eq!(
-            (
-                view["version"].as_i64(),
-                view["moves"].as_array().map(Vec::len)
-            ),
-            (Some(3), Some(1))
-        );
+        assert_eq!((view["version"].as_i64(), view["moves"].as_array().map(Vec::len)), (Some(3), Some(1)));
     }
 }

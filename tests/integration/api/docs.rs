@@ -9,8 +9,8 @@ fn the_served_openapi_document_is_the_committed_one() {
     let app = TestApp::spawn();
     let served = app.request("GET", "/api-docs/openapi.json", &[], None);
     assert_eq!(served.status, 200);
-    let committed: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json"))
-        .expect("openapi/openapi.json is JSON");
+    let committed: Value =
+        serde_json::from_str(include_str!("../../../openapi/openapi.json")).expect("openapi/openapi.json is JSON");
     assert!(
         served.json() == committed,
         "openapi/openapi.json is out of date: regenerate it with `cargo run -- openapi > openapi/openapi.json`"
@@ -20,42 +20,23 @@ fn the_served_openapi_document_is_the_committed_one() {
 
 #[test]
 fn every_operation_documents_its_problem_answers() {
-    let document: Value =
-        serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
+    let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
     for (path, item) in document["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             let responses = operation["responses"].as_object().unwrap();
-            let errors: Vec<&String> = responses
-                .keys()
-                .filter(|status| status.starts_with(['4', '5']))
-                .collect();
-            assert!(
-                !errors.is_empty() || path == "/healthz",
-                "{method} {path} documents no error"
-            );
+            let errors: Vec<&String> = responses.keys().filter(|status| status.starts_with(['4', '5'])).collect();
+            assert!(!errors.is_empty() || path == "/healthz", "{method} {path} documents no error");
             for status in errors {
                 let reference = responses[status]["$ref"].as_str().unwrap_or_default();
-                assert!(
-                    reference.starts_with("#/components/responses/"),
-                    "{method} {path} {status}"
-                );
+                assert!(reference.starts_with("#/components/responses/"), "{method} {path} {status}");
             }
-            assert!(
-                operation["summary"].as_str().is_some_and(|s| !s.is_empty()),
-                "{method} {path}"
-            );
+            assert!(operation["summary"].as_str().is_some_and(|s| !s.is_empty()), "{method} {path}");
         }
     }
     for (name, response) in document["components"]["responses"].as_object().unwrap() {
         let content = &response["content"]["application/problem+json"];
-        assert_eq!(
-            content["schema"]["$ref"], "#/components/schemas/Problem",
-            "{name}"
-        );
-        assert!(
-            content.get("example").is_some() || content.get("examples").is_some(),
-            "{name} has no example"
-        );
+        assert_eq!(content["schema"]["$ref"], "#/components/schemas/Problem", "{name}");
+        assert!(content.get("example").is_some() || content.get("examples").is_some(), "{name} has no example");
     }
 }
 
@@ -64,28 +45,15 @@ fn swagger_ui_loads_the_spec_offline() {
     let app = TestApp::spawn();
     let page = app.request("GET", "/swagger-ui/", &[], None);
     assert_eq!(page.status, 200);
-    assert!(
-        page.header("content-type")
-            .is_some_and(|t| t.starts_with("text/html"))
-    );
+    assert!(page.header("content-type").is_some_and(|t| t.starts_with("text/html")));
     assert!(page.body.contains("swagger-ui"), "{}", page.body);
     let initializer = app.request("GET", "/swagger-ui/swagger-initializer.js", &[], None);
-    assert!(
-        initializer
-            .body
-            .contains("\"url\": \"/api-docs/openapi.json\""),
-        "{}",
-        initializer.body
-    );
+    assert!(initializer.body.contains("\"url\": \"/api-docs/openapi.json\""), "{}", initializer.body);
     let bundle = app.request("GET", "/swagger-ui/swagger-ui-bundle.js", &[], None);
     assert_eq!(bundle.status, 200, "the bundle is served from the binary");
     assert!(bundle.body.len() > 100_000);
     for path in ["/docs", "/swagger-ui"] {
         let redirect = app.request("GET", path, &[], None);
-        assert_eq!(
-            (redirect.status, redirect.header("location")),
-            (307, Some("/swagger-ui/")),
-            "{path}"
-        );
+        assert_eq!((redirect.status, redirect.header("location")), (307, Some("/swagger-ui/")), "{path}");
     }
 }

@@ -16,26 +16,13 @@ fn moving_needs_a_seat_token_of_this_game() {
     let missing = app.request("POST", &path, &[json_type], Some(&body));
     missing.assert_problem(401, "unauthorized");
     assert_eq!(missing.header("www-authenticate"), Some("Bearer"));
-    app.request(
-        "POST",
-        &path,
-        &[json_type, ("Authorization", &format!("Basic {x}"))],
-        Some(&body),
-    )
-    .assert_problem(401, "unauthorized");
-    app.request(
-        "POST",
-        &path,
-        &[json_type, ("Authorization", "Bearer ")],
-        Some(&body),
-    )
-    .assert_problem(401, "unauthorized");
-    app.place(id, "not-a-token", [0, 1])
-        .assert_problem(403, "forbidden");
-    app.place(id, &other_x, [0, 1])
-        .assert_problem(403, "forbidden");
-    app.collapse(id, &other_x, 1, 0)
-        .assert_problem(403, "forbidden");
+    app.request("POST", &path, &[json_type, ("Authorization", &format!("Basic {x}"))], Some(&body))
+        .assert_problem(401, "unauthorized");
+    app.request("POST", &path, &[json_type, ("Authorization", "Bearer ")], Some(&body))
+        .assert_problem(401, "unauthorized");
+    app.place(id, "not-a-token", [0, 1]).assert_problem(403, "forbidden");
+    app.place(id, &other_x, [0, 1]).assert_problem(403, "forbidden");
+    app.collapse(id, &other_x, 1, 0).assert_problem(403, "forbidden");
 
     assert_eq!(app.get_game(id).json()["version"], 2, "nothing was played");
     assert_eq!(app.get_game(other_id).json()["version"], 2);
@@ -52,38 +39,16 @@ fn illegal_actions_answer_with_the_rule_they_break_and_change_nothing() {
     let cases: [Case; 8] = [
         ("not_your_turn", Box::new(|| app.place(id, &o, [0, 1]))),
         ("same_square_twice", Box::new(|| app.place(id, &x, [4, 4]))),
-        (
-            "square_out_of_range",
-            Box::new(|| app.place(id, &x, [0, 9])),
-        ),
-        (
-            "square_out_of_range",
-            Box::new(|| app.place(id, &x, [-1, 3])),
-        ),
-        (
-            "square_out_of_range",
-            Box::new(|| app.place(id, &x, [0, 1_000_000_000_000])),
-        ),
-        (
-            "no_collapse_pending",
-            Box::new(|| app.collapse(id, &x, 1, 0)),
-        ),
-        (
-            "no_collapse_pending",
-            Box::new(|| app.collapse(id, &o, 300, 0)),
-        ),
-        (
-            "square_out_of_range",
-            Box::new(|| app.collapse(id, &o, 1, -5)),
-        ),
+        ("square_out_of_range", Box::new(|| app.place(id, &x, [0, 9]))),
+        ("square_out_of_range", Box::new(|| app.place(id, &x, [-1, 3]))),
+        ("square_out_of_range", Box::new(|| app.place(id, &x, [0, 1_000_000_000_000]))),
+        ("no_collapse_pending", Box::new(|| app.collapse(id, &x, 1, 0))),
+        ("no_collapse_pending", Box::new(|| app.collapse(id, &o, 300, 0))),
+        ("square_out_of_range", Box::new(|| app.collapse(id, &o, 1, -5))),
     ];
     for (code, act) in cases {
         act().assert_problem(422, code);
-        assert_eq!(
-            app.get_game(id).json()["version"],
-            2,
-            "{code} changed the game"
-        );
+        assert_eq!(app.get_game(id).json()["version"], 2, "{code} changed the game");
     }
 
     app.place(id, &x, [0, 1]);
@@ -92,22 +57,12 @@ fn illegal_actions_answer_with_the_rule_they_break_and_change_nothing() {
         ("collapse_pending", Box::new(|| app.place(id, &x, [2, 3]))),
         ("not_the_chooser", Box::new(|| app.collapse(id, &o, 2, 0))),
         ("move_not_in_cycle", Box::new(|| app.collapse(id, &x, 3, 0))),
-        (
-            "move_not_in_cycle",
-            Box::new(|| app.collapse(id, &x, 1_000, 0)),
-        ),
-        (
-            "square_not_in_move",
-            Box::new(|| app.collapse(id, &x, 2, 5)),
-        ),
+        ("move_not_in_cycle", Box::new(|| app.collapse(id, &x, 1_000, 0))),
+        ("square_not_in_move", Box::new(|| app.collapse(id, &x, 2, 5))),
     ];
     for (code, act) in pending {
         act().assert_problem(422, code);
-        assert_eq!(
-            app.get_game(id).json()["version"],
-            4,
-            "{code} changed the game"
-        );
+        assert_eq!(app.get_game(id).json()["version"], 4, "{code} changed the game");
     }
 }
 
@@ -127,10 +82,7 @@ fn after_the_end_every_action_is_game_over() {
         app.place(id, token, squares);
     }
     let end = app.collapse(id, &o, 7, 6).json();
-    assert_eq!(
-        (&end["result"], &end["status"]),
-        (&json!("x_wins"), &json!("finished"))
-    );
+    assert_eq!((&end["result"], &end["status"]), (&json!("x_wins"), &json!("finished")));
     app.place(id, &o, [5, 8]).assert_problem(422, "game_over");
     app.place(id, &x, [5, 8]).assert_problem(422, "game_over");
     app.collapse(id, &o, 7, 2).assert_problem(422, "game_over");
@@ -144,12 +96,7 @@ fn bodies_that_are_not_the_json_an_operation_takes_are_invalid_body() {
     let path = format!("/api/v1/games/{id}/moves");
     let auth = format!("Bearer {x}");
     let post = |content_type: &str, body: &str| {
-        app.request(
-            "POST",
-            &path,
-            &[("Authorization", &auth), ("Content-Type", content_type)],
-            Some(body),
-        )
+        app.request("POST", &path, &[("Authorization", &auth), ("Content-Type", content_type)], Some(body))
     };
     let json = "application/json";
     let cases = [
@@ -164,28 +111,15 @@ fn bodies_that_are_not_the_json_an_operation_takes_are_invalid_body() {
         (json, r#"{"squares": [0, 1], "squares": [2, 3]}"#, 400),
         (json, r#"{"squares": [0, 1], "extra": true}"#, 400),
         ("text/plain", r#"{"squares": [0, 1]}"#, 415),
-        (
-            json,
-            &format!(r#"{{"squares": [0, 1], "pad": "{}"}}"#, "x".repeat(5000)),
-            413,
-        ),
-        (
-            json,
-            &format!("{}{}", "[".repeat(2000), "]".repeat(2000)),
-            400,
-        ),
+        (json, &format!(r#"{{"squares": [0, 1], "pad": "{}"}}"#, "x".repeat(5000)), 413),
+        (json, &format!("{}{}", "[".repeat(2000), "]".repeat(2000)), 400),
     ];
     for (content_type, body, status) in cases {
         let answer = post(content_type, body);
         answer.assert_problem(status, "invalid_body");
     }
-    app.request(
-        "POST",
-        "/api/v1/games",
-        &[("Content-Type", json)],
-        Some(r#"{"variant": "quantum"}"#),
-    )
-    .assert_problem(400, "invalid_body");
+    app.request("POST", "/api/v1/games", &[("Content-Type", json)], Some(r#"{"variant": "quantum"}"#))
+        .assert_problem(400, "invalid_body");
     assert_eq!(app.get_game(id).json()["version"], 2);
 }
 
@@ -195,21 +129,17 @@ fn unknown_games_paths_and_methods_have_their_own_codes() {
     app.get_game(999).assert_problem(404, "not_found");
     app.get_game(-1).assert_problem(404, "not_found");
     app.join(999).assert_problem(404, "not_found");
-    app.place(999, "token", [0, 1])
-        .assert_problem(404, "not_found");
+    app.place(999, "token", [0, 1]).assert_problem(404, "not_found");
     for path in [
         "/api/v1/games/abc",
         "/api/v1/games/1.5",
         "/api/v1/games/99999999999999999999",
         "/api/v1/games/%F0%9F%8E%B2/log",
     ] {
-        app.request("GET", path, &[], None)
-            .assert_problem(400, "invalid_path");
+        app.request("GET", path, &[], None).assert_problem(400, "invalid_path");
     }
-    app.request("GET", "/nowhere", &[], None)
-        .assert_problem(404, "not_found");
-    app.request("GET", "/api/v1/games/1/moves/2", &[], None)
-        .assert_problem(404, "not_found");
+    app.request("GET", "/nowhere", &[], None).assert_problem(404, "not_found");
+    app.request("GET", "/api/v1/games/1/moves/2", &[], None).assert_problem(404, "not_found");
     let wrong_method = app.request("DELETE", "/api/v1/games/1", &[], None);
     wrong_method.assert_problem(405, "method_not_allowed");
     assert_eq!(wrong_method.header("allow"), Some("GET"));
@@ -221,16 +151,8 @@ fn unknown_games_paths_and_methods_have_their_own_codes() {
 #[test]
 fn listing_rejects_queries_out_of_range() {
     let app = TestApp::spawn();
-    for query in [
-        "limit=0",
-        "limit=101",
-        "limit=-1",
-        "limit=ten",
-        "status=lost",
-        "cursor=abc",
-    ] {
-        app.request("GET", &format!("/api/v1/games?{query}"), &[], None)
-            .assert_problem(400, "invalid_query");
+    for query in ["limit=0", "limit=101", "limit=-1", "limit=ten", "status=lost", "cursor=abc"] {
+        app.request("GET", &format!("/api/v1/games?{query}"), &[], None).assert_problem(400, "invalid_query");
     }
 }
 
@@ -243,11 +165,7 @@ fn a_stale_or_malformed_if_match_is_refused() {
         app.request(
             "POST",
             &format!("/api/v1/games/{id}/moves"),
-            &[
-                ("Authorization", &auth),
-                ("Content-Type", "application/json"),
-                ("If-Match", if_match),
-            ],
+            &[("Authorization", &auth), ("Content-Type", "application/json"), ("If-Match", if_match)],
             Some(r#"{"squares": [0, 1]}"#),
         )
     };

@@ -11,19 +11,13 @@ fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
     assert_eq!(created.status, 201, "{}", created.body);
     let body = created.json();
     let id = body["game"]["id"].as_i64().unwrap();
-    assert_eq!(
-        created.header("location"),
-        Some(format!("/api/v1/games/{id}").as_str())
-    );
+    assert_eq!(created.header("location"), Some(format!("/api/v1/games/{id}").as_str()));
     assert_eq!(created.header("etag"), Some("\"1\""));
     assert_eq!(body["seat"]["player"], "O");
     assert_eq!(body["seat"]["token"].as_str().map(str::len), Some(64));
     let game = &body["game"];
     assert_eq!(game["variant"], "player_choice");
-    assert_eq!(
-        (game["version"].as_i64(), &game["status"]),
-        (Some(1), &json!("waiting"))
-    );
+    assert_eq!((game["version"].as_i64(), &game["status"]), (Some(1), &json!("waiting")));
     assert_eq!(game["open_seats"], json!(["X"]));
     assert_eq!(game["next_to_move"], json!({ "player": "X", "move": 1 }));
     assert_eq!(game["board"].as_array().map(Vec::len), Some(9));
@@ -32,43 +26,29 @@ fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
         json!({ "square": 4, "classical": null, "spooky": [],
         "probabilities": { "X": 0.0, "O": 0.0, "empty": 1.0 } })
     );
-    assert_eq!(
-        (&game["result"], &game["score"]),
-        (&json!("ongoing"), &json!({ "X": 0.0, "O": 0.0 }))
-    );
+    assert_eq!((&game["result"], &game["score"]), (&json!("ongoing"), &json!({ "X": 0.0, "O": 0.0 })));
 }
 
 #[test]
 fn a_game_created_without_a_body_is_a_measurement_game_with_the_creator_as_x() {
     let app = TestApp::spawn();
-    for (headers, body) in [
-        (vec![], None),
-        (vec![("Content-Type", "application/json")], Some("null")),
-    ] {
+    for (headers, body) in [(vec![], None), (vec![("Content-Type", "application/json")], Some("null"))] {
         let created = app.request("POST", "/api/v1/games", &headers, body);
         assert_eq!(created.status, 201, "{}", created.body);
         let body = created.json();
-        assert_eq!(
-            (&body["game"]["variant"], &body["seat"]["player"]),
-            (&json!("measurement"), &json!("X"))
-        );
+        assert_eq!((&body["game"]["variant"], &body["seat"]["player"]), (&json!("measurement"), &json!("X")));
     }
 }
 
 #[test]
 fn joining_takes_the_free_seat_once() {
     let app = TestApp::spawn();
-    let id = app.create_game(json!({})).json()["game"]["id"]
-        .as_i64()
-        .unwrap();
+    let id = app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap();
     let joined = app.join(id);
     assert_eq!(joined.status, 201, "{}", joined.body);
     let body = joined.json();
     assert_eq!(body["seat"]["player"], "O");
-    assert_eq!(
-        (&body["game"]["status"], &body["game"]["open_seats"]),
-        (&json!("ongoing"), &json!([]))
-    );
+    assert_eq!((&body["game"]["status"], &body["game"]["open_seats"]), (&json!("ongoing"), &json!([])));
     assert_eq!(body["game"]["version"], 2);
     let again = app.join(id);
     let problem = again.assert_problem(409, "conflict");
@@ -82,31 +62,11 @@ fn getting_a_game_gives_its_view_and_a_304_while_unchanged() {
     let got = app.get_game(id);
     assert_eq!((got.status, got.header("etag")), (200, Some("\"2\"")));
     assert_eq!(got.json()["id"], id);
-    let unchanged = app.request(
-        "GET",
-        &format!("/api/v1/games/{id}"),
-        &[("If-None-Match", "\"2\"")],
-        None,
-    );
-    assert_eq!(
-        (
-            unchanged.status,
-            unchanged.body.as_str(),
-            unchanged.header("etag")
-        ),
-        (304, "", Some("\"2\""))
-    );
+    let unchanged = app.request("GET", &format!("/api/v1/games/{id}"), &[("If-None-Match", "\"2\"")], None);
+    assert_eq!((unchanged.status, unchanged.body.as_str(), unchanged.header("etag")), (304, "", Some("\"2\"")));
     assert_eq!(app.place(id, &x, [0, 1]).status, 201);
-    let changed = app.request(
-        "GET",
-        &format!("/api/v1/games/{id}"),
-        &[("If-None-Match", "\"2\"")],
-        None,
-    );
-    assert_eq!(
-        (changed.status, changed.header("etag")),
-        (200, Some("\"3\""))
-    );
+    let changed = app.request("GET", &format!("/api/v1/games/{id}"), &[("If-None-Match", "\"2\"")], None);
+    assert_eq!((changed.status, changed.header("etag")), (200, Some("\"3\"")));
 }
 
 #[test]
@@ -116,15 +76,9 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     let first = app.place(id, &x, [1, 0]);
     assert_eq!((first.status, first.header("etag")), (201, Some("\"3\"")));
     let view = first.json();
-    assert_eq!(
-        view["moves"],
-        json!([{ "number": 1, "player": "X", "squares": [0, 1], "landed": null }])
-    );
+    assert_eq!(view["moves"], json!([{ "number": 1, "player": "X", "squares": [0, 1], "landed": null }]));
     assert_eq!(view["board"][0]["spooky"], json!(["X1"]));
-    assert_eq!(
-        view["board"][0]["probabilities"],
-        json!({ "X": 0.5, "O": 0.0, "empty": 0.5 })
-    );
+    assert_eq!(view["board"][0]["probabilities"], json!({ "X": 0.5, "O": 0.0, "empty": 0.5 }));
     assert_eq!(app.place(id, &o, [1, 4]).status, 201);
     let closed = app.place(id, &x, [0, 4]).json();
     assert_eq!(closed["next_to_move"], json!(null));
@@ -141,26 +95,9 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     let collapsed = app.collapse(id, &o, 2, 4);
     assert_eq!(collapsed.status, 201, "{}", collapsed.body);
     let view = collapsed.json();
-    let classical: Vec<_> = view["board"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["classical"].clone())
-        .collect();
-    assert_eq!(
-        classical[..5],
-        [
-            json!("X3"),
-            json!("X1"),
-            json!(null),
-            json!(null),
-            json!("O2")
-        ]
-    );
-    assert_eq!(
-        view["collapses"][0]["decided_square"], 0,
-        "named through move 2, logged by the closing move"
-    );
+    let classical: Vec<_> = view["board"].as_array().unwrap().iter().map(|c| c["classical"].clone()).collect();
+    assert_eq!(classical[..5], [json!("X3"), json!("X1"), json!(null), json!(null), json!("O2")]);
+    assert_eq!(view["collapses"][0]["decided_square"], 0, "named through move 2, logged by the closing move");
     assert_eq!(view["next_to_move"], json!({ "player": "O", "move": 4 }));
 }
 
@@ -173,70 +110,30 @@ fn a_measurement_game_measures_a_closed_cycle_in_the_same_request() {
     let view = app.get_game(id).json();
     assert_eq!(view["pending_collapse"], json!(null));
     assert_eq!(view["collapses"][0]["chooser"], "measurement");
-    let landed: Vec<_> = view["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["landed"].as_i64().unwrap())
-        .collect();
+    let landed: Vec<_> = view["moves"].as_array().unwrap().iter().map(|m| m["landed"].as_i64().unwrap()).collect();
     assert!(landed == [0, 1] || landed == [1, 0], "{landed:?}");
     assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 3 }));
-    assert_eq!(
-        view["version"], 5,
-        "two seats, two moves and the measurement"
-    );
+    assert_eq!(view["version"], 5, "two seats, two moves and the measurement");
 }
 
 #[test]
 fn games_are_listed_newest_first_a_page_at_a_time_and_by_status() {
     let app = TestApp::spawn();
-    let ids: Vec<i64> = (0..5)
-        .map(|_| {
-            app.create_game(json!({})).json()["game"]["id"]
-                .as_i64()
-                .unwrap()
-        })
-        .collect();
+    let ids: Vec<i64> = (0..5).map(|_| app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap()).collect();
     app.join(ids[1]);
-    let first = app
-        .request("GET", "/api/v1/games?limit=2", &[], None)
-        .json();
-    let listed: Vec<_> = first["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["id"].as_i64().unwrap())
-        .collect();
+    let first = app.request("GET", "/api/v1/games?limit=2", &[], None).json();
+    let listed: Vec<_> = first["games"].as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect();
     assert_eq!(listed, [ids[4], ids[3]]);
-    let cursor = first["next_cursor"]
-        .as_str()
-        .expect("a next page")
-        .to_string();
-    let second = app
-        .request(
-            "GET",
-            &format!("/api/v1/games?limit=2&cursor={cursor}"),
-            &[],
-            None,
-        )
-        .json();
-    let listed: Vec<_> = second["games"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["id"].as_i64().unwrap())
-        .collect();
+    let cursor = first["next_cursor"].as_str().expect("a next page").to_string();
+    let second = app.request("GET", &format!("/api/v1/games?limit=2&cursor={cursor}"), &[], None).json();
+    let listed: Vec<_> = second["games"].as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect();
     assert_eq!(listed, [ids[2], ids[1]]);
-    let ongoing = app
-        .request("GET", "/api/v1/games?status=ongoing", &[], None)
-        .json();
+    let ongoing = app.request("GET", "/api/v1/games?status=ongoing", &[], None).json();
     assert_eq!(ongoing["games"].as_array().unwrap().len(), 1);
     assert_eq!(ongoing["games"][0]["id"], ids[1]);
     assert_eq!(ongoing["games"][0]["status"], "ongoing");
     assert_eq!(ongoing["next_cursor"], json!(null));
-    let waiting = app
-        .request("GET", "/api/v1/games?status=waiting&limit=100", &[], None)
-        .json();
+    let waiting = app.request("GET", "/api/v1/games?status=waiting&limit=100", &[], None).json();
     assert_eq!(waiting["games"].as_array().unwrap().len(), 4);
 }
 
@@ -252,11 +149,7 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
     assert_eq!(log.status, 200);
     let mut log = log.json();
     for entry in log["entries"].as_array_mut().unwrap() {
-        assert!(
-            entry["created_at"]
-                .as_str()
-                .is_some_and(|t| t.ends_with('Z'))
-        );
+        assert!(entry["created_at"].as_str().is_some_and(|t| t.ends_with('Z')));
         entry.as_object_mut().unwrap().remove("created_at");
     }
     assert_eq!(
@@ -271,10 +164,7 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
         ]})
     );
     let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None);
-    assert_eq!(
-        transcript.header("content-type"),
-        Some("text/plain; charset=utf-8")
-    );
+    assert_eq!(transcript.header("content-type"), Some("text/plain; charset=utf-8"));
     assert_eq!(transcript.body, "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(1)");
 }
 
@@ -292,11 +182,7 @@ fn a_game_survives_a_restart_on_the_same_database_file() {
     let restarted = TestApp::spawn_on(&database);
     assert_eq!(restarted.get_game(id).json(), before);
     let chosen = restarted.collapse(id, &x, 2, 0);
-    assert_eq!(
-        chosen.status, 201,
-        "the seat tokens still work: {}",
-        chosen.body
-    );
+    assert_eq!(chosen.status, 201, "the seat tokens still work: {}", chosen.body);
     assert_eq!(chosen.json()["board"][0]["classical"], "O2");
 }
 
@@ -304,15 +190,9 @@ fn a_game_survives_a_restart_on_the_same_database_file() {
 fn the_probes_answer() {
     let app = TestApp::spawn();
     let alive = app.request("GET", "/healthz", &[], None);
-    assert_eq!(
-        (alive.status, alive.json()),
-        (200, json!({ "status": "ok" }))
-    );
+    assert_eq!((alive.status, alive.json()), (200, json!({ "status": "ok" })));
     let ready = app.request("GET", "/readyz", &[], None);
-    assert_eq!(
-        (ready.status, ready.json()),
-        (200, json!({ "status": "ready" }))
-    );
+    assert_eq!((ready.status, ready.json()), (200, json!({ "status": "ready" })));
 }
 
 #[test]
@@ -326,20 +206,19 @@ fn a_log_that_breaks_the_rules_is_a_logged_500_and_is_left_as_it_is() {
     // O cannot make move 1: written behind the server's back, this log is corrupt.
     actix_web::rt::System::new().block_on(async {
         let pool = sqlx::SqlitePool::connect(&format!("sqlite:{}", database.display())).await.unwrap();
-        sqlx::query("INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b) VALUES (?, 3, 'move', 'O', 0, 1)")
-            .bind(id)
-            .execute(&pool)
-            .await
-            .unwrap();
+        sqlx::query(
+            "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b) VALUES (?, 3, 'move', 'O', 0, 1)",
+        )
+        .bind(id)
+        .execute(&pool)
+        .await
+        .unwrap();
         pool.close().await;
     });
 
     let restarted = TestApp::spawn_on(&database);
     let problem = restarted.get_game(id).assert_problem(500, "internal");
-    assert_eq!(
-        problem["detail"],
-        "something went wrong on the server; it has been logged"
-    );
+    assert_eq!(problem["detail"], "something went wrong on the server; it has been logged");
     restarted.get_game(id).assert_problem(500, "internal");
     let log = restarted.request("GET", &format!("/api/v1/games/{id}/log"), &[], None);
     log.assert_problem(500, "internal");
@@ -349,11 +228,9 @@ fn a_log_that_breaks_the_rules_is_a_logged_500_and_is_left_as_it_is() {
 fn every_read_of_an_unknown_game_is_not_found() {
     let app = TestApp::spawn();
     for path in ["", "/log", "/transcript"] {
-        app.request("GET", &format!("/api/v1/games/404{path}"), &[], None)
-            .assert_problem(404, "not_found");
+        app.request("GET", &format!("/api/v1/games/404{path}"), &[], None).assert_problem(404, "not_found");
     }
-    app.collapse(404, "token", 1, 0)
-        .assert_problem(404, "not_found");
+    app.collapse(404, "token", 1, 0).assert_problem(404, "not_found");
 }
 
 #[test]
@@ -364,10 +241,7 @@ fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
 
     let app = TestApp::spawn();
     let mut rng = StdRng::seed_from_u64(3);
-    for (variant, name) in [
-        (Variant::PlayerChoice, "player_choice"),
-        (Variant::Measurement, "measurement"),
-    ] {
+    for (variant, name) in [(Variant::PlayerChoice, "player_choice"), (Variant::Measurement, "measurement")] {
         for _ in 0..10 {
             let (id, x, o) = app.two_player_game(name);
             let mut view = app.get_game(id).json();
@@ -376,23 +250,12 @@ fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
                 let answer = if let Some(pending) = view["pending_collapse"].as_object() {
                     let option = &pending["options"][rng.random_range(0..2)];
                     let closing = pending["closing_move"].as_i64().unwrap();
-                    app.collapse(
-                        id,
-                        token_of(&pending["chooser"]),
-                        closing,
-                        option["square"].as_i64().unwrap(),
-                    )
+                    app.collapse(id, token_of(&pending["chooser"]), closing, option["square"].as_i64().unwrap())
                 } else {
-                    let open: Vec<i64> = (0..9)
-                        .filter(|&s| view["board"][s as usize]["classical"].is_null())
-                        .collect();
+                    let open: Vec<i64> = (0..9).filter(|&s| view["board"][s as usize]["classical"].is_null()).collect();
                     let a = open[rng.random_range(0..open.len())];
                     let others: Vec<i64> = open.iter().copied().filter(|&s| s != a).collect();
-                    let b = if others.is_empty() {
-                        a
-                    } else {
-                        others[rng.random_range(0..others.len())]
-                    };
+                    let b = if others.is_empty() { a } else { others[rng.random_range(0..others.len())] };
                     app.place(id, token_of(&view["next_to_move"]["player"]), [a, b])
                 };
                 assert_eq!(answer.status, 201, "{}", answer.body);
@@ -400,11 +263,8 @@ fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
             }
             assert_eq!(view["status"], "finished");
             assert!(view["moves"].as_array().unwrap().len() <= 9);
-            let transcript = app
-                .request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None)
-                .body;
-            let game =
-                Game::replay(variant, &notation::parse(&transcript, variant).unwrap()).unwrap();
+            let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None).body;
+            let game = Game::replay(variant, &notation::parse(&transcript, variant).unwrap()).unwrap();
             assert_eq!(view["result"], game.result().code(), "{transcript}");
             assert_eq!(view["score"]["X"], game.score().x.as_f64(), "{transcript}");
         }

@@ -19,11 +19,7 @@ pub struct TempDir(PathBuf);
 impl TempDir {
     pub fn new() -> TempDir {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "qttt-test-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
+        let name = format!("qttt-test-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
         let path = std::env::temp_dir().join(name);
         std::fs::create_dir_all(&path).expect("a temporary folder");
         TempDir(path)
@@ -79,19 +75,12 @@ impl TestApp {
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
                 let running = Running::start(&config).await.expect("the server starts");
-                started
-                    .send((running.addresses[0], running.handle()))
-                    .expect("the test waits");
+                started.send((running.addresses[0], running.handle())).expect("the test waits");
                 running.finish().await.expect("the server stops cleanly");
             })
         });
         let (address, handle) = start.recv().expect("the server reports its address");
-        TestApp {
-            address,
-            handle,
-            thread: Some(thread),
-            _dir: None,
-        }
+        TestApp { address, handle, thread: Some(thread), _dir: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.
@@ -106,23 +95,12 @@ impl TestApp {
         }
     }
 
-    pub fn request(
-        &self,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&str>,
-    ) -> Response {
+    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
         request(self.address, method, path, headers, body)
     }
 
     pub fn create_game(&self, body: Value) -> Response {
-        self.request(
-            "POST",
-            "/api/v1/games",
-            &[("Content-Type", "application/json")],
-            Some(&body.to_string()),
-        )
+        self.request("POST", "/api/v1/games", &[("Content-Type", "application/json")], Some(&body.to_string()))
     }
 
     /// Creates a game of `variant`, joins it, and returns its id with X's and O's tokens.
@@ -132,12 +110,7 @@ impl TestApp {
         let id = created.json()["game"]["id"].as_i64().expect("an id");
         let joined = self.join(id);
         assert_eq!(joined.status, 201, "{}", joined.body);
-        let token = |r: &Response| {
-            r.json()["seat"]["token"]
-                .as_str()
-                .expect("a token")
-                .to_string()
-        };
+        let token = |r: &Response| r.json()["seat"]["token"].as_str().expect("a token").to_string();
         (id, token(&created), token(&joined))
     }
 
@@ -150,11 +123,7 @@ impl TestApp {
     }
 
     pub fn place(&self, id: i64, token: &str, squares: [i64; 2]) -> Response {
-        self.post_with_token(
-            &format!("/api/v1/games/{id}/moves"),
-            token,
-            json!({ "squares": squares }),
-        )
+        self.post_with_token(&format!("/api/v1/games/{id}/moves"), token, json!({ "squares": squares }))
     }
 
     pub fn collapse(&self, id: i64, token: &str, move_number: i64, square: i64) -> Response {
@@ -170,10 +139,7 @@ impl TestApp {
         self.request(
             "POST",
             path,
-            &[
-                ("Authorization", &authorization),
-                ("Content-Type", "application/json"),
-            ],
+            &[("Authorization", &authorization), ("Content-Type", "application/json")],
             Some(&body.to_string()),
         )
     }
@@ -199,10 +165,7 @@ impl Response {
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// Asserts an RFC 9457 problem with `status` and `code`, and returns its body.
@@ -233,9 +196,7 @@ pub fn request(
     body: Option<&str>,
 ) -> Response {
     let mut stream = TcpStream::connect(address).expect("the server accepts");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -252,44 +213,27 @@ pub fn request(
 }
 
 fn parse_response(raw: &[u8]) -> Response {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete head");
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
     let head = String::from_utf8_lossy(&raw[..split]);
     let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("a status");
     let headers: Vec<(String, String)> = lines
         .filter_map(|line| line.split_once(':'))
         .map(|(name, value)| (name.trim().to_string(), value.trim().to_string()))
         .collect();
     let mut body = raw[split + 4..].to_vec();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let chunked = headers.iter().any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
     if chunked {
         body = dechunk(&body);
     }
-    Response {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("a text body"),
-    }
+    Response { status, headers, body: String::from_utf8(body).expect("a text body") }
 }
 
 fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     loop {
-        let line_end = raw
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("a chunk size");
-        let size = usize::from_str_radix(String::from_utf8_lossy(&raw[..line_end]).trim(), 16)
-            .expect("a hex size");
+        let line_end = raw.windows(2).position(|w| w == b"\r\n").expect("a chunk size");
+        let size = usize::from_str_radix(String::from_utf8_lossy(&raw[..line_end]).trim(), 16).expect("a hex size");
         if size == 0 {
             return body;
         }

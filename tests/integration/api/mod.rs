@@ -1,5 +1,6 @@
 //! The HTTP API over a real server and a real SQLite file.
 
+mod bots;
 mod concurrency;
 mod cors;
 mod docs;

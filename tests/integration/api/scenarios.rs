@@ -8,27 +8,13 @@ use crate::fixtures::{LineState, NextToMove, PendingState, ScoreState, State, St
 /// The scenario state that a GameView shows.
 fn state_of_view(view: &Value) -> State {
     let strings = |value: &Value| -> Vec<String> {
-        value
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect()
+        value.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
     };
-    let numbers = |value: &Value| -> Vec<u8> {
-        value
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as u8)
-            .collect()
-    };
+    let numbers =
+        |value: &Value| -> Vec<u8> { value.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u8).collect() };
     let board = view["board"].as_array().unwrap();
     State {
-        classical: board
-            .iter()
-            .map(|cell| cell["classical"].as_str().map(String::from))
-            .collect(),
+        classical: board.iter().map(|cell| cell["classical"].as_str().map(String::from)).collect(),
         spooky: board.iter().map(|cell| strings(&cell["spooky"])).collect(),
         pending_collapse: match &view["pending_collapse"] {
             Value::Null => None,
@@ -53,22 +39,14 @@ fn state_of_view(view: &Value) -> State {
         },
         game_over: view["status"] == "finished",
         result: view["result"].as_str().unwrap().to_string(),
-        score: ScoreState {
-            x: view["score"]["X"].as_f64().unwrap(),
-            o: view["score"]["O"].as_f64().unwrap(),
-        },
+        score: ScoreState { x: view["score"]["X"].as_f64().unwrap(), o: view["score"]["O"].as_f64().unwrap() },
         lines: view["lines"]
             .as_array()
             .unwrap()
             .iter()
             .map(|line| LineState {
                 player: line["player"].as_str().unwrap().to_string(),
-                squares: line["squares"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.as_u64().unwrap() as usize)
-                    .collect(),
+                squares: line["squares"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap() as usize).collect(),
                 max_move: line["max_move"].as_u64().unwrap() as u8,
                 points: line["points"].as_f64().unwrap(),
             })
@@ -78,16 +56,10 @@ fn state_of_view(view: &Value) -> State {
 
 /// Sends `step` with the seat token of its actor.
 fn send(app: &TestApp, id: i64, tokens: &(String, String), step: &Step) -> Response {
-    let token = if step.actor == "X" {
-        &tokens.0
-    } else {
-        &tokens.1
-    };
+    let token = if step.actor == "X" { &tokens.0 } else { &tokens.1 };
     match (&step.squares, &step.collapse) {
         (Some(squares), None) => app.place(id, token, *squares),
-        (None, Some(choice)) => {
-            app.collapse(id, token, i64::from(choice.move_number), choice.square)
-        }
+        (None, Some(choice)) => app.collapse(id, token, i64::from(choice.move_number), choice.square),
         _ => panic!("a step is a move or a collapse"),
     }
 }
@@ -104,24 +76,13 @@ fn play(app: &TestApp, name: &str, variant: &str, steps: &[Step]) -> Value {
             Some(codes) => {
                 assert_eq!(answer.status, 422, "{context}: {}", answer.body);
                 let code = answer.json()["code"].as_str().unwrap().to_string();
-                assert!(
-                    codes.contains(&code),
-                    "{context}: {code} is not one of {codes:?}"
-                );
-                assert_eq!(
-                    app.get_game(id).json(),
-                    before,
-                    "{context}: a rejected action changed the game"
-                );
+                assert!(codes.contains(&code), "{context}: {code} is not one of {codes:?}");
+                assert_eq!(app.get_game(id).json(), before, "{context}: a rejected action changed the game");
             }
             None => assert_eq!(answer.status, 201, "{context}: {}", answer.body),
         }
         if let Some(expected) = &step.expect {
-            assert_eq!(
-                &state_of_view(&app.get_game(id).json()),
-                expected,
-                "{context}"
-            );
+            assert_eq!(&state_of_view(&app.get_game(id).json()), expected, "{context}");
         }
     }
     app.get_game(id).json()
@@ -132,12 +93,7 @@ fn every_player_choice_scenario_plays_out_through_http() {
     let app = TestApp::spawn();
     for scenario in scenarios().iter().filter(|s| s.variant == "player_choice") {
         let view = play(&app, &scenario.name, "player_choice", &scenario.steps);
-        assert_eq!(
-            Some(state_of_view(&view)),
-            scenario.r#final,
-            "{}",
-            scenario.name
-        );
+        assert_eq!(Some(state_of_view(&view)), scenario.r#final, "{}", scenario.name);
     }
 }
 
@@ -150,17 +106,10 @@ fn every_measurement_scenario_ends_in_one_of_its_outcomes_and_reaches_both() {
         for _ in 0..30 {
             let view = play(&app, &scenario.name, "measurement", &scenario.steps);
             let state = state_of_view(&view);
-            let outcome = scenario
-                .measurements
-                .iter()
-                .position(|m| m.r#final == state);
-            let outcome =
-                outcome.unwrap_or_else(|| panic!("{}: unlisted state {state:?}", scenario.name));
+            let outcome = scenario.measurements.iter().position(|m| m.r#final == state);
+            let outcome = outcome.unwrap_or_else(|| panic!("{}: unlisted state {state:?}", scenario.name));
             seen[outcome] = true;
-            assert_eq!(
-                view["collapses"].as_array().unwrap().last().unwrap()["chooser"],
-                json!("measurement")
-            );
+            assert_eq!(view["collapses"].as_array().unwrap().last().unwrap()["chooser"], json!("measurement"));
         }
         assert_eq!(seen, [true, true], "{}", scenario.name);
     }

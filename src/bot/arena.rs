@@ -1,0 +1,54 @@
+//! Bots against bots on the engine directly, to compare levels.
+
+use rand::Rng;
+
+use super::Level;
+use crate::engine::{Actor, Game, GameResult, Player, Variant};
+
+/// How a series of games between two bots went, from X's side.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Games played.
+    pub games: u32,
+    /// Games X won.
+    pub x_wins: u32,
+    /// Games that ended level.
+    pub draws: u32,
+    /// Games O won.
+    pub o_wins: u32,
+    /// X's points over all games.
+    pub x_points: f64,
+    /// O's points over all games.
+    pub o_points: f64,
+    /// The lowest score difference X minus O of any game.
+    pub worst_for_x: f64,
+    /// The highest score difference X minus O of any game.
+    pub best_for_x: f64,
+}
+
+/// Plays `games` games of `variant`, `x` as X against `o` as O.
+pub fn play(x: Level, o: Level, variant: Variant, games: u32, rng: &mut dyn Rng) -> Tally {
+    let (mut x_bot, mut o_bot) = (x.bot(), o.bot());
+    let mut tally = Tally { worst_for_x: f64::INFINITY, best_for_x: f64::NEG_INFINITY, ..Tally::default() };
+    for _ in 0..games {
+        let mut game = Game::new(variant);
+        while let Some(Actor::Player(player)) = game.actor_to_act() {
+            let bot = if player == Player::X { &mut x_bot } else { &mut o_bot };
+            let action = bot.choose(&game, rng);
+            game.play_measured(Actor::Player(player), action, rng).expect("a bot plays only legal actions");
+        }
+        let score = game.score();
+        let difference = score.x.as_f64() - score.o.as_f64();
+        tally.games += 1;
+        match game.result() {
+            GameResult::XWins => tally.x_wins += 1,
+            GameResult::OWins => tally.o_wins += 1,
+            GameResult::Draw | GameResult::Ongoing => tally.draws += 1,
+        }
+        tally.x_points += score.x.as_f64();
+        tally.o_points += score.o.as_f64();
+        tally.worst_for_x = tally.worst_for_x.min(difference);
+        tally.best_for_x = tally.best_for_x.max(difference);
+    }
+    tally
+}

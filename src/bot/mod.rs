@@ -1,0 +1,62 @@
+//! Computer players, pure: each picks an action for the side to act, with the
+//! randomness it needs passed in.
+
+pub mod arena;
+mod parasite;
+mod perfect;
+mod random;
+mod symmetry;
+
+use rand::Rng;
+
+use crate::engine::{Action, Game};
+
+pub use parasite::Parasite;
+pub use perfect::{Perfect, Solution, Solver};
+pub use random::RandomBot;
+
+/// A computer player.
+pub trait Bot {
+    /// The action this bot takes in `game`, for whoever is to act there.
+    ///
+    /// # Panics
+    /// When nobody is to act: the game is over.
+    fn choose(&mut self, game: &Game, rng: &mut dyn Rng) -> Action;
+}
+
+/// The bots a game can be played against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Level {
+    /// A uniformly random legal action.
+    Random,
+    /// The original app's heuristic, which blunders with `mistake_chance`.
+    Parasite {
+        /// The probability of a random move instead of the heuristic's.
+        mistake_chance: f64,
+    },
+    /// Exact game-tree search: never worse than the game's value.
+    Perfect,
+}
+
+impl Level {
+    /// The parasite bot's blunder rate when none is given, as in the original app.
+    pub const DEFAULT_MISTAKE_CHANCE: f64 = 0.10;
+
+    /// The level's name, as clients write it.
+    pub fn code(self) -> &'static str {
+        match self {
+            Level::Random => "random",
+            Level::Parasite { .. } => "parasite",
+            Level::Perfect => "perfect",
+        }
+    }
+
+    /// A bot of this level.
+    pub fn bot(self) -> Box<dyn Bot> {
+        match self {
+            Level::Random => Box::new(RandomBot),
+            Level::Parasite { mistake_chance } => Box::new(Parasite { mistake_chance }),
+            Level::Perfect => Box::new(Perfect::default()),
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The perfect player: exact game-tree search to the end of the game.
+//!
+//! X maximises and O minimises the final score difference X minus O; a collapse
+//! chosen by a player is that player's decision, and a measured one is worth the
+//! mean of its two equally likely outcomes. Alpha-beta pruning, a transposition
+//! table and the board's eight symmetries keep the search small.
+//!
+//! Between results with the same score difference, the winner prefers the
+//! quickest win and the loser the slowest loss.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rand::Rng;
+
+use super::Bot;
+use super::symmetry::canonical_key;
+use crate::engine::{Action, Actor, Game, MAX_MOVES, Player};
+
+/// What a position is worth to X: compared by `points` first, then by `haste`.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Value {
+    /// The final score difference X minus O, in points; in the measurement variant
+    /// its expectation.
+    pub points: f64,
+    /// How much sooner the game ends than it could, signed for the winner: positive
+    /// when X wins, so that X prefers a quick win and O a slow loss.
+    pub haste: f64,
+}
+
+impl Value {
+    const LOWEST: Value = Value { points: f64::NEG_INFINITY, haste: 0.0 };
+    const HIGHEST: Value = Value { points: f64::INFINITY, haste: 0.0 };
+
+    /// The value of a finished game.
+    fn of_finished(game: &Game) -> Value {
+        let score = game.score();
+        let points = score.x.as_f64() - score.o.as_f64();
+        let moves_saved = f64::from(MAX_MOVES + 1) - game.moves().len() as f64;
+        // Zero for a draw: `f64::signum` would call 0.0 positive.
+        let sign = if points > 0.0 {
+            1.0
+        } else if points < 0.0 {
+            -1.0
+        } else {
+            0.0
+        };
+        Value { points, haste: sign * moves_saved }
+    }
+
+    fn mean(self, other: Value) -> Value {
+        Value { points: (self.points + other.points) / 2.0, haste: (self.haste + other.haste) / 2.0 }
+    }
+
+    fn max(self, other: Value) -> Value {
+        if other > self { other } else { self }
+    }
+
+    fn min(self, other: Value) -> Value {
+        if other < self { other } else { self }
+    }
+}
+
+/// What the search knows of a position: bounds on its value, and the best action
+/// found there, as it reads in the key's orientation.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    lower: Value,
+    upper: Value,
+    best: Option<Action>,
+}
+
+/// A fast hasher for keys that are already well spread: a multiply and a shift.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = (self.0 ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26);
+    }
+}
+
+/// The best action of a position and what it is worth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Solution {
+    /// An action that reaches `value`.
+    pub action: Action,
+    /// What the position is worth with perfect play from here.
+    pub value: Value,
+}
+
+/// An exact search, remembering every position it has valued.
+#[derive(Default)]
+pub struct Solver {
+    table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
+    /// Positions visited so far, for benchmarks and notes.
+    pub nodes: u64,
+}
+
+impl Solver {
+    /// The best action of `game` for the side to act, and its value.
+    ///
+    /// # Panics
+    /// When nobody is to act: the game is over.
+    pub fn solve(&mut self, game: &Game) -> Solution {
+        let actor = game.actor_to_act().expect("a finished game has no best action");
+        let mut best: Option<Solution> = None;
+        for action in game.legal_actions() {
+            let value = self.search(&after(game, actor, action), Value::LOWEST, Value::HIGHEST);
+            let better = match (actor, &best) {
+                (_, None) => true,
+                (Actor::Player(Player::O), Some(best)) => value < best.value,
+                (_, Some(best)) => value > best.value,
+            };
+            if better {
+                best = Some(Solution { action, value });
+            }
+        }
+        let solution = best.expect("an unfinished game has a legal action");
+        if actor == Actor::Measurement {
+            // The measurement has no preference: the position is worth the mean.
+            let value = self.search(game, Value::LOWEST, Value::HIGHEST);
+            return Solution { value, ..solution };
+        }
+        solution
+    }
+
+    /// The value of `game` within the window (`alpha`, `beta`): exact inside it,
+    /// else a bound on the side of the window it falls.
+    fn search(&mut self, game: &Game, mut alpha: Value, mut beta: Value) -> Value {
+        self.nodes += 1;
+        let Some(actor) = game.actor_to_act() else {
+            return Value::of_finished(game);
+        };
+        let (key, symmetry) = canonical_key(game);
+        let mut remembered = None;
+        if let Some(entry) = self.table.get(&key) {
+            if entry.lower >= beta || entry.lower == entry.upper {
+                return entry.lower;
+            }
+            if entry.upper <= alpha {
+                return entry.upper;
+            }
+            alpha = alpha.max(entry.lower);
+            beta = beta.min(entry.upper);
+            remembered = Some(*entry);
+        }
+        let first = remembered.and_then(|entry| entry.best).map(|action| symmetry.undo(action));
+        let mut actions = game.legal_actions();
+        if let Some(position) = first.and_then(|first| actions.iter().position(|&a| a == first)) {
+            actions[..=position].rotate_right(1);
+        }
+        let (value, best) = match actor {
+            Actor::Measurement => {
+                // Each outcome with probability 1/2: both are needed exactly.
+                let [a, b] = [actions[0], actions[1]]
+                    .map(|action| self.search(&after(game, actor, action), Value::LOWEST, Value::HIGHEST));
+                (a.mean(b), None)
+            }
+            Actor::Player(player) => {
+                let maximising = player == Player::X;
+                let mut best = if maximising { Value::LOWEST } else { Value::HIGHEST };
+                let mut best_action = None;
+                let (mut low, mut high) = (alpha, beta);
+                for action in actions {
+                    let value = self.search(&after(game, actor, action), low, high);
+                    if (maximising && value > best) || (!maximising && value < best) {
+                        best = value;
+                        best_action = Some(action);
+                    }
+                    if maximising {
+                        low = low.max(value);
+                    } else {
+                        high = high.min(value);
+                    }
+                    if low >= high {
+                        break;
+                    }
+                }
+                (best, best_action)
+            }
+        };
+        let mut entry = remembered.unwrap_or(Entry { lower: Value::LOWEST, upper: Value::HIGHEST, best: None });
+        if value <= alpha {
+            entry.upper = entry.upper.min(value);
+        } else if value >= beta {
+            entry.lower = entry.lower.max(value);
+        } else {
+            entry.lower = value;
+            entry.upper = value;
+        }
+        if let Some(action) = best {
+            entry.best = Some(symmetry.apply(action));
+        }
+        self.table.insert(key, entry);
+        value
+    }
+
+    /// The number of positions remembered.
+    pub fn remembered(&self) -> usize {
+        self.table.len()
+    }
+}
+
+fn after(game: &Game, actor: Actor, action: Action) -> Game {
+    let mut next = game.clone();
+    next.play(actor, action).expect("a legal action is accepted");
+    next
+}
+
+/// The perfect bot: plays a best action, found by [`Solver`].
+#[derive(Default)]
+pub struct Perfect {
+    solver: Solver,
+}
+
+impl Bot for Perfect {
+    fn choose(&mut self, game: &Game, _: &mut dyn Rng) -> Action {
+        self.solver.solve(game).action
+    }
+}

@@ -1,0 +1,167 @@
+//! The bots: legal play from both seats in both variants, and the perfect player's
+//! values against a plain minimax.
+
+use qttt::bot::{Level, Solver, arena};
+use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+const VARIANTS: [Variant; 2] = [Variant::PlayerChoice, Variant::Measurement];
+
+/// Plays `games` seeded games with `bot` in `seat` and random play in the other,
+/// starting from `opening` random actions; every action of the bot must be legal.
+fn bot_plays_legally(level: Level, seat: Player, variant: Variant, games: u64, opening: usize) {
+    let mut bot = level.bot();
+    let mut opponent = Level::Random.bot();
+    for seed in 0..games {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = Game::new(variant);
+        let mut actions = 0;
+        while let Some(Actor::Player(player)) = game.actor_to_act() {
+            let playing = if player == seat && actions >= opening { &mut bot } else { &mut opponent };
+            let action = playing.choose(&game, &mut rng);
+            assert!(game.clone().play(Actor::Player(player), action).is_ok(), "{action:?} is refused");
+            assert!(
+                game.legal_actions().contains(&action),
+                "{} as {seat} in {}: {action:?} is not legal in {}",
+                level.code(),
+                variant.code(),
+                notation::write(&game)
+            );
+            game.play_measured(Actor::Player(player), action, &mut rng).unwrap();
+            actions += 1;
+        }
+    }
+}
+
+#[test]
+fn the_random_and_parasite_bots_play_only_legal_actions_from_both_seats() {
+    for variant in VARIANTS {
+        for seat in [Player::X, Player::O] {
+            bot_plays_legally(Level::Random, seat, variant, 1000, 0);
+            bot_plays_legally(Level::Parasite { mistake_chance: 0.1 }, seat, variant, 1000, 0);
+        }
+    }
+}
+
+#[test]
+fn the_perfect_bot_plays_only_legal_actions_from_both_seats() {
+    for variant in VARIANTS {
+        for seat in [Player::X, Player::O] {
+            bot_plays_legally(Level::Perfect, seat, variant, 6, 6);
+        }
+    }
+}
+
+/// The value of `game` by plain minimax (expectation over measurements): no
+/// pruning, no table, no symmetry, to check the solver against.
+fn plain_value(game: &Game) -> f64 {
+    let Some(actor) = game.actor_to_act() else {
+        return game.score().x.as_f64() - game.score().o.as_f64();
+    };
+    let values = game.legal_actions().into_iter().map(|action| {
+        let mut next = game.clone();
+        next.play(actor, action).unwrap();
+        plain_value(&next)
+    });
+    match actor {
+        Actor::Measurement => values.sum::<f64>() / 2.0,
+        Actor::Player(Player::X) => values.fold(f64::NEG_INFINITY, f64::max),
+        Actor::Player(Player::O) => values.fold(f64::INFINITY, f64::min),
+    }
+}
+
+/// A seeded position after `moves` random actions that is not over yet.
+fn random_position(variant: Variant, moves: usize, seed: u64) -> Option<Game> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut game = Game::new(variant);
+    for _ in 0..moves {
+        let actor = game.actor_to_act()?;
+        let actions = game.legal_actions();
+        game.play_measured(actor, actions[rng.random_range(0..actions.len())], &mut rng).unwrap();
+    }
+    game.actor_to_act().map(|_| game)
+}
+
+#[test]
+fn the_solver_agrees_with_plain_minimax_on_late_positions() {
+    let mut checked = 0;
+    for variant in VARIANTS {
+        for seed in 0..40 {
+            let Some(game) = random_position(variant, 7, seed) else { continue };
+            let solution = Solver::default().solve(&game);
+            let plain = plain_value(&game);
+            assert_eq!(solution.value.points, plain, "{}: {}", variant.code(), notation::write(&game));
+            // The chosen action is worth the position's value.
+            let mut after = game.clone();
+            after.play(game.actor_to_act().unwrap(), solution.action).unwrap();
+            if game.actor_to_act() != Some(Actor::Measurement) {
+                assert_eq!(plain_value(&after), plain, "{}", notation::write(&game));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "only {checked} positions were still open");
+}
+
+fn position(transcript: &str) -> Game {
+    Game::replay(Variant::PlayerChoice, &notation::parse(transcript, Variant::PlayerChoice).unwrap()).unwrap()
+}
+
+#[test]
+fn the_perfect_bot_finds_the_collapse_that_wins_for_the_chooser() {
+    // Goff's example: O puts X7 in the corner and wins by half a point.
+    let game = position("X1+(1,5); O2+(3,9); X3+(1,4); O4+(3,6); X5+(4,7); O6+(5,9); X7+(1,5)");
+    let solution = Solver::default().solve(&game);
+    assert_eq!(
+        solution.action,
+        Action::Collapse { move_number: 7, square: qttt::engine::Square::try_from(0).unwrap() }
+    );
+    assert_eq!(solution.value.points, -0.5);
+}
+
+#[test]
+fn the_perfect_bot_finds_the_move_worth_a_point_and_a_half_whatever_the_collapse() {
+    // Goff's puzzle: X's move 9 that scores 1 1/2 however O collapses it.
+    let game =
+        position("X1+(4,5); O2+(4,5); X3!O2(5); X3+(1,7); O4+(6,8); X5+(1,2); O6+(8,9); X7+(2,3); O8+(6,9); X9!O8(9)");
+    let solution = Solver::default().solve(&game);
+    assert_eq!(solution.value.points, 1.5);
+    let mut after = game.clone();
+    after.play(Actor::Player(Player::X), solution.action).unwrap();
+    let outcomes: Vec<f64> = after
+        .legal_actions()
+        .into_iter()
+        .map(|option| {
+            let mut collapsed = after.clone();
+            collapsed.play(Actor::Player(Player::O), option).unwrap();
+            collapsed.score().x.as_f64() - collapsed.score().o.as_f64()
+        })
+        .collect();
+    assert_eq!(outcomes.iter().copied().fold(f64::INFINITY, f64::min), 1.5, "{outcomes:?}");
+}
+
+#[test]
+fn the_perfect_bot_prefers_the_quickest_win() {
+    // After 2-cycles on rows, X to move can win now (close a cycle that O must
+    // collapse into an X line either way) or later; it takes the win now.
+    let game = position("X1+(1,2); O2+(1,2); X3!O2(2); X3+(4,5); O4+(4,5); X5!O4(5)");
+    let solution = Solver::default().solve(&game);
+    assert!(solution.value.points > 0.0, "{solution:?}");
+    let mut after = game.clone();
+    after.play(Actor::Player(Player::X), solution.action).unwrap();
+    let best_for_o = Solver::default().solve(&after);
+    assert_eq!(best_for_o.value, solution.value);
+    assert!(solution.value.haste > 0.0);
+}
+
+#[test]
+fn the_arena_tallies_every_game() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let tally =
+        arena::play(Level::Parasite { mistake_chance: 0.0 }, Level::Random, Variant::PlayerChoice, 200, &mut rng);
+    assert_eq!(tally.games, 200);
+    assert_eq!(tally.x_wins + tally.draws + tally.o_wins, 200);
+    assert!(tally.x_wins > tally.o_wins, "{tally:?}");
+    assert!((-1.0..=2.0).contains(&tally.worst_for_x) && (-1.0..=2.0).contains(&tally.best_for_x));
+}
