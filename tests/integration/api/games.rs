@@ -155,12 +155,12 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
     assert_eq!(
         log,
         json!({ "game_id": id, "variant": "player_choice", "version": 6, "entries": [
-            { "seq": 1, "kind": "seat", "player": "X" },
-            { "seq": 2, "kind": "seat", "player": "O" },
-            { "seq": 3, "kind": "move", "player": "X", "squares": [0, 1] },
-            { "seq": 4, "kind": "move", "player": "O", "squares": [1, 4] },
-            { "seq": 5, "kind": "move", "player": "X", "squares": [0, 4] },
-            { "seq": 6, "kind": "collapse", "decided_by": "O", "closing_move": 3, "square": 0 }
+            { "seq": 1, "kind": "seat", "player": "X", "by_bot": false },
+            { "seq": 2, "kind": "seat", "player": "O", "by_bot": false },
+            { "seq": 3, "kind": "move", "player": "X", "squares": [0, 1], "by_bot": false },
+            { "seq": 4, "kind": "move", "player": "O", "squares": [1, 4], "by_bot": false },
+            { "seq": 5, "kind": "move", "player": "X", "squares": [0, 4], "by_bot": false },
+            { "seq": 6, "kind": "collapse", "decided_by": "O", "closing_move": 3, "square": 0, "by_bot": false }
         ]})
     );
     let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None);
