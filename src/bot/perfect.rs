@@ -100,11 +100,20 @@ pub struct Solution {
 }
 
 /// An exact search, remembering every position it has valued.
-#[derive(Default)]
 pub struct Solver {
     table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
+    /// How often, weighted by how early, each action of each player cut a search
+    /// short: actions that refuted one position tend to refute its neighbours, so
+    /// they are tried first (the history heuristic).
+    history: [[u64; ACTION_CODES]; 2],
     /// Positions visited so far, for benchmarks and notes.
     pub nodes: u64,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver { table: HashMap::default(), history: [[0; ACTION_CODES]; 2], nodes: 0 }
+    }
 }
 
 impl Solver {
@@ -114,25 +123,31 @@ impl Solver {
     /// When nobody is to act: the game is over.
     pub fn solve(&mut self, game: &Game) -> Solution {
         let actor = game.actor_to_act().expect("a finished game has no best action");
+        if actor == Actor::Measurement {
+            // The measurement has no preference: the position is worth the mean.
+            let value = self.search(game, Value::LOWEST, Value::HIGHEST);
+            return Solution { action: game.legal_actions()[0], value };
+        }
+        let maximising = actor == Actor::Player(Player::X);
         let mut best: Option<Solution> = None;
-        for action in game.legal_actions() {
-            let value = self.search(&after(game, actor, action), Value::LOWEST, Value::HIGHEST);
-            let better = match (actor, &best) {
-                (_, None) => true,
-                (Actor::Player(Player::O), Some(best)) => value < best.value,
-                (_, Some(best)) => value > best.value,
+        for action in self.ordered_actions(game, actor) {
+            // Only a better value matters: the window starts at the best so far, and
+            // a child that does not beat it returns a bound that is not chosen.
+            let (alpha, beta) = match (best, maximising) {
+                (Some(best), true) => (best.value, Value::HIGHEST),
+                (Some(best), false) => (Value::LOWEST, best.value),
+                (None, _) => (Value::LOWEST, Value::HIGHEST),
+            };
+            let value = self.search(&after(game, actor, action), alpha, beta);
+            let better = match best {
+                None => true,
+                Some(best) => (maximising && value > best.value) || (!maximising && value < best.value),
             };
             if better {
                 best = Some(Solution { action, value });
             }
         }
-        let solution = best.expect("an unfinished game has a legal action");
-        if actor == Actor::Measurement {
-            // The measurement has no preference: the position is worth the mean.
-            let value = self.search(game, Value::LOWEST, Value::HIGHEST);
-            return Solution { value, ..solution };
-        }
-        solution
+        best.expect("an unfinished game has a legal action")
     }
 
     /// The value of `game` within the window (`alpha`, `beta`): exact inside it,
@@ -156,7 +171,7 @@ impl Solver {
             remembered = Some(*entry);
         }
         let first = remembered.and_then(|entry| entry.best).map(|action| symmetry.undo(action));
-        let mut actions = game.legal_actions();
+        let mut actions = self.ordered_actions(game, actor);
         if let Some(position) = first.and_then(|first| actions.iter().position(|&a| a == first)) {
             actions[..=position].rotate_right(1);
         }
@@ -184,6 +199,7 @@ impl Solver {
                         high = high.min(value);
                     }
                     if low >= high {
+                        self.remember_cutoff(game, player, action);
                         break;
                     }
                 }
@@ -206,9 +222,36 @@ impl Solver {
         value
     }
 
+    /// The actions of `game` in the order to try them: the most often decisive first.
+    fn ordered_actions(&self, game: &Game, actor: Actor) -> Vec<Action> {
+        let mut actions = game.legal_actions();
+        if let Actor::Player(player) = actor {
+            let history = &self.history[player as usize];
+            actions.sort_by_key(|&action| std::cmp::Reverse(history[action_code(action)]));
+        }
+        actions
+    }
+
+    fn remember_cutoff(&mut self, game: &Game, player: Player, action: Action) {
+        // Cutoffs near the root save the most work.
+        let moves_left = MAX_MOVES as usize - game.moves().len();
+        self.history[player as usize][action_code(action)] += 1 << moves_left;
+    }
+
     /// The number of positions remembered.
     pub fn remembered(&self) -> usize {
         self.table.len()
+    }
+}
+
+/// One number per action of any position: a move by its two squares, a collapse
+/// choice by its square.
+const ACTION_CODES: usize = 81 + 9;
+
+fn action_code(action: Action) -> usize {
+    match action {
+        Action::Move { squares: [a, b] } => a.index() * 9 + b.index(),
+        Action::Collapse { square, .. } => 81 + square.index(),
     }
 }
 

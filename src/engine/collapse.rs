@@ -1,7 +1,7 @@
 //! Collapse: a closed cycle, its two outcomes, and how a choice picks one.
 
 use super::RuleError;
-use super::board::{MoveNumber, Player, Square};
+use super::board::{MAX_MOVES, MoveNumber, Player, Square};
 use super::game::Move;
 use super::graph;
 
@@ -81,21 +81,27 @@ impl Collapse {
 /// square that fills pushes every other move touching it into that move's other
 /// square, and so on through the cycle and every stem hanging off it.
 fn outcome(moves: &[Move], component: &[MoveNumber], first: MoveNumber, square: Square) -> Vec<(MoveNumber, Square)> {
-    let mut landed = vec![(first, square)];
-    let mut filled = vec![square];
-    while let Some(filled_square) = filled.pop() {
+    // Indexed by move number; a search calls this for every cycle it meets.
+    let mut landing: [Option<Square>; MAX_MOVES as usize + 1] = Default::default();
+    landing[usize::from(first)] = Some(square);
+    let mut filled = [square; MAX_MOVES as usize];
+    let mut unfilled = 1;
+    while unfilled > 0 {
+        unfilled -= 1;
+        let filled_square = filled[unfilled];
         for &number in component {
-            let pushed = &moves[usize::from(number) - 1];
-            if landed.iter().any(|&(done, _)| done == number) {
+            if landing[usize::from(number)].is_some() {
                 continue;
             }
-            if let Some(other) = pushed.other_square(filled_square) {
-                landed.push((number, other));
-                filled.push(other);
+            if let Some(other) = moves[usize::from(number) - 1].other_square(filled_square) {
+                landing[usize::from(number)] = Some(other);
+                filled[unfilled] = other;
+                unfilled += 1;
             }
         }
     }
+    let landed: Vec<(MoveNumber, Square)> =
+        (1..=MAX_MOVES).filter_map(|number| landing[usize::from(number)].map(|square| (number, square))).collect();
     debug_assert_eq!(landed.len(), component.len(), "a cycle's component collapses whole");
-    landed.sort_unstable();
     landed
 }
