@@ -23,6 +23,8 @@ const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | show [VARIANT]
                VARIANT is player_choice (the default) or measurement
   solve        read a game transcript on standard input (empty for the opening) and
                print its value with perfect play, the best action, and the search's cost
+  book         solve every opening position of a variant and write the opening book,
+               as in: qttt book player_choice data/book-player_choice.bin
   arena        play bots against each other from both seats and print the results;
                LEVEL is random, parasite or perfect; OPTIONS are --games N (100),
                --variant player_choice|measurement|both (both), --seed N (1),
@@ -39,6 +41,8 @@ async fn main() -> ExitCode {
         ["show"] | ["show", "player_choice"] => show(Variant::PlayerChoice),
         ["show", "measurement"] => show(Variant::Measurement),
         ["arena", ref options @ ..] => arena(options),
+        ["book", "player_choice", path] => book(Variant::PlayerChoice, path),
+        ["book", "measurement", path] => book(Variant::Measurement, path),
         ["solve"] | ["solve", "player_choice"] => solve(Variant::PlayerChoice),
         ["solve", "measurement"] => solve(Variant::Measurement),
         _ => Err(USAGE.to_string()),
@@ -139,6 +143,19 @@ fn arena(options: &[&str]) -> Result<(), String> {
             );
         }
     }
+    Ok(())
+}
+
+/// Writes the opening book of `variant` to `path`, reporting progress.
+fn book(variant: Variant, path: &str) -> Result<(), String> {
+    let started = Instant::now();
+    let bytes = qttt::bot::book::build(variant, |done, total| {
+        if done % 100 == 0 || done == total {
+            eprintln!("{done}/{total} positions solved, {:.0} s", started.elapsed().as_secs_f64());
+        }
+    });
+    std::fs::write(path, &bytes).map_err(|error| format!("cannot write {path}: {error}"))?;
+    eprintln!("wrote {path}: {} bytes in {:.0} s", bytes.len(), started.elapsed().as_secs_f64());
     Ok(())
 }
 

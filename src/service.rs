@@ -266,7 +266,7 @@ impl GameService {
         let record = self.game(id).await?;
         let actor = record.game.actor_to_act().ok_or(Error::Rule(RuleError::GameOver))?;
         let game = record.game.clone();
-        let solution = actix_web::rt::task::spawn_blocking(move || Solver::default().solve(&game))
+        let solution = actix_web::rt::task::spawn_blocking(move || Solver::default().answer(&game))
             .await
             .map_err(|error| Error::Internal(format!("the search's thread failed: {error}")))?;
         let hint = Hint { variant: record.game.variant(), actor, solution };

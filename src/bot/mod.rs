@@ -2,6 +2,7 @@
 //! randomness it needs passed in.
 
 pub mod arena;
+pub mod book;
 mod parasite;
 mod perfect;
 mod random;
@@ -12,7 +13,7 @@ use rand::Rng;
 use crate::engine::{Action, Game};
 
 pub use parasite::Parasite;
-pub use perfect::{Perfect, Solution, Solver};
+pub use perfect::{Perfect, Solution, Solver, Value};
 pub use random::RandomBot;
 
 /// A computer player.

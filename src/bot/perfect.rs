@@ -13,8 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rand::Rng;
 
-use super::Bot;
 use super::symmetry::canonical_key;
+use super::{Bot, book};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player};
 
 /// What a position is worth to X: compared by `points` first, then by `haste`.
@@ -117,7 +117,16 @@ impl Default for Solver {
 }
 
 impl Solver {
-    /// The best action of `game` for the side to act, and its value.
+    /// The best action of `game` for the side to act and its value: from the
+    /// opening book when it holds the position, else by search.
+    ///
+    /// # Panics
+    /// When nobody is to act: the game is over.
+    pub fn answer(&mut self, game: &Game) -> Solution {
+        book::lookup(game).unwrap_or_else(|| self.solve(game))
+    }
+
+    /// The best action of `game` for the side to act, and its value, by search.
     ///
     /// # Panics
     /// When nobody is to act: the game is over.
@@ -269,6 +278,6 @@ pub struct Perfect {
 
 impl Bot for Perfect {
     fn choose(&mut self, game: &Game, _: &mut dyn Rng) -> Action {
-        self.solver.solve(game).action
+        self.solver.answer(game).action
     }
 }

@@ -165,3 +165,44 @@ fn the_arena_tallies_every_game() {
     assert!(tally.x_wins > tally.o_wins, "{tally:?}");
     assert!((-1.0..=2.0).contains(&tally.worst_for_x) && (-1.0..=2.0).contains(&tally.best_for_x));
 }
+
+#[test]
+fn the_opening_books_are_whole_and_well_formed() {
+    use qttt::bot::book;
+    assert_eq!(book::check(Variant::PlayerChoice), Ok(6629));
+    let measurement = book::check(Variant::Measurement).expect("the measurement book is well formed");
+    assert!(measurement > 1000, "{measurement} entries");
+    // Every position of the opening is in the book.
+    assert!(book::lookup(&Game::new(Variant::PlayerChoice)).is_some());
+    assert_eq!(book::lookup(&Game::new(Variant::PlayerChoice)).unwrap().value.points, 0.5, "X wins by half a point");
+}
+
+#[test]
+fn the_book_agrees_with_the_search_where_the_search_is_quick() {
+    use qttt::bot::book;
+    for variant in VARIANTS {
+        // A few of the deepest book positions, spread over the book.
+        for game in book::deepest_positions(variant).step_by(997).take(4) {
+            let from_book = book::lookup(&game).expect("a book position");
+            let searched = Solver::default().solve(&game);
+            assert_eq!(from_book.value, searched.value, "{}: {}", variant.code(), notation::write(&game));
+            // The book's action reaches that value too.
+            let actor = game.actor_to_act().unwrap();
+            let mut after = game.clone();
+            after.play(actor, from_book.action).unwrap();
+            let reached = Solver::default().solve(&after).value;
+            assert_eq!(reached, from_book.value, "{}", notation::write(&game));
+        }
+    }
+}
+
+#[test]
+fn the_perfect_bot_never_ends_worse_than_the_games_value() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for opponent in [Level::Random, Level::Parasite { mistake_chance: 0.1 }] {
+        let as_x = arena::play(Level::Perfect, opponent, Variant::PlayerChoice, 8, &mut rng);
+        assert!(as_x.worst_for_x >= 0.5, "as X against {}: {as_x:?}", opponent.code());
+        let as_o = arena::play(opponent, Level::Perfect, Variant::PlayerChoice, 8, &mut rng);
+        assert!(as_o.best_for_x <= 0.5, "as O against {}: {as_o:?}", opponent.code());
+    }
+}

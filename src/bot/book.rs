@@ -1,0 +1,171 @@
+//! The opening book: the perfect solution of every position with at most
+//! [`BOOK_MOVES`] moves placed, one per symmetry class, computed once by the
+//! solver and compiled into the binary. The early positions are the slowest to
+//! search and the fewest, so the book answers them at once and the search does
+//! the rest.
+//!
+//! Regenerate it with `qttt book player_choice data/book-player_choice.bin` (and
+//! likewise for `measurement`) after any change to the rules or the solver.
+//!
+//! The file: the bytes `QTTTBOOK`, a version byte, the variant's byte (0 for
+//! `player_choice`, 1 for `measurement`), the entry count as a little-endian u32,
+//! then the entries sorted by key, 13 bytes each: the position's key (u64 LE), the
+//! best action as it reads in the key's orientation (one byte: a move `9a + b`, a
+//! collapse choice `81 + square`), and the value's points and haste in 1/1024ths
+//! (two i16 LE).
+
+use std::collections::BTreeMap;
+
+use super::perfect::{Solution, Solver, Value};
+use super::symmetry::canonical_key;
+use crate::engine::{Action, Actor, Game, Square, Variant};
+
+/// The book holds every position with at most this many moves placed.
+pub const BOOK_MOVES: usize = 3;
+
+const MAGIC: &[u8; 8] = b"QTTTBOOK";
+const FORMAT: u8 = 1;
+const HEADER: usize = 8 + 1 + 1 + 4;
+const ENTRY: usize = 8 + 1 + 2 + 2;
+/// The most positions the book's solver remembers before it starts afresh.
+const TABLE_LIMIT: usize = 30_000_000;
+/// Values are stored in 1/1024ths: exact for every value a game can have.
+const SCALE: f64 = 1024.0;
+
+static PLAYER_CHOICE: &[u8] = include_bytes!("../../data/book-player_choice.bin");
+static MEASUREMENT: &[u8] = include_bytes!("../../data/book-measurement.bin");
+
+/// The best action of `game` and its value, if the book holds its position.
+pub fn lookup(game: &Game) -> Option<Solution> {
+    if game.moves().len() > BOOK_MOVES {
+        return None;
+    }
+    let bytes = match game.variant() {
+        Variant::PlayerChoice => PLAYER_CHOICE,
+        Variant::Measurement => MEASUREMENT,
+    };
+    let entries = &bytes[HEADER..];
+    let (key, symmetry) = canonical_key(game);
+    let count = entries.len() / ENTRY;
+    let key_at = |index: usize| u64::from_le_bytes(entries[index * ENTRY..][..8].try_into().expect("8 bytes"));
+    // Binary search over the sorted keys.
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = (low + high) / 2;
+        if key_at(middle) < key {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    if low == count || key_at(low) != key {
+        return None;
+    }
+    let entry = &entries[low * ENTRY + 8..][..ENTRY - 8];
+    let number = |at: usize| f64::from(i16::from_le_bytes([entry[at], entry[at + 1]])) / SCALE;
+    let action = decode(entry[0], game)?;
+    Some(Solution { action: symmetry.undo(action), value: Value { points: number(1), haste: number(3) } })
+}
+
+/// Checks a book's header against the variant it is compiled in for.
+///
+/// # Errors
+/// What is wrong with it.
+pub fn check(variant: Variant) -> Result<usize, String> {
+    let bytes = match variant {
+        Variant::PlayerChoice => PLAYER_CHOICE,
+        Variant::Measurement => MEASUREMENT,
+    };
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != FORMAT || bytes[9] != variant_byte(variant) {
+        return Err(format!("the {} book is not a book of this format and variant", variant.code()));
+    }
+    let count = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes")) as usize;
+    if bytes.len() != HEADER + count * ENTRY {
+        return Err(format!("the {} book has {} bytes for {count} entries", variant.code(), bytes.len()));
+    }
+    Ok(count)
+}
+
+fn variant_byte(variant: Variant) -> u8 {
+    match variant {
+        Variant::PlayerChoice => 0,
+        Variant::Measurement => 1,
+    }
+}
+
+fn encode(action: Action) -> u8 {
+    match action {
+        Action::Move { squares: [a, b] } => (a.index() * 9 + b.index()) as u8,
+        Action::Collapse { square, .. } => 81 + square.index() as u8,
+    }
+}
+
+fn decode(code: u8, game: &Game) -> Option<Action> {
+    let square = |index: u8| Square::ALL.get(usize::from(index)).copied();
+    match code {
+        0..=80 => Some(Action::Move { squares: [square(code / 9)?, square(code % 9)?] }),
+        _ => Some(Action::Collapse { move_number: game.pending_collapse()?.closing_move, square: square(code - 81)? }),
+    }
+}
+
+/// Every position of `variant` with at most [`BOOK_MOVES`] moves placed where a
+/// player is to act, one per symmetry class, by key.
+fn positions(variant: Variant) -> BTreeMap<u64, Game> {
+    let mut found = BTreeMap::new();
+    let mut unexplored = vec![Game::new(variant)];
+    while let Some(game) = unexplored.pop() {
+        let Some(actor) = game.actor_to_act() else { continue };
+        let (key, _) = canonical_key(&game);
+        if found.contains_key(&key) {
+            continue;
+        }
+        for action in game.legal_actions() {
+            let mut next = game.clone();
+            next.play(actor, action).expect("a legal action is accepted");
+            if next.moves().len() <= BOOK_MOVES {
+                unexplored.push(next);
+            }
+        }
+        // The measurement decides at once: nobody ever asks for its action.
+        if actor != Actor::Measurement {
+            found.insert(key, game);
+        }
+    }
+    found
+}
+
+/// Solves every book position of `variant` and returns the book's bytes. Calls
+/// `progress(done, total)` as it goes; it takes minutes.
+pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8> {
+    let positions = positions(variant);
+    let mut bytes = Vec::with_capacity(HEADER + positions.len() * ENTRY);
+    bytes.extend_from_slice(MAGIC);
+    bytes.push(FORMAT);
+    bytes.push(variant_byte(variant));
+    bytes.extend_from_slice(&(positions.len() as u32).to_le_bytes());
+    // One solver for many: the positions share most of their subtrees. It starts
+    // afresh when its table would outgrow a few gigabytes.
+    let mut solver = Solver::default();
+    for (done, (key, game)) in positions.iter().enumerate() {
+        if solver.remembered() > TABLE_LIMIT {
+            solver = Solver::default();
+        }
+        let solution = solver.solve(game);
+        let (_, symmetry) = canonical_key(game);
+        bytes.extend_from_slice(&key.to_le_bytes());
+        bytes.push(encode(symmetry.apply(solution.action)));
+        for number in [solution.value.points, solution.value.haste] {
+            let scaled = number * SCALE;
+            assert!(scaled.fract() == 0.0 && scaled.abs() <= f64::from(i16::MAX), "{number} does not fit the book");
+            bytes.extend_from_slice(&(scaled as i16).to_le_bytes());
+        }
+        progress(done + 1, positions.len());
+    }
+    bytes
+}
+
+/// The positions of the book of `variant` whose solution the search finds within
+/// a few milliseconds: those with exactly [`BOOK_MOVES`] moves placed.
+pub fn deepest_positions(variant: Variant) -> impl Iterator<Item = Game> {
+    positions(variant).into_values().filter(|game| game.moves().len() == BOOK_MOVES)
+}
