@@ -31,6 +31,10 @@ pub struct Value {
 impl Value {
     const LOWEST: Value = Value { points: f64::NEG_INFINITY, haste: 0.0 };
     const HIGHEST: Value = Value { points: f64::INFINITY, haste: 0.0 };
+    /// The worst end for X: O a point ahead, as soon as possible.
+    const WORST: Value = Value { points: -1.0, haste: -(MAX_MOVES as f64 + 1.0) };
+    /// The best end for X: two points ahead, as soon as possible.
+    const BEST: Value = Value { points: 2.0, haste: MAX_MOVES as f64 + 1.0 };
 
     /// The value of a finished game.
     fn of_finished(game: &Game) -> Value {
@@ -46,6 +50,12 @@ impl Value {
             0.0
         };
         Value { points, haste: sign * moves_saved }
+    }
+
+    /// `2 self - other`: what a second outcome must be worth for the mean of the two
+    /// to be `self`.
+    fn twice_minus(self, other: Value) -> Value {
+        Value { points: 2.0 * self.points - other.points, haste: 2.0 * self.haste - other.haste }
     }
 
     fn mean(self, other: Value) -> Value {
@@ -112,7 +122,9 @@ pub struct Solver {
 
 impl Default for Solver {
     fn default() -> Solver {
-        Solver { table: HashMap::default(), history: [[0; ACTION_CODES]; 2], nodes: 0 }
+        // Room for a mid-game search without rehashing; an opening search grows past it.
+        let table = HashMap::with_capacity_and_hasher(1 << 15, BuildHasherDefault::default());
+        Solver { table, history: [[0; ACTION_CODES]; 2], nodes: 0 }
     }
 }
 
@@ -186,10 +198,25 @@ impl Solver {
         }
         let (value, best) = match actor {
             Actor::Measurement => {
-                // Each outcome with probability 1/2: both are needed exactly.
-                let [a, b] = [actions[0], actions[1]]
-                    .map(|action| self.search(&after(game, actor, action), Value::LOWEST, Value::HIGHEST));
-                (a.mean(b), None)
+                // Each outcome with probability 1/2. What the first is worth bounds
+                // the mean, since the second lies between the worst and the best a
+                // game can end (Ballard's Star1): often no second search is needed,
+                // and when it is, it needs only the window that can still matter.
+                let first = self.search(
+                    &after(game, actor, actions[0]),
+                    alpha.twice_minus(Value::BEST),
+                    beta.twice_minus(Value::WORST),
+                );
+                let (at_most, at_least) = (first.mean(Value::BEST), first.mean(Value::WORST));
+                if at_most <= alpha {
+                    (at_most, None)
+                } else if at_least >= beta {
+                    (at_least, None)
+                } else {
+                    let second =
+                        self.search(&after(game, actor, actions[1]), alpha.twice_minus(first), beta.twice_minus(first));
+                    (first.mean(second), None)
+                }
             }
             Actor::Player(player) => {
                 let maximising = player == Player::X;
