@@ -23,11 +23,7 @@ fn engine(c: &mut Criterion) {
     let (last, before_last) = log.split_last().expect("the game has entries");
     let pending = Game::replay(Variant::PlayerChoice, before_last).expect("a prefix replays");
     c.bench_function("apply one collapse (4-cycle with a stem)", |b| {
-        b.iter_batched_ref(
-            || pending.clone(),
-            |game| game.play(last.actor, black_box(last.action)),
-            BatchSize::SmallInput,
-        )
+        b.iter_batched_ref(|| pending, |game| game.play(last.actor, black_box(last.action)), BatchSize::SmallInput)
     });
 
     let opening = Game::new(Variant::PlayerChoice);
@@ -41,7 +37,7 @@ fn engine(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(0);
     c.bench_function("close and measure a cycle (measurement variant)", |b| {
         b.iter_batched_ref(
-            || before_closing.clone(),
+            || before_closing,
             |game| game.play_measured(Actor::Player(Player::X), black_box(closing), &mut rng),
             BatchSize::SmallInput,
         )

@@ -265,7 +265,7 @@ impl GameService {
     pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
         let record = self.game(id).await?;
         let actor = record.game.actor_to_act().ok_or(Error::Rule(RuleError::GameOver))?;
-        let game = record.game.clone();
+        let game = record.game;
         let solution = actix_web::rt::task::spawn_blocking(move || Solver::default().answer(&game))
             .await
             .map_err(|error| Error::Internal(format!("the search's thread failed: {error}")))?;

@@ -576,7 +576,7 @@ impl From<&Collapse> for CollapseView {
         CollapseView {
             chooser: collapse.chooser.into(),
             closing_move: collapse.closing_move,
-            cycle_moves: collapse.cycle_moves.clone(),
+            cycle_moves: collapse.cycle_moves.to_vec(),
             options: collapse
                 .options
                 .iter()

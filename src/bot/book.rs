@@ -120,7 +120,7 @@ fn positions(variant: Variant) -> BTreeMap<u64, Game> {
             continue;
         }
         for action in game.legal_actions() {
-            let mut next = game.clone();
+            let mut next = game;
             next.play(actor, action).expect("a legal action is accepted");
             if next.moves().len() <= BOOK_MOVES {
                 unexplored.push(next);

@@ -44,7 +44,7 @@ impl Bot for Parasite {
 /// The collapse option that leaves `me` furthest ahead.
 fn best_collapse(game: &Game, me: Player) -> Action {
     let margin = |action: &Action| {
-        let mut after = game.clone();
+        let mut after = *game;
         after.play(Actor::Player(me), *action).expect("a listed option is legal");
         let score = after.score();
         i16::from(score.of(me).halves) - i16::from(score.of(me.other()).halves)
@@ -164,7 +164,7 @@ mod tests {
         let position = game("X1+(1,5); O2+(3,9); X3+(1,4); O4+(3,6); X5+(4,7); O6+(5,9); X7+(1,5)");
         let action = choose(&position);
         assert_eq!(action, Action::Collapse { move_number: 7, square: Square::ALL[0] });
-        let mut after = position.clone();
+        let mut after = position;
         after.play(Actor::Player(Player::O), action).unwrap();
         assert_eq!((after.score().x.as_f64(), after.score().o.as_f64()), (0.5, 1.0));
     }

@@ -15,7 +15,7 @@ use rand::Rng;
 
 use super::symmetry::canonical_key;
 use super::{Bot, book};
-use crate::engine::{Action, Actor, Game, MAX_MOVES, Player};
+use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, Stack};
 
 /// What a position is worth to X: compared by `points` first, then by `haste`.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
@@ -259,7 +259,7 @@ impl Solver {
     }
 
     /// The actions of `game` in the order to try them: the most often decisive first.
-    fn ordered_actions(&self, game: &Game, actor: Actor) -> Vec<Action> {
+    fn ordered_actions(&self, game: &Game, actor: Actor) -> Stack<Action, 36> {
         let mut actions = game.legal_actions();
         if let Actor::Player(player) = actor {
             let history = &self.history[player as usize];
@@ -292,7 +292,7 @@ fn action_code(action: Action) -> usize {
 }
 
 fn after(game: &Game, actor: Actor, action: Action) -> Game {
-    let mut next = game.clone();
+    let mut next = *game;
     next.play(actor, action).expect("a legal action is accepted");
     next
 }

@@ -5,9 +5,10 @@ use std::fmt;
 use super::RuleError;
 
 /// One of the two players. X makes the odd moves, O the even ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Player {
     /// The player who opens and makes moves 1, 3, 5, 7 and 9.
+    #[default]
     X,
     /// The player who makes moves 2, 4, 6 and 8.
     O,
@@ -60,7 +61,8 @@ pub const MAX_MOVES: MoveNumber = 9;
 /// A square of the board, 0-8 row-major from the top-left.
 ///
 /// Only a checked conversion makes one, so a `Square` in hand is always on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The default, square 0, only fills unused places of fixed-size storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Square(u8);
 
 impl Square {

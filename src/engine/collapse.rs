@@ -4,6 +4,7 @@ use super::RuleError;
 use super::board::{MAX_MOVES, MoveNumber, Player, Square};
 use super::game::Move;
 use super::graph;
+use super::stack::Stack;
 
 /// Who decides how a cycle collapses, and who wrote an entry of the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,25 +15,32 @@ pub enum Actor {
     Measurement,
 }
 
+impl Default for Actor {
+    /// Only fills unused places of fixed-size storage.
+    fn default() -> Actor {
+        Actor::Player(Player::X)
+    }
+}
+
 /// Where every move of a collapsing component lands under one outcome.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CollapseOption {
     /// The square the closing move ends in; it names the option.
     pub square: Square,
     /// The square each move of the component lands in, in move order.
-    pub outcome: Vec<(MoveNumber, Square)>,
+    pub outcome: Stack<(MoveNumber, Square), 9>,
 }
 
 /// The collapse of a closed cycle: pending until it is decided, then kept as
 /// history so that a client can show how every collapse went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Collapse {
     /// Who decides: the player who did not close the cycle, or the measurement.
     pub chooser: Actor,
     /// The move that closed the cycle.
     pub closing_move: MoveNumber,
     /// The moves on the cycle, ascending; any of them may be named in a choice.
-    pub cycle_moves: Vec<MoveNumber>,
+    pub cycle_moves: Stack<MoveNumber, 9>,
     /// The only two consistent outcomes, by the closing move's squares ascending.
     pub options: [CollapseOption; 2],
     /// The square the closing move ended in, once decided; `None` while pending.
@@ -42,7 +50,7 @@ pub struct Collapse {
 impl Collapse {
     /// The collapse, still pending, of the cycle that `closing_move` (the last of `moves`)
     /// closed along `path`, the moves that already joined its two squares.
-    pub(super) fn new(moves: &[Move], path: Vec<MoveNumber>, chooser: Actor) -> Collapse {
+    pub(super) fn new(moves: &[Move], path: Stack<MoveNumber, 9>, chooser: Actor) -> Collapse {
         let closing = moves.last().expect("a cycle is closed by a move");
         let component = graph::component(moves, closing.squares[0]);
         let option = |square| CollapseOption { square, outcome: outcome(moves, &component, closing.number, square) };
@@ -80,7 +88,12 @@ impl Collapse {
 /// Where every move of `component` lands once `first` is put in `square`: each
 /// square that fills pushes every other move touching it into that move's other
 /// square, and so on through the cycle and every stem hanging off it.
-fn outcome(moves: &[Move], component: &[MoveNumber], first: MoveNumber, square: Square) -> Vec<(MoveNumber, Square)> {
+fn outcome(
+    moves: &[Move],
+    component: &[MoveNumber],
+    first: MoveNumber,
+    square: Square,
+) -> Stack<(MoveNumber, Square), 9> {
     // Indexed by move number; a search calls this for every cycle it meets.
     let mut landing: [Option<Square>; MAX_MOVES as usize + 1] = Default::default();
     landing[usize::from(first)] = Some(square);
@@ -100,7 +113,7 @@ fn outcome(moves: &[Move], component: &[MoveNumber], first: MoveNumber, square: 
             }
         }
     }
-    let landed: Vec<(MoveNumber, Square)> =
+    let landed: Stack<(MoveNumber, Square), 9> =
         (1..=MAX_MOVES).filter_map(|number| landing[usize::from(number)].map(|square| (number, square))).collect();
     debug_assert_eq!(landed.len(), component.len(), "a cycle's component collapses whole");
     landed

@@ -10,6 +10,7 @@ use super::collapse::{Actor, Collapse};
 use super::graph;
 use super::measurement::{self, SquareProbabilities};
 use super::scoring::{self, GameResult, Line, Score};
+use super::stack::Stack;
 
 /// Who decides how a closed cycle collapses. Chosen per game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,8 +49,15 @@ pub enum Action {
     },
 }
 
+impl Default for Action {
+    /// Only fills unused places of fixed-size storage.
+    fn default() -> Action {
+        Action::Move { squares: [Square::default(); 2] }
+    }
+}
+
 /// One entry of a game's log: who did what. The log is the game's whole truth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct LogEntry {
     /// Who acted: a player, or the measurement for its collapse outcomes.
     pub actor: Actor,
@@ -58,7 +66,7 @@ pub struct LogEntry {
 }
 
 /// A move that has been placed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Move {
     /// The move's number, from 1; it is the subscript of its marks.
     pub number: MoveNumber,
@@ -115,18 +123,22 @@ impl std::error::Error for ReplayError {}
 /// assert_eq!(game.next_to_move(), Some((Player::O, 2)));
 /// # Ok::<(), qttt::engine::RuleError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A game is `Copy` and never touches the heap: a search copies positions by the
+/// million. Every stack is sized by the rules: nine moves; at most four collapses,
+/// since each lands two moves or more; at most thirteen log entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Game {
     variant: Variant,
     /// Every move placed so far; move `n` is at index `n - 1`.
-    moves: Vec<Move>,
+    moves: Stack<Move, 9>,
     /// The move whose classical mark fills each square.
     classical: [Option<MoveNumber>; 9],
     /// Every collapse so far in order; only the last can still be pending.
-    collapses: Vec<Collapse>,
+    collapses: Stack<Collapse, 4>,
     /// Kept rather than recomputed because only a collapse can change them.
-    lines: Vec<Line>,
-    log: Vec<LogEntry>,
+    lines: Stack<Line, 8>,
+    log: Stack<LogEntry, 13>,
 }
 
 impl Game {
@@ -134,11 +146,11 @@ impl Game {
     pub fn new(variant: Variant) -> Game {
         Game {
             variant,
-            moves: Vec::with_capacity(usize::from(MAX_MOVES)),
+            moves: Stack::default(),
             classical: [None; 9],
-            collapses: Vec::new(),
-            lines: Vec::new(),
-            log: Vec::new(),
+            collapses: Stack::default(),
+            lines: Stack::default(),
+            log: Stack::default(),
         }
     }
 
@@ -322,7 +334,7 @@ impl Game {
 
     /// Every legal action of [`Game::actor_to_act`]: both options of a pending
     /// collapse (named by the closing move), or every move, or nothing at the end.
-    pub fn legal_actions(&self) -> Vec<Action> {
+    pub fn legal_actions(&self) -> Stack<Action, 36> {
         if let Some(pending) = self.pending_collapse() {
             return pending
                 .options
@@ -330,14 +342,15 @@ impl Game {
                 .map(|option| Action::Collapse { move_number: pending.closing_move, square: option.square })
                 .collect();
         }
+        let mut actions = Stack::default();
         if self.is_over() {
-            return Vec::new();
+            return actions;
         }
-        let open: Vec<Square> = self.open_squares().collect();
+        let open: Stack<Square, 9> = self.open_squares().collect();
         if let [last] = open[..] {
-            return vec![Action::Move { squares: [last, last] }];
+            actions.push(Action::Move { squares: [last, last] });
+            return actions;
         }
-        let mut actions = Vec::with_capacity(open.len() * (open.len() - 1) / 2);
         for (i, &a) in open.iter().enumerate() {
             for &b in &open[i + 1..] {
                 actions.push(Action::Move { squares: [a, b] });

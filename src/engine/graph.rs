@@ -6,19 +6,21 @@
 
 use super::board::{MoveNumber, Square};
 use super::game::Move;
+use super::stack::Stack;
 
 /// The moves on the path from `from` to `to` through the unresolved moves, in path
 /// order, or `None` when the two squares are not connected.
 ///
 /// In a forest the path is unique, so a move between `from` and `to` closes the
 /// cycle made of this path and itself.
-pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Vec<MoveNumber>> {
+pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Stack<MoveNumber, 9>> {
     // Search from `from`, remembering the move that reached each square, then walk
     // those moves back from `to`. The order of the search does not matter in a forest.
     let mut reached_by: [Option<&Move>; 9] = [None; 9];
     let mut visited = [false; 9];
     visited[from.index()] = true;
-    let mut queue = vec![from];
+    let mut queue: Stack<Square, 9> = Stack::default();
+    queue.push(from);
     while let Some(square) = queue.pop() {
         for unresolved in moves.iter().filter(|m| m.landed.is_none()) {
             if let Some(next) = unresolved.other_square(square)
@@ -33,7 +35,7 @@ pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Vec<Move
     if !visited[to.index()] {
         return None;
     }
-    let mut path = Vec::new();
+    let mut path: Stack<MoveNumber, 9> = Stack::default();
     let mut square = to;
     while let Some(step) = reached_by[square.index()] {
         path.push(step.number);
@@ -44,7 +46,7 @@ pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Vec<Move
 }
 
 /// Every unresolved move connected to `square`, in move order.
-pub fn component(moves: &[Move], square: Square) -> Vec<MoveNumber> {
+pub fn component(moves: &[Move], square: Square) -> Stack<MoveNumber, 9> {
     let mut in_component = [false; 9];
     in_component[square.index()] = true;
     // Grow until no unresolved move joins a new square: at most nine rounds.

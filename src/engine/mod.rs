@@ -12,6 +12,7 @@ mod graph;
 mod measurement;
 pub mod notation;
 mod scoring;
+mod stack;
 
 pub use board::{LINES, MAX_MOVES, Mark, MoveNumber, Player, Square};
 pub use collapse::{Actor, Collapse, CollapseOption};
@@ -19,3 +20,4 @@ pub use error::RuleError;
 pub use game::{Action, Game, LogEntry, Move, ReplayError, Variant};
 pub use measurement::SquareProbabilities;
 pub use scoring::{GameResult, Line, Points, Score};
+pub use stack::Stack;

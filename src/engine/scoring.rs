@@ -1,6 +1,7 @@
 //! Completed lines, points and the result.
 
 use super::board::{LINES, MoveNumber, Player, Square};
+use super::stack::Stack;
 
 /// Points in half-point steps, so that sums stay exact: 1 1/2 is `Points(3)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -17,7 +18,7 @@ impl Points {
 }
 
 /// A line of three classical marks of one player.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Line {
     /// Whose marks fill the line.
     pub player: Player,
@@ -76,8 +77,8 @@ impl GameResult {
 /// Every completed line of `classical` (the move whose mark is classical in each
 /// square), scored: the line or lines with the lowest maximum subscript earn 1
 /// point, every later line 1/2.
-pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Vec<Line> {
-    let mut lines: Vec<Line> = LINES
+pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Stack<Line, 8> {
+    let mut lines: Stack<Line, 8> = LINES
         .iter()
         .filter_map(|&squares| {
             let marks = squares.map(|square| classical[square.index()]);
@@ -94,7 +95,7 @@ pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Vec<Line> {
         })
         .collect();
     if let Some(earliest) = lines.iter().map(|line| line.max_move).min() {
-        for line in &mut lines {
+        for line in lines.iter_mut() {
             line.points = Points { halves: if line.max_move == earliest { 2 } else { 1 } };
         }
     }

@@ -60,7 +60,7 @@ fn plain_value(game: &Game) -> f64 {
         return game.score().x.as_f64() - game.score().o.as_f64();
     };
     let values = game.legal_actions().into_iter().map(|action| {
-        let mut next = game.clone();
+        let mut next = *game;
         next.play(actor, action).unwrap();
         plain_value(&next)
     });
@@ -93,7 +93,7 @@ fn the_solver_agrees_with_plain_minimax_on_late_positions() {
             let plain = plain_value(&game);
             assert_eq!(solution.value.points, plain, "{}: {}", variant.code(), notation::write(&game));
             // The chosen action is worth the position's value.
-            let mut after = game.clone();
+            let mut after = game;
             after.play(game.actor_to_act().unwrap(), solution.action).unwrap();
             if game.actor_to_act() != Some(Actor::Measurement) {
                 assert_eq!(plain_value(&after), plain, "{}", notation::write(&game));
@@ -127,13 +127,13 @@ fn the_perfect_bot_finds_the_move_worth_a_point_and_a_half_whatever_the_collapse
         position("X1+(4,5); O2+(4,5); X3!O2(5); X3+(1,7); O4+(6,8); X5+(1,2); O6+(8,9); X7+(2,3); O8+(6,9); X9!O8(9)");
     let solution = Solver::default().solve(&game);
     assert_eq!(solution.value.points, 1.5);
-    let mut after = game.clone();
+    let mut after = game;
     after.play(Actor::Player(Player::X), solution.action).unwrap();
     let outcomes: Vec<f64> = after
         .legal_actions()
         .into_iter()
         .map(|option| {
-            let mut collapsed = after.clone();
+            let mut collapsed = after;
             collapsed.play(Actor::Player(Player::O), option).unwrap();
             collapsed.score().x.as_f64() - collapsed.score().o.as_f64()
         })
@@ -148,7 +148,7 @@ fn the_perfect_bot_prefers_the_quickest_win() {
     let game = position("X1+(1,2); O2+(1,2); X3!O2(2); X3+(4,5); O4+(4,5); X5!O4(5)");
     let solution = Solver::default().solve(&game);
     assert!(solution.value.points > 0.0, "{solution:?}");
-    let mut after = game.clone();
+    let mut after = game;
     after.play(Actor::Player(Player::X), solution.action).unwrap();
     let best_for_o = Solver::default().solve(&after);
     assert_eq!(best_for_o.value, solution.value);
@@ -188,7 +188,7 @@ fn the_book_agrees_with_the_search_where_the_search_is_quick() {
             assert_eq!(from_book.value, searched.value, "{}: {}", variant.code(), notation::write(&game));
             // The book's action reaches that value too.
             let actor = game.actor_to_act().unwrap();
-            let mut after = game.clone();
+            let mut after = game;
             after.play(actor, from_book.action).unwrap();
             let reached = Solver::default().solve(&after).value;
             assert_eq!(reached, from_book.value, "{}", notation::write(&game));

@@ -147,7 +147,7 @@ pub fn state_of(game: &Game) -> State {
         pending_collapse: game.pending_collapse().map(|pending| PendingState {
             chooser: actor_name(pending.chooser),
             closing_move: pending.closing_move,
-            cycle_moves: pending.cycle_moves.clone(),
+            cycle_moves: pending.cycle_moves.to_vec(),
             options: pending.options.iter().map(|option| option.square.index()).collect(),
         }),
         next_to_move: game

@@ -22,7 +22,7 @@ fn random_games(variant: Variant, mut check: impl FnMut(&Game, &Game, &mut StdRn
                 };
                 let actions = game.legal_actions();
                 let action = actions[rng.random_range(0..actions.len())];
-                let before = game.clone();
+                let before = game;
                 game.play_measured(actor, action, &mut rng).expect("a legal action is accepted");
                 check(&before, &game, &mut rng);
             }
@@ -134,7 +134,7 @@ fn the_engine_accepts_exactly_the_legal_actions_and_a_rejection_changes_nothing(
         random_games(variant, |_, game, rng| {
             for _ in 0..8 {
                 let (actor, action) = random_action(rng);
-                let mut tried = game.clone();
+                let mut tried = *game;
                 match tried.play(actor, action) {
                     Err(_) => {
                         assert_eq!(&tried, game, "a rejected {action:?} by {actor:?} changed the game");
@@ -145,7 +145,7 @@ fn the_engine_accepts_exactly_the_legal_actions_and_a_rejection_changes_nothing(
                         // The same action in canonical form is listed as legal and does the same.
                         let canonical = tried.log().last().expect("an accepted action is logged").action;
                         assert!(game.legal_actions().contains(&canonical), "{action:?} is not listed");
-                        let mut listed = game.clone();
+                        let mut listed = *game;
                         listed.play(actor, canonical).expect("a listed action is legal");
                         assert_eq!(listed, tried);
                         accepted += 1;

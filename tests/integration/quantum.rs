@@ -43,7 +43,7 @@ fn first_square_count(moves: &[[i64; 2]], trials: u32, rng: &mut StdRng) -> u32 
     let first = square(last[0].min(last[1]));
     (0..trials)
         .filter(|_| {
-            let mut measured = game.clone();
+            let mut measured = game;
             measured.play_measured(closer, Action::Move { squares: [square(last[0]), square(last[1])] }, rng).unwrap();
             measured.moves()[usize::from(closing_move) - 1].landed == Some(first)
         })

@@ -12,7 +12,7 @@ fn play_steps(scenario: &Scenario) -> Game {
     let mut game = Game::new(scenario.variant());
     for (index, step) in scenario.steps.iter().enumerate() {
         let context = format!("{} step {}", scenario.name, index + 1);
-        let before = game.clone();
+        let before = game;
         let outcome = step.action().and_then(|action| game.play(step.actor(), action).map_err(|e| e.code()));
         match (&step.rejected, outcome) {
             (Some(codes), Err(code)) => {
@@ -50,7 +50,7 @@ fn every_measurement_outcome_of_a_scenario_gives_its_expected_state() {
         let game = play_steps(scenario);
         assert_eq!(game.pending_collapse().map(|p| p.chooser), Some(Actor::Measurement), "{}", scenario.name);
         for measurement in &scenario.measurements {
-            let mut measured = game.clone();
+            let mut measured = game;
             measured.play(Actor::Measurement, measurement.collapse.action()).expect("a listed outcome is legal");
             assert_eq!(state_of(&measured), measurement.r#final, "{}", scenario.name);
             checked += 1;
