@@ -3,6 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use qttt::bot::Solver;
 use qttt::engine::{Actor, Game, Player, Variant, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -49,5 +50,25 @@ fn engine(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, engine);
+fn perfect_bot(c: &mut Criterion) {
+    let position = |text: &str| {
+        Game::replay(Variant::PlayerChoice, &notation::parse(text, Variant::PlayerChoice).unwrap()).unwrap()
+    };
+    let opening = Game::new(Variant::PlayerChoice);
+    c.bench_function("perfect answer from the opening (book)", |b| {
+        b.iter(|| Solver::default().answer(black_box(&opening)))
+    });
+    let mut group = c.benchmark_group("perfect answer by search");
+    group.sample_size(20);
+    for (name, text) in [
+        ("after 4 moves", "X1+(1,2); O2+(3,4); X3+(5,6); O4+(7,8)"),
+        ("after 6 moves", "X1+(1,2); O2+(3,4); X3+(5,6); O4+(7,8); X5+(1,9); O6+(2,5)"),
+    ] {
+        let game = position(text);
+        group.bench_function(name, |b| b.iter(|| Solver::default().answer(black_box(&game))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine, perfect_bot);
 criterion_main!(benches);

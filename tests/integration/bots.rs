@@ -48,7 +48,7 @@ fn the_random_and_parasite_bots_play_only_legal_actions_from_both_seats() {
 fn the_perfect_bot_plays_only_legal_actions_from_both_seats() {
     for variant in VARIANTS {
         for seat in [Player::X, Player::O] {
-            bot_plays_legally(Level::Perfect, seat, variant, 6, 6);
+            bot_plays_legally(Level::Perfect, seat, variant, 500, 0);
         }
     }
 }
