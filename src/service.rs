@@ -241,7 +241,13 @@ impl GameService {
                 current_version: Some(version),
             });
         }
-        let bot = record.bot_player();
+        self.play_for(record, player, action).await
+    }
+
+    /// Lets `player` take `action` in the game of `record`, then the game's bot
+    /// answer, and logs it all after the version `record` was read at.
+    async fn play_for(&self, record: GameRecord, player: Player, action: Action) -> Result<GameRecord, Error> {
+        let (version, bot) = (record.version(), record.bot_player());
         let GameRecord { mut stored, mut game } = record;
         let logged = game.log().len();
         game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
@@ -252,9 +258,50 @@ impl GameService {
             entries.extend(answers);
         }
         let summary = summary(&game, &open_seats(&stored.log));
-        let written = self.store.append(id, version, &entries, summary).await?;
+        let written = self.store.append(stored.id, version, &entries, summary).await?;
         stored.log.extend(written);
         Ok(GameRecord { stored, game })
+    }
+
+    /// The one game the original app's routes play, and the mark its player chose;
+    /// a measurement game against the parasite bot, the player X, the first time.
+    ///
+    /// # Errors
+    /// A corrupt log; database failures.
+    pub async fn shared_game(&self) -> Result<(GameRecord, Player), Error> {
+        match self.store.shared_game().await? {
+            Some((id, player_mark)) => Ok((self.game(id).await?, player_mark)),
+            None => self.reset_shared_game(true, Player::X).await,
+        }
+    }
+
+    /// Points the original app's routes at a new measurement game: against the
+    /// parasite bot holding the other mark when `against_bot`, else two players
+    /// taking turns at one screen.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn reset_shared_game(
+        &self,
+        against_bot: bool,
+        player_mark: Player,
+    ) -> Result<(GameRecord, Player), Error> {
+        let opponent = against_bot.then_some(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE });
+        let (record, _) = self.create_game(Variant::Measurement, player_mark, opponent).await?;
+        self.store.set_shared_game(record.stored.id, player_mark).await?;
+        Ok((record, player_mark))
+    }
+
+    /// Plays `action` in the original app's game for the side to move (and the
+    /// bot's answer against the computer).
+    ///
+    /// # Errors
+    /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
+    /// write lands first; database failures.
+    pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
+        let (record, player_mark) = self.shared_game().await?;
+        let player = record.game.next_to_move().map_or(Player::X, |(player, _)| player);
+        Ok((self.play_for(record, player, action).await?, player_mark))
     }
 
     /// The best action of game `id` for the side to act, by exact search.

@@ -43,6 +43,11 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
             // No body, or `null`, means no fields: `{}`.
             let body: &[u8] =
                 if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" { b"{}" } else { &bytes };
+            // Every body the API takes is an object; serde would also read a struct
+            // from an array of its fields, which no client means.
+            if !body.trim_ascii_start().starts_with(b"{") {
+                return Err(invalid_body(StatusCode::BAD_REQUEST, "the body must be a JSON object".into()));
+            }
             serde_json::from_slice(body)
                 .map(JsonBody)
                 .map_err(|error| invalid_body(StatusCode::BAD_REQUEST, format!("the body is not valid: {error}")))

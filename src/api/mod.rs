@@ -4,6 +4,7 @@ mod docs;
 mod extract;
 mod games;
 mod health;
+mod legacy;
 pub mod views;
 
 use actix_cors::Cors;
@@ -40,6 +41,7 @@ where
         .openapi(docs::ApiDoc::openapi())
         .service(utoipa_actix_web::scope("/api/v1").configure(games::routes))
         .configure(health::routes)
+        .configure(legacy::routes)
         .split_for_parts()
 }
 
@@ -84,12 +86,15 @@ pub fn app(
         .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
 }
 
-/// Turns an error answer that is not problem+json yet, such as the CORS layer's
-/// plain-text refusal of an origin, into one: clients never see another kind.
+/// Turns an error answer that is not JSON, such as the CORS layer's plain-text
+/// refusal of an origin, into problem+json: clients never see another kind. (The
+/// original app's routes answer their errors in their own JSON shape.)
 fn as_problem<B: MessageBody + 'static>(answer: ServiceResponse<B>) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    let is_problem =
-        answer.headers().get(header::CONTENT_TYPE).is_some_and(|value| value == "application/problem+json");
-    if is_problem {
+    let is_json =
+        answer.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+            value.starts_with("application/problem+json") || value.starts_with("application/json")
+        });
+    if is_json {
         return Ok(ErrorHandlerResponse::Response(answer.map_into_left_body()));
     }
     let (request, response) = answer.into_parts();

@@ -361,6 +361,33 @@ impl Store {
         .await?;
         rows.into_iter().map(SummaryRow::into_listed).collect()
     }
+
+    /// The game the original app's routes play, and the mark its player chose.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+        let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|(id, mark)| Ok((id, rows::player(&mark)?))).transpose()
+    }
+
+    /// Points the original app's routes at game `id`.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+        sqlx::query(
+            "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, ?, ?) \
+             ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
+        )
+        .bind(id)
+        .bind(player_mark.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
 }
 
 /// Seats `player` in game `id`, its token hashed to `token_hash`, and logs it as

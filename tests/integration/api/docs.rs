@@ -21,7 +21,11 @@ fn the_served_openapi_document_is_the_committed_one() {
 #[test]
 fn every_operation_documents_its_problem_answers() {
     let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
-    for (path, item) in document["paths"].as_object().unwrap() {
+    // The original app's routes answer errors in its own shape, documented inline.
+    let original_app = ["/state", "/reset", "/move"];
+    for (path, item) in
+        document["paths"].as_object().unwrap().iter().filter(|(p, _)| !original_app.contains(&p.as_str()))
+    {
         for (method, operation) in item.as_object().unwrap() {
             let responses = operation["responses"].as_object().unwrap();
             let errors: Vec<&String> = responses.keys().filter(|status| status.starts_with(['4', '5'])).collect();

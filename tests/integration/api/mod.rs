@@ -7,4 +7,5 @@ mod docs;
 mod errors;
 mod games;
 mod helpers;
+mod legacy;
 mod scenarios;

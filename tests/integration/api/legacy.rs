@@ -1,0 +1,122 @@
+//! The original web app's routes: /state, /reset and /move on one shared game.
+
+use serde_json::{Value, json};
+
+use super::helpers::{Response, TestApp};
+
+fn post(app: &TestApp, path: &str, body: Value) -> Response {
+    app.request("POST", path, &[("Content-Type", "application/json")], Some(&body.to_string()))
+}
+
+/// The first two squares that hold no classical mark, or the last one twice.
+fn open_squares(state: &Value) -> [i64; 2] {
+    let open: Vec<i64> = (0..9).filter(|&s| state["board"][s as usize].is_array()).collect();
+    if open.len() == 1 { [open[0], open[0]] } else { [open[0], open[1]] }
+}
+
+fn assert_shape(state: &Value) {
+    let board = state["board"].as_array().expect("a board");
+    assert_eq!(board.len(), 9);
+    for cell in board {
+        let classical = cell.as_str().is_some_and(|mark| mark == "X" || mark == "O");
+        let spooky =
+            cell.as_array().is_some_and(|marks| marks.iter().all(|m| m.as_str().is_some_and(|m| m.len() == 2)));
+        assert!(classical || spooky, "{cell}");
+    }
+    assert!(["X", "O"].contains(&state["current_player"].as_str().unwrap()));
+    assert!(["ongoing", "Player X wins!", "Player O wins!", "Draw!"].contains(&state["status"].as_str().unwrap()));
+    assert!(["PvP", "PvE"].contains(&state["mode"].as_str().unwrap()));
+}
+
+/// Plays the first open squares until the end; returns the last state.
+fn play_out(app: &TestApp, mut state: Value) -> Value {
+    for _ in 0..9 {
+        if state["status"] != "ongoing" {
+            break;
+        }
+        let [a, b] = open_squares(&state);
+        let answer = post(app, "/move", json!({ "square_1": a, "square_2": b }));
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        state = answer.json();
+        assert_shape(&state);
+    }
+    assert_ne!(state["status"], "ongoing", "a game lasts at most nine moves");
+    state
+}
+
+#[test]
+fn the_first_state_is_a_fresh_game_against_the_bot() {
+    let app = TestApp::spawn();
+    let state = app.request("GET", "/state", &[("Origin", "http://localhost:3000")], None);
+    assert_eq!(state.status, 200);
+    assert_eq!(state.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(
+        state.json(),
+        json!({ "board": [[], [], [], [], [], [], [], [], []], "current_player": "X", "status": "ongoing",
+                "mode": "PvE", "player_mark": "X" })
+    );
+}
+
+#[test]
+fn two_players_play_a_whole_game_at_one_screen() {
+    let app = TestApp::spawn();
+    let reset = post(&app, "/reset", json!({ "mode": "PvP" }));
+    assert_eq!(reset.status, 200);
+    assert_eq!((reset.json()["mode"].clone(), reset.json()["player_mark"].clone()), (json!("PvP"), json!("X")));
+    let first = post(&app, "/move", json!({ "square_1": 0, "square_2": 1 })).json();
+    assert_eq!(first["board"][0], json!(["X1"]));
+    assert_eq!(first["current_player"], "O");
+    let second = post(&app, "/move", json!({ "square_1": 0, "square_2": 1 })).json();
+    // O2 closed a 2-cycle: it was measured at once, one mark in each square.
+    let marks = [second["board"][0].as_str().unwrap(), second["board"][1].as_str().unwrap()];
+    assert!(marks == ["X", "O"] || marks == ["O", "X"], "{second}");
+    assert_eq!(second["current_player"], "X");
+    let last = play_out(&app, second);
+    assert_eq!(app.request("GET", "/state", &[], None).json(), last);
+}
+
+#[test]
+fn against_the_bot_it_opens_as_x_and_answers_every_move() {
+    let app = TestApp::spawn();
+    let state = post(&app, "/reset", json!({ "mode": "PvE", "player_mark": "O" })).json();
+    assert_shape(&state);
+    assert_eq!((state["mode"].clone(), state["player_mark"].clone()), (json!("PvE"), json!("O")));
+    let marks: usize = state["board"].as_array().unwrap().iter().map(|c| c.as_array().map_or(1, Vec::len)).sum();
+    assert_eq!(marks, 2, "the bot's first move is on the board: {state}");
+    assert_eq!(state["current_player"], "O");
+    let after = post(&app, "/move", json!({ "square_1": 2, "square_2": 6 })).json();
+    if after["status"] == "ongoing" {
+        assert_eq!(after["current_player"], "O", "the bot answered: {after}");
+    }
+    play_out(&app, after);
+    // The shared game is stored and listed like any other.
+    let listed = app.request("GET", "/api/v1/games", &[], None).json();
+    assert_eq!(listed["games"][0]["status"], "finished");
+}
+
+#[test]
+fn errors_read_as_detail_with_400_for_bad_input_and_422_for_broken_rules() {
+    let app = TestApp::spawn();
+    post(&app, "/reset", json!({ "mode": "PvP" }));
+    for (body, status) in [
+        (json!({ "square_1": 4, "square_2": 4 }), 422),
+        (json!({ "square_1": 0, "square_2": 9 }), 422),
+        (json!({ "square_1": -1, "square_2": 3 }), 422),
+        (json!({ "square_1": 0 }), 400),
+        (json!({ "square_1": "a", "square_2": 1 }), 400),
+        (json!([0, 1]), 400),
+    ] {
+        let answer = post(&app, "/move", body.clone());
+        assert_eq!(answer.status, status, "{body}: {}", answer.body);
+        let detail = answer.json()["detail"].as_str().map(String::from);
+        assert!(detail.is_some_and(|d| !d.is_empty()), "{}", answer.body);
+        assert_eq!(answer.json().as_object().unwrap().len(), 1, "only detail: {}", answer.body);
+    }
+    post(&app, "/reset", json!({ "mode": "tournament" })).json()["detail"].as_str().expect("a detail");
+    let state = app.request("GET", "/state", &[], None).json();
+    assert_eq!(state["board"], json!([[], [], [], [], [], [], [], [], []]), "nothing was played");
+    let done = play_out(&app, state);
+    let after_end = post(&app, "/move", json!({ "square_1": 0, "square_2": 1 }));
+    assert_eq!(after_end.status, 422, "{done}");
+    assert_eq!(after_end.json()["detail"], "the game is over");
+}
