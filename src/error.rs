@@ -178,6 +178,8 @@ impl std::fmt::Display for Error {
     }
 }
 
+impl std::error::Error for Error {}
+
 impl From<RuleError> for Error {
     fn from(rule: RuleError) -> Error {
         Error::Rule(rule)

@@ -25,6 +25,7 @@ pub mod bot;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod live;
 pub mod quantum;
 pub mod server;
 pub mod service;

@@ -17,8 +17,24 @@ const SHUTDOWN_SECONDS: u64 = 10;
 pub struct Running {
     server: Server,
     store: Store,
+    stopper: Stopper,
     /// Where it listens (the actual port when the configured one was 0).
     pub addresses: Vec<SocketAddr>,
+}
+
+/// Stops a server gracefully: live event streams end, requests in flight finish.
+#[derive(Clone)]
+pub struct Stopper {
+    handle: ServerHandle,
+    service: GameService,
+}
+
+impl Stopper {
+    /// Stops the server and waits until it has.
+    pub async fn stop(&self) {
+        self.service.close_live_streams();
+        self.handle.stop(true).await;
+    }
 }
 
 impl Running {
@@ -32,21 +48,31 @@ impl Running {
             .await
             .map_err(|error| format!("cannot open the database {}: {error}", config.database_url))?;
         let service = GameService::new(store.clone());
-        let origins = config.cors_allowed_origins.clone();
-        let listener = HttpServer::new(move || api::app(service.clone(), origins.clone()))
+        let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());
+        let listener = HttpServer::new(move || api::app(app_service.clone(), origins.clone()))
             .bind((config.host.as_str(), config.port))
             .map_err(|error| format!("cannot listen on {}:{}: {error}", config.host, config.port))?
-            .shutdown_timeout(SHUTDOWN_SECONDS);
+            .shutdown_timeout(SHUTDOWN_SECONDS)
+            // Signals are handled below, to end the live streams first.
+            .disable_signals();
         let addresses = listener.addrs();
-        Ok(Running { server: listener.run(), store, addresses })
+        let server = listener.run();
+        let stopper = Stopper { handle: server.handle(), service };
+        let on_signal = stopper.clone();
+        actix_web::rt::spawn(async move {
+            stop_signal().await;
+            log::info!("stopping: requests in flight finish, live streams end");
+            on_signal.stop().await;
+        });
+        Ok(Running { server, store, stopper, addresses })
     }
 
-    /// A handle that stops the server from elsewhere.
-    pub fn handle(&self) -> ServerHandle {
-        self.server.handle()
+    /// What stops the server from elsewhere.
+    pub fn stopper(&self) -> Stopper {
+        self.stopper.clone()
     }
 
-    /// Serves until SIGTERM, SIGINT or [`ServerHandle::stop`]: requests in flight
+    /// Serves until SIGTERM, SIGINT or [`Stopper::stop`]: requests in flight
     /// finish, then the database is closed, which checkpoints its write-ahead log.
     ///
     /// # Errors
@@ -55,5 +81,15 @@ impl Running {
         self.server.await?;
         self.store.close().await;
         Ok(())
+    }
+}
+
+/// Waits for SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("a process can listen for SIGTERM");
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
     }
 }

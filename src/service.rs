@@ -1,8 +1,13 @@
 //! The only orchestrator: load the log, replay it, apply the action, append.
 
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
 use crate::bot::{Level, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
+use crate::live::Hub;
 use crate::store::{Event, ListedGame, NewEntry, SeatRefusal, Status, Store, StoredEntry, StoredGame, Summary};
 use crate::token;
 
@@ -132,12 +137,49 @@ pub struct Seat {
 #[derive(Debug, Clone)]
 pub struct GameService {
     store: Store,
+    /// Shared by the clones every worker holds, so that a write on one worker
+    /// wakes the watchers on all.
+    hub: Arc<Hub>,
 }
 
 impl GameService {
     /// A service over `store`.
     pub fn new(store: Store) -> GameService {
-        GameService { store }
+        GameService { store, hub: Arc::default() }
+    }
+
+    /// Starts watching game `id`: the receiver hears each of its new versions.
+    pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
+        self.hub.watch(id)
+    }
+
+    /// Ends every live event stream; for shutting down.
+    pub fn close_live_streams(&self) {
+        self.hub.close();
+    }
+
+    /// The number of games someone watches or watched since their last change.
+    pub fn watched_games(&self) -> usize {
+        self.hub.watched_games()
+    }
+
+    /// The entries of game `id`'s log after sequence number `after`, each with the
+    /// game as it stood right after it.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; a corrupt log; database failures.
+    pub async fn history(&self, id: i64, after: i64) -> Result<Vec<(StoredEntry, GameRecord)>, Error> {
+        let stored = self.game(id).await?.stored;
+        stored
+            .log
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.seq > after)
+            .map(|(index, entry)| {
+                let then = StoredGame { log: stored.log[..=index].to_vec(), ..stored.clone() };
+                Ok((entry.clone(), GameRecord::replay(then)?))
+            })
+            .collect()
     }
 
     /// Checks that the database answers.
@@ -178,6 +220,7 @@ impl GameService {
             .store
             .create_game(variant, play_as, &token::hash(&token), opponent, &opening, summary(&game, &open_seats))
             .await?;
+        self.hub.publish(stored.id, stored.version());
         Ok((GameRecord { stored, game }, Seat { player: play_as, token }))
     }
 
@@ -201,7 +244,9 @@ impl GameService {
                 return Err(Error::Conflict { detail: "this game is over".into(), current_version: None });
             }
         };
-        Ok((self.game(id).await?, Seat { player, token }))
+        let record = self.game(id).await?;
+        self.hub.publish(id, record.version());
+        Ok((record, Seat { player, token }))
     }
 
     /// Game `id`, replayed from its log.
@@ -260,6 +305,7 @@ impl GameService {
         let summary = summary(&game, &open_seats(&stored.log));
         let written = self.store.append(stored.id, version, &entries, summary).await?;
         stored.log.extend(written);
+        self.hub.publish(stored.id, stored.version());
         Ok(GameRecord { stored, game })
     }
 

@@ -1,6 +1,7 @@
 //! The HTTP API: routes, handlers, views and the OpenAPI document.
 
 mod docs;
+mod events;
 mod extract;
 mod games;
 mod health;
@@ -39,7 +40,7 @@ where
 {
     app.into_utoipa_app()
         .openapi(docs::ApiDoc::openapi())
-        .service(utoipa_actix_web::scope("/api/v1").configure(games::routes))
+        .service(utoipa_actix_web::scope("/api/v1").configure(games::routes).configure(events::routes))
         .configure(health::routes)
         .configure(legacy::routes)
         .split_for_parts()

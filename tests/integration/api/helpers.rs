@@ -8,9 +8,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use actix_web::dev::ServerHandle;
 use qttt::config::{Config, CorsOrigins};
-use qttt::server::Running;
+use qttt::server::{Running, Stopper};
 use serde_json::{Value, json};
 
 /// A temporary folder, removed with everything in it when dropped.
@@ -39,7 +38,7 @@ impl Drop for TempDir {
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
 pub struct TestApp {
     pub address: SocketAddr,
-    handle: ServerHandle,
+    stopper: Stopper,
     thread: Option<JoinHandle<()>>,
     /// Kept so that the database outlives the server.
     _dir: Option<TempDir>,
@@ -75,12 +74,12 @@ impl TestApp {
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
                 let running = Running::start(&config).await.expect("the server starts");
-                started.send((running.addresses[0], running.handle())).expect("the test waits");
+                started.send((running.addresses[0], running.stopper())).expect("the test waits");
                 running.finish().await.expect("the server stops cleanly");
             })
         });
-        let (address, handle) = start.recv().expect("the server reports its address");
-        TestApp { address, handle, thread: Some(thread), _dir: None }
+        let (address, stopper) = start.recv().expect("the server reports its address");
+        TestApp { address, stopper, thread: Some(thread), _dir: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.
@@ -90,7 +89,7 @@ impl TestApp {
 
     fn stop_and_join(&mut self) {
         if let Some(thread) = self.thread.take() {
-            actix_web::rt::System::new().block_on(self.handle.stop(true));
+            actix_web::rt::System::new().block_on(self.stopper.stop());
             thread.join().expect("the server thread ends");
         }
     }
@@ -142,6 +141,79 @@ impl TestApp {
             &[("Authorization", &authorization), ("Content-Type", "application/json")],
             Some(&body.to_string()),
         )
+    }
+}
+
+/// An open Server-Sent Events stream.
+pub struct EventStream {
+    stream: TcpStream,
+    received: String,
+}
+
+/// One event: its id, its kind and its data.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub id: i64,
+    pub kind: String,
+    pub data: Value,
+}
+
+impl TestApp {
+    /// Opens the event stream of game `id`, resuming after `last_event_id`.
+    pub fn watch(&self, id: i64, last_event_id: Option<i64>) -> EventStream {
+        let mut stream = TcpStream::connect(self.address).expect("the server accepts");
+        let resume = last_event_id.map(|seq| format!("Last-Event-ID: {seq}\r\n")).unwrap_or_default();
+        let head = format!("GET /api/v1/games/{id}/events HTTP/1.1\r\nHost: {}\r\n{resume}\r\n", self.address);
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        EventStream { stream, received: String::new() }
+    }
+}
+
+impl EventStream {
+    /// The next event, waiting at most `patience`.
+    pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            // Each event comes whole in one chunk: find its lines, skip the rest.
+            if let Some(start) = self.received.find("id: ")
+                && let Some(length) = self.received[start..].find("\n\n")
+            {
+                let block = self.received[start..start + length].to_string();
+                self.received.drain(..start + length + 2);
+                let field = |name: &str| {
+                    block.lines().find_map(|line| line.strip_prefix(name)).map(str::to_string).expect("a field")
+                };
+                return Some(Event {
+                    id: field("id: ").parse().expect("a numeric id"),
+                    kind: field("event: "),
+                    data: serde_json::from_str(&field("data: ")).expect("JSON data"),
+                });
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            let mut buffer = [0u8; 65536];
+            match self.stream.read(&mut buffer) {
+                Ok(0) => return None,
+                Ok(read) => self.received.push_str(&String::from_utf8_lossy(&buffer[..read])),
+                Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                }
+                Err(error) => panic!("the event stream failed: {error}"),
+            }
+        }
+    }
+
+    /// The head of the answer, once it has come.
+    pub fn head(&mut self) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !self.received.contains("\r\n\r\n") && std::time::Instant::now() < deadline {
+            let mut buffer = [0u8; 4096];
+            if let Ok(read) = self.stream.read(&mut buffer) {
+                self.received.push_str(&String::from_utf8_lossy(&buffer[..read]));
+            }
+        }
+        self.received.split("\r\n\r\n").next().unwrap_or_default().to_string()
     }
 }
 

@@ -5,6 +5,7 @@ mod concurrency;
 mod cors;
 mod docs;
 mod errors;
+mod events;
 mod games;
 mod helpers;
 mod legacy;

@@ -1,0 +1,150 @@
+//! The live event stream of a game, as Server-Sent Events.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::Serialize;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::time::{Instant, Interval, interval_at};
+use utoipa::ToSchema;
+
+use super::views::{EventView, GameView, LogEntryView};
+use crate::error::Error;
+use crate::service::{GameRecord, GameService};
+use crate::store::StoredEntry;
+
+/// How often an idle stream sends a comment, so that proxies keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The data of one event: the log entry, and the game right after it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LiveEvent {
+    /// What happened; its `seq` is the event's id.
+    pub entry: LogEntryView,
+    /// The game as it stood right after it.
+    pub game: GameView,
+}
+
+fn event(entry: &StoredEntry, record: &GameRecord) -> Bytes {
+    let entry = LogEntryView::from(entry);
+    let kind = match entry.event {
+        EventView::Seat { .. } => "seat",
+        EventView::Move { .. } => "move",
+        EventView::Collapse { .. } => "collapse",
+    };
+    let seq = entry.seq;
+    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
+    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+}
+
+/// A watcher's stream: what is queued to send, how far it got, and its notices.
+struct Watch {
+    service: web::Data<GameService>,
+    id: i64,
+    sent: i64,
+    queue: VecDeque<Bytes>,
+    notices: broadcast::Receiver<i64>,
+    keep_alive: Interval,
+}
+
+impl Watch {
+    fn enqueue(&mut self, history: Vec<(StoredEntry, GameRecord)>) {
+        for (entry, record) in history {
+            self.sent = entry.seq;
+            self.queue.push_back(event(&entry, &record));
+        }
+    }
+
+    /// The next bytes to send; `None` ends the stream.
+    async fn next(mut self) -> Option<(Result<Bytes, Error>, Watch)> {
+        loop {
+            if let Some(bytes) = self.queue.pop_front() {
+                return Some((Ok(bytes), self));
+            }
+            tokio::select! {
+                notice = self.notices.recv() => match notice {
+                    // A lagging watcher lost notices, not entries: the log has them.
+                    Ok(_) | Err(RecvError::Lagged(_)) => match self.service.history(self.id, self.sent).await {
+                        Ok(history) => self.enqueue(history),
+                        Err(error) => return Some((Err(error), self)),
+                    },
+                    Err(RecvError::Closed) => return None,
+                },
+                _ = self.keep_alive.tick() => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
+            }
+        }
+    }
+}
+
+/// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`.
+fn last_event_id(request: &HttpRequest) -> Result<i64, Error> {
+    match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(|v| v.trim().parse().ok())) {
+        None => Ok(0),
+        Some(Some(seq)) => Ok(seq),
+        Some(None) => Err(Error::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
+    }
+}
+
+/// Watch a game live, as Server-Sent Events.
+///
+/// Every entry of the game's log is an event: its `id` is the entry's sequence
+/// number, its `event` the entry's kind (`seat`, `move` or `collapse`), its `data`
+/// `{"entry": ..., "game": ...}` with the game right after it. The stream first
+/// sends the entries after `Last-Event-ID` (all of them on a first connection),
+/// then each new one as it is written. A comment every 15 s keeps idle streams open.
+///
+/// ```js
+/// const events = new EventSource(`/api/v1/games/${id}/events`);
+/// for (const kind of ["seat", "move", "collapse"])
+///   events.addEventListener(kind, (e) => render(JSON.parse(e.data).game));
+/// ```
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = i64, Path, description = "The game's id."),
+        ("Last-Event-ID" = Option<i64>, Header, description = "The last event seen; the stream resumes after it."),
+    ),
+    responses(
+        (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of LiveEvent JSON.",
+            content_type = "text/event-stream", body = LiveEvent),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/events")]
+async fn events(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    let (id, last) = (id.into_inner(), last_event_id(&request)?);
+    // Watch before reading the log: whatever is written in between is both in the
+    // log read and announced, and `sent` keeps it from going out twice.
+    let notices = service.watch(id);
+    let history = service.history(id, last).await?;
+    let mut watch = Watch {
+        service,
+        id,
+        sent: last,
+        queue: VecDeque::new(),
+        notices,
+        keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
+    };
+    watch.enqueue(history);
+    let stream = futures_util::stream::unfold(watch, Watch::next);
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(stream))
+}
+
+/// Registers the event stream.
+pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    config.service(events);
+}

@@ -1,0 +1,67 @@
+//! Live updates: who watches which game, and the news that a game changed.
+//!
+//! A write publishes the game's new version after it committed; every watcher of
+//! that game, on any worker, wakes and reads what it missed from the log, which
+//! stays the only source of truth: a lost or merged notice costs nothing.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::sync::broadcast;
+
+/// Notices kept for a slow watcher before it must reread the log.
+const BACKLOG: usize = 16;
+
+/// The games being watched, and a channel of version notices for each.
+#[derive(Debug, Default)]
+pub struct Hub {
+    channels: Mutex<HashMap<i64, broadcast::Sender<i64>>>,
+}
+
+impl Hub {
+    /// Starts watching game `id`: the receiver hears each new version.
+    pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
+        let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
+        channels.entry(id).or_insert_with(|| broadcast::channel(BACKLOG).0).subscribe()
+    }
+
+    /// Tells the watchers of game `id` that it is at `version` now.
+    pub fn publish(&self, id: i64, version: i64) {
+        let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
+        if let Some(channel) = channels.get(&id) {
+            // A game nobody watches any more costs nothing from here on.
+            if channel.send(version).is_err() {
+                channels.remove(&id);
+            }
+        }
+    }
+
+    /// Ends every watch: each watcher's stream finishes, so that a server that
+    /// stops need not wait for streams that would never end.
+    pub fn close(&self) {
+        self.channels.lock().expect("the hub's lock is never poisoned").clear();
+    }
+
+    /// The number of games with a channel, for tests.
+    pub fn watched_games(&self) -> usize {
+        self.channels.lock().expect("the hub's lock is never poisoned").len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Hub;
+
+    #[test]
+    fn watchers_hear_new_versions_and_a_game_nobody_watches_is_forgotten() {
+        let hub = Hub::default();
+        let mut watcher = hub.watch(7);
+        hub.publish(7, 3);
+        hub.publish(8, 1);
+        assert_eq!(watcher.try_recv(), Ok(3));
+        assert_eq!(hub.watched_games(), 1);
+        drop(watcher);
+        hub.publish(7, 4);
+        assert_eq!(hub.watched_games(), 0, "the last watcher left: the channel goes with it");
+    }
+}

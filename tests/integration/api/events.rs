@@ -1,0 +1,99 @@
+//! Live events: every change reaches every watcher, and a reconnect misses nothing.
+
+use std::time::{Duration, Instant};
+
+use super::helpers::{Event, EventStream, TestApp};
+
+const PATIENCE: Duration = Duration::from_secs(5);
+
+/// Reads events until the one with id `until`; every id must come once, in order.
+fn events_through(stream: &mut EventStream, from: i64, until: i64) -> Vec<Event> {
+    (from..=until)
+        .map(|expected| {
+            let event = stream.next_event(PATIENCE).unwrap_or_else(|| panic!("event {expected} never came"));
+            assert_eq!(event.id, expected, "{event:?}");
+            event
+        })
+        .collect()
+}
+
+#[test]
+fn two_watchers_see_every_change_of_a_whole_game_as_it_happens() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    let mut watchers = [app.watch(id, None), app.watch(id, None)];
+    for watcher in &mut watchers {
+        assert!(watcher.head().contains("content-type: text/event-stream"));
+        let seats = events_through(watcher, 1, 2);
+        assert_eq!(seats.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["seat", "seat"]);
+    }
+    // Goff's draw: three 2-cycles, then X9 closes a cycle and O collapses it.
+    enum Step<'a> {
+        Move(&'a str, [i64; 2]),
+        Collapse(&'a str, i64, i64),
+    }
+    use Step::{Collapse, Move};
+    let script = [
+        Move(&x, [0, 1]),
+        Move(&o, [0, 1]),
+        Collapse(&x, 2, 1),
+        Move(&x, [2, 4]),
+        Move(&o, [2, 4]),
+        Collapse(&x, 4, 4),
+        Move(&x, [3, 5]),
+        Move(&o, [3, 5]),
+        Collapse(&x, 6, 5),
+        Move(&x, [7, 8]),
+        Move(&o, [6, 7]),
+        Move(&x, [6, 8]),
+        Collapse(&o, 9, 8),
+    ];
+    let mut slowest = Duration::ZERO;
+    let mut seq = 2;
+    for step in script {
+        let (kind, answer) = match step {
+            Move(token, squares) => ("move", app.place(id, token, squares)),
+            Collapse(token, move_number, square) => ("collapse", app.collapse(id, token, move_number, square)),
+        };
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        let written = Instant::now();
+        seq += 1;
+        for watcher in &mut watchers {
+            let event = watcher.next_event(PATIENCE).expect("the change reaches the watcher");
+            slowest = slowest.max(written.elapsed());
+            assert_eq!((event.id, event.kind.as_str()), (seq, kind));
+            assert_eq!(event.data["entry"]["seq"], seq);
+            assert_eq!(event.data["game"], answer.json(), "the event carries the new game");
+        }
+    }
+    let last = app.get_game(id).json();
+    assert_eq!((last["status"].as_str(), last["version"].as_i64()), (Some("finished"), Some(seq)));
+    println!("slowest event after its write's answer: {slowest:?}");
+    assert!(slowest < Duration::from_secs(1), "{slowest:?}");
+}
+
+#[test]
+fn a_reconnect_with_last_event_id_gets_exactly_what_it_missed() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    for (token, squares) in [(&x, [0, 1]), (&o, [2, 3]), (&x, [4, 5])] {
+        app.place(id, token, squares);
+    }
+    // Seen up to the first move (3); missed 4 and 5.
+    let mut watcher = app.watch(id, Some(3));
+    let missed = events_through(&mut watcher, 4, 5);
+    assert_eq!(missed[1].data["game"]["moves"].as_array().unwrap().len(), 3);
+    app.place(id, &o, [6, 7]);
+    let live = watcher.next_event(PATIENCE).expect("the next change");
+    assert_eq!(live.id, 6);
+    assert!(watcher.next_event(Duration::from_millis(300)).is_none(), "nothing twice, nothing more");
+}
+
+#[test]
+fn watching_an_unknown_game_or_with_a_bad_last_event_id_is_refused() {
+    let app = TestApp::spawn();
+    app.request("GET", "/api/v1/games/404/events", &[], None).assert_problem(404, "not_found");
+    let (id, _, _) = app.two_player_game("measurement");
+    app.request("GET", &format!("/api/v1/games/{id}/events"), &[("Last-Event-ID", "seven")], None)
+        .assert_problem(400, "invalid_header");
+}
