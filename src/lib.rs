@@ -17,6 +17,8 @@
 //! - [`config`]: settings from the environment, with defaults.
 //! - [`server`]: start-up and graceful shutdown.
 //! - [`token`]: seat tokens and their hashes.
+//! - [`live`]: who watches which game, for the live event streams.
+//! - [`terminal`]: `qttt play`, a game in the terminal on the engine directly.
 //! - [`board_text`]: the board drawn as text, for the command line.
 
 pub mod api;
@@ -30,4 +32,5 @@ pub mod quantum;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod terminal;
 pub mod token;

@@ -12,13 +12,18 @@ use qttt::bot::{Level, Solver, arena};
 use qttt::config::Config;
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
+use qttt::terminal::{self, Seat};
 use qttt::{api, board_text};
 
-const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | show [VARIANT] | arena --x LEVEL --o LEVEL [OPTIONS]]
+const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | play [OPTIONS] | show [VARIANT] | solve [VARIANT] |
+             book VARIANT FILE | arena --x LEVEL --o LEVEL [OPTIONS]]
   serve        run the server (the default); settings come from the environment:
                HOST, PORT, DATABASE_URL, CORS_ALLOWED_ORIGINS, RUST_LOG
   openapi      print the OpenAPI document
   healthcheck  exit 0 when the server on HOST:PORT answers /readyz with 200
+  play         play in the terminal: --x and --o are human, random, parasite or perfect
+               (default: you as X against parasite), --variant player_choice (default) or
+               measurement, --transcript FILE saves the game, --seed N, --mistake-chance P
   show         read a game transcript on standard input, print its board;
                VARIANT is player_choice (the default) or measurement
   solve        read a game transcript on standard input (empty for the opening) and
@@ -41,6 +46,7 @@ async fn main() -> ExitCode {
         ["show"] | ["show", "player_choice"] => show(Variant::PlayerChoice),
         ["show", "measurement"] => show(Variant::Measurement),
         ["arena", ref options @ ..] => arena(options),
+        ["play", ref options @ ..] => play(options),
         ["book", "player_choice", path] => book(Variant::PlayerChoice, path),
         ["book", "measurement", path] => book(Variant::Measurement, path),
         ["solve"] | ["solve", "player_choice"] => solve(Variant::PlayerChoice),
@@ -100,26 +106,20 @@ fn healthcheck() -> Result<(), String> {
 /// Plays two bot levels against each other from both seats, in each variant asked
 /// for, and prints a line per pairing.
 fn arena(options: &[&str]) -> Result<(), String> {
-    let value = |flag: &str| options.iter().position(|o| *o == flag).and_then(|i| options.get(i + 1)).copied();
-    let number = |flag: &str, default: f64| -> Result<f64, String> {
-        value(flag).map_or(Ok(default), |text| text.parse().map_err(|_| format!("{flag} takes a number, not {text}")))
-    };
-    let mistake_chance = number("--mistake-chance", Level::DEFAULT_MISTAKE_CHANCE)?;
-    let level = |flag: &str| match value(flag) {
-        Some("random") => Ok(Level::Random),
-        Some("parasite") => Ok(Level::Parasite { mistake_chance }),
-        Some("perfect") => Ok(Level::Perfect),
-        _ => Err(format!("{flag} takes random, parasite or perfect\n{USAGE}")),
+    let options = Options(options);
+    let level = |flag: &str| match options.seat(flag, None)? {
+        Seat::Bot(level) => Ok(level),
+        Seat::Human => Err(format!("{flag} takes random, parasite or perfect")),
     };
     let (first, second) = (level("--x")?, level("--o")?);
-    let games = number("--games", 100.0)? as u32;
-    let variants = match value("--variant") {
+    let games = options.number("--games", 100.0)? as u32;
+    let variants = match options.value("--variant") {
         None | Some("both") => vec![Variant::PlayerChoice, Variant::Measurement],
         Some("player_choice") => vec![Variant::PlayerChoice],
         Some("measurement") => vec![Variant::Measurement],
         Some(other) => return Err(format!("--variant takes player_choice, measurement or both, not {other}")),
     };
-    let mut rng = StdRng::seed_from_u64(number("--seed", 1.0)? as u64);
+    let mut rng = StdRng::seed_from_u64(options.number("--seed", 1.0)? as u64);
     println!(
         "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8} {:>8}",
         "variant", "X", "O", "games", "X wins", "draws", "O wins", "X avg", "O avg", "X-O min", "X-O max"
@@ -142,6 +142,61 @@ fn arena(options: &[&str]) -> Result<(), String> {
                 tally.best_for_x
             );
         }
+    }
+    Ok(())
+}
+
+/// The `--flag value` options of a command.
+struct Options<'a>(&'a [&'a str]);
+
+impl Options<'_> {
+    fn value(&self, flag: &str) -> Option<&str> {
+        self.0.iter().position(|option| *option == flag).and_then(|i| self.0.get(i + 1)).copied()
+    }
+
+    fn number(&self, flag: &str, default: f64) -> Result<f64, String> {
+        self.value(flag)
+            .map_or(Ok(default), |text| text.parse().map_err(|_| format!("{flag} takes a number, not {text}")))
+    }
+
+    /// The seat a flag names: human, random, parasite (with --mistake-chance) or perfect.
+    fn seat(&self, flag: &str, default: Option<Seat>) -> Result<Seat, String> {
+        let mistake_chance = self.number("--mistake-chance", Level::DEFAULT_MISTAKE_CHANCE)?;
+        match (self.value(flag), default) {
+            (Some("human"), _) => Ok(Seat::Human),
+            (Some("random"), _) => Ok(Seat::Bot(Level::Random)),
+            (Some("parasite"), _) => Ok(Seat::Bot(Level::Parasite { mistake_chance })),
+            (Some("perfect"), _) => Ok(Seat::Bot(Level::Perfect)),
+            (None, Some(seat)) => Ok(seat),
+            _ => Err(format!("{flag} takes human, random, parasite or perfect\n{USAGE}")),
+        }
+    }
+
+    fn variant(&self) -> Result<Variant, String> {
+        match self.value("--variant") {
+            None | Some("player_choice") => Ok(Variant::PlayerChoice),
+            Some("measurement") => Ok(Variant::Measurement),
+            Some(other) => Err(format!("--variant takes player_choice or measurement, not {other}")),
+        }
+    }
+}
+
+/// Plays a game in the terminal.
+fn play(options: &[&str]) -> Result<(), String> {
+    let options = Options(options);
+    let x = options.seat("--x", Some(Seat::Human))?;
+    let o = options.seat("--o", Some(Seat::Bot(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE })))?;
+    let seed = match options.value("--seed") {
+        Some(_) => options.number("--seed", 0.0)? as u64,
+        None => rand::random(),
+    };
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    let game = terminal::play(options.variant()?, x, o, &mut stdin.lock(), &mut stdout.lock(), &mut rng)
+        .map_err(|error| format!("the terminal failed: {error}"))?;
+    if let Some(path) = options.value("--transcript") {
+        std::fs::write(path, notation::write(&game) + "\n").map_err(|error| format!("cannot write {path}: {error}"))?;
+        println!("The transcript is in {path}.");
     }
     Ok(())
 }

@@ -7,3 +7,4 @@ mod notation;
 mod properties;
 mod quantum;
 mod scenarios;
+mod terminal;
