@@ -22,6 +22,8 @@ impl Hub {
     /// Starts watching game `id`: the receiver hears each new version.
     pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
+        // Games whose watchers all left, and that never changed since, go now.
+        channels.retain(|_, channel| channel.receiver_count() > 0);
         channels.entry(id).or_insert_with(|| broadcast::channel(BACKLOG).0).subscribe()
     }
 
@@ -63,5 +65,8 @@ mod tests {
         drop(watcher);
         hub.publish(7, 4);
         assert_eq!(hub.watched_games(), 0, "the last watcher left: the channel goes with it");
+        drop(hub.watch(9));
+        let _other = hub.watch(10);
+        assert_eq!(hub.watched_games(), 1, "a game left unwatched goes when another is watched");
     }
 }
