@@ -16,6 +16,9 @@ pub struct Config {
     /// comma-separated list, default any origin (never with credentials: the API
     /// authenticates by bearer token, not cookies).
     pub cors_allowed_origins: CorsOrigins,
+    /// The most games one client address may create per minute; `CREATE_RATE_LIMIT`,
+    /// default none (off). Beyond it, 429 with `Retry-After`.
+    pub create_rate_limit: Option<u32>,
 }
 
 /// Which origins may call the API from a browser.
@@ -77,7 +80,19 @@ impl Config {
                 CorsOrigins::List(origins)
             }
         };
-        Ok(Config { host, port, database_url, cors_allowed_origins })
+        let create_rate_limit = match lookup("CREATE_RATE_LIMIT") {
+            None => None,
+            Some(text) => match text.trim().parse::<u32>() {
+                Ok(0) => None,
+                Ok(limit) => Some(limit),
+                Err(_) => {
+                    return Err(format!(
+                        "CREATE_RATE_LIMIT is {text:?}; it must be a whole number of games per minute (0 for no limit)"
+                    ));
+                }
+            },
+        };
+        Ok(Config { host, port, database_url, cors_allowed_origins, create_rate_limit })
     }
 }
 
@@ -98,6 +113,7 @@ mod tests {
                 port: 8000,
                 database_url: "sqlite:qttt.db".into(),
                 cors_allowed_origins: CorsOrigins::Any,
+                create_rate_limit: None,
             })
         );
     }
@@ -109,10 +125,12 @@ mod tests {
             ("PORT", "9000"),
             ("DATABASE_URL", "sqlite:/data/qttt.db"),
             ("CORS_ALLOWED_ORIGINS", "https://a.example, http://localhost:3000"),
+            ("CREATE_RATE_LIMIT", "30"),
         ])
         .unwrap();
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
+        assert_eq!(read.create_rate_limit, Some(30));
         assert_eq!(
             read.cors_allowed_origins,
             CorsOrigins::List(vec!["https://a.example".into(), "http://localhost:3000".into()])
@@ -127,5 +145,6 @@ mod tests {
         assert!(error(&[("DATABASE_URL", "postgres://x")]).starts_with("DATABASE_URL is"));
         assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
+        assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
     }
 }

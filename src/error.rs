@@ -45,6 +45,11 @@ pub enum Error {
         /// The methods the path takes, for the `Allow` header.
         allowed: Vec<String>,
     },
+    /// 429: this client created more games than the configured limit allows.
+    RateLimited {
+        /// Seconds until it may create another.
+        retry_after: u64,
+    },
     /// 503: the database does not answer.
     Unavailable(String),
     /// Any 4xx or 5xx status: refused before it reached the API, such as a CORS
@@ -82,7 +87,7 @@ pub struct Problem {
     /// A stable code for programs: a rule code (`not_your_turn`, `square_is_classical`,
     /// ...) or one of `not_found`, `unauthorized`, `forbidden`, `conflict`,
     /// `invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `method_not_allowed`,
-    /// `unavailable`, `rejected` (refused before reaching the API), `internal`.
+    /// `rate_limited`, `unavailable`, `rejected` (refused before reaching the API), `internal`.
     pub code: String,
     /// With `conflict`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,6 +108,7 @@ impl Error {
             Error::InvalidQuery(_) => "invalid_query",
             Error::InvalidHeader(_) => "invalid_header",
             Error::MethodNotAllowed { .. } => "method_not_allowed",
+            Error::RateLimited { .. } => "rate_limited",
             Error::Unavailable(_) => "unavailable",
             Error::Rejected { .. } => "rejected",
             Error::Internal(_) => "internal",
@@ -126,6 +132,7 @@ impl Error {
             Error::InvalidQuery(_) => "Invalid query parameter".into(),
             Error::InvalidHeader(_) => "Invalid header".into(),
             Error::MethodNotAllowed { .. } => "Method not allowed".into(),
+            Error::RateLimited { .. } => "Too many games created".into(),
             Error::Unavailable(_) => "Service unavailable".into(),
             Error::Rejected { status, .. } => status.canonical_reason().unwrap_or("Rejected").into(),
             Error::Internal(_) => "Internal error".into(),
@@ -144,6 +151,9 @@ impl Error {
             | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } | Error::InvalidBody { detail, .. } | Error::Rejected { detail, .. } => {
                 detail.clone()
+            }
+            Error::RateLimited { retry_after } => {
+                format!("this address created too many games; try again in {retry_after} s")
             }
             Error::MethodNotAllowed { allowed } => {
                 format!("this path takes {}", allowed.join(", "))
@@ -197,6 +207,7 @@ impl ResponseError for Error {
             Error::InvalidBody { status, .. } | Error::Rejected { status, .. } => *status,
             Error::InvalidPath(_) | Error::InvalidQuery(_) | Error::InvalidHeader(_) => StatusCode::BAD_REQUEST,
             Error::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -214,6 +225,9 @@ impl ResponseError for Error {
             }
             Error::MethodNotAllowed { allowed } => {
                 response.insert_header((header::ALLOW, allowed.join(", ")));
+            }
+            Error::RateLimited { retry_after } => {
+                response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
             }
             _ => {}
         }

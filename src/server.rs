@@ -2,8 +2,8 @@
 
 use std::net::SocketAddr;
 
-use actix_web::HttpServer;
 use actix_web::dev::{Server, ServerHandle};
+use actix_web::{HttpServer, web};
 
 use crate::api;
 use crate::config::Config;
@@ -49,7 +49,9 @@ impl Running {
             .map_err(|error| format!("cannot open the database {}: {error}", config.database_url))?;
         let service = GameService::new(store.clone());
         let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());
-        let listener = HttpServer::new(move || api::app(app_service.clone(), origins.clone()))
+        // One count for all workers.
+        let creation_limit = config.create_rate_limit.map(|limit| web::Data::new(api::CreationLimit::new(limit)));
+        let listener = HttpServer::new(move || api::app(app_service.clone(), origins.clone(), creation_limit.clone()))
             .bind((config.host.as_str(), config.port))
             .map_err(|error| format!("cannot listen on {}:{}: {error}", config.host, config.port))?
             .shutdown_timeout(SHUTDOWN_SECONDS)

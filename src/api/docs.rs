@@ -30,7 +30,7 @@ on this server unchanged: one shared game in the measurement variant, errors as 
     components(
         schemas(Problem),
         responses(BadRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, UnsupportedMediaType,
-            RuleBroken, Unavailable, Internal)
+            RuleBroken, TooManyGames, Unavailable, Internal)
     ),
     modifiers(&SeatTokenScheme)
 )]
@@ -128,6 +128,14 @@ pub struct UnsupportedMediaType(Problem);
         "status": 422, "detail": "a cycle must be collapsed before the next move", "code": "collapse_pending"})))
 ))]
 pub struct RuleBroken(Problem);
+
+/// This address created more games this minute than the server allows; the
+/// `Retry-After` header says how many seconds to wait.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:rate_limited",
+    "title": "Too many games created", "status": 429,
+    "detail": "this address created too many games; try again in 42 s", "code": "rate_limited"}))]
+pub struct TooManyGames(Problem);
 
 /// The database does not answer; try again shortly.
 #[derive(ToResponse)]

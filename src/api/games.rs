@@ -6,6 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::extract::{JsonBody, SeatToken, etag, expected_version, is_unchanged};
+use super::limit::CreationLimit;
 use super::views::{
     CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
     SeatedGame, StatusName,
@@ -42,6 +43,7 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> HttpResponse {
         (status = 400, response = super::docs::BadRequest),
         (status = 413, response = super::docs::PayloadTooLarge),
         (status = 415, response = super::docs::UnsupportedMediaType),
+        (status = 429, response = super::docs::TooManyGames),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
@@ -50,7 +52,12 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> HttpResponse {
 async fn create_game(
     service: web::Data<GameService>,
     body: JsonBody<CreateGameRequest>,
+    limit: Option<web::Data<CreationLimit>>,
+    http: HttpRequest,
 ) -> Result<HttpResponse, Error> {
+    if let (Some(limit), Some(peer)) = (limit, http.peer_addr()) {
+        limit.admit(peer.ip())?;
+    }
     let JsonBody(request) = body;
     let opponent = request
         .opponent

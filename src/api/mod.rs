@@ -6,6 +6,7 @@ mod extract;
 mod games;
 mod health;
 mod legacy;
+mod limit;
 pub mod views;
 
 use actix_cors::Cors;
@@ -24,6 +25,7 @@ use crate::error::Error;
 use crate::service::GameService;
 
 pub use extract::BODY_LIMIT;
+pub use limit::CreationLimit;
 
 /// Where the OpenAPI document is served.
 pub const OPENAPI_PATH: &str = "/api-docs/openapi.json";
@@ -51,6 +53,7 @@ where
 pub fn app(
     service: GameService,
     cors_origins: CorsOrigins,
+    creation_limit: Option<web::Data<CreationLimit>>,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -77,6 +80,10 @@ pub fn app(
             ),
     );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
+    let app = match creation_limit {
+        Some(limit) => app.app_data(limit),
+        None => app,
+    };
     app.app_data(known_routes)
         .service(SwaggerUi::new("/swagger-ui/{_:.*}").url(OPENAPI_PATH, document))
         .service(web::redirect("/swagger-ui", "/swagger-ui/"))

@@ -174,3 +174,19 @@ fn a_stale_or_malformed_if_match_is_refused() {
     place("seven").assert_problem(400, "invalid_header");
     assert_eq!(place("\"2\"").status, 201);
 }
+
+#[test]
+fn with_a_creation_limit_a_client_that_creates_too_many_games_waits() {
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = Some(2));
+    assert_eq!(app.create_game(json!({})).status, 201);
+    assert_eq!(app.create_game(json!({})).status, 201);
+    let refused = app.create_game(json!({}));
+    refused.assert_problem(429, "rate_limited");
+    let wait: u64 = refused.header("retry-after").expect("Retry-After").parse().expect("seconds");
+    assert!((1..=60).contains(&wait), "{wait}");
+    // Only creation is limited.
+    assert_eq!(app.request("GET", "/api/v1/games", &[], None).status, 200);
+    // Without a limit, the default, nothing is refused.
+    let unlimited = TestApp::spawn();
+    assert!((0..5).all(|_| unlimited.create_game(json!({})).status == 201));
+}

@@ -47,29 +47,40 @@ pub struct TestApp {
 impl TestApp {
     /// A server on a fresh database.
     pub fn spawn() -> TestApp {
-        TestApp::spawn_with_origins(CorsOrigins::Any)
+        TestApp::spawn_with(|_| {})
     }
 
     /// A server on a fresh database that lets only `origins` call it from a browser.
     pub fn spawn_with_origins(origins: CorsOrigins) -> TestApp {
+        TestApp::spawn_with(|config| config.cors_allowed_origins = origins)
+    }
+
+    /// A server on a fresh database, with `configure` applied to the defaults.
+    pub fn spawn_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         let dir = TempDir::new();
-        let mut app = TestApp::start(&dir.path().join("qttt.db"), origins);
+        let mut config = TestApp::config(&dir.path().join("qttt.db"));
+        configure(&mut config);
+        let mut app = TestApp::start(config);
         app._dir = Some(dir);
         app
     }
 
     /// A server on the database file at `path`, as `cargo run` would start it.
     pub fn spawn_on(path: &Path) -> TestApp {
-        TestApp::start(path, CorsOrigins::Any)
+        TestApp::start(TestApp::config(path))
     }
 
-    fn start(path: &Path, origins: CorsOrigins) -> TestApp {
-        let config = Config {
+    fn config(path: &Path) -> Config {
+        Config {
             host: "127.0.0.1".into(),
             port: 0,
             database_url: format!("sqlite:{}", path.display()),
-            cors_allowed_origins: origins,
-        };
+            cors_allowed_origins: CorsOrigins::Any,
+            create_rate_limit: None,
+        }
+    }
+
+    fn start(config: Config) -> TestApp {
         let (started, start) = mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
