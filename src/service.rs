@@ -158,11 +158,6 @@ impl GameService {
         self.hub.close();
     }
 
-    /// The number of games someone watches or watched since their last change.
-    pub fn watched_games(&self) -> usize {
-        self.hub.watched_games()
-    }
-
     /// The entries of game `id`'s log after sequence number `after`, each with the
     /// game as it stood right after it.
     ///

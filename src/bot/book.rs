@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::perfect::{Solution, Solver, Value};
+use super::perfect::{Solution, Solver, Value, action_code};
 use super::symmetry::canonical_key;
 use crate::engine::{Action, Actor, Game, Square, Variant};
 
@@ -40,11 +40,7 @@ pub fn lookup(game: &Game) -> Option<Solution> {
     if game.moves().len() > BOOK_MOVES {
         return None;
     }
-    let bytes = match game.variant() {
-        Variant::PlayerChoice => PLAYER_CHOICE,
-        Variant::Measurement => MEASUREMENT,
-    };
-    let entries = &bytes[HEADER..];
+    let entries = &book_of(game.variant())[HEADER..];
     let (key, symmetry) = canonical_key(game);
     let count = entries.len() / ENTRY;
     let key_at = |index: usize| u64::from_le_bytes(entries[index * ENTRY..][..8].try_into().expect("8 bytes"));
@@ -72,10 +68,7 @@ pub fn lookup(game: &Game) -> Option<Solution> {
 /// # Errors
 /// What is wrong with it.
 pub fn check(variant: Variant) -> Result<usize, String> {
-    let bytes = match variant {
-        Variant::PlayerChoice => PLAYER_CHOICE,
-        Variant::Measurement => MEASUREMENT,
-    };
+    let bytes = book_of(variant);
     if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != FORMAT || bytes[9] != variant_byte(variant) {
         return Err(format!("the {} book is not a book of this format and variant", variant.code()));
     }
@@ -86,17 +79,17 @@ pub fn check(variant: Variant) -> Result<usize, String> {
     Ok(count)
 }
 
+fn book_of(variant: Variant) -> &'static [u8] {
+    match variant {
+        Variant::PlayerChoice => PLAYER_CHOICE,
+        Variant::Measurement => MEASUREMENT,
+    }
+}
+
 fn variant_byte(variant: Variant) -> u8 {
     match variant {
         Variant::PlayerChoice => 0,
         Variant::Measurement => 1,
-    }
-}
-
-fn encode(action: Action) -> u8 {
-    match action {
-        Action::Move { squares: [a, b] } => (a.index() * 9 + b.index()) as u8,
-        Action::Collapse { square, .. } => 81 + square.index() as u8,
     }
 }
 
@@ -153,7 +146,7 @@ pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8
         let solution = solver.solve(game);
         let (_, symmetry) = canonical_key(game);
         bytes.extend_from_slice(&key.to_le_bytes());
-        bytes.push(encode(symmetry.apply(solution.action)));
+        bytes.push(action_code(symmetry.apply(solution.action)) as u8);
         for number in [solution.value.points, solution.value.haste] {
             let scaled = number * SCALE;
             assert!(scaled.fract() == 0.0 && scaled.abs() <= f64::from(i16::MAX), "{number} does not fit the book");

@@ -281,10 +281,10 @@ impl Solver {
 }
 
 /// One number per action of any position: a move by its two squares, a collapse
-/// choice by its square.
+/// choice by its square. The history heuristic and the opening book both use it.
 const ACTION_CODES: usize = 81 + 9;
 
-fn action_code(action: Action) -> usize {
+pub(super) fn action_code(action: Action) -> usize {
     match action {
         Action::Move { squares: [a, b] } => a.index() * 9 + b.index(),
         Action::Collapse { square, .. } => 81 + square.index(),
