@@ -1,68 +1,96 @@
 //! Load benchmark: starts the release server on a fresh database and plays
-//! complete games over HTTP with N concurrent clients for a bounded time.
+//! complete games over HTTP with N concurrent clients for a bounded time, and
+//! measures the floor under them in the same run.
 //!
-//! `cargo bench --bench load -- [--clients 1,32] [--seconds 10] [--variant measurement|player_choice|both]`
+//! `cargo bench --bench load -- [--clients 1,8,64,256] [--seconds 5] [--variant measurement|player_choice|both] [--games N]`
 //!
-//! Prints, per client count: complete games per second, requests per second,
-//! latency p50 / p99 / max per request kind, errors by status, and the server's
-//! memory.
+//! For each client count it runs, one after the other, each for `--seconds`:
+//! - healthz: `GET /healthz` of the server, which touches no database;
+//! - floor: `POST /floor` of a bare actix-web server (this program, started again
+//!   as its own process) on the project's own SQLite pools and settings, which
+//!   writes one row in one IMMEDIATE transaction and answers its id: the cheapest
+//!   write the stack can do;
+//! - games, per variant: complete games, both seats played by one client (create,
+//!   join, every move and collapse), every answer a full game view.
+//!
+//! It prints, per phase: complete games per second, requests per second, latency
+//! p50 / p99 / max per request kind, errors by status, and the server's peak
+//! memory; then a table with the ratio of the game requests' throughput (every
+//! one of them a write) to the floor's, and of their p99 to the floor's p99.
+//! `--games N` ends a game phase after N complete games in all (for memory
+//! figures after many games).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// Never more games per client and level than this, whatever the time allows.
-const MAX_GAMES_PER_CLIENT: usize = 100_000;
 
 struct Options {
     clients: Vec<usize>,
     seconds: u64,
     variants: Vec<&'static str>,
+    games: usize,
 }
 
-fn options() -> Options {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+fn options(args: &[String]) -> Options {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let clients = value("--clients")
-        .unwrap_or_else(|| "1,32".into())
+        .unwrap_or_else(|| "1,8,64,256".into())
         .split(',')
-        .map(|n| n.trim().parse().expect("--clients takes numbers such as 1,32"))
+        .map(|n| n.trim().parse().expect("--clients takes numbers such as 1,8,64"))
         .collect();
-    let seconds = value("--seconds").map_or(10, |s| s.parse().expect("--seconds takes a number"));
+    let seconds = value("--seconds").map_or(5, |s| s.parse().expect("--seconds takes a number"));
     let variants = match value("--variant").as_deref() {
         None | Some("both") => vec!["measurement", "player_choice"],
         Some("measurement") => vec!["measurement"],
         Some("player_choice") => vec!["player_choice"],
         Some(other) => panic!("unknown variant {other}"),
     };
-    Options { clients, seconds, variants }
+    let games = value("--games").map_or(usize::MAX, |n| n.parse().expect("--games takes a number"));
+    Options { clients, seconds, variants, games }
 }
 
-/// The release server on a fresh database in a temporary folder.
+/// A server process on a fresh database in a temporary folder of its own.
 struct Server {
     child: Child,
     address: SocketAddr,
-    folder: std::path::PathBuf,
+    folder: PathBuf,
 }
 
 impl Server {
-    fn start() -> Server {
-        let folder = std::env::temp_dir().join(format!("qttt-load-{}", std::process::id()));
+    /// The release qttt server.
+    fn qttt() -> Server {
+        Server::start("qttt", |port, database| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_qttt"));
+            command
+                .arg("serve")
+                .env("HOST", "127.0.0.1")
+                .env("PORT", port.to_string())
+                .env("DATABASE_URL", format!("sqlite:{}", database.display()))
+                .env("RUST_LOG", "warn");
+            command
+        })
+    }
+
+    /// The floor: this program again, as a bare write server.
+    fn floor() -> Server {
+        Server::start("floor", |port, database| {
+            let mut command = Command::new(std::env::current_exe().expect("this program's path"));
+            command.arg("--floor-server").arg(port.to_string()).arg(database);
+            command
+        })
+    }
+
+    fn start(name: &str, command: impl FnOnce(u16, &Path) -> Command) -> Server {
+        let folder = std::env::temp_dir().join(format!("qttt-load-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
-            .arg("serve")
-            .env("HOST", "127.0.0.1")
-            .env("PORT", port.to_string())
-            .env("DATABASE_URL", format!("sqlite:{}", folder.join("load.db").display()))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("the server binary starts");
+        let child = command(port, &folder.join("load.db")).stdout(Stdio::null()).spawn().expect("the server starts");
         // Owned by `Server` at once, so that its `Drop` ends the process on any path.
         let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), folder };
         let started = Instant::now();
@@ -70,13 +98,13 @@ impl Server {
             if let Ok(stream) = TcpStream::connect(server.address) {
                 let mut client = Client { reader: BufReader::new(stream) };
                 if client.send("GET", "/readyz", None, None).0 == 200 {
-                    println!("server ready in {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
+                    println!("{name} server ready in {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
                     return server;
                 }
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        panic!("the server did not become ready in 10 s");
+        panic!("the {name} server did not become ready in 10 s");
     }
 
     /// (peak, current) resident memory of the server in KiB, from /proc.
@@ -100,6 +128,45 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.folder);
     }
+}
+
+/// The floor server's one write: a row in one IMMEDIATE transaction on the
+/// project's own writer pool, its id answered as JSON.
+async fn floor_write(writer: actix_web::web::Data<sqlx::SqlitePool>) -> actix_web::HttpResponse {
+    let written: Result<i64, _> = sqlx::query_scalar("INSERT INTO floor (written_at) VALUES (?) RETURNING id")
+        .bind(format!("{:?}", std::time::SystemTime::now()))
+        .fetch_one(&**writer)
+        .await;
+    match written {
+        Ok(id) => actix_web::HttpResponse::Created().json(json!({ "id": id })),
+        Err(error) => actix_web::HttpResponse::InternalServerError().body(error.to_string()),
+    }
+}
+
+/// Runs the floor server on `port` with its database at `database`, until killed.
+fn serve_floor(port: u16, database: &str) {
+    use actix_web::{App, HttpResponse, HttpServer, web};
+    actix_web::rt::System::new().block_on(async {
+        let (_, writer) = qttt::store::open_sqlite(&format!("sqlite:{database}"), Default::default())
+            .await
+            .expect("the floor database opens");
+        sqlx::query("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")
+            .execute(&writer)
+            .await
+            .expect("the floor table is made");
+        let writer = web::Data::new(writer);
+        HttpServer::new(move || {
+            App::new()
+                .app_data(writer.clone())
+                .route("/floor", web::post().to(floor_write))
+                .route("/readyz", web::get().to(|| async { HttpResponse::Ok().json(json!({ "status": "ready" })) }))
+        })
+        .bind(("127.0.0.1", port))
+        .expect("the floor port is free")
+        .run()
+        .await
+        .expect("the floor server runs");
+    });
 }
 
 /// A keep-alive HTTP/1.1 connection.
@@ -229,56 +296,135 @@ fn millis(duration: Duration) -> String {
     format!("{:.2}", duration.as_secs_f64() * 1000.0)
 }
 
-fn main() {
-    let options = options();
-    let server = Server::start();
-    let (_, idle) = server.memory();
-    println!("idle memory: {:.1} MiB", idle as f64 / 1024.0);
-    for variant in &options.variants {
-        for &clients in &options.clients {
-            let deadline = Instant::now() + Duration::from_secs(options.seconds);
-            let started = Instant::now();
-            let mut total = Tally::default();
-            let tallies: Vec<Tally> = std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..clients)
-                    .map(|_| {
-                        scope.spawn(move || {
-                            let mut client = Client::connect(server.address);
-                            let mut tally = Tally::default();
-                            while Instant::now() < deadline && tally.games < MAX_GAMES_PER_CLIENT {
-                                if play_game(&mut client, &mut tally, variant).is_none() {
-                                    // A failed request may leave the game half played: start a new one.
-                                    client = Client::connect(server.address);
-                                }
+/// What all clients of one phase saw, latencies sorted.
+struct Phase {
+    seconds: f64,
+    tally: Tally,
+}
+
+impl Phase {
+    /// `clients` clients each repeating `unit` on their own connection to `address`
+    /// until `seconds` pass or `units` units have started in all.
+    fn run(
+        address: SocketAddr,
+        clients: usize,
+        seconds: u64,
+        units: usize,
+        unit: impl Fn(&mut Client, &mut Tally) -> Option<()> + Sync,
+    ) -> Phase {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        let started_units = AtomicUsize::new(0);
+        let started = Instant::now();
+        let tallies: Vec<Tally> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..clients)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut client = Client::connect(address);
+                        let mut tally = Tally::default();
+                        while Instant::now() < deadline && started_units.fetch_add(1, Ordering::Relaxed) < units {
+                            if unit(&mut client, &mut tally).is_none() {
+                                // A failed request may leave a game half played: start afresh.
+                                client = Client::connect(address);
                             }
-                            tally
-                        })
+                        }
+                        tally
                     })
-                    .collect();
-                workers.into_iter().map(|w| w.join().expect("a client thread")).collect()
-            });
-            let elapsed = started.elapsed().as_secs_f64();
-            tallies.into_iter().for_each(|t| total.merge(t));
-            let requests: usize = total.latencies.values().map(Vec::len).sum();
-            let (peak, _) = server.memory();
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().expect("a client thread")).collect()
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        let mut tally = Tally::default();
+        tallies.into_iter().for_each(|t| tally.merge(t));
+        tally.latencies.values_mut().for_each(|list| list.sort_unstable());
+        Phase { seconds, tally }
+    }
+
+    fn requests_per_second(&self) -> f64 {
+        self.tally.latencies.values().map(Vec::len).sum::<usize>() as f64 / self.seconds
+    }
+
+    /// The p99 latency of the request kinds in `kinds` together.
+    fn p99(&self, kinds: &[&str]) -> Duration {
+        let mut all: Vec<Duration> =
+            kinds.iter().filter_map(|kind| self.tally.latencies.get(kind)).flatten().copied().collect();
+        all.sort_unstable();
+        if all.is_empty() { Duration::ZERO } else { percentile(&all, 0.99) }
+    }
+
+    fn print(&self, title: &str, server: &Server) {
+        let (peak, current) = server.memory();
+        println!(
+            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
+            self.seconds,
+            self.tally.games as f64 / self.seconds,
+            self.requests_per_second(),
+            self.tally.errors,
+            current as f64 / 1024.0,
+            peak as f64 / 1024.0
+        );
+        println!("  {:<9} {:>8} {:>9} {:>9} {:>9}", "kind", "count", "p50 ms", "p99 ms", "max ms");
+        for (kind, list) in &self.tally.latencies {
             println!(
-                "\n{variant}, {clients} clients, {elapsed:.1} s: {:.1} games/s, {:.0} requests/s, errors {:?}, server peak memory {:.1} MiB",
-                total.games as f64 / elapsed,
-                requests as f64 / elapsed,
-                total.errors,
-                peak as f64 / 1024.0
+                "  {kind:<9} {:>8} {:>9} {:>9} {:>9}",
+                list.len(),
+                millis(percentile(list, 0.5)),
+                millis(percentile(list, 0.99)),
+                millis(*list.last().unwrap())
             );
-            println!("  {:<9} {:>8} {:>9} {:>9} {:>9}", "kind", "count", "p50 ms", "p99 ms", "max ms");
-            for (kind, list) in &mut total.latencies {
-                list.sort_unstable();
-                println!(
-                    "  {kind:<9} {:>8} {:>9} {:>9} {:>9}",
-                    list.len(),
-                    millis(percentile(list, 0.5)),
-                    millis(percentile(list, 0.99)),
-                    millis(*list.last().unwrap())
-                );
-            }
         }
     }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--floor-server") {
+        let port = args[at + 1].parse().expect("--floor-server PORT DATABASE");
+        return serve_floor(port, &args[at + 2]);
+    }
+    let options = options(&args);
+    let server = Server::qttt();
+    let floor = Server::floor();
+    println!("qttt server idle memory: {:.1} MiB", server.memory().1 as f64 / 1024.0);
+    let mut table = Vec::new();
+    for &clients in &options.clients {
+        let healthz = Phase::run(server.address, clients, options.seconds, usize::MAX, |client, tally| {
+            tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
+        });
+        healthz.print(&format!("GET /healthz, {clients} clients"), &server);
+        let write_floor = Phase::run(floor.address, clients, options.seconds, usize::MAX, |client, tally| {
+            tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
+        });
+        write_floor.print(&format!("write floor, {clients} clients"), &floor);
+        for variant in &options.variants {
+            let games = Phase::run(server.address, clients, options.seconds, options.games, |client, tally| {
+                play_game(client, tally, variant)
+            });
+            games.print(&format!("{variant}, {clients} clients"), &server);
+            table.push(format!(
+                "| {clients} | {variant} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {:.0}% | {:.2} | {} |",
+                games.tally.games as f64 / games.seconds,
+                games.requests_per_second(),
+                millis(games.p99(&["move", "collapse"])),
+                write_floor.requests_per_second(),
+                millis(write_floor.p99(&["floor"])),
+                healthz.requests_per_second(),
+                millis(healthz.p99(&["healthz"])),
+                100.0 * games.requests_per_second() / write_floor.requests_per_second(),
+                games.p99(&["move", "collapse"]).as_secs_f64() / write_floor.p99(&["floor"]).as_secs_f64(),
+                games.tally.errors.values().sum::<usize>() + write_floor.tally.errors.values().sum::<usize>(),
+            ));
+        }
+    }
+    println!(
+        "\n| clients | variant | games/s | game requests/s | move p99 ms | floor requests/s | floor p99 ms | healthz requests/s | healthz p99 ms | game requests / floor | move p99 / floor p99 | errors |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    table.iter().for_each(|row| println!("{row}"));
+    let (peak, current) = server.memory();
+    println!(
+        "\nqttt server memory at the end: {:.1} MiB, peak {:.1} MiB",
+        current as f64 / 1024.0,
+        peak as f64 / 1024.0
+    );
 }

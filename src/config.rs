@@ -2,6 +2,8 @@
 
 use std::env;
 
+use crate::store::Durability;
+
 /// Everything the server reads from the environment at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -12,6 +14,10 @@ pub struct Config {
     /// Where the games are kept; `DATABASE_URL`, default `sqlite:qttt.db` in the
     /// working directory, created on first start.
     pub database_url: String,
+    /// When SQLite waits for the disk; `SQLITE_SYNCHRONOUS`, `normal` (default: a
+    /// commit survives the process crashing, the last ones may not survive a power
+    /// failure) or `full` (every answered write is on disk).
+    pub sqlite_synchronous: Durability,
     /// The browser origins allowed to call the API; `CORS_ALLOWED_ORIGINS`, a
     /// comma-separated list, default any origin (never with credentials: the API
     /// authenticates by bearer token, not cookies).
@@ -63,6 +69,12 @@ impl Config {
                 "DATABASE_URL is {database_url:?}; it must start with sqlite: (for example sqlite:qttt.db)"
             ));
         }
+        let sqlite_synchronous = match lookup("SQLITE_SYNCHRONOUS").map(|text| text.trim().to_ascii_lowercase()) {
+            None => Durability::Normal,
+            Some(text) if text == "normal" => Durability::Normal,
+            Some(text) if text == "full" => Durability::Full,
+            Some(text) => return Err(format!("SQLITE_SYNCHRONOUS is {text:?}; it must be normal or full")),
+        };
         let cors_allowed_origins = match lookup("CORS_ALLOWED_ORIGINS") {
             None => CorsOrigins::Any,
             Some(text) if text.trim() == "*" => CorsOrigins::Any,
@@ -92,7 +104,7 @@ impl Config {
                 }
             },
         };
-        Ok(Config { host, port, database_url, cors_allowed_origins, create_rate_limit })
+        Ok(Config { host, port, database_url, sqlite_synchronous, cors_allowed_origins, create_rate_limit })
     }
 }
 
@@ -112,6 +124,7 @@ mod tests {
                 host: "127.0.0.1".into(),
                 port: 8000,
                 database_url: "sqlite:qttt.db".into(),
+                sqlite_synchronous: Durability::Normal,
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: None,
             })
@@ -126,11 +139,13 @@ mod tests {
             ("DATABASE_URL", "sqlite:/data/qttt.db"),
             ("CORS_ALLOWED_ORIGINS", "https://a.example, http://localhost:3000"),
             ("CREATE_RATE_LIMIT", "30"),
+            ("SQLITE_SYNCHRONOUS", "FULL"),
         ])
         .unwrap();
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(read.create_rate_limit, Some(30));
+        assert_eq!(read.sqlite_synchronous, Durability::Full);
         assert_eq!(
             read.cors_allowed_origins,
             CorsOrigins::List(vec!["https://a.example".into(), "http://localhost:3000".into()])
@@ -146,5 +161,9 @@ mod tests {
         assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
+        assert_eq!(
+            error(&[("SQLITE_SYNCHRONOUS", "off")]),
+            r#"SQLITE_SYNCHRONOUS is "off"; it must be normal or full"#
+        );
     }
 }

@@ -44,7 +44,7 @@ impl Running {
     /// # Errors
     /// One line saying what failed: the database or the listener.
     pub async fn start(config: &Config) -> Result<Running, String> {
-        let store = Store::connect(&config.database_url)
+        let store = Store::connect(&config.database_url, config.sqlite_synchronous)
             .await
             .map_err(|error| format!("cannot open the database {}: {error}", config.database_url))?;
         let service = GameService::new(store.clone());

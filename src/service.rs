@@ -8,7 +8,7 @@ use crate::bot::{Level, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
-use crate::store::{Event, ListedGame, NewEntry, SeatRefusal, Status, Store, StoredEntry, StoredGame, Summary};
+use crate::store::{Event, ListedGame, NewEntry, Status, Store, StoredEntry, StoredGame, Summary};
 use crate::token;
 
 /// A game as a request sees it: what is stored, and the state its log rebuilds.
@@ -219,29 +219,40 @@ impl GameService {
         Ok((GameRecord { stored, game }, Seat { player: play_as, token }))
     }
 
-    /// Seats the caller in the free seat of game `id`.
+    /// Seats the caller in the free seat of game `id` (X first).
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Conflict`] when both seats are taken or the game
     /// is over; database failures.
     pub async fn join(&self, id: i64) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
-        let player = match self.store.take_free_seat(id, &token::hash(&token)).await? {
-            Ok(player) => player,
-            Err(SeatRefusal::NoSuchGame) => return Err(not_found(id)),
-            Err(SeatRefusal::SeatsTaken) => {
+        let token_hash = token::hash(&token);
+        let mut attempts = 0;
+        loop {
+            let GameRecord { mut stored, game } = self.game(id).await?;
+            // A bot's seat is logged as taken like any other.
+            let Some(&player) = open_seats(&stored.log).first() else {
                 return Err(Error::Conflict {
                     detail: "both seats of this game are taken".into(),
                     current_version: None,
                 });
-            }
-            Err(SeatRefusal::GameOver) => {
+            };
+            if game.is_over() {
                 return Err(Error::Conflict { detail: "this game is over".into(), current_version: None });
             }
-        };
-        let record = self.game(id).await?;
-        self.hub.publish(id, record.version());
-        Ok((record, Seat { player, token }))
+            let summary = summary(&game, &[]);
+            match self.store.take_seat(id, stored.version(), player, &token_hash, summary).await {
+                Ok(entry) => {
+                    stored.log.push(entry);
+                    stored.token_hashes.push((player, token_hash));
+                    self.hub.publish(id, stored.version());
+                    return Ok((GameRecord { stored, game }, Seat { player, token }));
+                }
+                // Another write landed first: look again, and tell what it changed.
+                Err(Error::Conflict { .. }) if attempts < 2 => attempts += 1,
+                Err(error) => return Err(error),
+            }
+        }
     }
 
     /// Game `id`, replayed from its log.
@@ -269,10 +280,9 @@ impl GameService {
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
         let record = self.game(id).await?;
-        let player = self
-            .store
-            .seat_of(id, &token::hash(token))
-            .await?
+        let player = record
+            .stored
+            .seat_of(&token::hash(token))
             .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
         let version = record.version();
         if let Some(expected) = expected_version.filter(|&expected| expected != version) {
@@ -290,6 +300,8 @@ impl GameService {
         let (version, bot) = (record.version(), record.bot_player());
         let GameRecord { mut stored, mut game } = record;
         let logged = game.log().len();
+        let open_seats = open_seats(&stored.log);
+        let before = summary(&game, &open_seats);
         game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
         let mut entries: Vec<NewEntry> = new_entries(&game.log()[logged..], None).collect();
         if let (Some(level), Some(bot)) = (stored.opponent, bot) {
@@ -297,8 +309,8 @@ impl GameService {
             game = played;
             entries.extend(answers);
         }
-        let summary = summary(&game, &open_seats(&stored.log));
-        let written = self.store.append(stored.id, version, &entries, summary).await?;
+        let after = summary(&game, &open_seats);
+        let written = self.store.append(stored.id, version, &entries, (after != before).then_some(after)).await?;
         stored.log.extend(written);
         self.hub.publish(stored.id, stored.version());
         Ok(GameRecord { stored, game })

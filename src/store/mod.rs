@@ -1,8 +1,11 @@
 //! The only module with SQL: games, their logs and seats in SQLite.
 //!
-//! Writes run in transactions that begin IMMEDIATE, so that a transaction that
-//! reads before it writes never fails to upgrade its lock; the busy timeout makes
-//! concurrent writers wait their turn instead of failing.
+//! SQLite lets one connection write at a time. Writes therefore go through a pool
+//! of one connection, so that they queue in order here, woken as soon as the
+//! writer is free, instead of polling SQLite's lock from several connections
+//! (its busy handler sleeps up to 100 ms between tries); reads go through their
+//! own pool, which in WAL mode never waits for the writer. Write transactions
+//! begin IMMEDIATE, and the busy timeout covers other processes on the same file.
 
 mod rows;
 
@@ -15,12 +18,55 @@ use sqlx::{Sqlite, Transaction};
 use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
-use rows::{EntryRow, GameRow, SummaryRow};
+use rows::{GameRow, SummaryRow};
 
 /// The games database.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    readers: SqlitePool,
+    writer: SqlitePool,
+}
+
+/// How many connections read at once: enough for the server's workers and the
+/// live streams' rereads to overlap.
+const READERS: u32 = 4;
+
+/// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `synchronous = NORMAL`, the default: a commit survives a crash of the
+    /// process; on a power failure or an operating-system crash the last commits
+    /// before it may be lost (never half-written: the database stays consistent).
+    #[default]
+    Normal,
+    /// `synchronous = FULL`: every commit is on disk before it is answered, at
+    /// the cost of one more disk flush per write.
+    Full,
+}
+
+/// A reader pool and a one-connection writer pool on the SQLite database at
+/// `url` (created if missing), WAL journal, and migrated: `(readers, writer)`.
+///
+/// # Errors
+/// When the database cannot be opened or migrated.
+pub async fn open_sqlite(url: &str, durability: Durability) -> Result<(SqlitePool, SqlitePool), sqlx::Error> {
+    let options = SqliteConnectOptions::from_str(url)?
+        .busy_timeout(Duration::from_secs(5))
+        .foreign_keys(true)
+        .synchronous(match durability {
+            Durability::Normal => SqliteSynchronous::Normal,
+            Durability::Full => SqliteSynchronous::Full,
+        });
+    // A connection to a local file does not drop away between requests: testing it
+    // before every acquire would only add a round trip to its thread.
+    let pool = || SqlitePoolOptions::new().acquire_timeout(Duration::from_secs(10)).test_before_acquire(false);
+    let writer = pool()
+        .max_connections(1)
+        .connect_with(options.clone().create_if_missing(true).journal_mode(SqliteJournalMode::Wal))
+        .await?;
+    sqlx::migrate!("./migrations").run(&writer).await?;
+    let readers = pool().max_connections(READERS).connect_with(options.read_only(true)).await?;
+    Ok((readers, writer))
 }
 
 /// Something that happened to a game, as its log keeps it.
@@ -67,12 +113,19 @@ pub struct StoredGame {
     pub opponent: Option<Level>,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
+    /// The hash of each seat's token; a bot's seat has none.
+    pub token_hashes: Vec<(Player, Vec<u8>)>,
 }
 
 impl StoredGame {
     /// The sequence number of the last entry: every write moves it on by one or more.
     pub fn version(&self) -> i64 {
         self.log.last().map_or(0, |entry| entry.seq)
+    }
+
+    /// The seat whose token hashes to `token_hash`, if any.
+    pub fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
+        self.token_hashes.iter().find(|(_, hash)| hash == token_hash).map(|&(player, _)| player)
     }
 }
 
@@ -124,41 +177,20 @@ pub struct ListedGame {
     pub result: GameResult,
 }
 
-/// Why a seat could not be taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeatRefusal {
-    /// No game has that id.
-    NoSuchGame,
-    /// Both seats are taken.
-    SeatsTaken,
-    /// The game is over.
-    GameOver,
-}
-
 impl Store {
     /// Opens (creating it if needed) and migrates the database at `url`.
     ///
     /// # Errors
     /// When the database cannot be opened or migrated.
-    pub async fn connect(url: &str) -> Result<Store, sqlx::Error> {
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5))
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
-            .await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool })
+    pub async fn connect(url: &str, durability: Durability) -> Result<Store, sqlx::Error> {
+        let (readers, writer) = open_sqlite(url, durability).await?;
+        Ok(Store { readers, writer })
     }
 
     /// Closes every connection, after the queries under way finish.
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.readers.close().await;
+        self.writer.close().await;
     }
 
     /// Answers whether the database answers.
@@ -166,7 +198,7 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), Error> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query("SELECT 1").execute(&self.readers).await?;
         Ok(())
     }
 
@@ -185,13 +217,12 @@ impl Store {
         opening: &[NewEntry],
         summary: Summary,
     ) -> Result<StoredGame, Error> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let (id, created_at): (i64, String) = sqlx::query_as(
-            "INSERT INTO games (variant, version, status, result, bot_level, bot_mistake_chance) \
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING id, created_at",
+            "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
+             VALUES (?, ?, ?, ?, ?) RETURNING id, created_at",
         )
         .bind(variant.code())
-        .bind(1 + opening.len() as i64)
         .bind(summary.status.code())
         .bind(summary.result.code())
         .bind(opponent.map(Level::code))
@@ -201,55 +232,38 @@ impl Store {
         }))
         .fetch_one(&mut *tx)
         .await?;
-        let mut log = vec![seat(&mut tx, id, 1, player, token_hash).await?];
-        for (seq, entry) in (2..).zip(opening) {
-            log.push(EntryRow::insert(&mut tx, id, seq, entry).await?);
-        }
+        insert_seat(&mut tx, id, player, token_hash).await?;
+        let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
+        let entries: Vec<NewEntry> = std::iter::once(seated).chain(opening.iter().copied()).collect();
+        let log = rows::insert_entries(&mut *tx, id, 0, &entries).await?;
         tx.commit().await?;
-        Ok(StoredGame { id, variant, created_at, opponent, log })
+        Ok(StoredGame { id, variant, created_at, opponent, log, token_hashes: vec![(player, token_hash.to_vec())] })
     }
 
-    /// The game with `id` and its whole log, if there is one.
+    /// The game with `id`, its whole log and its seats' token hashes, if there is
+    /// one. One query, one row: the log comes as one JSON array, because every row
+    /// a query returns is one more hand-over from the connection's thread.
     ///
     /// # Errors
     /// When the database fails, or holds a row the code cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
-        let Some(game) = sqlx::query_as::<_, GameRow>(
-            "SELECT id, variant, created_at, bot_level, bot_mistake_chance FROM games WHERE id = ?",
+        let row = sqlx::query_as::<_, GameRow>(
+            "SELECT id, variant, created_at, bot_level, bot_mistake_chance, \
+             (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
+             (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash, \
+             (SELECT json_group_array(json_array(seq, kind, actor, square_a, square_b, closing_move, \
+                 collapse_square, by_bot, created_at) ORDER BY seq) \
+              FROM log_entries WHERE game_id = games.id) AS log \
+             FROM games WHERE id = ?",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?
-        else {
-            return Ok(None);
-        };
-        let entries = sqlx::query_as::<_, EntryRow>(
-            "SELECT seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, \
-             created_at FROM log_entries WHERE game_id = ? ORDER BY seq",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_optional(&self.readers)
         .await?;
-        let log = entries.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
-        Ok(Some(game.into_game(log)?))
+        row.map(GameRow::into_game).transpose()
     }
 
-    /// The seat of game `id` whose token hashes to `token_hash`, if any.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn seat_of(&self, id: i64, token_hash: &[u8]) -> Result<Option<Player>, Error> {
-        let player: Option<String> =
-            sqlx::query_scalar("SELECT player FROM seats WHERE game_id = ? AND token_hash = ?")
-                .bind(id)
-                .bind(token_hash)
-                .fetch_optional(&self.pool)
-                .await?;
-        player.map(|p| rows::player(&p)).transpose()
-    }
-
-    /// Appends `entries` to the log of game `id` right after version `after`, and
-    /// updates the summary, in one transaction.
+    /// Appends `entries` to the log of game `id` right after version `after`, with
+    /// the game's new summary when they change it, in one transaction.
     ///
     /// # Errors
     /// [`Error::Conflict`] with the current version when another write already
@@ -259,83 +273,66 @@ impl Store {
         id: i64,
         after: i64,
         entries: &[NewEntry],
-        summary: Summary,
+        new_summary: Option<Summary>,
     ) -> Result<Vec<StoredEntry>, Error> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let mut written = Vec::with_capacity(entries.len());
-        for (seq, entry) in (after + 1..).zip(entries) {
-            match EntryRow::insert(&mut tx, id, seq, entry).await {
-                Ok(entry) => written.push(entry),
-                Err(error) if rows::is_unique_violation(&error) => {
-                    drop(tx);
-                    return Err(Error::Conflict {
-                        detail: "the game changed while this request was applied; reload it and try again".into(),
-                        current_version: Some(self.version_of(id).await?),
-                    });
-                }
-                Err(error) => return Err(error.into()),
-            }
+        let written = async {
+            let Some(summary) = new_summary else {
+                // A single statement is a transaction of its own.
+                return rows::insert_entries(&self.writer, id, after, entries).await;
+            };
+            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let written = rows::insert_entries(&mut *tx, id, after, entries).await?;
+            set_summary(&mut tx, id, summary).await?;
+            tx.commit().await?;
+            Ok(written)
+        };
+        self.unless_raced(id, written.await).await
+    }
+
+    /// Seats `player` in game `id` with its token hashed to `token_hash`, logs it
+    /// right after version `after`, and writes the game's new summary, in one
+    /// transaction.
+    ///
+    /// # Errors
+    /// [`Error::Conflict`] with the current version when another write took the
+    /// seat or the sequence number first; any database failure.
+    pub async fn take_seat(
+        &self,
+        id: i64,
+        after: i64,
+        player: Player,
+        token_hash: &[u8],
+        summary: Summary,
+    ) -> Result<StoredEntry, Error> {
+        let written = async {
+            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            insert_seat(&mut tx, id, player, token_hash).await?;
+            let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
+            let mut written = rows::insert_entries(&mut *tx, id, after, &[seated]).await?;
+            set_summary(&mut tx, id, summary).await?;
+            tx.commit().await?;
+            Ok(written.remove(0))
+        };
+        self.unless_raced(id, written.await).await
+    }
+
+    /// The outcome of a write to game `id`, with a unique key violation (another
+    /// write took the same sequence number or seat first) told as a conflict.
+    async fn unless_raced<T>(&self, id: i64, written: Result<T, sqlx::Error>) -> Result<T, Error> {
+        match written {
+            Err(error) if rows::is_unique_violation(&error) => Err(Error::Conflict {
+                detail: "the game changed while this request was applied; reload it and try again".into(),
+                current_version: Some(self.version_of(id).await?),
+            }),
+            other => Ok(other?),
         }
-        let version = after + entries.len() as i64;
-        sqlx::query("UPDATE games SET version = ?, status = ?, result = ? WHERE id = ?")
-            .bind(version)
-            .bind(summary.status.code())
-            .bind(summary.result.code())
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(written)
     }
 
     async fn version_of(&self, id: i64) -> Result<i64, Error> {
         Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&self.readers)
             .await?)
-    }
-
-    /// Seats a new player in the free seat of game `id` (X first), with its token
-    /// hashed to `token_hash`, and logs it, in one transaction.
-    ///
-    /// # Errors
-    /// A [`SeatRefusal`] inside `Ok`; any database failure.
-    pub async fn take_free_seat(&self, id: i64, token_hash: &[u8]) -> Result<Result<Player, SeatRefusal>, Error> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let Some((status, has_bot)) =
-            sqlx::query_as::<_, (String, bool)>("SELECT status, bot_level IS NOT NULL FROM games WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?
-        else {
-            return Ok(Err(SeatRefusal::NoSuchGame));
-        };
-        // A bot's seat has no token, so no row in `seats`; it is taken all the same.
-        if has_bot {
-            return Ok(Err(SeatRefusal::SeatsTaken));
-        }
-        let taken: Vec<String> =
-            sqlx::query_scalar("SELECT player FROM seats WHERE game_id = ?").bind(id).fetch_all(&mut *tx).await?;
-        let Some(player) = [Player::X, Player::O].into_iter().find(|p| !taken.contains(&p.to_string())) else {
-            return Ok(Err(SeatRefusal::SeatsTaken));
-        };
-        if status == Status::Finished.code() {
-            return Ok(Err(SeatRefusal::GameOver));
-        }
-        let seq: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) + 1 FROM log_entries WHERE game_id = ?")
-            .bind(id)
-            .fetch_one(&mut *tx)
-            .await?;
-        seat(&mut tx, id, seq, player, token_hash).await?;
-        // Both seats are taken now: a waiting game becomes ongoing.
-        sqlx::query("UPDATE games SET version = ?, status = ? WHERE id = ?")
-            .bind(seq)
-            .bind(Status::Ongoing.code())
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(Ok(player))
     }
 
     /// Up to `limit` games, newest first, with ids below `before` when given, and
@@ -350,14 +347,15 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<ListedGame>, Error> {
         let rows = sqlx::query_as::<_, SummaryRow>(
-            "SELECT id, variant, created_at, version, status, result FROM games \
+            "SELECT id, variant, created_at, status, result, \
+             (SELECT MAX(seq) FROM log_entries WHERE game_id = games.id) AS version FROM games \
              WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
              ORDER BY id DESC LIMIT ?3",
         )
         .bind(status.map(Status::code))
         .bind(before)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.readers)
         .await?;
         rows.into_iter().map(SummaryRow::into_listed).collect()
     }
@@ -368,7 +366,7 @@ impl Store {
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
         let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.readers)
             .await?;
         row.map(|(id, mark)| Ok((id, rows::player(&mark)?))).transpose()
     }
@@ -384,29 +382,36 @@ impl Store {
         )
         .bind(id)
         .bind(player_mark.to_string())
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
 }
 
-/// Seats `player` in game `id`, its token hashed to `token_hash`, and logs it as
-/// entry `seq`.
-async fn seat(
+/// Keeps the hash of `player`'s token in game `id`.
+async fn insert_seat(
     tx: &mut Transaction<'_, Sqlite>,
     id: i64,
-    seq: i64,
     player: Player,
     token_hash: &[u8],
-) -> Result<StoredEntry, Error> {
+) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")
         .bind(id)
         .bind(player.to_string())
         .bind(token_hash)
         .execute(&mut **tx)
         .await?;
-    let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
-    Ok(EntryRow::insert(tx, id, seq, &seated).await?)
+    Ok(())
+}
+
+async fn set_summary(tx: &mut Transaction<'_, Sqlite>, id: i64, summary: Summary) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET status = ?, result = ? WHERE id = ?")
+        .bind(summary.status.code())
+        .bind(summary.result.code())
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 impl From<sqlx::Error> for Error {

@@ -1,6 +1,7 @@
 //! Rows as SQLite holds them, and their checked conversion to and from engine types.
 
-use sqlx::{FromRow, Sqlite, Transaction};
+use serde::Deserialize;
+use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteExecutor};
 
 use super::{Event, ListedGame, NewEntry, Status, StoredEntry, StoredGame};
 use crate::bot::Level;
@@ -14,10 +15,23 @@ pub(super) struct GameRow {
     created_at: String,
     bot_level: Option<String>,
     bot_mistake_chance: Option<f64>,
+    x_token_hash: Option<Vec<u8>>,
+    o_token_hash: Option<Vec<u8>>,
+    /// The log entries as a JSON array of arrays, in the column order of [`EntryRow`].
+    log: String,
 }
 
 impl GameRow {
-    pub(super) fn into_game(self, log: Vec<StoredEntry>) -> Result<StoredGame, Error> {
+    pub(super) fn into_game(self) -> Result<StoredGame, Error> {
+        let entries: Vec<EntryRow> = serde_json::from_str(&self.log).map_err(|e| corrupt("log", &e.to_string()))?;
+        let log: Vec<StoredEntry> = entries.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
+        if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
+            return Err(corrupt("seq", "a log with gaps"));
+        }
+        let token_hashes = [(Player::X, self.x_token_hash), (Player::O, self.o_token_hash)]
+            .into_iter()
+            .filter_map(|(player, hash)| Some((player, hash?)))
+            .collect();
         let opponent = match (self.bot_level.as_deref(), self.bot_mistake_chance) {
             (None, _) => None,
             (Some("random"), _) => Some(Level::Random),
@@ -27,7 +41,14 @@ impl GameRow {
             }
             (Some(other), _) => return Err(corrupt("bot_level", other)),
         };
-        Ok(StoredGame { id: self.id, variant: variant(&self.variant)?, created_at: self.created_at, opponent, log })
+        Ok(StoredGame {
+            id: self.id,
+            variant: variant(&self.variant)?,
+            created_at: self.created_at,
+            opponent,
+            log,
+            token_hashes,
+        })
     }
 }
 
@@ -62,7 +83,8 @@ impl SummaryRow {
     }
 }
 
-#[derive(FromRow)]
+/// One log entry as `load_game` reads it: a JSON array of these columns, in order.
+#[derive(Deserialize)]
 pub(super) struct EntryRow {
     seq: i64,
     kind: String,
@@ -71,18 +93,22 @@ pub(super) struct EntryRow {
     square_b: Option<i64>,
     closing_move: Option<i64>,
     collapse_square: Option<i64>,
-    by_bot: bool,
+    by_bot: u8,
     created_at: String,
 }
 
-impl EntryRow {
-    /// Writes `event` as entry `seq` of game `game_id` and returns it as stored.
-    pub(super) async fn insert(
-        tx: &mut Transaction<'_, Sqlite>,
-        game_id: i64,
-        seq: i64,
-        entry: &NewEntry,
-    ) -> Result<StoredEntry, sqlx::Error> {
+/// Writes `entries` as the entries after `after` of game `game_id`, in one
+/// statement, and returns them as stored.
+pub(super) async fn insert_entries(
+    executor: impl SqliteExecutor<'_>,
+    game_id: i64,
+    after: i64,
+    entries: &[NewEntry],
+) -> Result<Vec<StoredEntry>, sqlx::Error> {
+    let mut insert = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot) ",
+    );
+    insert.push_values((after + 1..).zip(entries), |mut row, (seq, entry)| {
         let (kind, actor, squares, collapse) = match entry.event {
             Event::SeatTaken(player) => ("seat", player.to_string(), None, None),
             Event::Action(LogEntry { actor, action }) => {
@@ -97,25 +123,28 @@ impl EntryRow {
             }
         };
         let square_index = |square: Square| square.index() as i64;
-        let created_at: String = sqlx::query_scalar(
-            "INSERT INTO log_entries \
-             (game_id, seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING created_at",
-        )
-        .bind(game_id)
-        .bind(seq)
-        .bind(kind)
-        .bind(actor)
-        .bind(squares.map(|[a, _]| square_index(a)))
-        .bind(squares.map(|[_, b]| square_index(b)))
-        .bind(collapse.map(|(number, _)| i64::from(number)))
-        .bind(collapse.map(|(_, square)| square_index(square)))
-        .bind(entry.by_bot)
-        .fetch_one(&mut **tx)
-        .await?;
-        Ok(StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot })
-    }
+        row.push_bind(game_id)
+            .push_bind(seq)
+            .push_bind(kind)
+            .push_bind(actor)
+            .push_bind(squares.map(|[a, _]| square_index(a)))
+            .push_bind(squares.map(|[_, b]| square_index(b)))
+            .push_bind(collapse.map(|(number, _)| i64::from(number)))
+            .push_bind(collapse.map(|(_, square)| square_index(square)))
+            .push_bind(entry.by_bot);
+    });
+    insert.push(" RETURNING seq, created_at");
+    let mut stamped: Vec<(i64, String)> = insert.build_query_as().fetch_all(executor).await?;
+    // RETURNING gives its rows in no set order.
+    stamped.sort_unstable();
+    Ok(stamped
+        .into_iter()
+        .zip(entries)
+        .map(|((seq, created_at), entry)| StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot })
+        .collect())
+}
 
+impl EntryRow {
     pub(super) fn into_entry(self) -> Result<StoredEntry, Error> {
         let square = |value: Option<i64>| {
             value.and_then(|v| Square::try_from(v).ok()).ok_or_else(|| corrupt("square", &format!("{value:?}")))
@@ -141,7 +170,7 @@ impl EntryRow {
             }),
             other => return Err(corrupt("kind", other)),
         };
-        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot })
+        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot != 0 })
     }
 }
 

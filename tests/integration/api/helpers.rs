@@ -71,12 +71,11 @@ impl TestApp {
     }
 
     fn config(path: &Path) -> Config {
+        // The defaults, but on any free port and this file.
         Config {
-            host: "127.0.0.1".into(),
             port: 0,
             database_url: format!("sqlite:{}", path.display()),
-            cors_allowed_origins: CorsOrigins::Any,
-            create_rate_limit: None,
+            ..Config::from_lookup(|_| None).expect("the defaults are valid")
         }
     }
 
