@@ -107,6 +107,16 @@ impl Server {
         panic!("the {name} server did not become ready in 10 s");
     }
 
+    /// The CPU time the server has used so far, from /proc.
+    fn cpu_time(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // The fields after the command name, which ends with the last ')': utime and stime are the 12th and 13th.
+        let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+        let ticks: u64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
+        // Linux reports these in clock ticks of 1/100 s.
+        Duration::from_millis(ticks * 10)
+    }
+
     /// (peak, current) resident memory of the server in KiB, from /proc.
     fn memory(&self) -> (u64, u64) {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
@@ -182,7 +192,7 @@ impl Client {
     }
 
     /// Sends one request and reads the whole answer: (status, body).
-    fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+    fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Vec<u8>) {
         let body = body.map(Value::to_string).unwrap_or_default();
         let mut head = format!("{method} {path} HTTP/1.1\r\nHost: load\r\nContent-Length: {}\r\n", body.len());
         if !body.is_empty() {
@@ -212,7 +222,7 @@ impl Client {
         }
         let mut body = vec![0; length];
         self.reader.read_exact(&mut body).expect("the body");
-        (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+        (status, body)
     }
 }
 
@@ -225,7 +235,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn timed(&mut self, kind: &'static str, send: impl FnOnce() -> (u16, Value)) -> Option<Value> {
+    fn timed(&mut self, kind: &'static str, send: impl FnOnce() -> (u16, Vec<u8>)) -> Option<Vec<u8>> {
         let started = Instant::now();
         let (status, body) = send();
         self.latencies.entry(kind).or_default().push(started.elapsed());
@@ -247,42 +257,33 @@ impl Tally {
     }
 }
 
-/// Plays one complete game, both seats from this client: each move on the first
-/// two squares without a classical mark, each collapse choice the first option.
+/// The move script of every game: eight moves along a path through all nine
+/// squares, which close no cycle, then move 9 closes the one cycle through them
+/// all, and its collapse (the chooser takes move 9 into square 0 when the rule
+/// lets a player choose) fills the board and ends the game. The same script is
+/// legal whatever the measurement decides, so a client never reads a game view
+/// to find its next move, and spends its time sending, not parsing.
+const SCRIPT: [[u8; 2]; 9] = [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [0, 8]];
+
+/// Plays one complete game of `variant` by [`SCRIPT`], both seats from this client.
 fn play_game(client: &mut Client, tally: &mut Tally, variant: &str) -> Option<()> {
-    let created =
-        tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&json!({ "variant": variant }))))?;
-    let id = created["game"]["id"].as_i64()?;
-    let x = created["seat"]["token"].as_str()?.to_string();
-    let joined = tally.timed("join", || client.send("POST", &format!("/api/v1/games/{id}/join"), None, None))?;
-    let o = joined["seat"]["token"].as_str()?.to_string();
-    let mut view = joined["game"].clone();
-    while view["result"] == "ongoing" {
-        let token_of = |player: &Value| if player == "X" { &x } else { &o };
-        view = if let Some(pending) = view["pending_collapse"].as_object() {
-            let choice = json!({ "move": pending["closing_move"], "square": pending["options"][0]["square"] });
-            let token = token_of(&pending["chooser"]).clone();
-            tally.timed("collapse", || {
-                client.send("POST", &format!("/api/v1/games/{id}/collapse"), Some(&token), Some(&choice))
-            })?
-        } else {
-            let open: Vec<u64> = view["board"]
-                .as_array()?
-                .iter()
-                .filter(|cell| cell["classical"].is_null())
-                .filter_map(|cell| cell["square"].as_u64())
-                .collect();
-            let squares = if open.len() == 1 { [open[0], open[0]] } else { [open[0], open[1]] };
-            let token = token_of(&view["next_to_move"]["player"]).clone();
-            tally.timed("move", || {
-                client.send(
-                    "POST",
-                    &format!("/api/v1/games/{id}/moves"),
-                    Some(&token),
-                    Some(&json!({ "squares": squares })),
-                )
-            })?
-        };
+    let seated = |body: Vec<u8>| -> Option<(i64, String)> {
+        let body: Value = serde_json::from_slice(&body).ok()?;
+        Some((body["game"]["id"].as_i64()?, body["seat"]["token"].as_str()?.to_string()))
+    };
+    let (id, x) = seated(
+        tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&json!({ "variant": variant }))))?,
+    )?;
+    let (_, o) = seated(tally.timed("join", || client.send("POST", &format!("/api/v1/games/{id}/join"), None, None))?)?;
+    let moves = format!("/api/v1/games/{id}/moves");
+    for (squares, token) in SCRIPT.iter().zip([&x, &o].into_iter().cycle()) {
+        tally.timed("move", || client.send("POST", &moves, Some(token), Some(&json!({ "squares": squares }))))?;
+    }
+    if variant == "player_choice" {
+        // X closed the cycle: O chooses.
+        let choice = json!({ "move": 9, "square": 0 });
+        let path = format!("/api/v1/games/{id}/collapse");
+        tally.timed("collapse", || client.send("POST", &path, Some(&o), Some(&choice)))?;
     }
     tally.games += 1;
     Some(())
@@ -300,18 +301,22 @@ fn millis(duration: Duration) -> String {
 struct Phase {
     seconds: f64,
     tally: Tally,
+    /// The server's CPU time over the phase.
+    server_cpu: Duration,
 }
 
 impl Phase {
     /// `clients` clients each repeating `unit` on their own connection to `address`
     /// until `seconds` pass or `units` units have started in all.
     fn run(
-        address: SocketAddr,
+        server: &Server,
         clients: usize,
         seconds: u64,
         units: usize,
         unit: impl Fn(&mut Client, &mut Tally) -> Option<()> + Sync,
     ) -> Phase {
+        let address = server.address;
+        let cpu_before = server.cpu_time();
         let deadline = Instant::now() + Duration::from_secs(seconds);
         let started_units = AtomicUsize::new(0);
         let started = Instant::now();
@@ -337,7 +342,7 @@ impl Phase {
         let mut tally = Tally::default();
         tallies.into_iter().for_each(|t| tally.merge(t));
         tally.latencies.values_mut().for_each(|list| list.sort_unstable());
-        Phase { seconds, tally }
+        Phase { seconds, tally, server_cpu: server.cpu_time().saturating_sub(cpu_before) }
     }
 
     fn requests_per_second(&self) -> f64 {
@@ -354,11 +359,13 @@ impl Phase {
 
     fn print(&self, title: &str, server: &Server) {
         let (peak, current) = server.memory();
+        let requests = self.tally.latencies.values().map(Vec::len).sum::<usize>().max(1);
         println!(
-            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
+            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, server CPU {:.0} us per request, errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
             self.seconds,
             self.tally.games as f64 / self.seconds,
             self.requests_per_second(),
+            self.server_cpu.as_secs_f64() * 1e6 / requests as f64,
             self.tally.errors,
             current as f64 / 1024.0,
             peak as f64 / 1024.0
@@ -388,16 +395,16 @@ fn main() {
     println!("qttt server idle memory: {:.1} MiB", server.memory().1 as f64 / 1024.0);
     let mut table = Vec::new();
     for &clients in &options.clients {
-        let healthz = Phase::run(server.address, clients, options.seconds, usize::MAX, |client, tally| {
+        let healthz = Phase::run(&server, clients, options.seconds, usize::MAX, |client, tally| {
             tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
         });
         healthz.print(&format!("GET /healthz, {clients} clients"), &server);
-        let write_floor = Phase::run(floor.address, clients, options.seconds, usize::MAX, |client, tally| {
+        let write_floor = Phase::run(&floor, clients, options.seconds, usize::MAX, |client, tally| {
             tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
         });
         write_floor.print(&format!("write floor, {clients} clients"), &floor);
         for variant in &options.variants {
-            let games = Phase::run(server.address, clients, options.seconds, options.games, |client, tally| {
+            let games = Phase::run(&server, clients, options.seconds, options.games, |client, tally| {
                 play_game(client, tally, variant)
             });
             games.print(&format!("{variant}, {clients} clients"), &server);
