@@ -277,8 +277,20 @@ pub fn request(
     headers: &[(&str, &str)],
     body: Option<&str>,
 ) -> Response {
-    let mut stream = TcpStream::connect(address).expect("the server accepts");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    try_request(address, method, path, headers, body).expect("the server answers")
+}
+
+/// One HTTP/1.1 request on its own connection, or why no answer came: the server
+/// refused the connection, or closed it before the whole head of its answer.
+pub fn try_request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> std::io::Result<Response> {
+    let mut stream = TcpStream::connect(address)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -287,11 +299,14 @@ pub fn request(
         head.push_str(&format!("Content-Length: {}\r\n", body.len()));
     }
     head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.unwrap_or("").as_bytes()).unwrap();
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.unwrap_or("").as_bytes())?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("an answer");
-    parse_response(&raw)
+    stream.read_to_end(&mut raw)?;
+    if !raw.windows(4).any(|w| w == b"\r\n\r\n") {
+        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the answer ended before its head did"));
+    }
+    Ok(parse_response(&raw))
 }
 
 fn parse_response(raw: &[u8]) -> Response {

@@ -4,6 +4,7 @@ mod bots;
 mod concurrency;
 mod cors;
 mod docs;
+mod durability;
 mod errors;
 mod events;
 mod games;
