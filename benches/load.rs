@@ -17,8 +17,8 @@
 //! p50 / p99 / max per request kind, errors by status, and the server's peak
 //! memory; then a table with the ratio of the game requests' throughput (every
 //! one of them a write) to the floor's, and of their p99 to the floor's p99.
-//! `--games N` ends a game phase after N complete games in all (for memory
-//! figures after many games).
+//! `--games N` measures memory instead: game phases only, each ending after N
+//! complete games in all (or after `--seconds`), then the server's memory.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -34,7 +34,8 @@ struct Options {
     clients: Vec<usize>,
     seconds: u64,
     variants: Vec<&'static str>,
-    games: usize,
+    /// The games per game phase, when measuring memory.
+    games: Option<usize>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -51,7 +52,7 @@ fn options(args: &[String]) -> Options {
         Some("player_choice") => vec!["player_choice"],
         Some(other) => panic!("unknown variant {other}"),
     };
-    let games = value("--games").map_or(usize::MAX, |n| n.parse().expect("--games takes a number"));
+    let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
     Options { clients, seconds, variants, games }
 }
 
@@ -394,6 +395,17 @@ fn main() {
     let floor = Server::floor();
     println!("qttt server idle memory: {:.1} MiB", server.memory().1 as f64 / 1024.0);
     let mut table = Vec::new();
+    if let Some(games) = options.games {
+        for variant in &options.variants {
+            for &clients in &options.clients {
+                let played = Phase::run(&server, clients, options.seconds, games, |client, tally| {
+                    play_game(client, tally, variant)
+                });
+                played.print(&format!("{variant}, {clients} clients, {} games", played.tally.games), &server);
+            }
+        }
+        return;
+    }
     for &clients in &options.clients {
         let healthz = Phase::run(&server, clients, options.seconds, usize::MAX, |client, tally| {
             tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
@@ -404,7 +416,7 @@ fn main() {
         });
         write_floor.print(&format!("write floor, {clients} clients"), &floor);
         for variant in &options.variants {
-            let games = Phase::run(&server, clients, options.seconds, options.games, |client, tally| {
+            let games = Phase::run(&server, clients, options.seconds, usize::MAX, |client, tally| {
                 play_game(client, tally, variant)
             });
             games.print(&format!("{variant}, {clients} clients"), &server);

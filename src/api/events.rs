@@ -9,7 +9,9 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::{Instant, Interval, interval_at};
-use utoipa::ToSchema;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
@@ -26,6 +28,50 @@ pub struct LiveEvent {
     pub entry: LogEntryView,
     /// The game as it stood right after it.
     pub game: GameView,
+}
+
+/// One event as the stream sends it, its JSON `data` described by [`LiveEvent`]:
+/// the schema of each item of the stream, as OpenAPI 3.2's `itemSchema` would give it.
+pub struct LiveEventMessage;
+
+impl utoipa::PartialSchema for LiveEventMessage {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .property(
+                "id",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^[0-9]+$"))
+                    .description(Some("The entry's sequence number; send it back as Last-Event-ID to resume.")),
+            )
+            .property(
+                "event",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["seat", "move", "collapse"]))
+                    .description(Some("The entry's kind.")),
+            )
+            .property(
+                "data",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .content_media_type("application/json")
+                    .content_schema(Some(Ref::from_schema_name(LiveEvent::name())))
+                    .description(Some("A LiveEvent, as JSON.")),
+            )
+            .required("id")
+            .required("event")
+            .required("data")
+            .description(Some("One Server-Sent Event."))
+            .into()
+    }
+}
+
+impl ToSchema for LiveEventMessage {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((LiveEvent::name().into(), LiveEvent::schema()));
+        <LiveEvent as ToSchema>::schemas(schemas);
+    }
 }
 
 fn event(entry: &StoredEntry, record: &GameRecord) -> Bytes {
@@ -105,11 +151,11 @@ fn last_event_id(request: &HttpRequest) -> Result<i64, Error> {
     tag = "games",
     params(
         ("id" = i64, Path, description = "The game's id."),
-        ("Last-Event-ID" = Option<i64>, Header, description = "The last event seen; the stream resumes after it."),
+        ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = r"^[0-9]{1,18}$", description = "The last event seen; the stream resumes after it."),
     ),
     responses(
         (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of LiveEvent JSON.",
-            content_type = "text/event-stream", body = LiveEvent),
+            content_type = "text/event-stream", body = LiveEventMessage),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
         (status = 500, response = super::docs::Internal),

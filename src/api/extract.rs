@@ -7,14 +7,16 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::Number;
 
 use crate::error::Error;
 
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
 
-/// A JSON request body. No body, or `null`, reads as `{}`, so that operations
-/// whose fields all have defaults need no body at all.
+/// A JSON request body. No body at all, or `null`, reads as `{}`, so that
+/// operations whose fields all have defaults need no body.
 #[derive(Debug)]
 pub struct JsonBody<T>(pub T);
 
@@ -41,8 +43,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
                 ));
             }
             // No body, or `null`, means no fields: `{}`.
-            let body: &[u8] =
-                if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" { b"{}" } else { &bytes };
+            let body: &[u8] = if bytes.is_empty() || bytes.trim_ascii() == b"null" { b"{}" } else { &bytes };
             // Every body the API takes is an object; serde would also read a struct
             // from an array of its fields, which no client means.
             if !body.trim_ascii_start().starts_with(b"{") {
@@ -53,6 +54,33 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
                 .map_err(|error| invalid_body(StatusCode::BAD_REQUEST, format!("the body is not valid: {error}")))
         })
     }
+}
+
+/// A whole number from JSON, written `4` or `4.0`: JSON Schema's `integer`
+/// admits both, so the API does too.
+///
+/// # Errors
+/// For a number with a fraction, beyond 2^53, or no number at all.
+pub fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    whole(Number::deserialize(deserializer)?)
+}
+
+/// Two whole numbers from JSON, as [`whole_number`] reads each.
+///
+/// # Errors
+/// For anything but an array of two such numbers.
+pub fn two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[i64; 2], D::Error> {
+    let [a, b] = <[Number; 2]>::deserialize(deserializer)?;
+    Ok([whole(a)?, whole(b)?])
+}
+
+fn whole<E: serde::de::Error>(number: Number) -> Result<i64, E> {
+    // Beyond 2^53 a float no longer holds every whole number exactly.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    number
+        .as_i64()
+        .or_else(|| number.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= EXACT).map(|f| f as i64))
+        .ok_or_else(|| E::custom(format!("expected a whole number, not {number}")))
 }
 
 fn is_json(headers: &HeaderMap) -> bool {

@@ -150,7 +150,7 @@ async fn act(
     security(("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
-        ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}")$"#, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
     ),
     request_body(content = MoveRequest),
     responses(super::docs::ActionAnswers)
@@ -176,7 +176,7 @@ async fn place_move(
     security(("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
-        ("If-Match" = Option<String>, Header, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}")$"#, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
     ),
     request_body(content = CollapseRequest),
     responses(super::docs::ActionAnswers)
@@ -222,8 +222,10 @@ struct ListQuery {
     /// Only games with this status; `waiting` lists games you can join.
     status: Option<StatusName>,
     /// Games per page, 1-100; default 20.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// The `next_cursor` of the previous page.
+    #[param(pattern = r"^[0-9]{1,18}$")]
     cursor: Option<String>,
 }
 

@@ -68,8 +68,12 @@ pub struct LegacyResetRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct LegacyMoveRequest {
     /// The first square.
+    #[schema(minimum = 0, maximum = 8)]
+    #[serde(deserialize_with = "super::extract::whole_number")]
     pub square_1: i64,
     /// The second square.
+    #[schema(minimum = 0, maximum = 8)]
+    #[serde(deserialize_with = "super::extract::whole_number")]
     pub square_2: i64,
 }
 

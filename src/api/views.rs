@@ -5,6 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{
+    AdditionalProperties, Array, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
 
 use crate::bot::Level;
 use crate::engine::{
@@ -180,7 +184,7 @@ pub enum BotName {
 }
 
 /// The bot to play against.
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpponentRequest {
     /// Its level.
@@ -208,6 +212,44 @@ impl OpponentRequest {
     }
 }
 
+/// Documented by hand: only the parasite bot takes a `mistake_chance`, which one
+/// struct cannot say to the schema generator.
+impl utoipa::PartialSchema for OpponentRequest {
+    fn schema() -> RefOr<Schema> {
+        let bot = |names: &[&str]| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(names.iter().copied()))
+                .description(Some("Its level."))
+        };
+        let parasite = ObjectBuilder::new()
+            .property("bot", bot(&["parasite"]))
+            .property(
+                "mistake_chance",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+                    .minimum(Some(0.0))
+                    .maximum(Some(1.0))
+                    .description(Some(
+                        "The probability of a random move instead of its own, 0-1; default (or null) 0.1.",
+                    )),
+            )
+            .required("bot")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        let others = ObjectBuilder::new()
+            .property("bot", bot(&["random", "perfect"]))
+            .required("bot")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new()
+            .item(parasite)
+            .item(others)
+            .description(Some("The bot to play against; only `parasite` takes a `mistake_chance`."))
+            .into()
+    }
+}
+
+impl ToSchema for OpponentRequest {}
+
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OpponentView {
@@ -227,6 +269,8 @@ pub struct OpponentView {
 pub struct MoveRequest {
     /// Two different squares 0-8 without a classical mark; the same square twice
     /// only for the last open square (X's move 9).
+    #[schema(schema_with = two_squares)]
+    #[serde(deserialize_with = "super::extract::two_whole_numbers")]
     pub squares: [i64; 2],
 }
 
@@ -236,10 +280,25 @@ pub struct MoveRequest {
 #[schema(example = json!({"move": 3, "square": 0}))]
 pub struct CollapseRequest {
     /// Any move of the cycle; usually the closing move.
-    #[serde(rename = "move")]
+    #[serde(rename = "move", deserialize_with = "super::extract::whole_number")]
+    #[schema(minimum = 1, maximum = 9)]
     pub move_number: i64,
     /// One of that move's two squares.
+    #[serde(deserialize_with = "super::extract::whole_number")]
+    #[schema(minimum = 0, maximum = 8)]
     pub square: i64,
+}
+
+/// The schema of a move's squares: two squares 0-8.
+fn two_squares() -> Array {
+    ArrayBuilder::new()
+        .items(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(8)))
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some(
+            "Two different squares 0-8 without a classical mark; the same square twice only for the last open square (X's move 9).",
+        ))
+        .build()
 }
 
 impl MoveRequest {

@@ -120,7 +120,12 @@ fn bodies_that_are_not_the_json_an_operation_takes_are_invalid_body() {
     }
     app.request("POST", "/api/v1/games", &[("Content-Type", json)], Some(r#"{"variant": "quantum"}"#))
         .assert_problem(400, "invalid_body");
+    // No body at all is an empty object; a body of whitespace is no JSON.
+    app.request("POST", "/api/v1/games", &[("Content-Type", json)], Some("\t")).assert_problem(400, "invalid_body");
     assert_eq!(app.get_game(id).json()["version"], 2);
+    // JSON Schema's integers include 0.0 and 4.0; so do the API's.
+    let placed = post(json, r#"{"squares": [0.0, 4.0]}"#);
+    assert_eq!((placed.status, &placed.json()["moves"][0]["squares"]), (201, &serde_json::json!([0, 4])));
 }
 
 #[test]
