@@ -141,16 +141,21 @@ impl Drop for Server {
     }
 }
 
-/// The floor server's one write: a row in one IMMEDIATE transaction on the
-/// project's own writer pool, its id answered as JSON.
-async fn floor_write(writer: actix_web::web::Data<sqlx::SqlitePool>) -> actix_web::HttpResponse {
-    let written: Result<i64, _> = sqlx::query_scalar("INSERT INTO floor (written_at) VALUES (?) RETURNING id")
-        .bind(format!("{:?}", std::time::SystemTime::now()))
-        .fetch_one(&**writer)
-        .await;
+/// The floor server's one write: a row in one statement, a transaction of its
+/// own, on the project's own writer connection, its id answered as JSON.
+async fn floor_write(writer: actix_web::web::Data<qttt::store::HeldConnection>) -> actix_web::HttpResponse {
+    let written: Result<i64, String> = async {
+        let mut connection = writer.lock().await.map_err(|error| error.to_string())?;
+        sqlx::query_scalar("INSERT INTO floor (written_at) VALUES (?) RETURNING id")
+            .bind(format!("{:?}", std::time::SystemTime::now()))
+            .fetch_one(&mut *connection)
+            .await
+            .map_err(|error| error.to_string())
+    }
+    .await;
     match written {
         Ok(id) => actix_web::HttpResponse::Created().json(json!({ "id": id })),
-        Err(error) => actix_web::HttpResponse::InternalServerError().body(error.to_string()),
+        Err(error) => actix_web::HttpResponse::InternalServerError().body(error),
     }
 }
 
@@ -162,7 +167,7 @@ fn serve_floor(port: u16, database: &str) {
             .await
             .expect("the floor database opens");
         sqlx::query("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")
-            .execute(&writer)
+            .execute(&mut *writer.lock().await.expect("the writer is open"))
             .await
             .expect("the floor table is made");
         let writer = web::Data::new(writer);

@@ -1,19 +1,23 @@
 //! The only module with SQL: games, their logs and seats in SQLite.
 //!
-//! SQLite lets one connection write at a time. Writes therefore go through a pool
-//! of one connection, so that they queue in order here, woken as soon as the
-//! writer is free, instead of polling SQLite's lock from several connections
-//! (its busy handler sleeps up to 100 ms between tries); reads go through their
-//! own pool, which in WAL mode never waits for the writer. Write transactions
-//! begin IMMEDIATE, and the busy timeout covers other processes on the same file.
+//! SQLite lets one connection write at a time. Writes therefore go through one
+//! connection, so that they queue in order here, woken as soon as the writer is
+//! free, instead of polling SQLite's lock from several connections (its busy
+//! handler sleeps up to 100 ms between tries); reads go through read-only
+//! connections of their own, which in WAL mode never wait for the writer. Write
+//! transactions begin IMMEDIATE, and the busy timeout covers other processes on
+//! the same file.
 
 mod rows;
 
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, Transaction};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{ConnectOptions, Connection, Sqlite, Transaction};
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
@@ -23,13 +27,58 @@ use rows::{GameRow, SummaryRow};
 /// The games database.
 #[derive(Debug, Clone)]
 pub struct Store {
-    readers: SqlitePool,
-    writer: SqlitePool,
+    readers: Readers,
+    writer: HeldConnection,
+}
+
+/// A connection the store holds open, rather than a pool's: a pool tests each
+/// connection it gets back with a round trip to the connection's thread, one more
+/// per query. Users wait their turn for its lock, in order.
+#[derive(Debug, Clone)]
+pub struct HeldConnection(Arc<Mutex<Option<SqliteConnection>>>);
+
+impl HeldConnection {
+    fn new(connection: SqliteConnection) -> HeldConnection {
+        HeldConnection(Arc::new(Mutex::new(Some(connection))))
+    }
+
+    /// The connection, once it is free.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] once the store is closed.
+    pub async fn lock(&self) -> Result<MappedMutexGuard<'_, SqliteConnection>, Error> {
+        MutexGuard::try_map(self.0.lock().await, Option::as_mut)
+            .map_err(|_| Error::Unavailable("the database is closed".into()))
+    }
+
+    async fn close(&self) {
+        if let Some(connection) = self.0.lock().await.take() {
+            let _ = connection.close().await;
+        }
+    }
+}
+
+/// The read-only connections, taken in turn.
+#[derive(Debug, Clone)]
+pub struct Readers {
+    connections: Arc<[HeldConnection]>,
+    next: Arc<AtomicUsize>,
+}
+
+impl Readers {
+    /// The next reader in turn, once it is free.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] once the store is closed.
+    async fn lock(&self) -> Result<MappedMutexGuard<'_, SqliteConnection>, Error> {
+        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
+        self.connections[turn].lock().await
+    }
 }
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
-const READERS: u32 = 4;
+const READERS: usize = 4;
 
 /// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,12 +93,12 @@ pub enum Durability {
     Full,
 }
 
-/// A reader pool and a one-connection writer pool on the SQLite database at
-/// `url` (created if missing), WAL journal, and migrated: `(readers, writer)`.
+/// A reader pool and the writer on the SQLite database at `url` (created if
+/// missing), WAL journal, and migrated: `(readers, writer)`.
 ///
 /// # Errors
 /// When the database cannot be opened or migrated.
-pub async fn open_sqlite(url: &str, durability: Durability) -> Result<(SqlitePool, SqlitePool), sqlx::Error> {
+pub async fn open_sqlite(url: &str, durability: Durability) -> Result<(Readers, HeldConnection), sqlx::Error> {
     let options = SqliteConnectOptions::from_str(url)?
         .busy_timeout(Duration::from_secs(5))
         .foreign_keys(true)
@@ -57,16 +106,14 @@ pub async fn open_sqlite(url: &str, durability: Durability) -> Result<(SqlitePoo
             Durability::Normal => SqliteSynchronous::Normal,
             Durability::Full => SqliteSynchronous::Full,
         });
-    // A connection to a local file does not drop away between requests: testing it
-    // before every acquire would only add a round trip to its thread.
-    let pool = || SqlitePoolOptions::new().acquire_timeout(Duration::from_secs(10)).test_before_acquire(false);
-    let writer = pool()
-        .max_connections(1)
-        .connect_with(options.clone().create_if_missing(true).journal_mode(SqliteJournalMode::Wal))
-        .await?;
-    sqlx::migrate!("./migrations").run(&writer).await?;
-    let readers = pool().max_connections(READERS).connect_with(options.read_only(true)).await?;
-    Ok((readers, writer))
+    let mut writer = options.clone().create_if_missing(true).journal_mode(SqliteJournalMode::Wal).connect().await?;
+    sqlx::migrate!("./migrations").run(&mut writer).await?;
+    let mut connections = Vec::new();
+    for _ in 0..READERS {
+        connections.push(HeldConnection::new(options.clone().read_only(true).connect().await?));
+    }
+    let readers = Readers { connections: connections.into(), next: Arc::default() };
+    Ok((readers, HeldConnection::new(writer)))
 }
 
 /// Something that happened to a game, as its log keeps it.
@@ -189,7 +236,9 @@ impl Store {
 
     /// Closes every connection, after the queries under way finish.
     pub async fn close(&self) {
-        self.readers.close().await;
+        for reader in self.readers.connections.iter() {
+            reader.close().await;
+        }
         self.writer.close().await;
     }
 
@@ -198,7 +247,7 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), Error> {
-        sqlx::query("SELECT 1").execute(&self.readers).await?;
+        sqlx::query("SELECT 1").execute(&mut *self.readers.lock().await?).await?;
         Ok(())
     }
 
@@ -217,7 +266,8 @@ impl Store {
         opening: &[NewEntry],
         summary: Summary,
     ) -> Result<StoredGame, Error> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let mut writer = self.writer.lock().await?;
+        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         let (id, created_at): (i64, String) = sqlx::query_as(
             "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
              VALUES (?, ?, ?, ?, ?) RETURNING id, created_at",
@@ -257,7 +307,7 @@ impl Store {
              FROM games WHERE id = ?",
         )
         .bind(id)
-        .fetch_optional(&self.readers)
+        .fetch_optional(&mut *self.readers.lock().await?)
         .await?;
         row.map(GameRow::into_game).transpose()
     }
@@ -275,18 +325,21 @@ impl Store {
         entries: &[NewEntry],
         new_summary: Option<Summary>,
     ) -> Result<Vec<StoredEntry>, Error> {
+        let mut writer = self.writer.lock().await?;
         let written = async {
             let Some(summary) = new_summary else {
                 // A single statement is a transaction of its own.
-                return rows::insert_entries(&self.writer, id, after, entries).await;
+                return rows::insert_entries(&mut *writer, id, after, entries).await;
             };
-            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
             let written = rows::insert_entries(&mut *tx, id, after, entries).await?;
             set_summary(&mut tx, id, summary).await?;
             tx.commit().await?;
             Ok(written)
-        };
-        self.unless_raced(id, written.await).await
+        }
+        .await;
+        drop(writer);
+        self.unless_raced(id, written).await
     }
 
     /// Seats `player` in game `id` with its token hashed to `token_hash`, logs it
@@ -304,16 +357,19 @@ impl Store {
         token_hash: &[u8],
         summary: Summary,
     ) -> Result<StoredEntry, Error> {
+        let mut writer = self.writer.lock().await?;
         let written = async {
-            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
             insert_seat(&mut tx, id, player, token_hash).await?;
             let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
             let mut written = rows::insert_entries(&mut *tx, id, after, &[seated]).await?;
             set_summary(&mut tx, id, summary).await?;
             tx.commit().await?;
             Ok(written.remove(0))
-        };
-        self.unless_raced(id, written.await).await
+        }
+        .await;
+        drop(writer);
+        self.unless_raced(id, written).await
     }
 
     /// The outcome of a write to game `id`, with a unique key violation (another
@@ -331,7 +387,7 @@ impl Store {
     async fn version_of(&self, id: i64) -> Result<i64, Error> {
         Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")
             .bind(id)
-            .fetch_one(&self.readers)
+            .fetch_one(&mut *self.readers.lock().await?)
             .await?)
     }
 
@@ -355,7 +411,7 @@ impl Store {
         .bind(status.map(Status::code))
         .bind(before)
         .bind(limit)
-        .fetch_all(&self.readers)
+        .fetch_all(&mut *self.readers.lock().await?)
         .await?;
         rows.into_iter().map(SummaryRow::into_listed).collect()
     }
@@ -366,7 +422,7 @@ impl Store {
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
         let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
-            .fetch_optional(&self.readers)
+            .fetch_optional(&mut *self.readers.lock().await?)
             .await?;
         row.map(|(id, mark)| Ok((id, rows::player(&mark)?))).transpose()
     }
@@ -382,7 +438,7 @@ impl Store {
         )
         .bind(id)
         .bind(player_mark.to_string())
-        .execute(&self.writer)
+        .execute(&mut *self.writer.lock().await?)
         .await?;
         Ok(())
     }
