@@ -3,6 +3,8 @@
 //! their handlers' `#[utoipa::path]` attributes.
 #![expect(dead_code, reason = "the response newtypes only describe problem+json answers to utoipa; none is built")]
 
+use utoipa::openapi::RefOr;
+use utoipa::openapi::link::LinkBuilder;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
 
@@ -177,4 +179,25 @@ pub enum ActionAnswers {
     Internal(#[ref_response] Internal),
     #[response(status = 503)]
     Unavailable(#[ref_response] Unavailable),
+}
+
+/// Links from the answers that hand out a seat token to the operations that need
+/// one: the game's id, and `Authorization: Bearer` the new seat's token. Clients
+/// and stateful testers (schemathesis) can follow them from one call to the next.
+pub fn link_seat_tokens(document: &mut utoipa::openapi::OpenApi) {
+    for path in ["/api/v1/games", "/api/v1/games/{id}/join"] {
+        let seated = document.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
+        let Some(RefOr::T(seated)) = seated.and_then(|operation| operation.responses.responses.get_mut("201")) else {
+            continue;
+        };
+        for operation_id in ["place_move", "choose_collapse"] {
+            let link = LinkBuilder::new()
+                .operation_id(operation_id)
+                .parameter("path.id", "$response.body#/game/id")
+                .parameter("header.Authorization", "Bearer {$response.body#/seat/token}")
+                .description("Act in this game with the seat just taken.")
+                .build();
+            seated.links.insert(operation_id.into(), RefOr::T(link));
+        }
+    }
 }

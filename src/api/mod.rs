@@ -40,12 +40,15 @@ fn documented<T>(app: App<T>) -> (App<T>, OpenApiDocument)
 where
     T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
 {
-    app.into_utoipa_app()
+    let (app, mut document) = app
+        .into_utoipa_app()
         .openapi(docs::ApiDoc::openapi())
         .service(utoipa_actix_web::scope("/api/v1").configure(games::routes).configure(events::routes))
         .configure(health::routes)
         .configure(legacy::routes)
-        .split_for_parts()
+        .split_for_parts();
+    docs::link_seat_tokens(&mut document);
+    (app, document)
 }
 
 /// The whole application: the API over `service`, the docs, CORS and the

@@ -19,6 +19,22 @@ fn the_served_openapi_document_is_the_committed_one() {
 }
 
 #[test]
+fn the_answers_that_seat_a_player_link_to_its_moves_with_its_token() {
+    let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
+    for path in ["/api/v1/games", "/api/v1/games/{id}/join"] {
+        let links = &document["paths"][path]["post"]["responses"]["201"]["links"];
+        for operation in ["place_move", "choose_collapse"] {
+            assert_eq!(links[operation]["operationId"], operation, "{path}");
+            assert_eq!(
+                links[operation]["parameters"],
+                serde_json::json!({ "path.id": "$response.body#/game/id",
+                    "header.Authorization": "Bearer {$response.body#/seat/token}" })
+            );
+        }
+    }
+}
+
+#[test]
 fn every_operation_documents_its_problem_answers() {
     let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
     // The original app's routes answer errors in its own shape, documented inline.
