@@ -69,10 +69,10 @@ impl Config {
                 "DATABASE_URL is {database_url:?}; it must start with sqlite: (for example sqlite:qttt.db)"
             ));
         }
-        let sqlite_synchronous = match lookup("SQLITE_SYNCHRONOUS").map(|text| text.trim().to_ascii_lowercase()) {
+        let sqlite_synchronous = match lookup("SQLITE_SYNCHRONOUS") {
             None => Durability::Normal,
-            Some(text) if text == "normal" => Durability::Normal,
-            Some(text) if text == "full" => Durability::Full,
+            Some(text) if text.trim().eq_ignore_ascii_case("normal") => Durability::Normal,
+            Some(text) if text.trim().eq_ignore_ascii_case("full") => Durability::Full,
             Some(text) => return Err(format!("SQLITE_SYNCHRONOUS is {text:?}; it must be normal or full")),
         };
         let cors_allowed_origins = match lookup("CORS_ALLOWED_ORIGINS") {
@@ -162,8 +162,8 @@ mod tests {
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
         assert_eq!(
-            error(&[("SQLITE_SYNCHRONOUS", "off")]),
-            r#"SQLITE_SYNCHRONOUS is "off"; it must be normal or full"#
+            error(&[("SQLITE_SYNCHRONOUS", "OFF")]),
+            r#"SQLITE_SYNCHRONOUS is "OFF"; it must be normal or full"#
         );
     }
 }
