@@ -33,7 +33,9 @@ pub struct Store {
 
 /// A connection the store holds open, rather than a pool's: a pool tests each
 /// connection it gets back with a round trip to the connection's thread, one more
-/// per query. Users wait their turn for its lock, in order.
+/// per query. Users wait their turn for its lock, in order. A request dropped in
+/// the middle of a transaction leaves nothing behind: the transaction's rollback
+/// is queued to the connection's thread ahead of the next user's commands.
 #[derive(Debug, Clone)]
 pub struct HeldConnection(Arc<Mutex<Option<SqliteConnection>>>);
 
@@ -93,7 +95,7 @@ pub enum Durability {
     Full,
 }
 
-/// A reader pool and the writer on the SQLite database at `url` (created if
+/// The readers and the writer of the SQLite database at `url` (created if
 /// missing), WAL journal, and migrated: `(readers, writer)`.
 ///
 /// # Errors
