@@ -482,3 +482,33 @@ impl From<sqlx::Error> for Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA synchronous` as each connection of a store opened with `durability` has it.
+    fn synchronous(durability: Durability) -> Vec<i64> {
+        let folder = std::env::temp_dir().join(format!("qttt-store-{}-{durability:?}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let url = format!("sqlite:{}", folder.join("qttt.db").display());
+        let levels = actix_web::rt::System::new().block_on(async {
+            let (readers, writer) = open_sqlite(&url, durability).await.unwrap();
+            let mut levels = Vec::new();
+            for connection in readers.connections.iter().chain([&writer]) {
+                let mut connection = connection.lock().await.unwrap();
+                levels.push(sqlx::query_scalar("PRAGMA synchronous").fetch_one(&mut *connection).await.unwrap());
+            }
+            levels
+        });
+        std::fs::remove_dir_all(&folder).unwrap();
+        levels
+    }
+
+    #[test]
+    fn every_connection_waits_for_the_disk_as_configured() {
+        // SQLite's codes: 1 NORMAL, 2 FULL.
+        assert_eq!(synchronous(Durability::Normal), vec![1; READERS + 1]);
+        assert_eq!(synchronous(Durability::Full), vec![2; READERS + 1]);
+    }
+}
