@@ -143,19 +143,18 @@ impl Drop for Server {
 
 /// The floor server's one write: a row in one statement, a transaction of its
 /// own, on the project's own writer connection, its id answered as JSON.
-async fn floor_write(writer: actix_web::web::Data<qttt::store::HeldConnection>) -> actix_web::HttpResponse {
-    let written: Result<i64, String> = async {
-        let mut connection = writer.lock().await.map_err(|error| error.to_string())?;
-        sqlx::query_scalar("INSERT INTO floor (written_at) VALUES (?) RETURNING id")
-            .bind(format!("{:?}", std::time::SystemTime::now()))
-            .fetch_one(&mut *connection)
-            .await
-            .map_err(|error| error.to_string())
-    }
-    .await;
+async fn floor_write(store: actix_web::web::Data<qttt::store::SqliteStore>) -> actix_web::HttpResponse {
+    let written_at = format!("{:?}", std::time::SystemTime::now());
+    let written = store
+        .writer()
+        .run(move |connection| {
+            let mut insert = connection.prepare_cached("INSERT INTO floor (written_at) VALUES (?) RETURNING id")?;
+            Ok(insert.query_row([written_at], |row| row.get::<_, i64>(0))?)
+        })
+        .await;
     match written {
         Ok(id) => actix_web::HttpResponse::Created().json(json!({ "id": id })),
-        Err(error) => actix_web::HttpResponse::InternalServerError().body(error),
+        Err(error) => actix_web::HttpResponse::InternalServerError().body(error.to_string()),
     }
 }
 
@@ -163,17 +162,20 @@ async fn floor_write(writer: actix_web::web::Data<qttt::store::HeldConnection>) 
 fn serve_floor(port: u16, database: &str) {
     use actix_web::{App, HttpResponse, HttpServer, web};
     actix_web::rt::System::new().block_on(async {
-        let (_, writer) = qttt::store::open_sqlite(&format!("sqlite:{database}"), Default::default())
+        let store = qttt::store::SqliteStore::open(&format!("sqlite:{database}"), Default::default())
             .await
             .expect("the floor database opens");
-        sqlx::query("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")
-            .execute(&mut *writer.lock().await.expect("the writer is open"))
+        store
+            .writer()
+            .run(|connection| {
+                Ok(connection.execute_batch("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")?)
+            })
             .await
             .expect("the floor table is made");
-        let writer = web::Data::new(writer);
+        let store = web::Data::new(store);
         HttpServer::new(move || {
             App::new()
-                .app_data(writer.clone())
+                .app_data(store.clone())
                 .route("/floor", web::post().to(floor_write))
                 .route("/readyz", web::get().to(|| async { HttpResponse::Ok().json(json!({ "status": "ready" })) }))
         })

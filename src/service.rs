@@ -8,7 +8,7 @@ use crate::bot::{Level, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
-use crate::store::{Event, ListedGame, NewEntry, Status, Store, StoredEntry, StoredGame, Summary};
+use crate::store::{Event, ListedGame, NewEntry, NewGame, Status, Store, StoredEntry, StoredGame, Summary, Write};
 use crate::token;
 
 /// A game as a request sees it: what is stored, and the state its log rebuilds.
@@ -57,10 +57,65 @@ impl GameRecord {
 
     /// The seat the game's bot holds, in a game against the computer.
     pub fn bot_player(&self) -> Option<Player> {
-        self.stored.log.iter().find_map(|entry| match entry.event {
-            Event::SeatTaken(player) if entry.by_bot => Some(player),
-            _ => None,
-        })
+        bot_player(&self.stored.log)
+    }
+}
+
+fn bot_player(log: &[StoredEntry]) -> Option<Player> {
+    log.iter().find_map(|entry| match entry.event {
+        Event::SeatTaken(player) if entry.by_bot => Some(player),
+        _ => None,
+    })
+}
+
+/// A player's action applied to a game as read from its log, and what it adds to the log.
+struct Played {
+    stored: StoredGame,
+    game: Game,
+    /// The entries the action (and the bot's answer, once it is in) adds.
+    entries: Vec<NewEntry>,
+    open_seats: Vec<Player>,
+    /// The game's summary before the action.
+    before: Summary,
+}
+
+impl Played {
+    /// `player`'s `action` in the game of `record`.
+    ///
+    /// # Errors
+    /// [`Error::Rule`] for an illegal action.
+    fn new(record: GameRecord, player: Player, action: Action) -> Result<Played, Error> {
+        let GameRecord { stored, mut game } = record;
+        let logged = game.log().len();
+        let open_seats = open_seats(&stored.log);
+        let before = summary(&game, &open_seats);
+        game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
+        let entries = new_entries(&game.log()[logged..], None).collect();
+        Ok(Played { stored, game, entries, open_seats, before })
+    }
+
+    /// The game's bot and its level, when the bot is to act now.
+    fn bot_to_answer(&self) -> Option<(Level, Player)> {
+        let (level, bot) = (self.stored.opponent?, bot_player(&self.stored.log)?);
+        (self.game.actor_to_act() == Some(Actor::Player(bot))).then_some((level, bot))
+    }
+
+    /// The write that logs the entries after the version the game was read at.
+    fn write(&self) -> Write {
+        let after = summary(&self.game, &self.open_seats);
+        Write {
+            after: self.stored.version(),
+            seat: None,
+            entries: self.entries.clone(),
+            new_summary: (after != self.before).then_some(after),
+        }
+    }
+
+    /// The game with `written`, the entries as stored, in its log.
+    fn into_record(self, written: Vec<StoredEntry>) -> GameRecord {
+        let Played { mut stored, game, .. } = self;
+        stored.log.extend(written);
+        GameRecord { stored, game }
     }
 }
 
@@ -211,10 +266,15 @@ impl GameService {
             opening.extend(entries);
             open_seats.clear();
         }
-        let stored = self
-            .store
-            .create_game(variant, play_as, &token::hash(&token), opponent, &opening, summary(&game, &open_seats))
-            .await?;
+        let new = NewGame {
+            variant,
+            player: play_as,
+            token_hash: token::hash(&token),
+            opponent,
+            opening,
+            summary: summary(&game, &open_seats),
+        };
+        let stored = self.store.create_game(new).await?;
         self.hub.publish(stored.id, stored.version());
         Ok((GameRecord { stored, game }, Seat { player: play_as, token }))
     }
@@ -227,9 +287,9 @@ impl GameService {
     pub async fn join(&self, id: i64) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let token_hash = token::hash(&token);
-        let mut attempts = 0;
-        loop {
-            let GameRecord { mut stored, game } = self.game(id).await?;
+        let seat_hash = token_hash.clone();
+        let decided = self.store.update(id, move |stored| {
+            let GameRecord { stored, game } = GameRecord::replay(stored)?;
             // A bot's seat is logged as taken like any other.
             let Some(&player) = open_seats(&stored.log).first() else {
                 return Err(Error::Conflict {
@@ -240,19 +300,19 @@ impl GameService {
             if game.is_over() {
                 return Err(Error::Conflict { detail: "this game is over".into(), current_version: None });
             }
-            let summary = summary(&game, &[]);
-            match self.store.take_seat(id, stored.version(), player, &token_hash, summary).await {
-                Ok(entry) => {
-                    stored.log.push(entry);
-                    stored.token_hashes.push((player, token_hash));
-                    self.hub.publish(id, stored.version());
-                    return Ok((GameRecord { stored, game }, Seat { player, token }));
-                }
-                // Another write landed first: look again, and tell what it changed.
-                Err(Error::Conflict { .. }) if attempts < 2 => attempts += 1,
-                Err(error) => return Err(error),
-            }
-        }
+            let write = Write {
+                after: stored.version(),
+                seat: Some((player, seat_hash)),
+                entries: vec![NewEntry { event: Event::SeatTaken(player), by_bot: false }],
+                new_summary: Some(summary(&game, &[])),
+            };
+            Ok((Some(write), (stored, game, player)))
+        });
+        let (written, (mut stored, game, player)) = decided.await?.ok_or_else(|| not_found(id))?;
+        stored.log.extend(written);
+        stored.token_hashes.push((player, token_hash));
+        self.hub.publish(id, stored.version());
+        Ok((GameRecord { stored, game }, Seat { player, token }))
     }
 
     /// Game `id`, replayed from its log.
@@ -279,41 +339,52 @@ impl GameService {
         action: Action,
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
-        let record = self.game(id).await?;
-        let player = record
-            .stored
-            .seat_of(&token::hash(token))
-            .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
-        let version = record.version();
-        if let Some(expected) = expected_version.filter(|&expected| expected != version) {
-            return Err(Error::Conflict {
-                detail: format!("the request was for version {expected}, and the game is at version {version}"),
-                current_version: Some(version),
-            });
-        }
-        self.play_for(record, player, action).await
+        let token_hash = token::hash(token);
+        let seat = move |record: &GameRecord| {
+            let player = record
+                .stored
+                .seat_of(&token_hash)
+                .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
+            let version = record.version();
+            if let Some(expected) = expected_version.filter(|&expected| expected != version) {
+                return Err(Error::Conflict {
+                    detail: format!("the request was for version {expected}, and the game is at version {version}"),
+                    current_version: Some(version),
+                });
+            }
+            Ok(player)
+        };
+        self.play(id, seat, action).await
     }
 
-    /// Lets `player` take `action` in the game of `record`, then the game's bot
-    /// answer, and logs it all after the version `record` was read at.
-    async fn play_for(&self, record: GameRecord, player: Player, action: Action) -> Result<GameRecord, Error> {
-        let (version, bot) = (record.version(), record.bot_player());
-        let GameRecord { mut stored, mut game } = record;
-        let logged = game.log().len();
-        let open_seats = open_seats(&stored.log);
-        let before = summary(&game, &open_seats);
-        game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
-        let mut entries: Vec<NewEntry> = new_entries(&game.log()[logged..], None).collect();
-        if let (Some(level), Some(bot)) = (stored.opponent, bot) {
-            let (played, answers) = bot_turns(game, level, bot).await?;
-            game = played;
-            entries.extend(answers);
+    /// Lets the player that `seat` finds in game `id` take `action`, then the
+    /// game's bot answer, and logs it all. Reading, deciding and logging the
+    /// player's action are one unit of the store's work; a bot's search would hold
+    /// up every other write, so it runs after, and its answer is logged with the
+    /// action, after the version the game was read at.
+    async fn play(
+        &self,
+        id: i64,
+        seat: impl FnOnce(&GameRecord) -> Result<Player, Error> + Send + 'static,
+        action: Action,
+    ) -> Result<GameRecord, Error> {
+        let decided = self.store.update(id, move |stored| {
+            let record = GameRecord::replay(stored)?;
+            let player = seat(&record)?;
+            let played = Played::new(record, player, action)?;
+            let write = played.bot_to_answer().is_none().then(|| played.write());
+            Ok((write, played))
+        });
+        let (mut written, mut played) = decided.await?.ok_or_else(|| not_found(id))?;
+        if let Some((level, bot)) = played.bot_to_answer() {
+            let (game, answers) = bot_turns(played.game, level, bot).await?;
+            played.game = game;
+            played.entries.extend(answers);
+            written = self.store.write(id, played.write()).await?;
         }
-        let after = summary(&game, &open_seats);
-        let written = self.store.append(stored.id, version, &entries, (after != before).then_some(after)).await?;
-        stored.log.extend(written);
-        self.hub.publish(stored.id, stored.version());
-        Ok(GameRecord { stored, game })
+        let record = played.into_record(written);
+        self.hub.publish(id, record.version());
+        Ok(record)
     }
 
     /// The one game the original app's routes play, and the mark its player chose;
@@ -353,8 +424,8 @@ impl GameService {
     /// write lands first; database failures.
     pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
         let (record, player_mark) = self.shared_game().await?;
-        let player = record.game.next_to_move().map_or(Player::X, |(player, _)| player);
-        Ok((self.play_for(record, player, action).await?, player_mark))
+        let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
+        Ok((self.play(record.stored.id, side_to_move, action).await?, player_mark))
     }
 
     /// The best action of game `id` for the side to act, by exact search.

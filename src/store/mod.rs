@@ -1,86 +1,23 @@
-//! The only module with SQL: games, their logs and seats in SQLite.
+//! The only module with SQL: games, their logs and seats, in SQLite.
 //!
-//! SQLite lets one connection write at a time. Writes therefore go through one
-//! connection, so that they queue in order here, woken as soon as the writer is
-//! free, instead of polling SQLite's lock from several connections (its busy
-//! handler sleeps up to 100 ms between tries); reads go through read-only
-//! connections of their own, which in WAL mode never wait for the writer. Write
-//! transactions begin IMMEDIATE, and the busy timeout covers other processes on
-//! the same file.
+//! The store offers whole operations, not statements: above all [`Store::update`],
+//! which reads a game, lets the caller decide, and writes the decision, as one
+//! unit of the database's work.
 
 mod rows;
+mod sqlite;
 
-use std::str::FromStr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{ConnectOptions, Connection, Sqlite, Transaction};
-use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
+pub use sqlite::{Connections, SqliteStore};
 
 use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
-use rows::{GameRow, SummaryRow};
 
 /// The games database.
 #[derive(Debug, Clone)]
 pub struct Store {
-    readers: Readers,
-    writer: HeldConnection,
+    sqlite: SqliteStore,
 }
-
-/// A connection the store holds open, rather than a pool's: a pool tests each
-/// connection it gets back with a round trip to the connection's thread, one more
-/// per query. Users wait their turn for its lock, in order. A request dropped in
-/// the middle of a transaction leaves nothing behind: the transaction's rollback
-/// is queued to the connection's thread ahead of the next user's commands.
-#[derive(Debug, Clone)]
-pub struct HeldConnection(Arc<Mutex<Option<SqliteConnection>>>);
-
-impl HeldConnection {
-    fn new(connection: SqliteConnection) -> HeldConnection {
-        HeldConnection(Arc::new(Mutex::new(Some(connection))))
-    }
-
-    /// The connection, once it is free.
-    ///
-    /// # Errors
-    /// [`Error::Unavailable`] once the store is closed.
-    pub async fn lock(&self) -> Result<MappedMutexGuard<'_, SqliteConnection>, Error> {
-        MutexGuard::try_map(self.0.lock().await, Option::as_mut)
-            .map_err(|_| Error::Unavailable("the database is closed".into()))
-    }
-
-    async fn close(&self) {
-        if let Some(connection) = self.0.lock().await.take() {
-            let _ = connection.close().await;
-        }
-    }
-}
-
-/// The read-only connections, taken in turn.
-#[derive(Debug, Clone)]
-pub struct Readers {
-    connections: Arc<[HeldConnection]>,
-    next: Arc<AtomicUsize>,
-}
-
-impl Readers {
-    /// The next reader in turn, once it is free.
-    ///
-    /// # Errors
-    /// [`Error::Unavailable`] once the store is closed.
-    async fn lock(&self) -> Result<MappedMutexGuard<'_, SqliteConnection>, Error> {
-        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
-        self.connections[turn].lock().await
-    }
-}
-
-/// How many connections read at once: enough for the server's workers and the
-/// live streams' rereads to overlap.
-const READERS: usize = 4;
 
 /// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -93,29 +30,6 @@ pub enum Durability {
     /// `synchronous = FULL`: every commit is on disk before it is answered, at
     /// the cost of one more disk flush per write.
     Full,
-}
-
-/// The readers and the writer of the SQLite database at `url` (created if
-/// missing), WAL journal, and migrated: `(readers, writer)`.
-///
-/// # Errors
-/// When the database cannot be opened or migrated.
-pub async fn open_sqlite(url: &str, durability: Durability) -> Result<(Readers, HeldConnection), sqlx::Error> {
-    let options = SqliteConnectOptions::from_str(url)?
-        .busy_timeout(Duration::from_secs(5))
-        .foreign_keys(true)
-        .synchronous(match durability {
-            Durability::Normal => SqliteSynchronous::Normal,
-            Durability::Full => SqliteSynchronous::Full,
-        });
-    let mut writer = options.clone().create_if_missing(true).journal_mode(SqliteJournalMode::Wal).connect().await?;
-    sqlx::migrate!("./migrations").run(&mut writer).await?;
-    let mut connections = Vec::new();
-    for _ in 0..READERS {
-        connections.push(HeldConnection::new(options.clone().read_only(true).connect().await?));
-    }
-    let readers = Readers { connections: connections.into(), next: Arc::default() };
-    Ok((readers, HeldConnection::new(writer)))
 }
 
 /// Something that happened to a game, as its log keeps it.
@@ -226,22 +140,87 @@ pub struct ListedGame {
     pub result: GameResult,
 }
 
+/// A write to one game's log, decided on the version it was read at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Write {
+    /// The version the decision was made at: the entries follow it.
+    pub after: i64,
+    /// A seat taken, with the hash of its token.
+    pub seat: Option<(Player, Vec<u8>)>,
+    /// The entries to append.
+    pub entries: Vec<NewEntry>,
+    /// The game's new summary, when the entries change it.
+    pub new_summary: Option<Summary>,
+}
+
+/// A game to create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewGame {
+    /// Its collapse rule.
+    pub variant: Variant,
+    /// The creator's seat.
+    pub player: Player,
+    /// The hash of the creator's token.
+    pub token_hash: Vec<u8>,
+    /// The bot that takes the other seat, in a game against the computer.
+    pub opponent: Option<Level>,
+    /// What is logged after the creator's seat: the bot's seat and first actions.
+    pub opening: Vec<NewEntry>,
+    /// Its summary after the opening.
+    pub summary: Summary,
+}
+
+impl NewGame {
+    /// The whole log to write: the creator's seat, then the opening.
+    fn entries(&self) -> Vec<NewEntry> {
+        let seated = NewEntry { event: Event::SeatTaken(self.player), by_bot: false };
+        std::iter::once(seated).chain(self.opening.iter().copied()).collect()
+    }
+
+    fn bot_level(&self) -> Option<&'static str> {
+        self.opponent.map(Level::code)
+    }
+
+    fn bot_mistake_chance(&self) -> Option<f64> {
+        self.opponent.and_then(|level| match level {
+            Level::Parasite { mistake_chance } => Some(mistake_chance),
+            Level::Random | Level::Perfect => None,
+        })
+    }
+
+    /// The game as stored under `id` at `created_at` with `log`.
+    fn into_stored(self, id: i64, created_at: String, log: Vec<StoredEntry>) -> StoredGame {
+        StoredGame {
+            id,
+            variant: self.variant,
+            created_at,
+            opponent: self.opponent,
+            log,
+            token_hashes: vec![(self.player, self.token_hash)],
+        }
+    }
+}
+
+/// Another write took the sequence number or the seat first; the game is at `current_version` now.
+fn conflict(current_version: i64) -> Error {
+    Error::Conflict {
+        detail: "the game changed while this request was applied; reload it and try again".into(),
+        current_version: Some(current_version),
+    }
+}
+
 impl Store {
     /// Opens (creating it if needed) and migrates the database at `url`.
     ///
     /// # Errors
-    /// When the database cannot be opened or migrated.
-    pub async fn connect(url: &str, durability: Durability) -> Result<Store, sqlx::Error> {
-        let (readers, writer) = open_sqlite(url, durability).await?;
-        Ok(Store { readers, writer })
+    /// One line saying why the database cannot be opened or migrated.
+    pub async fn connect(url: &str, durability: Durability) -> Result<Store, String> {
+        Ok(Store { sqlite: SqliteStore::open(url, durability).await? })
     }
 
-    /// Closes every connection, after the queries under way finish.
+    /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        for reader in self.readers.connections.iter() {
-            reader.close().await;
-        }
-        self.writer.close().await;
+        self.sqlite.close().await;
     }
 
     /// Answers whether the database answers.
@@ -249,148 +228,49 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), Error> {
-        sqlx::query("SELECT 1").execute(&mut *self.readers.lock().await?).await?;
-        Ok(())
+        self.sqlite.ping().await
     }
 
-    /// Creates a game with `player` seated, its token hashed to `token_hash`, and
-    /// `opening` logged after that seat: the bot's seat and first actions when
-    /// `opponent` plays.
+    /// Creates `new` and answers it as stored.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn create_game(
-        &self,
-        variant: Variant,
-        player: Player,
-        token_hash: &[u8],
-        opponent: Option<Level>,
-        opening: &[NewEntry],
-        summary: Summary,
-    ) -> Result<StoredGame, Error> {
-        let mut writer = self.writer.lock().await?;
-        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
-        let (id, created_at): (i64, String) = sqlx::query_as(
-            "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
-             VALUES (?, ?, ?, ?, ?) RETURNING id, created_at",
-        )
-        .bind(variant.code())
-        .bind(summary.status.code())
-        .bind(summary.result.code())
-        .bind(opponent.map(Level::code))
-        .bind(opponent.and_then(|level| match level {
-            Level::Parasite { mistake_chance } => Some(mistake_chance),
-            Level::Random | Level::Perfect => None,
-        }))
-        .fetch_one(&mut *tx)
-        .await?;
-        insert_seat(&mut tx, id, player, token_hash).await?;
-        let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
-        let entries: Vec<NewEntry> = std::iter::once(seated).chain(opening.iter().copied()).collect();
-        let log = rows::insert_entries(&mut *tx, id, 0, &entries).await?;
-        tx.commit().await?;
-        Ok(StoredGame { id, variant, created_at, opponent, log, token_hashes: vec![(player, token_hash.to_vec())] })
+    pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+        self.sqlite.create_game(new).await
     }
 
-    /// The game with `id`, its whole log and its seats' token hashes, if there is
-    /// one. One query, one row: the log comes as one JSON array, because every row
-    /// a query returns is one more hand-over from the connection's thread.
+    /// The game with `id`, its whole log and its seats' token hashes, if there is one.
     ///
     /// # Errors
     /// When the database fails, or holds a row the code cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
-        let row = sqlx::query_as::<_, GameRow>(
-            "SELECT id, variant, created_at, bot_level, bot_mistake_chance, \
-             (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
-             (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash, \
-             (SELECT json_group_array(json_array(seq, kind, actor, square_a, square_b, closing_move, \
-                 collapse_square, by_bot, created_at) ORDER BY seq) \
-              FROM log_entries WHERE game_id = games.id) AS log \
-             FROM games WHERE id = ?",
-        )
-        .bind(id)
-        .fetch_optional(&mut *self.readers.lock().await?)
-        .await?;
-        row.map(GameRow::into_game).transpose()
+        self.sqlite.load_game(id).await
     }
 
-    /// Appends `entries` to the log of game `id` right after version `after`, with
-    /// the game's new summary when they change it, in one transaction.
-    ///
-    /// # Errors
-    /// [`Error::Conflict`] with the current version when another write already
-    /// took the sequence number after `after`; any database failure.
-    pub async fn append(
-        &self,
-        id: i64,
-        after: i64,
-        entries: &[NewEntry],
-        new_summary: Option<Summary>,
-    ) -> Result<Vec<StoredEntry>, Error> {
-        let mut writer = self.writer.lock().await?;
-        let written = async {
-            let Some(summary) = new_summary else {
-                // A single statement is a transaction of its own.
-                return rows::insert_entries(&mut *writer, id, after, entries).await;
-            };
-            let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
-            let written = rows::insert_entries(&mut *tx, id, after, entries).await?;
-            set_summary(&mut tx, id, summary).await?;
-            tx.commit().await?;
-            Ok(written)
-        }
-        .await;
-        drop(writer);
-        self.unless_raced(id, written).await
-    }
-
-    /// Seats `player` in game `id` with its token hashed to `token_hash`, logs it
-    /// right after version `after`, and writes the game's new summary, in one
+    /// Carries out `write` on game `id`, decided on a copy read earlier, in one
     /// transaction.
     ///
     /// # Errors
-    /// [`Error::Conflict`] with the current version when another write took the
-    /// seat or the sequence number first; any database failure.
-    pub async fn take_seat(
+    /// [`Error::Conflict`] with the current version when another write already
+    /// took the sequence number after `write.after` or the seat; any database failure.
+    pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+        self.sqlite.write(id, write).await
+    }
+
+    /// Reads game `id`, lets `decide` say what to write and what to answer, and
+    /// writes it, with no other write of this store in between. `None` when there
+    /// is no such game. `decide` runs where the database's work runs: it must not
+    /// take long.
+    ///
+    /// # Errors
+    /// What `decide` returns; [`Error::Conflict`] when another process wrote
+    /// first; any database failure.
+    pub async fn update<T: Send + 'static>(
         &self,
         id: i64,
-        after: i64,
-        player: Player,
-        token_hash: &[u8],
-        summary: Summary,
-    ) -> Result<StoredEntry, Error> {
-        let mut writer = self.writer.lock().await?;
-        let written = async {
-            let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
-            insert_seat(&mut tx, id, player, token_hash).await?;
-            let seated = NewEntry { event: Event::SeatTaken(player), by_bot: false };
-            let mut written = rows::insert_entries(&mut *tx, id, after, &[seated]).await?;
-            set_summary(&mut tx, id, summary).await?;
-            tx.commit().await?;
-            Ok(written.remove(0))
-        }
-        .await;
-        drop(writer);
-        self.unless_raced(id, written).await
-    }
-
-    /// The outcome of a write to game `id`, with a unique key violation (another
-    /// write took the same sequence number or seat first) told as a conflict.
-    async fn unless_raced<T>(&self, id: i64, written: Result<T, sqlx::Error>) -> Result<T, Error> {
-        match written {
-            Err(error) if rows::is_unique_violation(&error) => Err(Error::Conflict {
-                detail: "the game changed while this request was applied; reload it and try again".into(),
-                current_version: Some(self.version_of(id).await?),
-            }),
-            other => Ok(other?),
-        }
-    }
-
-    async fn version_of(&self, id: i64) -> Result<i64, Error> {
-        Ok(sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")
-            .bind(id)
-            .fetch_one(&mut *self.readers.lock().await?)
-            .await?)
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
+    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
+        self.sqlite.update(id, decide).await
     }
 
     /// Up to `limit` games, newest first, with ids below `before` when given, and
@@ -404,18 +284,7 @@ impl Store {
         before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<ListedGame>, Error> {
-        let rows = sqlx::query_as::<_, SummaryRow>(
-            "SELECT id, variant, created_at, status, result, \
-             (SELECT MAX(seq) FROM log_entries WHERE game_id = games.id) AS version FROM games \
-             WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
-             ORDER BY id DESC LIMIT ?3",
-        )
-        .bind(status.map(Status::code))
-        .bind(before)
-        .bind(limit)
-        .fetch_all(&mut *self.readers.lock().await?)
-        .await?;
-        rows.into_iter().map(SummaryRow::into_listed).collect()
+        self.sqlite.list_games(status, before, limit).await
     }
 
     /// The game the original app's routes play, and the mark its player chose.
@@ -423,10 +292,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
-        let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
-            .fetch_optional(&mut *self.readers.lock().await?)
-            .await?;
-        row.map(|(id, mark)| Ok((id, rows::player(&mark)?))).transpose()
+        self.sqlite.shared_game().await
     }
 
     /// Points the original app's routes at game `id`.
@@ -434,81 +300,6 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
-        sqlx::query(
-            "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, ?, ?) \
-             ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
-        )
-        .bind(id)
-        .bind(player_mark.to_string())
-        .execute(&mut *self.writer.lock().await?)
-        .await?;
-        Ok(())
-    }
-}
-
-/// Keeps the hash of `player`'s token in game `id`.
-async fn insert_seat(
-    tx: &mut Transaction<'_, Sqlite>,
-    id: i64,
-    player: Player,
-    token_hash: &[u8],
-) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")
-        .bind(id)
-        .bind(player.to_string())
-        .bind(token_hash)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-async fn set_summary(tx: &mut Transaction<'_, Sqlite>, id: i64, summary: Summary) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE games SET status = ?, result = ? WHERE id = ?")
-        .bind(summary.status.code())
-        .bind(summary.result.code())
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-impl From<sqlx::Error> for Error {
-    fn from(error: sqlx::Error) -> Error {
-        match error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                Error::Unavailable(format!("the database does not answer: {error}"))
-            }
-            other => Error::Internal(format!("database error: {other}")),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `PRAGMA synchronous` as each connection of a store opened with `durability` has it.
-    fn synchronous(durability: Durability) -> Vec<i64> {
-        let folder = std::env::temp_dir().join(format!("qttt-store-{}-{durability:?}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
-        let url = format!("sqlite:{}", folder.join("qttt.db").display());
-        let levels = actix_web::rt::System::new().block_on(async {
-            let (readers, writer) = open_sqlite(&url, durability).await.unwrap();
-            let mut levels = Vec::new();
-            for connection in readers.connections.iter().chain([&writer]) {
-                let mut connection = connection.lock().await.unwrap();
-                levels.push(sqlx::query_scalar("PRAGMA synchronous").fetch_one(&mut *connection).await.unwrap());
-            }
-            levels
-        });
-        std::fs::remove_dir_all(&folder).unwrap();
-        levels
-    }
-
-    #[test]
-    fn every_connection_waits_for_the_disk_as_configured() {
-        // SQLite's codes: 1 NORMAL, 2 FULL.
-        assert_eq!(synchronous(Durability::Normal), vec![1; READERS + 1]);
-        assert_eq!(synchronous(Durability::Full), vec![2; READERS + 1]);
+        self.sqlite.set_shared_game(id, player_mark).await
     }
 }

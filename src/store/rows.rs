@@ -1,30 +1,31 @@
-//! Rows as SQLite holds them, and their checked conversion to and from engine types.
-
-use serde::Deserialize;
-use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteExecutor};
+//! Rows as the database holds them, and their checked conversion to and from
+//! engine types: the same columns on every backend.
 
 use super::{Event, ListedGame, NewEntry, Status, StoredEntry, StoredGame};
 use crate::bot::Level;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::error::Error;
 
-#[derive(FromRow)]
+/// A row of `games`, with its seats' token hashes.
 pub(super) struct GameRow {
-    id: i64,
-    variant: String,
-    created_at: String,
-    bot_level: Option<String>,
-    bot_mistake_chance: Option<f64>,
-    x_token_hash: Option<Vec<u8>>,
-    o_token_hash: Option<Vec<u8>>,
-    /// The log entries as a JSON array of arrays, in the column order of [`EntryRow`].
-    log: String,
+    pub id: i64,
+    pub variant: String,
+    pub created_at: String,
+    pub bot_level: Option<String>,
+    pub bot_mistake_chance: Option<f64>,
+    pub x_token_hash: Option<Vec<u8>>,
+    pub o_token_hash: Option<Vec<u8>>,
 }
 
+/// The columns a game is read with, in the order of [`GameRow`]'s fields.
+pub(super) const GAME_COLUMNS: &str = "id, variant, created_at, bot_level, bot_mistake_chance, \
+     (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
+     (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash";
+
 impl GameRow {
-    pub(super) fn into_game(self) -> Result<StoredGame, Error> {
-        let entries: Vec<EntryRow> = serde_json::from_str(&self.log).map_err(|e| corrupt("log", &e.to_string()))?;
-        let log: Vec<StoredEntry> = entries.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
+    /// The game, with `log`: its entries in order.
+    pub(super) fn into_game(self, log: Vec<EntryRow>) -> Result<StoredGame, Error> {
+        let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
         if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
             return Err(corrupt("seq", "a log with gaps"));
         }
@@ -52,14 +53,14 @@ impl GameRow {
     }
 }
 
-#[derive(FromRow)]
+/// A row of a listing.
 pub(super) struct SummaryRow {
-    id: i64,
-    variant: String,
-    created_at: String,
-    version: i64,
-    status: String,
-    result: String,
+    pub id: i64,
+    pub variant: String,
+    pub created_at: String,
+    pub status: String,
+    pub result: String,
+    pub version: i64,
 }
 
 impl SummaryRow {
@@ -83,32 +84,41 @@ impl SummaryRow {
     }
 }
 
-/// One log entry as `load_game` reads it: a JSON array of these columns, in order.
-#[derive(Deserialize)]
+/// A row of `log_entries`, in the order of [`ENTRY_COLUMNS`].
 pub(super) struct EntryRow {
-    seq: i64,
-    kind: String,
-    actor: String,
-    square_a: Option<i64>,
-    square_b: Option<i64>,
-    closing_move: Option<i64>,
-    collapse_square: Option<i64>,
-    by_bot: u8,
-    created_at: String,
+    pub seq: i64,
+    pub kind: String,
+    pub actor: String,
+    pub square_a: Option<i64>,
+    pub square_b: Option<i64>,
+    pub closing_move: Option<i64>,
+    pub collapse_square: Option<i64>,
+    pub by_bot: bool,
+    pub created_at: String,
 }
 
-/// Writes `entries` as the entries after `after` of game `game_id`, in one
-/// statement, and returns them as stored.
-pub(super) async fn insert_entries(
-    executor: impl SqliteExecutor<'_>,
-    game_id: i64,
-    after: i64,
-    entries: &[NewEntry],
-) -> Result<Vec<StoredEntry>, sqlx::Error> {
-    let mut insert = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot) ",
-    );
-    insert.push_values((after + 1..).zip(entries), |mut row, (seq, entry)| {
+/// The columns an entry is read with, in the order of [`EntryRow`]'s fields.
+pub(super) const ENTRY_COLUMNS: &str =
+    "seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, created_at";
+
+/// The columns of an entry to write, in the order of [`NewEntryRow`]'s fields
+/// after the game's id and the sequence number.
+pub(super) const NEW_ENTRY_COLUMNS: &str =
+    "game_id, seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot";
+
+/// An entry to write, as columns.
+pub(super) struct NewEntryRow {
+    pub kind: &'static str,
+    pub actor: String,
+    pub square_a: Option<i64>,
+    pub square_b: Option<i64>,
+    pub closing_move: Option<i64>,
+    pub collapse_square: Option<i64>,
+    pub by_bot: bool,
+}
+
+impl From<&NewEntry> for NewEntryRow {
+    fn from(entry: &NewEntry) -> NewEntryRow {
         let (kind, actor, squares, collapse) = match entry.event {
             Event::SeatTaken(player) => ("seat", player.to_string(), None, None),
             Event::Action(LogEntry { actor, action }) => {
@@ -123,25 +133,16 @@ pub(super) async fn insert_entries(
             }
         };
         let square_index = |square: Square| square.index() as i64;
-        row.push_bind(game_id)
-            .push_bind(seq)
-            .push_bind(kind)
-            .push_bind(actor)
-            .push_bind(squares.map(|[a, _]| square_index(a)))
-            .push_bind(squares.map(|[_, b]| square_index(b)))
-            .push_bind(collapse.map(|(number, _)| i64::from(number)))
-            .push_bind(collapse.map(|(_, square)| square_index(square)))
-            .push_bind(entry.by_bot);
-    });
-    insert.push(" RETURNING seq, created_at");
-    let mut stamped: Vec<(i64, String)> = insert.build_query_as().fetch_all(executor).await?;
-    // RETURNING gives its rows in no set order.
-    stamped.sort_unstable();
-    Ok(stamped
-        .into_iter()
-        .zip(entries)
-        .map(|((seq, created_at), entry)| StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot })
-        .collect())
+        NewEntryRow {
+            kind,
+            actor,
+            square_a: squares.map(|[a, _]| square_index(a)),
+            square_b: squares.map(|[_, b]| square_index(b)),
+            closing_move: collapse.map(|(number, _)| i64::from(number)),
+            collapse_square: collapse.map(|(_, square)| square_index(square)),
+            by_bot: entry.by_bot,
+        }
+    }
 }
 
 impl EntryRow {
@@ -170,7 +171,7 @@ impl EntryRow {
             }),
             other => return Err(corrupt("kind", other)),
         };
-        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot != 0 })
+        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot })
     }
 }
 
@@ -188,8 +189,4 @@ fn variant(text: &str) -> Result<Variant, Error> {
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
 fn corrupt(column: &str, value: &str) -> Error {
     Error::Internal(format!("corrupt database: {column} {value:?}"))
-}
-
-pub(super) fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error.as_database_error().is_some_and(|e| e.is_unique_violation())
 }

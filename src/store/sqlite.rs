@@ -1,0 +1,461 @@
+//! The games in SQLite, each connection driven by a thread of the store's own.
+//!
+//! A request's database work runs as one job on a connection's thread: a move's
+//! read of the log, the rules' decision and the write are one hand-over from the
+//! request's thread and one back. (A driver that hands every statement to its
+//! connection's thread, as sqlx does, pays that twice per statement, and the load
+//! profile showed those hand-overs, not the queries, to be most of a move's cost.)
+//!
+//! SQLite lets one connection write at a time. Writes therefore go through one
+//! connection, so that they queue in order here instead of polling SQLite's lock
+//! from several connections (its busy handler sleeps up to 100 ms between tries);
+//! reads go through read-only connections of their own, which in WAL mode never
+//! wait for the writer. Write transactions begin IMMEDIATE, and the busy timeout
+//! covers other processes on the same file.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior, ffi, params};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::{ConnectOptions, Connection as _};
+use tokio::sync::oneshot;
+
+use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow};
+use super::{Durability, ListedGame, NewGame, Status, StoredEntry, StoredGame, Summary, Write, conflict};
+use crate::engine::Player;
+use crate::error::Error;
+
+/// How many connections read at once: enough for the server's workers and the
+/// live streams' rereads to overlap.
+const READERS: usize = 4;
+
+/// How long a statement waits for another process's lock on the file.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The games in one SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    readers: Arc<Connections>,
+    writer: Arc<Connections>,
+}
+
+/// Work for a connection's thread.
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// Connections, each on a thread of its own that runs the jobs of one queue in
+/// turn. A job that panics fails alone: its caller hears of it, and the thread
+/// goes on with the next.
+#[derive(Debug)]
+pub struct Connections {
+    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Connections {
+    fn start(name: &str, connections: Vec<Connection>) -> Connections {
+        let (queue, jobs) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let threads = connections
+            .into_iter()
+            .map(|mut connection| {
+                let jobs = Arc::clone(&jobs);
+                std::thread::Builder::new()
+                    .name(name.to_string())
+                    .spawn(move || {
+                        // The lock is held only while waiting for the next job.
+                        while let Ok(job) = { jobs.lock().expect("no job runs under this lock").recv() } {
+                            let _ = catch_unwind(AssertUnwindSafe(|| job(&mut connection)));
+                        }
+                    })
+                    .expect("the system can start a thread")
+            })
+            .collect();
+        Connections { queue: Mutex::new(Some(queue)), threads: Mutex::new(threads) }
+    }
+
+    /// Runs `work` on the next free connection and answers what it answers.
+    ///
+    /// # Errors
+    /// Whatever `work` returns; [`Error::Unavailable`] once the store is closed;
+    /// [`Error::Internal`] when `work` panics.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        let (answer, answered) = oneshot::channel();
+        let job: Job = Box::new(move |connection| {
+            // The caller may have gone; then nobody needs the answer.
+            let _ = answer.send(work(connection));
+        });
+        {
+            let queue = self.queue.lock().expect("no job runs under this lock");
+            queue.as_ref().ok_or_else(closed)?.send(job).map_err(|_| closed())?;
+        }
+        answered.await.map_err(|_| Error::Internal("a database job panicked".into()))?
+    }
+
+    /// Lets the queued jobs finish, then closes the connections.
+    fn close(&self) {
+        self.queue.lock().expect("no job runs under this lock").take();
+        for thread in self.threads.lock().expect("no job runs under this lock").drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn closed() -> Error {
+    Error::Unavailable("the database is closed".into())
+}
+
+/// Opens one connection to the file at `path` with the store's settings.
+fn connect(path: &Path, durability: Durability, flags: OpenFlags) -> rusqlite::Result<Connection> {
+    let connection = Connection::open_with_flags(path, flags)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    connection.pragma_update(
+        None,
+        "synchronous",
+        match durability {
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        },
+    )?;
+    Ok(connection)
+}
+
+impl SqliteStore {
+    /// Opens the SQLite database at `url` (created if missing), in WAL mode, and
+    /// migrated.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or migrated.
+    pub async fn open(url: &str, durability: Durability) -> Result<SqliteStore, String> {
+        let options = SqliteConnectOptions::from_str(url).map_err(|error| error.to_string())?;
+        let path = options.get_filename().to_path_buf();
+        // The migrator is sqlx's, on a connection of its own, closed before the
+        // store's open: the journal mode stays with the file.
+        let mut migrator = options
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(BUSY_TIMEOUT)
+            .connect()
+            .await
+            .map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        migrator.close().await.map_err(|error| error.to_string())?;
+
+        let opened: rusqlite::Result<_> = (|| {
+            let writer = connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+            let readers = (0..READERS)
+                .map(|_| connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_ONLY))
+                .collect::<rusqlite::Result<_>>()?;
+            Ok((writer, readers))
+        })();
+        let (writer, readers) = opened.map_err(|error| error.to_string())?;
+        Ok(SqliteStore {
+            readers: Arc::new(Connections::start("sqlite-reader", readers)),
+            writer: Arc::new(Connections::start("sqlite-writer", vec![writer])),
+        })
+    }
+
+    /// The writer connection, for work of the load tool's own.
+    pub fn writer(&self) -> &Connections {
+        &self.writer
+    }
+
+    /// Lets the queued work finish, then closes every connection, which
+    /// checkpoints the write-ahead log.
+    pub async fn close(&self) {
+        let store = self.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            store.readers.close();
+            store.writer.close();
+        })
+        .await;
+    }
+
+    pub(super) async fn ping(&self) -> Result<(), Error> {
+        self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
+    }
+
+    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+        self.writer
+            .run(move |connection| {
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let (id, created_at) = tx
+                    .prepare_cached(
+                        "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
+                         VALUES (?, ?, ?, ?, ?) RETURNING id, created_at",
+                    )?
+                    .query_row(
+                        params![
+                            new.variant.code(),
+                            new.summary.status.code(),
+                            new.summary.result.code(),
+                            new.bot_level(),
+                            new.bot_mistake_chance()
+                        ],
+                        |row| Ok((row.get(0)?, row.get(1)?)),
+                    )?;
+                insert_seat(&tx, id, new.player, &new.token_hash)?;
+                let log = insert_entries(&tx, id, 0, &new.entries())?;
+                tx.commit()?;
+                Ok(new.into_stored(id, created_at, log))
+            })
+            .await
+    }
+
+    pub(super) async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
+        self.readers.run(move |connection| read_game(&connection.transaction()?, id)).await
+    }
+
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+        self.writer.run(move |connection| write_game(connection, id, &write)).await
+    }
+
+    pub(super) async fn update<T: Send + 'static>(
+        &self,
+        id: i64,
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
+    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
+        self.writer
+            .run(move |connection| {
+                // Under the write lock from the read on: nothing can come between.
+                let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let Some(stored) = read_game(&tx, id)? else {
+                    return Ok(None);
+                };
+                let (write, decided) = decide(stored)?;
+                let written = match write {
+                    Some(write) => write_entries(&tx, id, &write)?,
+                    None => Vec::new(),
+                };
+                tx.commit()?;
+                Ok(Some((written, decided)))
+            })
+            .await
+    }
+
+    pub(super) async fn list_games(
+        &self,
+        status: Option<Status>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<ListedGame>, Error> {
+        self.readers
+            .run(move |connection| {
+                let mut listing = connection.prepare_cached(
+                    "SELECT id, variant, created_at, status, result, \
+                     (SELECT MAX(seq) FROM log_entries WHERE game_id = games.id) AS version FROM games \
+                     WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
+                     ORDER BY id DESC LIMIT ?3",
+                )?;
+                let rows = listing.query_map(params![status.map(Status::code), before, limit], |row| {
+                    Ok(SummaryRow {
+                        id: row.get(0)?,
+                        variant: row.get(1)?,
+                        created_at: row.get(2)?,
+                        status: row.get(3)?,
+                        result: row.get(4)?,
+                        version: row.get(5)?,
+                    })
+                })?;
+                rows.map(|row| row?.into_listed()).collect()
+            })
+            .await
+    }
+
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+        self.readers
+            .run(|connection| {
+                let row: Option<(i64, String)> = connection
+                    .query_row("SELECT game_id, player_mark FROM shared_game WHERE slot = 1", [], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
+                    .optional()?;
+                row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
+            })
+            .await
+    }
+
+    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+        self.writer
+            .run(move |connection| {
+                connection.execute(
+                    "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, ?, ?) \
+                     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
+                    params![id, player_mark.to_string()],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+}
+
+/// Game `id` and its whole log, read in `tx` so that both come from one snapshot.
+fn read_game(tx: &Transaction<'_>, id: i64) -> Result<Option<StoredGame>, Error> {
+    let game = tx
+        .prepare_cached(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?"))?
+        .query_row([id], |row| {
+            Ok(GameRow {
+                id: row.get(0)?,
+                variant: row.get(1)?,
+                created_at: row.get(2)?,
+                bot_level: row.get(3)?,
+                bot_mistake_chance: row.get(4)?,
+                x_token_hash: row.get(5)?,
+                o_token_hash: row.get(6)?,
+            })
+        })
+        .optional()?;
+    let Some(game) = game else { return Ok(None) };
+    let mut entries =
+        tx.prepare_cached(&format!("SELECT {ENTRY_COLUMNS} FROM log_entries WHERE game_id = ? ORDER BY seq"))?;
+    let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
+    game.into_game(log).map(Some)
+}
+
+fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
+    Ok(EntryRow {
+        seq: row.get(0)?,
+        kind: row.get(1)?,
+        actor: row.get(2)?,
+        square_a: row.get(3)?,
+        square_b: row.get(4)?,
+        closing_move: row.get(5)?,
+        collapse_square: row.get(6)?,
+        by_bot: row.get(7)?,
+        created_at: row.get(8)?,
+    })
+}
+
+/// Carries out `write` on game `id` in a transaction of its own; a lost race for
+/// the next sequence number or the seat is a conflict.
+fn write_game(connection: &mut Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, Error> {
+    let written = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .and_then(|tx| write_entries(&tx, id, write).and_then(|written| tx.commit().map(|()| written)));
+    match written {
+        Err(error) if is_unique_violation(&error) => {
+            let version = connection
+                .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
+                .query_row([id], |row| row.get(0))?;
+            Err(conflict(version))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Carries out `write` on game `id` in `tx`.
+fn write_entries(tx: &Transaction<'_>, id: i64, write: &Write) -> rusqlite::Result<Vec<StoredEntry>> {
+    if let Some((player, token_hash)) = &write.seat {
+        insert_seat(tx, id, *player, token_hash)?;
+    }
+    let written = insert_entries(tx, id, write.after, &write.entries)?;
+    if let Some(summary) = write.new_summary {
+        set_summary(tx, id, summary)?;
+    }
+    Ok(written)
+}
+
+/// Writes `entries` as the entries after `after` of game `id`, and returns them as stored.
+fn insert_entries(
+    tx: &Transaction<'_>,
+    id: i64,
+    after: i64,
+    entries: &[super::NewEntry],
+) -> rusqlite::Result<Vec<StoredEntry>> {
+    let mut insert = tx.prepare_cached(&format!(
+        "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING created_at"
+    ))?;
+    (after + 1..)
+        .zip(entries)
+        .map(|(seq, entry)| {
+            let row = NewEntryRow::from(entry);
+            let created_at = insert.query_row(
+                params![
+                    id,
+                    seq,
+                    row.kind,
+                    row.actor,
+                    row.square_a,
+                    row.square_b,
+                    row.closing_move,
+                    row.collapse_square,
+                    row.by_bot
+                ],
+                |stamped| stamped.get(0),
+            )?;
+            Ok(StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot })
+        })
+        .collect()
+}
+
+/// Keeps the hash of `player`'s token in game `id`.
+fn insert_seat(tx: &Transaction<'_>, id: i64, player: Player, token_hash: &[u8]) -> rusqlite::Result<()> {
+    tx.prepare_cached("INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)")?.execute(params![
+        id,
+        player.to_string(),
+        token_hash
+    ])?;
+    Ok(())
+}
+
+fn set_summary(tx: &Transaction<'_>, id: i64, summary: Summary) -> rusqlite::Result<()> {
+    tx.prepare_cached("UPDATE games SET status = ?, result = ? WHERE id = ?")?.execute(params![
+        summary.status.code(),
+        summary.result.code(),
+        id
+    ])?;
+    Ok(())
+}
+
+fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    error.sqlite_error().is_some_and(|error| {
+        [ffi::SQLITE_CONSTRAINT_PRIMARYKEY, ffi::SQLITE_CONSTRAINT_UNIQUE].contains(&error.extended_code)
+    })
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(error: rusqlite::Error) -> Error {
+        match error.sqlite_error_code() {
+            Some(ffi::ErrorCode::DatabaseBusy | ffi::ErrorCode::DatabaseLocked) => {
+                Error::Unavailable(format!("the database is busy: {error}"))
+            }
+            _ => Error::Internal(format!("database error: {error}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA synchronous` of a writer and of a reader opened with `durability`.
+    fn synchronous(durability: Durability) -> Vec<i64> {
+        let folder = std::env::temp_dir().join(format!("qttt-store-{}-{durability:?}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("qttt.db");
+        let levels = [OpenFlags::default(), OpenFlags::SQLITE_OPEN_READ_ONLY]
+            .into_iter()
+            .map(|flags| {
+                let connection = connect(&path, durability, flags).unwrap();
+                connection.query_row("PRAGMA synchronous", [], |row| row.get(0)).unwrap()
+            })
+            .collect();
+        std::fs::remove_dir_all(&folder).unwrap();
+        levels
+    }
+
+    #[test]
+    fn every_connection_waits_for_the_disk_as_configured() {
+        // SQLite's codes: 1 NORMAL, 2 FULL.
+        assert_eq!(synchronous(Durability::Normal), vec![1, 1]);
+        assert_eq!(synchronous(Durability::Full), vec![2, 2]);
+    }
+}
