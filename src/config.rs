@@ -1,8 +1,9 @@
 //! Settings from the environment, with defaults that run out of the box.
 
 use std::env;
+use std::time::Duration;
 
-use crate::store::Durability;
+use crate::store::{Durability, PoolSettings, is_postgres};
 
 /// Everything the server reads from the environment at start-up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,8 +13,12 @@ pub struct Config {
     /// The port to listen on; `PORT`, default `8000`.
     pub port: u16,
     /// Where the games are kept; `DATABASE_URL`, default `sqlite:qttt.db` in the
-    /// working directory, created on first start.
+    /// working directory, created on first start; `postgres://...` for PostgreSQL.
     pub database_url: String,
+    /// How PostgreSQL is used: `DATABASE_POOL_SIZE` (default 10),
+    /// `DATABASE_STATEMENT_TIMEOUT_MS` (default 5000) and
+    /// `DATABASE_CONNECT_RETRY_SECONDS` (default 30).
+    pub database_pool: PoolSettings,
     /// When SQLite waits for the disk; `SQLITE_SYNCHRONOUS`, `normal` (default: a
     /// commit survives the process crashing, the last ones may not survive a power
     /// failure) or `full` (every answered write is on disk).
@@ -64,11 +69,23 @@ impl Config {
                 .ok_or(format!("PORT is {text:?}; it must be a number from 1 to 65535"))?,
         };
         let database_url = lookup("DATABASE_URL").unwrap_or_else(|| "sqlite:qttt.db".to_string());
-        if !database_url.starts_with("sqlite:") {
+        if !(database_url.starts_with("sqlite:") || is_postgres(&database_url)) {
+            // Only the scheme: the rest may hold a password.
+            let scheme = database_url.split(':').next().unwrap_or_default();
             return Err(format!(
-                "DATABASE_URL is {database_url:?}; it must start with sqlite: (for example sqlite:qttt.db)"
+                "DATABASE_URL starts with {scheme:?}; it must start with sqlite: (for example sqlite:qttt.db) \
+                 or postgres:// (for example postgres://qttt@localhost/qttt)"
             ));
         }
+        let defaults = PoolSettings::default();
+        let database_pool = PoolSettings {
+            pool_size: whole_number(&lookup, "DATABASE_POOL_SIZE", 1..=1000)?
+                .map_or(defaults.pool_size, |size| size as u32),
+            statement_timeout: whole_number(&lookup, "DATABASE_STATEMENT_TIMEOUT_MS", 1..=3_600_000)?
+                .map_or(defaults.statement_timeout, Duration::from_millis),
+            connect_retry: whole_number(&lookup, "DATABASE_CONNECT_RETRY_SECONDS", 0..=3600)?
+                .map_or(defaults.connect_retry, Duration::from_secs),
+        };
         let sqlite_synchronous = match lookup("SQLITE_SYNCHRONOUS") {
             None => Durability::Normal,
             Some(text) if text.trim().eq_ignore_ascii_case("normal") => Durability::Normal,
@@ -104,7 +121,28 @@ impl Config {
                 }
             },
         };
-        Ok(Config { host, port, database_url, sqlite_synchronous, cors_allowed_origins, create_rate_limit })
+        Ok(Config {
+            host,
+            port,
+            database_url,
+            database_pool,
+            sqlite_synchronous,
+            cors_allowed_origins,
+            create_rate_limit,
+        })
+    }
+}
+
+/// The variable `name` as a whole number in `range`, if set.
+fn whole_number(
+    lookup: impl Fn(&str) -> Option<String>,
+    name: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, String> {
+    let Some(text) = lookup(name) else { return Ok(None) };
+    match text.trim().parse::<u64>() {
+        Ok(number) if range.contains(&number) => Ok(Some(number)),
+        _ => Err(format!("{name} is {text:?}; it must be a whole number from {} to {}", range.start(), range.end())),
     }
 }
 
@@ -124,6 +162,11 @@ mod tests {
                 host: "127.0.0.1".into(),
                 port: 8000,
                 database_url: "sqlite:qttt.db".into(),
+                database_pool: PoolSettings {
+                    pool_size: 10,
+                    statement_timeout: Duration::from_secs(5),
+                    connect_retry: Duration::from_secs(30),
+                },
                 sqlite_synchronous: Durability::Normal,
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: None,
@@ -140,8 +183,17 @@ mod tests {
             ("CORS_ALLOWED_ORIGINS", "https://a.example, http://localhost:3000"),
             ("CREATE_RATE_LIMIT", "30"),
             ("SQLITE_SYNCHRONOUS", "FULL"),
+            ("DATABASE_POOL_SIZE", "4"),
+            ("DATABASE_STATEMENT_TIMEOUT_MS", "250"),
+            ("DATABASE_CONNECT_RETRY_SECONDS", "0"),
         ])
         .unwrap();
+        assert_eq!(
+            read.database_pool,
+            PoolSettings { pool_size: 4, statement_timeout: Duration::from_millis(250), connect_retry: Duration::ZERO }
+        );
+        let postgres = config(&[("DATABASE_URL", "postgres://qttt:secret@db/qttt")]).unwrap();
+        assert_eq!(postgres.database_url, "postgres://qttt:secret@db/qttt");
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(read.create_rate_limit, Some(30));
@@ -157,7 +209,15 @@ mod tests {
         let error = |vars| config(vars).unwrap_err();
         assert_eq!(error(&[("PORT", "http")]), r#"PORT is "http"; it must be a number from 1 to 65535"#);
         assert_eq!(error(&[("PORT", "0")]), r#"PORT is "0"; it must be a number from 1 to 65535"#);
-        assert!(error(&[("DATABASE_URL", "postgres://x")]).starts_with("DATABASE_URL is"));
+        let mysql = error(&[("DATABASE_URL", "mysql://root:secret@db/qttt")]);
+        assert!(mysql.starts_with(r#"DATABASE_URL starts with "mysql"; it must start with sqlite:"#), "{mysql}");
+        assert!(!mysql.contains("secret"), "a password is never repeated: {mysql}");
+        assert_eq!(
+            error(&[("DATABASE_POOL_SIZE", "0")]),
+            r#"DATABASE_POOL_SIZE is "0"; it must be a whole number from 1 to 1000"#
+        );
+        assert!(error(&[("DATABASE_STATEMENT_TIMEOUT_MS", "5s")]).starts_with("DATABASE_STATEMENT_TIMEOUT_MS is"));
+        assert!(error(&[("DATABASE_CONNECT_RETRY_SECONDS", "-1")]).starts_with("DATABASE_CONNECT_RETRY_SECONDS is"));
         assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));

@@ -38,6 +38,15 @@ impl Hub {
         }
     }
 
+    /// Tells the watchers of every game to look again: news may have been lost.
+    pub fn publish_everywhere(&self) {
+        let channels = self.channels.lock().expect("the hub's lock is never poisoned");
+        for channel in channels.values() {
+            // The version is unknown; watchers reread the log from where they are.
+            let _ = channel.send(0);
+        }
+    }
+
     /// Ends every watch: each watcher's stream finishes, so that a server that
     /// stops need not wait for streams that would never end.
     pub fn close(&self) {

@@ -44,10 +44,12 @@ impl Running {
     /// # Errors
     /// One line saying what failed: the database or the listener.
     pub async fn start(config: &Config) -> Result<Running, String> {
-        let store = Store::connect(&config.database_url, config.sqlite_synchronous)
+        let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
-            .map_err(|error| format!("cannot open the database {}: {error}", config.database_url))?;
+            .map_err(|error| format!("cannot open the database {}: {error}", without_password(&config.database_url)))?;
         let service = GameService::new(store.clone());
+        let (listening, hearing) = (store.clone(), service.clone());
+        actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
         let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());
         // One count for all workers.
         let creation_limit = config.create_rate_limit.map(|limit| web::Data::new(api::CreationLimit::new(limit)));
@@ -93,5 +95,27 @@ async fn stop_signal() {
     tokio::select! {
         _ = terminate.recv() => {}
         _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// `url` with its password, if any, hidden: for messages.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority = rest.split('/').next().unwrap_or_default();
+    match authority.rsplit_once('@').and_then(|(user_info, _)| user_info.split_once(':')) {
+        Some((user, password)) => url.replacen(&format!("{user}:{password}@"), &format!("{user}:***@"), 1),
+        None => format!("{scheme}://{rest}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn a_database_password_is_never_shown() {
+        assert_eq!(without_password("postgres://qttt:s3cret@db:5432/qttt"), "postgres://qttt:***@db:5432/qttt");
+        assert_eq!(without_password("postgres://qttt@db/qttt"), "postgres://qttt@db/qttt");
+        assert_eq!(without_password("sqlite:/data/qttt.db"), "sqlite:/data/qttt.db");
     }
 }

@@ -8,7 +8,9 @@ use crate::bot::{Level, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
-use crate::store::{Event, ListedGame, NewEntry, NewGame, Status, Store, StoredEntry, StoredGame, Summary, Write};
+use crate::store::{
+    Event, ListedGame, NewEntry, NewGame, Notice, Status, Store, StoredEntry, StoredGame, Summary, Write,
+};
 use crate::token;
 
 /// A game as a request sees it: what is stored, and the state its log rebuilds.
@@ -206,6 +208,14 @@ impl GameService {
     /// Starts watching game `id`: the receiver hears each of its new versions.
     pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
         self.hub.watch(id)
+    }
+
+    /// Passes on news of a change another instance wrote to the watchers here.
+    pub fn hear(&self, notice: Notice) {
+        match notice {
+            Notice::Changed { id, version } => self.hub.publish(id, version),
+            Notice::MaybeMissed => self.hub.publish_everywhere(),
+        }
     }
 
     /// Ends every live event stream; for shutting down.

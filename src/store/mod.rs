@@ -1,22 +1,44 @@
-//! The only module with SQL: games, their logs and seats, in SQLite.
+//! The only module with SQL: games, their logs and seats, in SQLite (embedded,
+//! the default) or PostgreSQL (shared by several instances of the server).
 //!
 //! The store offers whole operations, not statements: above all [`Store::update`],
 //! which reads a game, lets the caller decide, and writes the decision, as one
-//! unit of the database's work.
+//! unit of the database's work. Both backends keep the same tables and answer
+//! every operation alike; everything above the store is the same for both.
 
+mod postgres;
 mod rows;
 mod sqlite;
 
+pub use postgres::{PgStore, PoolSettings};
 pub use sqlite::{Connections, SqliteStore};
 
 use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
 
-/// The games database.
+/// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
-pub struct Store {
-    sqlite: SqliteStore,
+pub enum Store {
+    /// A SQLite file, for one instance.
+    Sqlite(SqliteStore),
+    /// A PostgreSQL database, for one instance or several.
+    Postgres(PgStore),
+}
+
+/// News of a change that another instance may have written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// Game `id` is at `version` now.
+    Changed {
+        /// The game.
+        id: i64,
+        /// Its new version.
+        version: i64,
+    },
+    /// News may have been lost (the connection to the database was): any game may
+    /// have changed.
+    MaybeMissed,
 }
 
 /// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
@@ -209,18 +231,41 @@ fn conflict(current_version: i64) -> Error {
     }
 }
 
+/// Whether `url` names a PostgreSQL database.
+pub fn is_postgres(url: &str) -> bool {
+    url.starts_with("postgres:") || url.starts_with("postgresql:")
+}
+
 impl Store {
-    /// Opens (creating it if needed) and migrates the database at `url`.
+    /// Opens and migrates the database at `url`: PostgreSQL for a `postgres:` or
+    /// `postgresql:` URL, with `pool`; else a SQLite file, created if missing,
+    /// with `durability`.
     ///
     /// # Errors
     /// One line saying why the database cannot be opened or migrated.
-    pub async fn connect(url: &str, durability: Durability) -> Result<Store, String> {
-        Ok(Store { sqlite: SqliteStore::open(url, durability).await? })
+    pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, String> {
+        if is_postgres(url) {
+            Ok(Store::Postgres(PgStore::open(url, pool).await?))
+        } else {
+            Ok(Store::Sqlite(SqliteStore::open(url, durability).await?))
+        }
     }
 
     /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        self.sqlite.close().await;
+        match self {
+            Store::Sqlite(store) => store.close().await,
+            Store::Postgres(store) => store.close().await,
+        }
+    }
+
+    /// Tells `hear` of the changes other instances write, for as long as the store
+    /// is open. A SQLite file has one instance: there is nothing to hear.
+    pub async fn listen(&self, hear: impl Fn(Notice)) {
+        match self {
+            Store::Sqlite(_) => {}
+            Store::Postgres(store) => store.listen(hear).await,
+        }
     }
 
     /// Answers whether the database answers.
@@ -228,7 +273,10 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), Error> {
-        self.sqlite.ping().await
+        match self {
+            Store::Sqlite(store) => store.ping().await,
+            Store::Postgres(store) => store.ping().await,
+        }
     }
 
     /// Creates `new` and answers it as stored.
@@ -236,7 +284,10 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
-        self.sqlite.create_game(new).await
+        match self {
+            Store::Sqlite(store) => store.create_game(new).await,
+            Store::Postgres(store) => store.create_game(new).await,
+        }
     }
 
     /// The game with `id`, its whole log and its seats' token hashes, if there is one.
@@ -244,7 +295,10 @@ impl Store {
     /// # Errors
     /// When the database fails, or holds a row the code cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
-        self.sqlite.load_game(id).await
+        match self {
+            Store::Sqlite(store) => store.load_game(id).await,
+            Store::Postgres(store) => store.load_game(id).await,
+        }
     }
 
     /// Carries out `write` on game `id`, decided on a copy read earlier, in one
@@ -254,7 +308,10 @@ impl Store {
     /// [`Error::Conflict`] with the current version when another write already
     /// took the sequence number after `write.after` or the seat; any database failure.
     pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
-        self.sqlite.write(id, write).await
+        match self {
+            Store::Sqlite(store) => store.write(id, write).await,
+            Store::Postgres(store) => store.write(id, write).await,
+        }
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
@@ -270,7 +327,10 @@ impl Store {
         id: i64,
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
     ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
-        self.sqlite.update(id, decide).await
+        match self {
+            Store::Sqlite(store) => store.update(id, decide).await,
+            Store::Postgres(store) => store.update(id, decide).await,
+        }
     }
 
     /// Up to `limit` games, newest first, with ids below `before` when given, and
@@ -284,7 +344,10 @@ impl Store {
         before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<ListedGame>, Error> {
-        self.sqlite.list_games(status, before, limit).await
+        match self {
+            Store::Sqlite(store) => store.list_games(status, before, limit).await,
+            Store::Postgres(store) => store.list_games(status, before, limit).await,
+        }
     }
 
     /// The game the original app's routes play, and the mark its player chose.
@@ -292,7 +355,10 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
-        self.sqlite.shared_game().await
+        match self {
+            Store::Sqlite(store) => store.shared_game().await,
+            Store::Postgres(store) => store.shared_game().await,
+        }
     }
 
     /// Points the original app's routes at game `id`.
@@ -300,6 +366,9 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
-        self.sqlite.set_shared_game(id, player_mark).await
+        match self {
+            Store::Sqlite(store) => store.set_shared_game(id, player_mark).await,
+            Store::Postgres(store) => store.set_shared_game(id, player_mark).await,
+        }
     }
 }

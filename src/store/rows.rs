@@ -17,10 +17,15 @@ pub(super) struct GameRow {
     pub o_token_hash: Option<Vec<u8>>,
 }
 
-/// The columns a game is read with, in the order of [`GameRow`]'s fields.
-pub(super) const GAME_COLUMNS: &str = "id, variant, created_at, bot_level, bot_mistake_chance, \
-     (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
-     (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash";
+/// The columns a game is read with, in the order of [`GameRow`]'s fields, its
+/// creation time as `created_at` (the backend's expression for its RFC 3339 text).
+pub(super) fn game_columns(created_at: &str) -> String {
+    format!(
+        "id, variant, {created_at}, bot_level, bot_mistake_chance, \
+         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
+         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash"
+    )
+}
 
 impl GameRow {
     /// The game, with `log`: its entries in order.
@@ -84,7 +89,7 @@ impl SummaryRow {
     }
 }
 
-/// A row of `log_entries`, in the order of [`ENTRY_COLUMNS`].
+/// A row of `log_entries`.
 pub(super) struct EntryRow {
     pub seq: i64,
     pub kind: String,
@@ -97,9 +102,11 @@ pub(super) struct EntryRow {
     pub created_at: String,
 }
 
-/// The columns an entry is read with, in the order of [`EntryRow`]'s fields.
-pub(super) const ENTRY_COLUMNS: &str =
-    "seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, created_at";
+/// The columns an entry is read with, in the order of [`EntryRow`]'s fields, its
+/// creation time as `created_at` (the backend's expression for its RFC 3339 text).
+pub(super) fn entry_columns(created_at: &str) -> String {
+    format!("seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, {created_at}")
+}
 
 /// The columns of an entry to write, in the order of [`NewEntryRow`]'s fields
 /// after the game's id and the sequence number.

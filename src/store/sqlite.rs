@@ -16,7 +16,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 use tokio::sync::oneshot;
 
-use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow};
+use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
 use super::{Durability, ListedGame, NewGame, Status, StoredEntry, StoredGame, Summary, Write, conflict};
 use crate::engine::Player;
 use crate::error::Error;
@@ -36,6 +36,14 @@ const READERS: usize = 4;
 
 /// How long a statement waits for another process's lock on the file.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+static SELECT_GAME: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns("created_at")));
+static SELECT_LOG: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
+static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING created_at")
+});
 
 /// The games in one SQLite file.
 #[derive(Debug, Clone)]
@@ -146,7 +154,7 @@ impl SqliteStore {
             .connect()
             .await
             .map_err(|error| error.to_string())?;
-        sqlx::migrate!("./migrations").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await.map_err(|error| error.to_string())?;
         migrator.close().await.map_err(|error| error.to_string())?;
 
         let opened: rusqlite::Result<_> = (|| {
@@ -300,7 +308,7 @@ impl SqliteStore {
 /// Game `id` and its whole log, read in `tx` so that both come from one snapshot.
 fn read_game(tx: &Transaction<'_>, id: i64) -> Result<Option<StoredGame>, Error> {
     let game = tx
-        .prepare_cached(&format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?"))?
+        .prepare_cached(&SELECT_GAME)?
         .query_row([id], |row| {
             Ok(GameRow {
                 id: row.get(0)?,
@@ -314,8 +322,7 @@ fn read_game(tx: &Transaction<'_>, id: i64) -> Result<Option<StoredGame>, Error>
         })
         .optional()?;
     let Some(game) = game else { return Ok(None) };
-    let mut entries =
-        tx.prepare_cached(&format!("SELECT {ENTRY_COLUMNS} FROM log_entries WHERE game_id = ? ORDER BY seq"))?;
+    let mut entries = tx.prepare_cached(&SELECT_LOG)?;
     let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
     game.into_game(log).map(Some)
 }
@@ -370,9 +377,7 @@ fn insert_entries(
     after: i64,
     entries: &[super::NewEntry],
 ) -> rusqlite::Result<Vec<StoredEntry>> {
-    let mut insert = tx.prepare_cached(&format!(
-        "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING created_at"
-    ))?;
+    let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
     (after + 1..)
         .zip(entries)
         .map(|(seq, entry)| {

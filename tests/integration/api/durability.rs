@@ -3,7 +3,6 @@
 //! game.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -11,7 +10,7 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use serde_json::{Value, json};
 
-use super::helpers::{Response, TempDir, try_request};
+use super::helpers::{Response, TestDatabase, try_request};
 
 /// The server binary as its own process, so that it can be killed outright.
 struct Process {
@@ -21,13 +20,13 @@ struct Process {
 }
 
 impl Process {
-    fn start(database: &Path) -> Process {
+    fn start(database: &TestDatabase) -> Process {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
             .arg("serve")
             .env("HOST", "127.0.0.1")
             .env("PORT", port.to_string())
-            .env("DATABASE_URL", format!("sqlite:{}", database.display()))
+            .env("DATABASE_URL", database.url())
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
             .spawn()
@@ -127,8 +126,7 @@ fn every_game(server: &Process) -> Vec<i64> {
 
 #[test]
 fn a_server_killed_mid_load_keeps_every_acknowledged_write_and_no_half_written_game() {
-    let dir = TempDir::new();
-    let database = dir.path().join("qttt.db");
+    let database = TestDatabase::new();
     let acknowledged = Mutex::new(Vec::new());
     let mut rng = rand::rng();
     for round in 1..=3 {

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::helpers::{TempDir, TestApp};
+use super::helpers::{TestApp, TestDatabase};
 
 #[test]
 fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
@@ -169,9 +169,8 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
 }
 
 #[test]
-fn a_game_survives_a_restart_on_the_same_database_file() {
-    let dir = TempDir::new();
-    let database = dir.path().join("qttt.db");
+fn a_game_survives_a_restart_on_the_same_database() {
+    let database = TestDatabase::new();
     let app = TestApp::spawn_on(&database);
     let (id, x, o) = app.two_player_game("player_choice");
     app.place(id, &x, [0, 1]);
@@ -197,24 +196,15 @@ fn the_probes_answer() {
 
 #[test]
 fn a_log_that_breaks_the_rules_is_a_logged_500_and_is_left_as_it_is() {
-    let dir = TempDir::new();
-    let database = dir.path().join("qttt.db");
+    let database = TestDatabase::new();
     let app = TestApp::spawn_on(&database);
     let (id, _, _) = app.two_player_game("player_choice");
     app.stop();
 
     // O cannot make move 1: written behind the server's back, this log is corrupt.
-    actix_web::rt::System::new().block_on(async {
-        let pool = sqlx::SqlitePool::connect(&format!("sqlite:{}", database.display())).await.unwrap();
-        sqlx::query(
-            "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b) VALUES (?, 3, 'move', 'O', 0, 1)",
-        )
-        .bind(id)
-        .execute(&pool)
-        .await
-        .unwrap();
-        pool.close().await;
-    });
+    database.execute(&format!(
+        "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b) VALUES ({id}, 3, 'move', 'O', 0, 1)"
+    ));
 
     let restarted = TestApp::spawn_on(&database);
     let problem = restarted.get_game(id).assert_problem(500, "internal");

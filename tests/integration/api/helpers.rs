@@ -1,4 +1,9 @@
-//! A real server on a fresh SQLite file per test, and a small blocking HTTP client.
+//! A real server on a fresh database per test, and a small blocking HTTP client.
+//!
+//! The database is a SQLite file, or, when `QTTT_TEST_POSTGRES` gives the URL of a
+//! PostgreSQL server's maintenance database (such as
+//! `postgres://postgres@127.0.0.1:5432/postgres`), a database of its own there:
+//! the same tests run against either backend.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -35,13 +40,83 @@ impl Drop for TempDir {
     }
 }
 
+/// A fresh database for one test, removed when dropped.
+pub enum TestDatabase {
+    /// A file in a folder of its own.
+    Sqlite(TempDir),
+    /// A database of its own on the server of `QTTT_TEST_POSTGRES`.
+    Postgres {
+        /// The server's maintenance database, where databases are made and dropped.
+        maintenance_url: String,
+        /// This test's database.
+        name: String,
+    },
+}
+
+impl TestDatabase {
+    pub fn new() -> TestDatabase {
+        let Ok(maintenance_url) = std::env::var("QTTT_TEST_POSTGRES") else {
+            return TestDatabase::Sqlite(TempDir::new());
+        };
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let name = format!("qttt_test_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
+        postgres_execute(&maintenance_url, &format!("CREATE DATABASE {name}"));
+        TestDatabase::Postgres { maintenance_url, name }
+    }
+
+    /// The `DATABASE_URL` of this database.
+    pub fn url(&self) -> String {
+        match self {
+            TestDatabase::Sqlite(dir) => format!("sqlite:{}", dir.path().join("qttt.db").display()),
+            TestDatabase::Postgres { maintenance_url, name } => {
+                let (server, _) = maintenance_url.rsplit_once('/').expect("a URL with a database name");
+                format!("{server}/{name}")
+            }
+        }
+    }
+
+    /// Runs `sql` on this database, behind the server's back.
+    pub fn execute(&self, sql: &str) {
+        match self {
+            TestDatabase::Sqlite(_) => actix_web::rt::System::new().block_on(async {
+                use sqlx::Connection;
+                let mut connection = sqlx::SqliteConnection::connect(&self.url()).await.expect("the file opens");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string()))
+                    .execute(&mut connection)
+                    .await
+                    .expect("the SQL runs");
+                connection.close().await.expect("the file closes");
+            }),
+            TestDatabase::Postgres { .. } => postgres_execute(&self.url(), sql),
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let TestDatabase::Postgres { maintenance_url, name } = self {
+            postgres_execute(maintenance_url, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
+}
+
+/// Runs `sql` on the PostgreSQL database at `url`.
+fn postgres_execute(url: &str, sql: &str) {
+    actix_web::rt::System::new().block_on(async {
+        use sqlx::Connection;
+        let mut connection = sqlx::PgConnection::connect(url).await.expect("PostgreSQL answers");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut connection).await.expect("the SQL runs");
+        connection.close().await.expect("the connection closes");
+    });
+}
+
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
 pub struct TestApp {
     pub address: SocketAddr,
     stopper: Stopper,
     thread: Option<JoinHandle<()>>,
     /// Kept so that the database outlives the server.
-    _dir: Option<TempDir>,
+    _database: Option<TestDatabase>,
 }
 
 impl TestApp {
@@ -57,24 +132,24 @@ impl TestApp {
 
     /// A server on a fresh database, with `configure` applied to the defaults.
     pub fn spawn_with(configure: impl FnOnce(&mut Config)) -> TestApp {
-        let dir = TempDir::new();
-        let mut config = TestApp::config(&dir.path().join("qttt.db"));
+        let database = TestDatabase::new();
+        let mut config = TestApp::config(&database);
         configure(&mut config);
         let mut app = TestApp::start(config);
-        app._dir = Some(dir);
+        app._database = Some(database);
         app
     }
 
-    /// A server on the database file at `path`, as `cargo run` would start it.
-    pub fn spawn_on(path: &Path) -> TestApp {
-        TestApp::start(TestApp::config(path))
+    /// A server on `database`, as `cargo run` would start it.
+    pub fn spawn_on(database: &TestDatabase) -> TestApp {
+        TestApp::start(TestApp::config(database))
     }
 
-    fn config(path: &Path) -> Config {
-        // The defaults, but on any free port and this file.
+    fn config(database: &TestDatabase) -> Config {
+        // The defaults, but on any free port and this database.
         Config {
             port: 0,
-            database_url: format!("sqlite:{}", path.display()),
+            database_url: database.url(),
             ..Config::from_lookup(|_| None).expect("the defaults are valid")
         }
     }
@@ -89,7 +164,7 @@ impl TestApp {
             })
         });
         let (address, stopper) = start.recv().expect("the server reports its address");
-        TestApp { address, stopper, thread: Some(thread), _dir: None }
+        TestApp { address, stopper, thread: Some(thread), _database: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.

@@ -1,0 +1,408 @@
+//! The games in PostgreSQL, shared by every instance of the server.
+//!
+//! Writes of one game are ordered by the database, not by an instance: an update
+//! locks the game's row before it reads the log, and the primary key (game_id, seq)
+//! turns any other race into a conflict. Every write also notifies the channel
+//! [`CHANNEL`] with the game's id and version, delivered on commit to every
+//! instance that listens, so that watchers connected anywhere hear of it.
+
+use std::str::FromStr;
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
+use sqlx::{Postgres, Row, Transaction};
+
+use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
+use super::{ListedGame, NewGame, Notice, Status, StoredEntry, StoredGame, Write, conflict};
+use crate::engine::Player;
+use crate::error::Error;
+
+/// The notification channel of the games' changes; each payload is `id version`.
+const CHANNEL: &str = "qttt_games";
+
+/// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
+fn rfc3339(column: &str) -> String {
+    format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
+}
+
+// The statements built from the shared column lists, once; as `&'static str`
+// they are known to sqlx to be safe from injection.
+static SELECT_GAME: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = $1", game_columns(&rfc3339("created_at"))));
+/// The game's row stays locked until the commit: the other writers of this game,
+/// on any instance, wait and then read what this one wrote.
+static SELECT_GAME_FOR_UPDATE: LazyLock<String> = LazyLock::new(|| format!("{} FOR UPDATE", *SELECT_GAME));
+static SELECT_LOG: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT {} FROM log_entries WHERE game_id = $1 ORDER BY seq", entry_columns(&rfc3339("created_at")))
+});
+static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
+         VALUES ($1, $2, $3, $4, $5) RETURNING id, {}",
+        rfc3339("created_at")
+    )
+});
+static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {}",
+        rfc3339("created_at")
+    )
+});
+static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT id, variant, {}, status, result, \
+         (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version FROM games \
+         WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
+         ORDER BY id DESC LIMIT $3",
+        rfc3339("created_at")
+    )
+});
+
+/// How the store connects: `DATABASE_POOL_SIZE`, `DATABASE_STATEMENT_TIMEOUT_MS`
+/// and `DATABASE_CONNECT_RETRY_SECONDS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// The most connections an instance holds.
+    pub pool_size: u32,
+    /// The longest a statement may run, and a request may wait for a connection.
+    pub statement_timeout: Duration,
+    /// How long start-up keeps trying to reach the database.
+    pub connect_retry: Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> PoolSettings {
+        PoolSettings {
+            pool_size: 10,
+            statement_timeout: Duration::from_secs(5),
+            connect_retry: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The games in one PostgreSQL database.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    /// Connects to the database at `url`, retrying for as long as `settings` say,
+    /// and migrates it.
+    ///
+    /// # Errors
+    /// One line saying why the database cannot be reached or migrated.
+    pub async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, String> {
+        let timeout_ms = settings.statement_timeout.as_millis().to_string();
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|error| error.to_string())?
+            .options([("statement_timeout", timeout_ms.as_str())]);
+        let pool_options =
+            PgPoolOptions::new().max_connections(settings.pool_size).acquire_timeout(settings.statement_timeout);
+        let deadline = Instant::now() + settings.connect_retry;
+        let pool = loop {
+            match pool_options.clone().connect_with(options.clone()).await {
+                Ok(pool) => break pool,
+                Err(error) if Instant::now() < deadline => {
+                    log::warn!("the database does not answer yet ({error}); trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        };
+        // Instances that start together take turns: the migrator holds an advisory lock.
+        sqlx::migrate!("./migrations/postgres").run(&pool).await.map_err(|error| error.to_string())?;
+        Ok(PgStore { pool })
+    }
+
+    pub(super) async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    pub(super) async fn ping(&self) -> Result<(), Error> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query(INSERT_GAME.as_str())
+            .bind(new.variant.code())
+            .bind(new.summary.status.code())
+            .bind(new.summary.result.code())
+            .bind(new.bot_level())
+            .bind(new.bot_mistake_chance())
+            .fetch_one(&mut *tx)
+            .await?;
+        let (id, created_at): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
+        insert_seat(&mut tx, id, new.player, &new.token_hash).await?;
+        let log = insert_entries(&mut tx, id, 0, &new.entries()).await?;
+        tx.commit().await?;
+        Ok(new.into_stored(id, created_at, log))
+    }
+
+    pub(super) async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
+        // One snapshot for the game and its log.
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+        let game = read_game(&mut tx, id, &SELECT_GAME).await?;
+        tx.commit().await?;
+        Ok(game)
+    }
+
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let written = match write_entries(&mut tx, id, &write).await {
+            Ok(written) => written,
+            Err(error) if is_unique_violation(&error) => {
+                drop(tx);
+                let version: i64 =
+                    sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1")
+                        .bind(id)
+                        .fetch_one(&self.pool)
+                        .await?;
+                return Err(conflict(version));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        tx.commit().await?;
+        Ok(written)
+    }
+
+    pub(super) async fn update<T: Send + 'static>(
+        &self,
+        id: i64,
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
+    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
+        let mut tx = self.pool.begin().await?;
+        let Some(stored) = read_game(&mut tx, id, &SELECT_GAME_FOR_UPDATE).await? else {
+            return Ok(None);
+        };
+        let (write, decided) = decide(stored)?;
+        let written = match write {
+            Some(write) => write_entries(&mut tx, id, &write).await?,
+            None => Vec::new(),
+        };
+        tx.commit().await?;
+        Ok(Some((written, decided)))
+    }
+
+    pub(super) async fn list_games(
+        &self,
+        status: Option<Status>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<ListedGame>, Error> {
+        let rows = sqlx::query(LIST_GAMES.as_str())
+            .bind(status.map(Status::code))
+            .bind(before)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|row| {
+                SummaryRow {
+                    id: row.try_get(0)?,
+                    variant: row.try_get(1)?,
+                    created_at: row.try_get(2)?,
+                    status: row.try_get(3)?,
+                    result: row.try_get(4)?,
+                    version: row.try_get(5)?,
+                }
+                .into_listed()
+            })
+            .collect()
+    }
+
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+        let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
+    }
+
+    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+        sqlx::query(
+            "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, $1, $2) \
+             ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
+        )
+        .bind(id)
+        .bind(player_mark.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Tells `hear` of every change any instance writes, for as long as the store
+    /// is open; after a lost connection, that notices may have been missed.
+    pub(super) async fn listen(&self, hear: impl Fn(Notice)) {
+        let mut listener = loop {
+            match PgListener::connect_with(&self.pool).await {
+                Ok(mut listener) => {
+                    if listener.listen(CHANNEL).await.is_ok() {
+                        break listener;
+                    }
+                }
+                Err(_) if self.pool.is_closed() => return,
+                Err(_) => {}
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        };
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(notification)) => {
+                    let mut numbers = notification.payload().split(' ').map(str::parse::<i64>);
+                    if let (Some(Ok(id)), Some(Ok(version))) = (numbers.next(), numbers.next()) {
+                        hear(Notice::Changed { id, version });
+                    }
+                }
+                Err(sqlx::Error::PoolClosed) => return,
+                // The connection was lost: once it is back, whatever changed in
+                // between must be reread.
+                Ok(None) | Err(_) => {
+                    while sqlx::query("SELECT 1").execute(&mut listener).await.is_err() {
+                        if self.pool.is_closed() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                    hear(Notice::MaybeMissed);
+                }
+            }
+        }
+    }
+}
+
+/// Game `id` and its whole log, read in `tx`, the game's row by `select_game`.
+async fn read_game(
+    tx: &mut Transaction<'_, Postgres>,
+    id: i64,
+    select_game: &'static str,
+) -> Result<Option<StoredGame>, Error> {
+    let Some(row) = sqlx::query(select_game).bind(id).fetch_optional(&mut **tx).await? else {
+        return Ok(None);
+    };
+    let game = GameRow {
+        id: row.try_get(0)?,
+        variant: row.try_get(1)?,
+        created_at: row.try_get(2)?,
+        bot_level: row.try_get(3)?,
+        bot_mistake_chance: row.try_get(4)?,
+        x_token_hash: row.try_get(5)?,
+        o_token_hash: row.try_get(6)?,
+    };
+    let log = sqlx::query(SELECT_LOG.as_str()).bind(id).fetch_all(&mut **tx).await?;
+    let log = log.iter().map(entry_row).collect::<Result<_, _>>()?;
+    game.into_game(log).map(Some)
+}
+
+fn entry_row(row: &PgRow) -> Result<EntryRow, sqlx::Error> {
+    Ok(EntryRow {
+        seq: row.try_get(0)?,
+        kind: row.try_get(1)?,
+        actor: row.try_get(2)?,
+        square_a: row.try_get(3)?,
+        square_b: row.try_get(4)?,
+        closing_move: row.try_get(5)?,
+        collapse_square: row.try_get(6)?,
+        by_bot: row.try_get(7)?,
+        created_at: row.try_get(8)?,
+    })
+}
+
+/// Carries out `write` on game `id` in `tx`, and notifies the listeners on commit.
+async fn write_entries(
+    tx: &mut Transaction<'_, Postgres>,
+    id: i64,
+    write: &Write,
+) -> Result<Vec<StoredEntry>, sqlx::Error> {
+    if let Some((player, token_hash)) = &write.seat {
+        insert_seat(tx, id, *player, token_hash).await?;
+    }
+    let written = insert_entries(tx, id, write.after, &write.entries).await?;
+    if let Some(summary) = write.new_summary {
+        sqlx::query("UPDATE games SET status = $1, result = $2 WHERE id = $3")
+            .bind(summary.status.code())
+            .bind(summary.result.code())
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(written)
+}
+
+/// Writes `entries` as the entries after `after` of game `id`, returns them as
+/// stored, and notifies the listeners of the game's new version on commit.
+async fn insert_entries(
+    tx: &mut Transaction<'_, Postgres>,
+    id: i64,
+    after: i64,
+    entries: &[super::NewEntry],
+) -> Result<Vec<StoredEntry>, sqlx::Error> {
+    let mut written = Vec::with_capacity(entries.len());
+    for (seq, entry) in (after + 1..).zip(entries) {
+        let row = NewEntryRow::from(entry);
+        let created_at: String = sqlx::query_scalar(INSERT_ENTRY.as_str())
+            .bind(id)
+            .bind(seq)
+            .bind(row.kind)
+            .bind(row.actor)
+            .bind(row.square_a)
+            .bind(row.square_b)
+            .bind(row.closing_move)
+            .bind(row.collapse_square)
+            .bind(row.by_bot)
+            .fetch_one(&mut **tx)
+            .await?;
+        written.push(StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot });
+    }
+    if let Some(last) = written.last() {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(CHANNEL)
+            .bind(format!("{id} {}", last.seq))
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(written)
+}
+
+/// Keeps the hash of `player`'s token in game `id`.
+async fn insert_seat(
+    tx: &mut Transaction<'_, Postgres>,
+    id: i64,
+    player: Player,
+    token_hash: &[u8],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO seats (game_id, player, token_hash) VALUES ($1, $2, $3)")
+        .bind(id)
+        .bind(player.to_string())
+        .bind(token_hash)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error.as_database_error().is_some_and(|error| error.is_unique_violation())
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(error: sqlx::Error) -> Error {
+        match &error {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
+                Error::Unavailable(format!("the database does not answer: {error}"))
+            }
+            // 57P01-57P03: the server is shutting down or starting; 57014: the
+            // statement ran out of time; class 08: the connection failed.
+            sqlx::Error::Database(database)
+                if database.code().is_some_and(|code| {
+                    code.starts_with("08") || ["57P01", "57P02", "57P03", "57014"].contains(&&*code)
+                }) =>
+            {
+                Error::Unavailable(format!("the database does not answer: {error}"))
+            }
+            _ => Error::Internal(format!("database error: {error}")),
+        }
+    }
+}
