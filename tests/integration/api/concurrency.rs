@@ -5,15 +5,16 @@ use std::sync::{Arc, Barrier};
 use super::helpers::{Response, TestApp};
 
 /// A request to send from a thread of its own.
-type RacingRequest = Box<dyn Fn(&TestApp) -> Response + std::marker::Send + Sync>;
+pub(super) type RacingRequest = Box<dyn Fn(&TestApp) -> Response + std::marker::Send + Sync>;
 
-/// Sends both requests at once, from two threads released together.
-fn race(app: &TestApp, requests: [RacingRequest; 2]) -> Vec<Response> {
+/// Sends both requests at once, each to its app, from two threads released together.
+pub(super) fn race(apps: [&TestApp; 2], requests: [RacingRequest; 2]) -> Vec<Response> {
     let barrier = Arc::new(Barrier::new(2));
     std::thread::scope(|scope| {
         let handles: Vec<_> = requests
             .iter()
-            .map(|send| {
+            .zip(apps)
+            .map(|(send, app)| {
                 let barrier = Arc::clone(&barrier);
                 scope.spawn(move || {
                     barrier.wait();
@@ -25,7 +26,7 @@ fn race(app: &TestApp, requests: [RacingRequest; 2]) -> Vec<Response> {
     })
 }
 
-fn place_if_match(id: i64, token: String, squares: [i64; 2], version: i64) -> RacingRequest {
+pub(super) fn place_if_match(id: i64, token: String, squares: [i64; 2], version: i64) -> RacingRequest {
     Box::new(move |app: &TestApp| {
         let auth = format!("Bearer {token}");
         let tag = format!("\"{version}\"");
@@ -44,7 +45,8 @@ fn two_concurrent_submissions_of_a_move_give_one_201_and_one_409() {
     let app = TestApp::spawn();
     for _ in 0..10 {
         let (id, x, _) = app.two_player_game("player_choice");
-        let answers = race(&app, [place_if_match(id, x.clone(), [0, 1], 2), place_if_match(id, x.clone(), [0, 1], 2)]);
+        let answers =
+            race([&app, &app], [place_if_match(id, x.clone(), [0, 1], 2), place_if_match(id, x.clone(), [0, 1], 2)]);
         let mut statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
         statuses.sort_unstable();
         assert_eq!(statuses, [201, 409], "{answers:?}");
@@ -67,7 +69,7 @@ fn racing_moves_without_if_match_never_both_land() {
             let token = x.clone();
             Box::new(move |app: &TestApp| app.place(id, &token, squares))
         };
-        let answers = race(&app, [plain([0, 1]), plain([2, 3])]);
+        let answers = race([&app, &app], [plain([0, 1]), plain([2, 3])]);
         let landed = answers.iter().filter(|a| a.status == 201).count();
         assert_eq!(landed, 1, "{answers:?}");
         let loser = answers.iter().find(|a| a.status != 201).unwrap();

@@ -2,12 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use super::helpers::{Event, EventStream, TestApp};
+use super::helpers::{Event, EventStream, TestApp, goffs_draw};
 
-const PATIENCE: Duration = Duration::from_secs(5);
+pub(super) const PATIENCE: Duration = Duration::from_secs(5);
 
 /// Reads events until the one with id `until`; every id must come once, in order.
-fn events_through(stream: &mut EventStream, from: i64, until: i64) -> Vec<Event> {
+pub(super) fn events_through(stream: &mut EventStream, from: i64, until: i64) -> Vec<Event> {
     (from..=until)
         .map(|expected| {
             let event = stream.next_event(PATIENCE).unwrap_or_else(|| panic!("event {expected} never came"));
@@ -27,34 +27,10 @@ fn two_watchers_see_every_change_of_a_whole_game_as_it_happens() {
         let seats = events_through(watcher, 1, 2);
         assert_eq!(seats.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["seat", "seat"]);
     }
-    // Goff's draw: three 2-cycles, then X9 closes a cycle and O collapses it.
-    enum Step<'a> {
-        Move(&'a str, [i64; 2]),
-        Collapse(&'a str, i64, i64),
-    }
-    use Step::{Collapse, Move};
-    let script = [
-        Move(&x, [0, 1]),
-        Move(&o, [0, 1]),
-        Collapse(&x, 2, 1),
-        Move(&x, [2, 4]),
-        Move(&o, [2, 4]),
-        Collapse(&x, 4, 4),
-        Move(&x, [3, 5]),
-        Move(&o, [3, 5]),
-        Collapse(&x, 6, 5),
-        Move(&x, [7, 8]),
-        Move(&o, [6, 7]),
-        Move(&x, [6, 8]),
-        Collapse(&o, 9, 8),
-    ];
     let mut slowest = Duration::ZERO;
     let mut seq = 2;
-    for step in script {
-        let (kind, answer) = match step {
-            Move(token, squares) => ("move", app.place(id, token, squares)),
-            Collapse(token, move_number, square) => ("collapse", app.collapse(id, token, move_number, square)),
-        };
+    for step in goffs_draw(&x, &o) {
+        let (kind, answer) = (step.kind(), step.take(&app, id));
         assert_eq!(answer.status, 201, "{}", answer.body);
         let written = Instant::now();
         seq += 1;

@@ -55,9 +55,14 @@ pub enum TestDatabase {
 
 impl TestDatabase {
     pub fn new() -> TestDatabase {
-        let Ok(maintenance_url) = std::env::var("QTTT_TEST_POSTGRES") else {
-            return TestDatabase::Sqlite(TempDir::new());
-        };
+        match std::env::var("QTTT_TEST_POSTGRES") {
+            Ok(maintenance_url) => TestDatabase::on_postgres(maintenance_url),
+            Err(_) => TestDatabase::Sqlite(TempDir::new()),
+        }
+    }
+
+    /// A database of its own on the PostgreSQL server of `maintenance_url`.
+    pub fn on_postgres(maintenance_url: String) -> TestDatabase {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let name = format!("qttt_test_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
         postgres_execute(&maintenance_url, &format!("CREATE DATABASE {name}"));
@@ -133,25 +138,26 @@ impl TestApp {
     /// A server on a fresh database, with `configure` applied to the defaults.
     pub fn spawn_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         let database = TestDatabase::new();
-        let mut config = TestApp::config(&database);
-        configure(&mut config);
-        let mut app = TestApp::start(config);
+        let mut app = TestApp::spawn_with_database(&database, configure);
         app._database = Some(database);
         app
     }
 
     /// A server on `database`, as `cargo run` would start it.
     pub fn spawn_on(database: &TestDatabase) -> TestApp {
-        TestApp::start(TestApp::config(database))
+        TestApp::spawn_with_database(database, |_| {})
     }
 
-    fn config(database: &TestDatabase) -> Config {
+    /// A server on `database`, with `configure` applied to the defaults.
+    pub fn spawn_with_database(database: &TestDatabase, configure: impl FnOnce(&mut Config)) -> TestApp {
         // The defaults, but on any free port and this database.
-        Config {
+        let mut config = Config {
             port: 0,
             database_url: database.url(),
             ..Config::from_lookup(|_| None).expect("the defaults are valid")
-        }
+        };
+        configure(&mut config);
+        TestApp::start(config)
     }
 
     fn start(config: Config) -> TestApp {
@@ -227,6 +233,51 @@ impl TestApp {
             Some(&body.to_string()),
         )
     }
+}
+
+/// One step of a scripted game: a move or a collapse, with the token of the seat that takes it.
+pub enum Step<'a> {
+    Move(&'a str, [i64; 2]),
+    Collapse(&'a str, i64, i64),
+}
+
+impl Step<'_> {
+    /// The kind of log entry it writes.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Step::Move(..) => "move",
+            Step::Collapse(..) => "collapse",
+        }
+    }
+
+    /// Sends it to `app` for game `id`.
+    pub fn take(&self, app: &TestApp, id: i64) -> Response {
+        match *self {
+            Step::Move(token, squares) => app.place(id, token, squares),
+            Step::Collapse(token, move_number, square) => app.collapse(id, token, move_number, square),
+        }
+    }
+}
+
+/// Goff's draw in `player_choice`, for X's and O's tokens: three 2-cycles, then X9
+/// closes a cycle and O collapses it. Thirteen steps, the game finished after them.
+pub fn goffs_draw<'a>(x: &'a str, o: &'a str) -> Vec<Step<'a>> {
+    use Step::{Collapse, Move};
+    vec![
+        Move(x, [0, 1]),
+        Move(o, [0, 1]),
+        Collapse(x, 2, 1),
+        Move(x, [2, 4]),
+        Move(o, [2, 4]),
+        Collapse(x, 4, 4),
+        Move(x, [3, 5]),
+        Move(o, [3, 5]),
+        Collapse(x, 6, 5),
+        Move(x, [7, 8]),
+        Move(o, [6, 7]),
+        Move(x, [6, 8]),
+        Collapse(o, 9, 8),
+    ]
 }
 
 /// An open Server-Sent Events stream.

@@ -1,4 +1,5 @@
-//! The HTTP API over a real server and a real SQLite file.
+//! The HTTP API over a real server and a real database: a SQLite file, or
+//! PostgreSQL when `QTTT_TEST_POSTGRES` names a server.
 
 mod bots;
 mod concurrency;
@@ -9,5 +10,6 @@ mod errors;
 mod events;
 mod games;
 mod helpers;
+mod instances;
 mod legacy;
 mod scenarios;

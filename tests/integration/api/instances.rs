@@ -1,0 +1,140 @@
+//! Several instances of the server on one PostgreSQL database, and PostgreSQL
+//! going away for a while. These need a PostgreSQL server: `QTTT_TEST_POSTGRES`
+//! for the shared one, and `QTTT_TEST_POSTGRES_RESTARTABLE` with
+//! `QTTT_TEST_POSTGRES_CTL` for one the test may stop (see `.ci/run`).
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::concurrency::{RacingRequest, place_if_match, race};
+use super::events::{PATIENCE, events_through};
+use super::helpers::{TestApp, TestDatabase, goffs_draw};
+
+/// A database of its own on the shared PostgreSQL server.
+fn shared_postgres() -> TestDatabase {
+    let database = TestDatabase::new();
+    assert!(matches!(database, TestDatabase::Postgres { .. }), "set QTTT_TEST_POSTGRES to run this test");
+    database
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn two_instances_play_one_game_move_by_move_and_their_watchers_see_every_move() {
+    let database = shared_postgres();
+    let instances = [TestApp::spawn_on(&database), TestApp::spawn_on(&database)];
+    let (a, b) = (&instances[0], &instances[1]);
+    let created = a.create_game(serde_json::json!({ "variant": "player_choice" }));
+    let id = created.json()["game"]["id"].as_i64().unwrap();
+    let joined = b.join(id);
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let token = |answer: &super::helpers::Response| answer.json()["seat"]["token"].as_str().unwrap().to_string();
+    let (x, o) = (token(&created), token(&joined));
+
+    let mut watcher_on_a = a.watch(id, None);
+    let mut watcher_on_b = b.watch(id, None);
+    events_through(&mut watcher_on_a, 1, 2);
+    events_through(&mut watcher_on_b, 1, 2);
+    // Steps alternate between the instances; each watcher sees every one of them.
+    for (seq, (step, instance)) in (3..).zip(goffs_draw(&x, &o).iter().zip(instances.iter().cycle())) {
+        let answer = step.take(instance, id);
+        assert_eq!(answer.status, 201, "step {seq}: {}", answer.body);
+        for watcher in [&mut watcher_on_a, &mut watcher_on_b] {
+            let event = watcher.next_event(PATIENCE).unwrap_or_else(|| panic!("event {seq} never came"));
+            assert_eq!((event.id, event.kind.as_str()), (seq, step.kind()));
+            assert_eq!(event.data["game"], answer.json(), "the event carries the new game");
+        }
+    }
+    for instance in &instances {
+        let game = instance.get_game(id).json();
+        assert_eq!((game["status"].as_str(), game["version"].as_i64()), (Some("finished"), Some(15)));
+    }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn a_watcher_that_reconnects_to_the_other_instance_misses_nothing_and_sees_nothing_twice() {
+    let database = shared_postgres();
+    let (a, b) = (TestApp::spawn_on(&database), TestApp::spawn_on(&database));
+    let (id, x, o) = a.two_player_game("player_choice");
+    a.place(id, &x, [0, 1]);
+    let mut watcher = a.watch(id, None);
+    events_through(&mut watcher, 1, 3);
+    drop(watcher);
+    // Written while nobody watched, on both instances.
+    assert_eq!(b.place(id, &o, [2, 3]).status, 201);
+    assert_eq!(a.place(id, &x, [4, 5]).status, 201);
+
+    let mut resumed = b.watch(id, Some(3));
+    let missed = events_through(&mut resumed, 4, 5);
+    assert_eq!(missed[1].data["game"]["moves"].as_array().unwrap().len(), 3);
+    assert_eq!(a.place(id, &o, [6, 7]).status, 201);
+    assert_eq!(resumed.next_event(PATIENCE).expect("the move made on the other instance").id, 6);
+    assert!(resumed.next_event(Duration::from_millis(300)).is_none(), "nothing twice, nothing more");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn the_same_move_sent_to_both_instances_lands_exactly_once() {
+    let database = shared_postgres();
+    let (a, b) = (TestApp::spawn_on(&database), TestApp::spawn_on(&database));
+    for _ in 0..10 {
+        let (id, x, _) = a.two_player_game("measurement");
+        // With If-Match: the loser hears that the game moved on.
+        let answers =
+            race([&a, &b], [place_if_match(id, x.clone(), [0, 1], 2), place_if_match(id, x.clone(), [0, 1], 2)]);
+        let mut statuses: Vec<u16> = answers.iter().map(|answer| answer.status).collect();
+        statuses.sort_unstable();
+        assert_eq!(statuses, [201, 409], "{answers:?}");
+        // Without: the loser finds it is no longer its turn.
+        let (id, x, _) = b.two_player_game("measurement");
+        let plain = |token: String| -> RacingRequest { Box::new(move |app: &TestApp| app.place(id, &token, [4, 5])) };
+        let answers = race([&a, &b], [plain(x.clone()), plain(x.clone())]);
+        assert_eq!(answers.iter().filter(|answer| answer.status == 201).count(), 1, "{answers:?}");
+        let game = a.get_game(id).json();
+        assert_eq!((game["version"].as_i64(), game["moves"].as_array().map(Vec::len)), (Some(3), Some(1)));
+    }
+}
+
+/// Runs the restartable server's control command with `arguments`.
+fn postgres_ctl(arguments: &str) {
+    let command = std::env::var("QTTT_TEST_POSTGRES_CTL").expect("set QTTT_TEST_POSTGRES_CTL to run this test");
+    let status = Command::new("sh").arg("-c").arg(format!("{command} {arguments}")).status().expect("sh runs");
+    assert!(status.success(), "{command} {arguments}: {status}");
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL it may stop: QTTT_TEST_POSTGRES_RESTARTABLE and QTTT_TEST_POSTGRES_CTL (see .ci/run)"]
+fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
+    let maintenance_url =
+        std::env::var("QTTT_TEST_POSTGRES_RESTARTABLE").expect("set QTTT_TEST_POSTGRES_RESTARTABLE to run this test");
+    let database = TestDatabase::on_postgres(maintenance_url);
+    let app = TestApp::spawn_with_database(&database, |config| {
+        config.database_pool.statement_timeout = Duration::from_secs(1);
+    });
+    let (id, x, o) = app.two_player_game("player_choice");
+    let steps = goffs_draw(&x, &o);
+    let (before, after) = steps.split_at(5);
+    for step in before {
+        assert_eq!(step.take(&app, id).status, 201);
+    }
+
+    postgres_ctl("stop -m fast");
+    let refused = after[0].take(&app, id);
+    refused.assert_problem(503, "unavailable");
+    app.request("GET", "/readyz", &[], None).assert_problem(503, "unavailable");
+    app.get_game(id).assert_problem(503, "unavailable");
+
+    postgres_ctl("start");
+    let back = Instant::now();
+    while app.request("GET", "/readyz", &[], None).status != 200 {
+        assert!(back.elapsed() < Duration::from_secs(30), "the server never saw the database come back");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Nothing acknowledged was lost, the refused step did not land, and the game goes on.
+    assert_eq!(app.get_game(id).json()["version"], 7);
+    for step in after {
+        assert_eq!(step.take(&app, id).status, 201);
+    }
+    let game = app.get_game(id).json();
+    assert_eq!((game["status"].as_str(), game["version"].as_i64()), (Some("finished"), Some(15)));
+}
