@@ -19,6 +19,13 @@
 //! one of them a write) to the floor's, and of their p99 to the floor's p99.
 //! `--games N` measures memory instead: game phases only, each ending after N
 //! complete games in all (or after `--seconds`), then the server's memory.
+//!
+//! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
+//! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
+//! where the tool makes a fresh database and drops it at the end. For each client
+//! count and variant it plays games against the server on SQLite, on PostgreSQL,
+//! and on two instances on that PostgreSQL database (client i on instance i mod
+//! 2), and prints games per second with each as a share of SQLite's.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -36,6 +43,8 @@ struct Options {
     variants: Vec<&'static str>,
     /// The games per game phase, when measuring memory.
     games: Option<usize>,
+    /// A PostgreSQL server's maintenance database, when comparing the backends.
+    postgres: Option<String>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -53,7 +62,7 @@ fn options(args: &[String]) -> Options {
         Some(other) => panic!("unknown variant {other}"),
     };
     let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
-    Options { clients, seconds, variants, games }
+    Options { clients, seconds, variants, games, postgres: value("--postgres") }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -64,15 +73,19 @@ struct Server {
 }
 
 impl Server {
-    /// The release qttt server.
-    fn qttt() -> Server {
-        Server::start("qttt", |port, database| {
+    /// The release qttt server called `name`, on the database at `database_url`,
+    /// or on a SQLite file of its own.
+    fn qttt(name: &str, database_url: Option<&str>) -> Server {
+        Server::start(name, |port, database| {
             let mut command = Command::new(env!("CARGO_BIN_EXE_qttt"));
             command
                 .arg("serve")
                 .env("HOST", "127.0.0.1")
                 .env("PORT", port.to_string())
-                .env("DATABASE_URL", format!("sqlite:{}", database.display()))
+                .env(
+                    "DATABASE_URL",
+                    database_url.map_or_else(|| format!("sqlite:{}", database.display()), String::from),
+                )
                 .env("RUST_LOG", "warn");
             command
         })
@@ -314,24 +327,27 @@ struct Phase {
 }
 
 impl Phase {
-    /// `clients` clients each repeating `unit` on their own connection to `address`
-    /// until `seconds` pass or `units` units have started in all.
+    /// `clients` clients each repeating `unit` on their own connection to one of
+    /// `servers` (client i to server i mod their number) until `seconds` pass or
+    /// `units` units have started in all.
     fn run(
-        server: &Server,
+        servers: &[&Server],
         clients: usize,
         seconds: u64,
         units: usize,
         unit: impl Fn(&mut Client, &mut Tally) -> Option<()> + Sync,
     ) -> Phase {
-        let address = server.address;
-        let cpu_before = server.cpu_time();
+        let cpu_time = || servers.iter().map(|server| server.cpu_time()).sum::<Duration>();
+        let cpu_before = cpu_time();
         let deadline = Instant::now() + Duration::from_secs(seconds);
         let started_units = AtomicUsize::new(0);
         let started = Instant::now();
         let tallies: Vec<Tally> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..clients)
-                .map(|_| {
-                    scope.spawn(|| {
+                .map(|client| {
+                    let address = servers[client % servers.len()].address;
+                    let (started_units, unit) = (&started_units, &unit);
+                    scope.spawn(move || {
                         let mut client = Client::connect(address);
                         let mut tally = Tally::default();
                         while Instant::now() < deadline && started_units.fetch_add(1, Ordering::Relaxed) < units {
@@ -350,7 +366,15 @@ impl Phase {
         let mut tally = Tally::default();
         tallies.into_iter().for_each(|t| tally.merge(t));
         tally.latencies.values_mut().for_each(|list| list.sort_unstable());
-        Phase { seconds, tally, server_cpu: server.cpu_time().saturating_sub(cpu_before) }
+        Phase { seconds, tally, server_cpu: cpu_time().saturating_sub(cpu_before) }
+    }
+
+    fn games_per_second(&self) -> f64 {
+        self.tally.games as f64 / self.seconds
+    }
+
+    fn errors(&self) -> usize {
+        self.tally.errors.values().sum()
     }
 
     fn requests_per_second(&self) -> f64 {
@@ -371,7 +395,7 @@ impl Phase {
         println!(
             "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, server CPU {:.0} us per request, errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
             self.seconds,
-            self.tally.games as f64 / self.seconds,
+            self.games_per_second(),
             self.requests_per_second(),
             self.server_cpu.as_secs_f64() * 1e6 / requests as f64,
             self.tally.errors,
@@ -398,14 +422,17 @@ fn main() {
         return serve_floor(port, &args[at + 2]);
     }
     let options = options(&args);
-    let server = Server::qttt();
+    if let Some(maintenance_url) = &options.postgres {
+        return compare_backends(&options, maintenance_url);
+    }
+    let server = Server::qttt("qttt", None);
     let floor = Server::floor();
     println!("qttt server idle memory: {:.1} MiB", server.memory().1 as f64 / 1024.0);
     let mut table = Vec::new();
     if let Some(games) = options.games {
         for variant in &options.variants {
             for &clients in &options.clients {
-                let played = Phase::run(&server, clients, options.seconds, games, |client, tally| {
+                let played = Phase::run(&[&server], clients, options.seconds, games, |client, tally| {
                     play_game(client, tally, variant)
                 });
                 played.print(&format!("{variant}, {clients} clients, {} games", played.tally.games), &server);
@@ -414,22 +441,22 @@ fn main() {
         return;
     }
     for &clients in &options.clients {
-        let healthz = Phase::run(&server, clients, options.seconds, usize::MAX, |client, tally| {
+        let healthz = Phase::run(&[&server], clients, options.seconds, usize::MAX, |client, tally| {
             tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
         });
         healthz.print(&format!("GET /healthz, {clients} clients"), &server);
-        let write_floor = Phase::run(&floor, clients, options.seconds, usize::MAX, |client, tally| {
+        let write_floor = Phase::run(&[&floor], clients, options.seconds, usize::MAX, |client, tally| {
             tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
         });
         write_floor.print(&format!("write floor, {clients} clients"), &floor);
         for variant in &options.variants {
-            let games = Phase::run(&server, clients, options.seconds, usize::MAX, |client, tally| {
+            let games = Phase::run(&[&server], clients, options.seconds, usize::MAX, |client, tally| {
                 play_game(client, tally, variant)
             });
             games.print(&format!("{variant}, {clients} clients"), &server);
             table.push(format!(
                 "| {clients} | {variant} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {:.0}% | {:.2} | {} |",
-                games.tally.games as f64 / games.seconds,
+                games.games_per_second(),
                 games.requests_per_second(),
                 millis(games.p99(&["move", "collapse"])),
                 write_floor.requests_per_second(),
@@ -438,7 +465,7 @@ fn main() {
                 millis(healthz.p99(&["healthz"])),
                 100.0 * games.requests_per_second() / write_floor.requests_per_second(),
                 games.p99(&["move", "collapse"]).as_secs_f64() / write_floor.p99(&["floor"]).as_secs_f64(),
-                games.tally.errors.values().sum::<usize>() + write_floor.tally.errors.values().sum::<usize>(),
+                games.errors() + write_floor.errors(),
             ));
         }
     }
@@ -453,4 +480,56 @@ fn main() {
         current as f64 / 1024.0,
         peak as f64 / 1024.0
     );
+}
+
+/// Runs `sql` on the PostgreSQL database at `url`.
+fn postgres_execute(url: &str, sql: &str) {
+    actix_web::rt::System::new().block_on(async {
+        use sqlx::Connection;
+        let mut connection = sqlx::PgConnection::connect(url).await.expect("PostgreSQL answers");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut connection).await.expect("the SQL runs");
+        connection.close().await.expect("the connection closes");
+    });
+}
+
+/// Games per second on SQLite, on PostgreSQL, and on two instances sharing that
+/// PostgreSQL database, in one run.
+fn compare_backends(options: &Options, maintenance_url: &str) {
+    let name = format!("qttt_load_{}", std::process::id());
+    postgres_execute(maintenance_url, &format!("CREATE DATABASE {name}"));
+    let url = format!("{}/{name}", maintenance_url.rsplit_once('/').expect("a URL with a database name").0);
+    let mut table = Vec::new();
+    {
+        let sqlite = Server::qttt("sqlite", None);
+        let instances = [Server::qttt("postgres-1", Some(&url)), Server::qttt("postgres-2", Some(&url))];
+        for &clients in &options.clients {
+            for variant in &options.variants {
+                let play = |servers: &[&Server], title: &str| {
+                    let phase = Phase::run(servers, clients, options.seconds, usize::MAX, |client, tally| {
+                        play_game(client, tally, variant)
+                    });
+                    phase.print(&format!("{variant}, {clients} clients, {title}"), servers[0]);
+                    phase
+                };
+                let on_sqlite = play(&[&sqlite], "SQLite");
+                let on_postgres = play(&[&instances[0]], "PostgreSQL, 1 instance");
+                let on_two = play(&[&instances[0], &instances[1]], "PostgreSQL, 2 instances");
+                table.push(format!(
+                    "| {clients} | {variant} | {:.0} | {:.0} | {:.0}% | {:.0} | {:.0}% | {} |",
+                    on_sqlite.games_per_second(),
+                    on_postgres.games_per_second(),
+                    100.0 * on_postgres.games_per_second() / on_sqlite.games_per_second(),
+                    on_two.games_per_second(),
+                    100.0 * on_two.games_per_second() / on_sqlite.games_per_second(),
+                    on_sqlite.errors() + on_postgres.errors() + on_two.errors(),
+                ));
+            }
+        }
+    }
+    postgres_execute(maintenance_url, &format!("DROP DATABASE {name} WITH (FORCE)"));
+    println!(
+        "\n| clients | variant | SQLite games/s | PostgreSQL games/s | ÷ SQLite | 2 instances games/s | ÷ SQLite | errors |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    table.iter().for_each(|row| println!("{row}"));
 }

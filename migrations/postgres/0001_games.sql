@@ -74,3 +74,16 @@ CREATE TABLE shared_game (
     -- The mark the original app's player chose at /reset (in PvE, the bot holds the other).
     player_mark TEXT    NOT NULL CHECK (player_mark IN ('X', 'O'))
 );
+
+-- Every instance hears of every write, whoever made it: each new log entry
+-- notifies the channel qttt_games with "game_id seq", delivered on commit. A
+-- listener that hears it rereads the log; the notice itself carries no state.
+CREATE FUNCTION notify_log_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('qttt_games', NEW.game_id || ' ' || NEW.seq);
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER log_entries_notify AFTER INSERT ON log_entries
+    FOR EACH ROW EXECUTE FUNCTION notify_log_entry();

@@ -2,16 +2,17 @@
 //!
 //! Writes of one game are ordered by the database, not by an instance: an update
 //! locks the game's row before it reads the log, and the primary key (game_id, seq)
-//! turns any other race into a conflict. Every write also notifies the channel
-//! [`CHANNEL`] with the game's id and version, delivered on commit to every
-//! instance that listens, so that watchers connected anywhere hear of it.
+//! turns any other race into a conflict. Every new log entry notifies the channel
+//! [`CHANNEL`] with the game's id and the entry's sequence number (a trigger of
+//! the schema's), delivered on commit to every instance that listens, so that
+//! watchers connected anywhere hear of it.
 
 use std::str::FromStr;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
+use sqlx::{PgExecutor, Postgres, Row, Transaction};
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
 use super::{ListedGame, NewGame, Notice, Status, StoredEntry, StoredGame, Write, conflict};
@@ -28,13 +29,15 @@ fn rfc3339(column: &str) -> String {
 
 // The statements built from the shared column lists, once; as `&'static str`
 // they are known to sqlx to be safe from injection.
-static SELECT_GAME: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = $1", game_columns(&rfc3339("created_at"))));
-/// The game's row stays locked until the commit: the other writers of this game,
-/// on any instance, wait and then read what this one wrote.
-static SELECT_GAME_FOR_UPDATE: LazyLock<String> = LazyLock::new(|| format!("{} FOR UPDATE", *SELECT_GAME));
-static SELECT_LOG: LazyLock<String> = LazyLock::new(|| {
-    format!("SELECT {} FROM log_entries WHERE game_id = $1 ORDER BY seq", entry_columns(&rfc3339("created_at")))
+/// A game and its whole log in one statement, one snapshot: the log as a JSON
+/// array of arrays, in the column order of [`EntryRow`].
+static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {}, (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seq), '[]')::TEXT \
+         FROM log_entries WHERE game_id = games.id) AS log FROM games WHERE id = $1",
+        game_columns(&rfc3339("created_at")),
+        entry_columns(&rfc3339("created_at"))
+    )
 });
 static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
     format!(
@@ -143,31 +146,30 @@ impl PgStore {
     }
 
     pub(super) async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
-        // One snapshot for the game and its log.
-        let mut tx = self.pool.begin().await?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
-        let game = read_game(&mut tx, id, &SELECT_GAME).await?;
-        tx.commit().await?;
-        Ok(game)
+        read_game(&self.pool, id).await
     }
 
     pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
         let mut tx = self.pool.begin().await?;
-        let written = match write_entries(&mut tx, id, &write).await {
-            Ok(written) => written,
+        let written = self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?;
+        tx.commit().await?;
+        Ok(written)
+    }
+
+    /// The outcome of a write to game `id`, with a unique key violation (another
+    /// write took the same sequence number or seat first) told as a conflict.
+    async fn unless_raced<T>(&self, id: i64, written: Result<T, sqlx::Error>) -> Result<T, Error> {
+        match written {
             Err(error) if is_unique_violation(&error) => {
-                drop(tx);
                 let version: i64 =
                     sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1")
                         .bind(id)
                         .fetch_one(&self.pool)
                         .await?;
-                return Err(conflict(version));
+                Err(conflict(version))
             }
-            Err(error) => return Err(error.into()),
-        };
-        tx.commit().await?;
-        Ok(written)
+            other => Ok(other?),
+        }
     }
 
     pub(super) async fn update<T: Send + 'static>(
@@ -176,12 +178,20 @@ impl PgStore {
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
     ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
         let mut tx = self.pool.begin().await?;
-        let Some(stored) = read_game(&mut tx, id, &SELECT_GAME_FOR_UPDATE).await? else {
+        // The game's row stays locked until the commit: the other writers of this
+        // game, on any instance, wait, and then read what this one wrote. The read
+        // is a statement of its own, after the lock, so that it sees their writes.
+        let locked: Option<i64> = sqlx::query_scalar("SELECT id FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if locked.is_none() {
             return Ok(None);
-        };
+        }
+        let stored = read_game(&mut *tx, id).await?.ok_or_else(|| Error::Internal(format!("game {id} vanished")))?;
         let (write, decided) = decide(stored)?;
         let written = match write {
-            Some(write) => write_entries(&mut tx, id, &write).await?,
+            Some(write) => self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?,
             None => Vec::new(),
         };
         tx.commit().await?;
@@ -274,13 +284,9 @@ impl PgStore {
     }
 }
 
-/// Game `id` and its whole log, read in `tx`, the game's row by `select_game`.
-async fn read_game(
-    tx: &mut Transaction<'_, Postgres>,
-    id: i64,
-    select_game: &'static str,
-) -> Result<Option<StoredGame>, Error> {
-    let Some(row) = sqlx::query(select_game).bind(id).fetch_optional(&mut **tx).await? else {
+/// Game `id` and its whole log.
+async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<Option<StoredGame>, Error> {
+    let Some(row) = sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(executor).await? else {
         return Ok(None);
     };
     let game = GameRow {
@@ -292,26 +298,10 @@ async fn read_game(
         x_token_hash: row.try_get(5)?,
         o_token_hash: row.try_get(6)?,
     };
-    let log = sqlx::query(SELECT_LOG.as_str()).bind(id).fetch_all(&mut **tx).await?;
-    let log = log.iter().map(entry_row).collect::<Result<_, _>>()?;
-    game.into_game(log).map(Some)
+    game.into_game(EntryRow::from_json(row.try_get(7)?)?).map(Some)
 }
 
-fn entry_row(row: &PgRow) -> Result<EntryRow, sqlx::Error> {
-    Ok(EntryRow {
-        seq: row.try_get(0)?,
-        kind: row.try_get(1)?,
-        actor: row.try_get(2)?,
-        square_a: row.try_get(3)?,
-        square_b: row.try_get(4)?,
-        closing_move: row.try_get(5)?,
-        collapse_square: row.try_get(6)?,
-        by_bot: row.try_get(7)?,
-        created_at: row.try_get(8)?,
-    })
-}
-
-/// Carries out `write` on game `id` in `tx`, and notifies the listeners on commit.
+/// Carries out `write` on game `id` in `tx`.
 async fn write_entries(
     tx: &mut Transaction<'_, Postgres>,
     id: i64,
@@ -332,8 +322,7 @@ async fn write_entries(
     Ok(written)
 }
 
-/// Writes `entries` as the entries after `after` of game `id`, returns them as
-/// stored, and notifies the listeners of the game's new version on commit.
+/// Writes `entries` as the entries after `after` of game `id`, and returns them as stored.
 async fn insert_entries(
     tx: &mut Transaction<'_, Postgres>,
     id: i64,
@@ -356,13 +345,6 @@ async fn insert_entries(
             .fetch_one(&mut **tx)
             .await?;
         written.push(StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot });
-    }
-    if let Some(last) = written.last() {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(CHANNEL)
-            .bind(format!("{id} {}", last.seq))
-            .execute(&mut **tx)
-            .await?;
     }
     Ok(written)
 }

@@ -1,6 +1,8 @@
 //! Rows as the database holds them, and their checked conversion to and from
 //! engine types: the same columns on every backend.
 
+use serde::Deserialize;
+
 use super::{Event, ListedGame, NewEntry, Status, StoredEntry, StoredGame};
 use crate::bot::Level;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
@@ -89,7 +91,8 @@ impl SummaryRow {
     }
 }
 
-/// A row of `log_entries`.
+/// A row of `log_entries`, or the JSON array of its columns in this order.
+#[derive(Deserialize)]
 pub(super) struct EntryRow {
     pub seq: i64,
     pub kind: String,
@@ -153,6 +156,11 @@ impl From<&NewEntry> for NewEntryRow {
 }
 
 impl EntryRow {
+    /// The rows of `log`, a JSON array of such arrays.
+    pub(super) fn from_json(log: &str) -> Result<Vec<EntryRow>, Error> {
+        serde_json::from_str(log).map_err(|error| corrupt("log", &error.to_string()))
+    }
+
     pub(super) fn into_entry(self) -> Result<StoredEntry, Error> {
         let square = |value: Option<i64>| {
             value.and_then(|v| Square::try_from(v).ok()).ok_or_else(|| corrupt("square", &format!("{value:?}")))
