@@ -11,8 +11,8 @@ use std::str::FromStr;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
-use sqlx::{PgExecutor, Postgres, Row, Transaction};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
+use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
 use super::{ListedGame, NewGame, Notice, Status, StoredEntry, StoredGame, Write, conflict};
@@ -100,20 +100,24 @@ impl PgStore {
         let timeout_ms = settings.statement_timeout.as_millis().to_string();
         let options = PgConnectOptions::from_str(url)
             .map_err(|error| error.to_string())?
-            .options([("statement_timeout", timeout_ms.as_str())]);
+            // The server's notices (such as "already exists, skipping") are no news.
+            .options([("statement_timeout", timeout_ms.as_str()), ("client_min_messages", "warning")]);
         let pool_options =
             PgPoolOptions::new().max_connections(settings.pool_size).acquire_timeout(settings.statement_timeout);
+        // A connection of its own first, for the database's own words when it
+        // cannot be reached (the pool would only say that it timed out).
         let deadline = Instant::now() + settings.connect_retry;
-        let pool = loop {
-            match pool_options.clone().connect_with(options.clone()).await {
-                Ok(pool) => break pool,
+        loop {
+            match PgConnection::connect_with(&options).await {
+                Ok(connection) => break connection.close().await.map_err(|error| error.to_string())?,
                 Err(error) if Instant::now() < deadline => {
                     log::warn!("the database does not answer yet ({error}); trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(error) => return Err(error.to_string()),
             }
-        };
+        }
+        let pool = pool_options.connect_with(options).await.map_err(|error| error.to_string())?;
         // Instances that start together take turns: the migrator holds an advisory lock.
         sqlx::migrate!("./migrations/postgres").run(&pool).await.map_err(|error| error.to_string())?;
         Ok(PgStore { pool })

@@ -108,15 +108,22 @@ fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     let maintenance_url =
         std::env::var("QTTT_TEST_POSTGRES_RESTARTABLE").expect("set QTTT_TEST_POSTGRES_RESTARTABLE to run this test");
     let database = TestDatabase::on_postgres(maintenance_url);
-    let app = TestApp::spawn_with_database(&database, |config| {
-        config.database_pool.statement_timeout = Duration::from_secs(1);
-    });
+    let spawn = || {
+        TestApp::spawn_with_database(&database, |config| {
+            config.database_pool.statement_timeout = Duration::from_secs(1);
+        })
+    };
+    // Players on one instance; a watcher on the other, which must hear of every
+    // move across the outage.
+    let (app, watched) = (spawn(), spawn());
     let (id, x, o) = app.two_player_game("player_choice");
+    let mut watcher = watched.watch(id, None);
     let steps = goffs_draw(&x, &o);
     let (before, after) = steps.split_at(5);
     for step in before {
         assert_eq!(step.take(&app, id).status, 201);
     }
+    events_through(&mut watcher, 1, 7);
 
     postgres_ctl("stop -m fast");
     let refused = after[0].take(&app, id);
@@ -135,6 +142,7 @@ fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     for step in after {
         assert_eq!(step.take(&app, id).status, 201);
     }
+    events_through(&mut watcher, 8, 15);
     let game = app.get_game(id).json();
     assert_eq!((game["status"].as_str(), game["version"].as_i64()), (Some("finished"), Some(15)));
 }
