@@ -10,14 +10,16 @@
 //!   perfect player by exact search.
 //! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
 //!   action, append the new entries.
-//! - [`store`]: the only module with SQL: games, logs and seats in SQLite.
+//! - [`store`]: the only module with SQL: games, logs and seats, in SQLite or
+//!   PostgreSQL behind one set of operations.
 //! - [`api`]: HTTP handlers, request and response views, routes, the OpenAPI
 //!   document and Swagger UI.
 //! - [`error`]: the one error type, answered as RFC 9457 problem+json.
 //! - [`config`]: settings from the environment, with defaults.
 //! - [`server`]: start-up and graceful shutdown.
 //! - [`token`]: seat tokens and their hashes.
-//! - [`live`]: who watches which game, for the live event streams.
+//! - [`live`]: who watches which game, for the live event streams; news of other
+//!   instances' writes reaches it from the store.
 //! - [`terminal`]: `qttt play`, a game in the terminal on the engine directly.
 //! - [`board_text`]: the board drawn as text, for the command line.
 

@@ -1,8 +1,9 @@
 //! Live updates: who watches which game, and the news that a game changed.
 //!
-//! A write publishes the game's new version after it committed; every watcher of
-//! that game, on any worker, wakes and reads what it missed from the log, which
-//! stays the only source of truth: a lost or merged notice costs nothing.
+//! A write publishes the game's new version after it committed, and so does news
+//! of another instance's write (on PostgreSQL); every watcher of that game, on any
+//! worker, wakes and reads what it missed from the log, which stays the only source
+//! of truth: a lost, doubled or merged notice costs nothing.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
