@@ -403,9 +403,19 @@ impl GameService {
     /// # Errors
     /// A corrupt log; database failures.
     pub async fn shared_game(&self) -> Result<(GameRecord, Player), Error> {
+        let (id, player_mark) = self.shared_game_id().await?;
+        Ok((self.game(id).await?, player_mark))
+    }
+
+    /// The id of the original app's game and its player's mark, the game created
+    /// as [`GameService::shared_game`] says the first time.
+    async fn shared_game_id(&self) -> Result<(i64, Player), Error> {
         match self.store.shared_game().await? {
-            Some((id, player_mark)) => Ok((self.game(id).await?, player_mark)),
-            None => self.reset_shared_game(true, Player::X).await,
+            Some(shared) => Ok(shared),
+            None => {
+                let (record, player_mark) = self.reset_shared_game(true, Player::X).await?;
+                Ok((record.stored.id, player_mark))
+            }
         }
     }
 
@@ -433,9 +443,10 @@ impl GameService {
     /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
     /// write lands first; database failures.
     pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
-        let (record, player_mark) = self.shared_game().await?;
+        // The game is read once, where the move is decided.
+        let (id, player_mark) = self.shared_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
-        Ok((self.play(record.stored.id, side_to_move, action).await?, player_mark))
+        Ok((self.play(id, side_to_move, action).await?, player_mark))
     }
 
     /// The best action of game `id` for the side to act, by exact search.
