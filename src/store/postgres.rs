@@ -102,24 +102,27 @@ impl PgStore {
             .map_err(|error| error.to_string())?
             // The server's notices (such as "already exists, skipping") are no news.
             .options([("statement_timeout", timeout_ms.as_str()), ("client_min_messages", "warning")]);
-        let pool_options =
-            PgPoolOptions::new().max_connections(settings.pool_size).acquire_timeout(settings.statement_timeout);
-        // A connection of its own first, for the database's own words when it
-        // cannot be reached (the pool would only say that it timed out).
+        // The migrations run on a connection of their own, which also gives the
+        // database's own words when it cannot be reached (a pool would only say
+        // that it timed out).
         let deadline = Instant::now() + settings.connect_retry;
-        loop {
+        let mut migrator = loop {
             match PgConnection::connect_with(&options).await {
-                Ok(connection) => break connection.close().await.map_err(|error| error.to_string())?,
+                Ok(connection) => break connection,
                 Err(error) if Instant::now() < deadline => {
                     log::warn!("the database does not answer yet ({error}); trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(error) => return Err(error.to_string()),
             }
-        }
-        let pool = pool_options.connect_with(options).await.map_err(|error| error.to_string())?;
+        };
         // Instances that start together take turns: the migrator holds an advisory lock.
-        sqlx::migrate!("./migrations/postgres").run(&pool).await.map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        migrator.close().await.map_err(|error| error.to_string())?;
+        let pool = PgPoolOptions::new()
+            .max_connections(settings.pool_size)
+            .acquire_timeout(settings.statement_timeout)
+            .connect_lazy_with(options);
         Ok(PgStore { pool })
     }
 
