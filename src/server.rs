@@ -100,11 +100,11 @@ async fn stop_signal() {
 
 /// `url` with its password, if any, hidden: for messages.
 fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let Some((_, rest)) = url.split_once("://") else { return url.to_string() };
     let authority = rest.split('/').next().unwrap_or_default();
     match authority.rsplit_once('@').and_then(|(user_info, _)| user_info.split_once(':')) {
         Some((user, password)) => url.replacen(&format!("{user}:{password}@"), &format!("{user}:***@"), 1),
-        None => format!("{scheme}://{rest}"),
+        None => url.to_string(),
     }
 }
 
