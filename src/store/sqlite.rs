@@ -198,9 +198,12 @@ impl SqliteStore {
         let options = SqliteConnectOptions::from_str(url).map_err(|error| error.to_string())?;
         let path = options.get_filename().to_path_buf();
         // The migrator is sqlx's, on a connection of its own, closed before the
-        // store's open: the journal mode stays with the file.
+        // store's open: the journal mode stays with the file. It enforces no
+        // foreign keys, so that a migration can rebuild a table that others
+        // reference, as SQLite's procedure for altering a table needs.
         let mut migrator = options
             .create_if_missing(true)
+            .foreign_keys(false)
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(BUSY_TIMEOUT)
             .connect()
@@ -550,6 +553,85 @@ mod tests {
         std::fs::remove_dir_all(&folder).unwrap();
         assert_eq!(autocheckpoint, 0, "the writer never checkpoints");
         assert!(after >= before + 100 * 4000, "the rows were copied into the file: {before} -> {after} bytes");
+    }
+
+    #[test]
+    fn rebuilding_the_tables_keeps_every_row_and_reference() {
+        let folder = std::env::temp_dir().join(format!("qttt-rebuild-{}", std::process::id()));
+        let earlier = folder.join("earlier-migrations");
+        std::fs::create_dir_all(&earlier).unwrap();
+        for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
+            let path = migration.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < "0005" {
+                std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let url = format!("sqlite:{}", folder.join("qttt.db").display());
+        let (game, listed, missing_game, checks) = actix_web::rt::System::new().block_on(async {
+            // A database as the last release left it: a game against the
+            // parasite bot, with a seat, a move and a measured collapse.
+            let mut earlier_database =
+                SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
+            sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
+            sqlx::raw_sql(
+                "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
+                 VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
+                 INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
+                 INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', 'a');
+                 INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, by_bot, created_at) \
+                 VALUES (7, 2, 'move', 'O', 0, 1, 1, 'b');
+                 INSERT INTO log_entries (game_id, seq, kind, actor, closing_move, collapse_square, created_at) \
+                 VALUES (7, 3, 'collapse', 'measurement', 1, 1, 'c');
+                 INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
+            )
+            .execute(&mut earlier_database)
+            .await
+            .unwrap();
+            earlier_database.close().await.unwrap();
+
+            let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
+            let game = store.load_game(7).await.unwrap().unwrap();
+            let listed = store.list_games(Some(Status::Finished), None, 10).await.unwrap();
+            let missing_game = store
+                .writer()
+                .run(|connection| {
+                    let inserted = connection.execute(
+                        "INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (8, 1, 'seat', 'X', 'd')",
+                        [],
+                    );
+                    Ok(inserted.map_err(|error| error.to_string()))
+                })
+                .await
+                .unwrap();
+            let checks = store
+                .writer()
+                .run(|connection| {
+                    Ok(["UPDATE games SET status = 'lost' WHERE id = 7", "UPDATE log_entries SET kind = 'x' WHERE seq = 1"]
+                        .map(|update| connection.execute(update, []).map_err(|error| error.to_string())))
+                })
+                .await
+                .unwrap();
+            assert_eq!(store.shared_game().await.unwrap(), Some((7, Player::O)));
+            store.close().await;
+            (game, listed, missing_game, checks)
+        });
+        std::fs::remove_dir_all(&folder).unwrap();
+        assert_eq!(
+            (game.variant, game.created_at.as_str(), game.opponent, game.token_hashes),
+            (
+                crate::engine::Variant::Measurement,
+                "2026-01-02T03:04:05.678Z",
+                Some(crate::bot::Level::Parasite { mistake_chance: 0.25 }),
+                vec![(Player::X, vec![1, 2])]
+            )
+        );
+        let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, entry.created_at.as_str(), entry.by_bot)).collect();
+        assert_eq!(log, [(1, "a", false), (2, "b", true), (3, "c", false)]);
+        assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(7, 3)]);
+        assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
+        for refused in checks {
+            assert!(refused.unwrap_err().contains("CHECK"), "the rebuilt checks still hold");
+        }
     }
 
     #[test]
