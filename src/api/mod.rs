@@ -13,7 +13,7 @@ use actix_cors::Cors;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers, Logger};
+use actix_web::middleware::{Condition, ErrorHandlerResponse, ErrorHandlers, Logger};
 use actix_web::{App, HttpRequest, HttpResponse, ResponseError, web};
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDocument;
@@ -94,7 +94,15 @@ pub fn app(
         .default_service(web::to(unmatched))
         .wrap(cors(&cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
-        .wrap(Logger::new("%a \"%r\" %s %b %Dms"))
+        .wrap(access_log())
+}
+
+/// A line per request at `info`, when the log filter lets it through. Left out
+/// when not, because the logger formats its line for every request before the
+/// filter drops it.
+fn access_log() -> Condition<Logger> {
+    let wanted = log::log_enabled!(target: "actix_web::middleware::logger", log::Level::Info);
+    Condition::new(wanted, Logger::new("%a \"%r\" %s %b %Dms"))
 }
 
 /// Turns an error answer that is not JSON, such as the CORS layer's plain-text
