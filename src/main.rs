@@ -16,8 +16,9 @@ use qttt::terminal::{self, Seat};
 use qttt::{api, board_text};
 
 /// mimalloc instead of the system allocator: a request allocates and frees many
-/// small buffers (its view, its JSON, the rows it reads), and in the load profile
-/// glibc's allocator took about a tenth of the server's time.
+/// small buffers (its view, its JSON, the rows it reads). In the load profile
+/// glibc's allocator took 7% of the server's time; with mimalloc a game request
+/// costs about 8% less CPU, for about 18 MiB more resident memory.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
