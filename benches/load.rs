@@ -35,7 +35,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 struct Options {
     clients: Vec<usize>,
@@ -110,7 +110,7 @@ impl Server {
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
             if let Ok(stream) = TcpStream::connect(server.address) {
-                let mut client = Client { reader: BufReader::new(stream) };
+                let mut client = Client::over(stream);
                 if client.send("GET", "/readyz", None, None).0 == 200 {
                     println!("{name} server ready in {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
                     return server;
@@ -121,14 +121,9 @@ impl Server {
         panic!("the {name} server did not become ready in 10 s");
     }
 
-    /// The CPU time the server has used so far, from /proc.
+    /// The CPU time the server has used so far.
     fn cpu_time(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // The fields after the command name, which ends with the last ')': utime and stime are the 12th and 13th.
-        let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
-        let ticks: u64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
-        // Linux reports these in clock ticks of 1/100 s.
-        Duration::from_millis(ticks * 10)
+        cpu_time(self.child.id())
     }
 
     /// (peak, current) resident memory of the server in KiB, from /proc.
@@ -144,6 +139,16 @@ impl Server {
         };
         (field("VmHWM:"), field("VmRSS:"))
     }
+}
+
+/// The CPU time process `pid` has used so far, from /proc.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name, which ends with the last ')': utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks: u64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
+    // Linux reports these in clock ticks of 1/100 s.
+    Duration::from_millis(ticks * 10)
 }
 
 impl Drop for Server {
@@ -200,50 +205,58 @@ fn serve_floor(port: u16, database: &str) {
     });
 }
 
-/// A keep-alive HTTP/1.1 connection.
+/// A keep-alive HTTP/1.1 connection, with buffers kept from one request to the
+/// next: the clients share the machine with the server, so they do little.
 struct Client {
     reader: BufReader<TcpStream>,
+    request: Vec<u8>,
+    line: String,
+    body: Vec<u8>,
 }
 
 impl Client {
     fn connect(address: SocketAddr) -> Client {
-        let stream = TcpStream::connect(address).expect("the server accepts");
-        stream.set_nodelay(true).unwrap();
-        Client { reader: BufReader::new(stream) }
+        Client::over(TcpStream::connect(address).expect("the server accepts"))
     }
 
-    /// Sends one request and reads the whole answer: (status, body).
-    fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> (u16, Vec<u8>) {
-        let body = body.map(Value::to_string).unwrap_or_default();
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: load\r\nContent-Length: {}\r\n", body.len());
+    fn over(stream: TcpStream) -> Client {
+        stream.set_nodelay(true).unwrap();
+        Client { reader: BufReader::new(stream), request: Vec::new(), line: String::new(), body: Vec::new() }
+    }
+
+    /// Sends one request with `body`, JSON, and reads the whole answer: (status, body).
+    fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> (u16, &[u8]) {
+        let body = body.unwrap_or_default();
+        self.request.clear();
+        write!(self.request, "{method} {path} HTTP/1.1\r\nHost: load\r\nContent-Length: {}\r\n", body.len()).unwrap();
         if !body.is_empty() {
-            head.push_str("Content-Type: application/json\r\n");
+            self.request.extend_from_slice(b"Content-Type: application/json\r\n");
         }
         if let Some(token) = token {
-            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+            write!(self.request, "Authorization: Bearer {token}\r\n").unwrap();
         }
-        head.push_str("\r\n");
-        head.push_str(&body);
-        self.reader.get_mut().write_all(head.as_bytes()).expect("the request is sent");
-        let mut line = String::new();
-        self.reader.read_line(&mut line).expect("a status line");
-        let status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status");
+        self.request.extend_from_slice(b"\r\n");
+        self.request.extend_from_slice(body.as_bytes());
+        self.reader.get_mut().write_all(&self.request).expect("the request is sent");
+        self.line.clear();
+        self.reader.read_line(&mut self.line).expect("a status line");
+        let status = self.line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status");
         let mut length = 0;
         loop {
-            line.clear();
-            self.reader.read_line(&mut line).expect("a header");
-            if line == "\r\n" {
+            self.line.clear();
+            self.reader.read_line(&mut self.line).expect("a header");
+            if self.line == "\r\n" {
                 break;
             }
-            if let Some((name, value)) = line.split_once(':')
+            if let Some((name, value)) = self.line.split_once(':')
                 && name.eq_ignore_ascii_case("content-length")
             {
                 length = value.trim().parse().expect("a length");
             }
         }
-        let mut body = vec![0; length];
-        self.reader.read_exact(&mut body).expect("the body");
-        (status, body)
+        self.body.resize(length, 0);
+        self.reader.read_exact(&mut self.body).expect("the body");
+        (status, &self.body)
     }
 }
 
@@ -256,7 +269,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn timed(&mut self, kind: &'static str, send: impl FnOnce() -> (u16, Vec<u8>)) -> Option<Vec<u8>> {
+    fn timed<'a>(&mut self, kind: &'static str, send: impl FnOnce() -> (u16, &'a [u8])) -> Option<&'a [u8]> {
         let started = Instant::now();
         let (status, body) = send();
         self.latencies.entry(kind).or_default().push(started.elapsed());
@@ -286,25 +299,59 @@ impl Tally {
 /// to find its next move, and spends its time sending, not parsing.
 const SCRIPT: [[u8; 2]; 9] = [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [0, 8]];
 
-/// Plays one complete game of `variant` by [`SCRIPT`], both seats from this client.
-fn play_game(client: &mut Client, tally: &mut Tally, variant: &str) -> Option<()> {
-    let seated = |body: Vec<u8>| -> Option<(i64, String)> {
-        let body: Value = serde_json::from_slice(&body).ok()?;
-        Some((body["game"]["id"].as_i64()?, body["seat"]["token"].as_str()?.to_string()))
-    };
-    let (id, x) = seated(
-        tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&json!({ "variant": variant }))))?,
-    )?;
-    let (_, o) = seated(tally.timed("join", || client.send("POST", &format!("/api/v1/games/{id}/join"), None, None))?)?;
-    let moves = format!("/api/v1/games/{id}/moves");
-    for (squares, token) in SCRIPT.iter().zip([&x, &o].into_iter().cycle()) {
-        tally.timed("move", || client.send("POST", &moves, Some(token), Some(&json!({ "squares": squares }))))?;
+/// The request bodies of a game of one variant, written once for every game.
+struct GameBodies {
+    /// Whether a player chooses the collapse.
+    player_choice: bool,
+    create: String,
+    moves: Vec<String>,
+    collapse: String,
+}
+
+impl GameBodies {
+    fn of(variant: &str) -> GameBodies {
+        GameBodies {
+            player_choice: variant == "player_choice",
+            create: json!({ "variant": variant }).to_string(),
+            moves: SCRIPT.iter().map(|squares| json!({ "squares": squares }).to_string()).collect(),
+            // X closes the cycle with move 9: O chooses.
+            collapse: json!({ "move": 9, "square": 0 }).to_string(),
+        }
     }
-    if variant == "player_choice" {
-        // X closed the cycle: O chooses.
-        let choice = json!({ "move": 9, "square": 0 });
+}
+
+/// The parts of a seat's answer that the script needs.
+#[derive(serde::Deserialize)]
+struct Seated {
+    game: GameId,
+    seat: Seat,
+}
+
+#[derive(serde::Deserialize)]
+struct GameId {
+    id: i64,
+}
+
+#[derive(serde::Deserialize)]
+struct Seat {
+    token: String,
+}
+
+/// Plays one complete game by [`SCRIPT`] with `bodies`, both seats from this client.
+fn play_game(client: &mut Client, tally: &mut Tally, bodies: &GameBodies) -> Option<()> {
+    let seated = |body: &[u8]| serde_json::from_slice::<Seated>(body).ok();
+    let created = seated(tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&bodies.create)))?)?;
+    let (id, x) = (created.game.id, created.seat.token);
+    let o = seated(tally.timed("join", || client.send("POST", &format!("/api/v1/games/{id}/join"), None, None))?)?
+        .seat
+        .token;
+    let moves = format!("/api/v1/games/{id}/moves");
+    for (body, token) in bodies.moves.iter().zip([&x, &o].into_iter().cycle()) {
+        tally.timed("move", || client.send("POST", &moves, Some(token), Some(body)))?;
+    }
+    if bodies.player_choice {
         let path = format!("/api/v1/games/{id}/collapse");
-        tally.timed("collapse", || client.send("POST", &path, Some(&o), Some(&choice)))?;
+        tally.timed("collapse", || client.send("POST", &path, Some(&o), Some(&bodies.collapse)))?;
     }
     tally.games += 1;
     Some(())
@@ -324,6 +371,8 @@ struct Phase {
     tally: Tally,
     /// The server's CPU time over the phase.
     server_cpu: Duration,
+    /// This program's CPU time over the phase: the clients'.
+    client_cpu: Duration,
 }
 
 impl Phase {
@@ -337,8 +386,9 @@ impl Phase {
         units: usize,
         unit: impl Fn(&mut Client, &mut Tally) -> Option<()> + Sync,
     ) -> Phase {
-        let cpu_time = || servers.iter().map(|server| server.cpu_time()).sum::<Duration>();
-        let cpu_before = cpu_time();
+        let server_cpu = || servers.iter().map(|server| server.cpu_time()).sum::<Duration>();
+        let client_cpu = || cpu_time(std::process::id());
+        let (server_cpu_before, client_cpu_before) = (server_cpu(), client_cpu());
         let deadline = Instant::now() + Duration::from_secs(seconds);
         let started_units = AtomicUsize::new(0);
         let started = Instant::now();
@@ -366,7 +416,12 @@ impl Phase {
         let mut tally = Tally::default();
         tallies.into_iter().for_each(|t| tally.merge(t));
         tally.latencies.values_mut().for_each(|list| list.sort_unstable());
-        Phase { seconds, tally, server_cpu: cpu_time().saturating_sub(cpu_before) }
+        Phase {
+            seconds,
+            tally,
+            server_cpu: server_cpu().saturating_sub(server_cpu_before),
+            client_cpu: client_cpu().saturating_sub(client_cpu_before),
+        }
     }
 
     fn games_per_second(&self) -> f64 {
@@ -393,11 +448,12 @@ impl Phase {
         let (peak, current) = server.memory();
         let requests = self.tally.latencies.values().map(Vec::len).sum::<usize>().max(1);
         println!(
-            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, server CPU {:.0} us per request, errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
+            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, CPU per request: server {:.0} us, clients {:.0} us; errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
             self.seconds,
             self.games_per_second(),
             self.requests_per_second(),
             self.server_cpu.as_secs_f64() * 1e6 / requests as f64,
+            self.client_cpu.as_secs_f64() * 1e6 / requests as f64,
             self.tally.errors,
             current as f64 / 1024.0,
             peak as f64 / 1024.0
@@ -431,9 +487,10 @@ fn main() {
     let mut table = Vec::new();
     if let Some(games) = options.games {
         for variant in &options.variants {
+            let bodies = GameBodies::of(variant);
             for &clients in &options.clients {
                 let played = Phase::run(&[&server], clients, options.seconds, games, |client, tally| {
-                    play_game(client, tally, variant)
+                    play_game(client, tally, &bodies)
                 });
                 played.print(&format!("{variant}, {clients} clients, {} games", played.tally.games), &server);
             }
@@ -450,8 +507,9 @@ fn main() {
         });
         write_floor.print(&format!("write floor, {clients} clients"), &floor);
         for variant in &options.variants {
+            let bodies = GameBodies::of(variant);
             let games = Phase::run(&[&server], clients, options.seconds, usize::MAX, |client, tally| {
-                play_game(client, tally, variant)
+                play_game(client, tally, &bodies)
             });
             games.print(&format!("{variant}, {clients} clients"), &server);
             table.push(format!(
@@ -504,9 +562,10 @@ fn compare_backends(options: &Options, maintenance_url: &str) {
         let instances = [Server::qttt("postgres-1", Some(&url)), Server::qttt("postgres-2", Some(&url))];
         for &clients in &options.clients {
             for variant in &options.variants {
+                let bodies = GameBodies::of(variant);
                 let play = |servers: &[&Server], title: &str| {
                     let phase = Phase::run(servers, clients, options.seconds, usize::MAX, |client, tally| {
-                        play_game(client, tally, variant)
+                        play_game(client, tally, &bodies)
                     });
                     phase.print(&format!("{variant}, {clients} clients, {title}"), servers[0]);
                     phase
