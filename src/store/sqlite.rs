@@ -62,11 +62,13 @@ static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 });
 
-/// The time now, as the schema's defaults write it. A write stamps its rows with
-/// it instead of reading their defaults back with `RETURNING`, which SQLite
-/// carries out by building a temporary table per statement: in the load profile,
-/// a quarter of a move's insert.
-const NOW: &str = "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+/// The time now, as the schema's defaults write it (`strftime('%Y-%m-%dT%H:%M:%fZ',
+/// 'now')`). A write stamps its rows with it instead of reading their defaults
+/// back with `RETURNING`, which SQLite carries out by building a temporary table
+/// per statement: in the load profile, a quarter of a move's insert.
+fn now() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
 
 /// The games in one SQLite file.
 #[derive(Debug, Clone)]
@@ -345,7 +347,7 @@ impl SqliteStore {
     pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
         self.writer
             .write(move |tx| {
-                let created_at = now(tx)?;
+                let created_at = now();
                 tx.prepare_cached(
                     "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance, created_at) \
                      VALUES (?, ?, ?, ?, ?, ?)",
@@ -510,15 +512,11 @@ fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<Ve
     if let Some((player, token_hash)) = &write.seat {
         insert_seat(tx, id, *player, token_hash)?;
     }
-    let written = insert_entries(tx, id, write.after, &write.entries, &now(tx)?)?;
+    let written = insert_entries(tx, id, write.after, &write.entries, &now())?;
     if let Some(summary) = write.new_summary {
         set_summary(tx, id, summary)?;
     }
     Ok(written)
-}
-
-fn now(tx: &Connection) -> rusqlite::Result<String> {
-    tx.prepare_cached(NOW)?.query_row([], |row| row.get(0))
 }
 
 /// Writes `entries` as the entries after `after` of game `id`, made at
@@ -809,6 +807,19 @@ mod tests {
         );
         assert_eq!(rows, [0, 1, 2, 4, 5, 6, 9, 10, 11, 12, 14, 15, 16, 17, 19], "a failed write undid only itself");
         assert!(frames <= 2, "the writes made one commit of one page, not {frames} frames");
+    }
+
+    #[test]
+    fn rows_are_stamped_as_the_schema_stamps_them() {
+        let connection = Connection::open_in_memory().unwrap();
+        let (before, stamped, after) = (
+            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
+            now(),
+            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
+        );
+        let (before, after) = (before.unwrap(), after.unwrap());
+        assert_eq!(stamped.len(), "2026-11-30T18:38:57.985Z".len(), "{stamped}");
+        assert!(before <= stamped && stamped <= after, "{before} <= {stamped} <= {after}");
     }
 
     #[test]
