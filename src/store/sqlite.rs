@@ -252,9 +252,23 @@ fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>) {
 /// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
 fn commit_together(connection: &mut Connection, batch: Vec<WriteJob>) {
     let mut transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate);
+    // On some errors (a full disk, a failed read or write) SQLite rolls back the
+    // whole transaction. The writes after that must not run, or each would commit
+    // on its own, outside the batch whose failed commit answers them.
+    let ended = rusqlite::Error::SqliteFailure(
+        ffi::Error::new(ffi::SQLITE_ABORT),
+        Some("an earlier write of the same transaction ended it".into()),
+    );
     let replies: Vec<Reply> = batch
         .into_iter()
-        .filter_map(|write| catch_unwind(AssertUnwindSafe(|| write(transaction.as_mut().map_err(|e| &*e)))).ok())
+        .filter_map(|write| {
+            let transaction = match &mut transaction {
+                Ok(transaction) if transaction.is_autocommit() => Err(&ended),
+                Ok(transaction) => Ok(transaction),
+                Err(error) => Err(&*error),
+            };
+            catch_unwind(AssertUnwindSafe(|| write(transaction))).ok()
+        })
         .collect();
     let committed = transaction.and_then(Transaction::commit);
     for reply in replies {
@@ -727,37 +741,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn writes_queued_together_commit_together_and_fail_alone() {
-        let folder = std::env::temp_dir().join(format!("qttt-batch-{}", std::process::id()));
+    /// Writes `0..count` on a writer of a fresh file with a table `written (n)`,
+    /// each by `write`, all queued together behind a busy job. Answers what each
+    /// write was answered, the rows left, and the frames the writes added to the
+    /// write-ahead log (a commit adds one per page it changed).
+    fn write_together(
+        count: i64,
+        write: fn(&Savepoint<'_>, i64) -> Result<i64, Error>,
+    ) -> (Vec<Result<i64, Error>>, Vec<i64>, u64) {
+        let folder = std::env::temp_dir().join(format!("qttt-together-{}-{count}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
-        let path = folder.join("qttt.db");
-        let connection = connect(&path, Durability::Normal, OpenFlags::default()).unwrap();
+        let connection = connect(&folder.join("qttt.db"), Durability::Normal, OpenFlags::default()).unwrap();
         connection.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())).unwrap();
         connection.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
         connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();
         let writer = Connections::start("test-writer", vec![connection]);
-        // The log's frames: a commit adds one per page it changed.
         let log_frames = || (std::fs::metadata(folder.join("qttt.db-wal")).unwrap().len() - 32) / (4096 + 24);
         let frames_before = log_frames();
         let (answers, rows) = actix_web::rt::System::new().block_on(async {
-            // The writer is busy while the twenty writes queue behind it.
             let busy = writer.run(|_| {
                 std::thread::sleep(Duration::from_millis(100));
                 Ok(())
             });
-            let writes = futures_util::future::join_all((0..20).map(|n: i64| {
-                writer.write(move |tx| {
-                    tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
-                    match n {
-                        7 => panic!("write 7 panics after its insert"),
-                        n if n % 5 == 3 => {
-                            Err(Error::Conflict { detail: format!("write {n} fails"), current_version: None })
-                        }
-                        n => Ok(n),
-                    }
-                })
-            }));
+            let writes = futures_util::future::join_all((0..count).map(|n| writer.write(move |tx| write(tx, n))));
             let ((), answers) = tokio::join!(async { busy.await.unwrap() }, writes);
             let rows = writer
                 .run(|connection| {
@@ -771,12 +777,24 @@ mod tests {
         let frames = log_frames() - frames_before;
         writer.close();
         std::fs::remove_dir_all(&folder).unwrap();
+        (answers, rows, frames)
+    }
+
+    #[test]
+    fn writes_queued_together_commit_together_and_fail_alone() {
+        let (answers, rows, frames) = write_together(20, |tx, n| {
+            tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
+            match n {
+                7 => panic!("write 7 panics after its insert"),
+                n if n % 5 == 3 => Err(Error::Conflict { detail: format!("write {n} fails"), current_version: None }),
+                n => Ok(n),
+            }
+        });
         let answers: Vec<_> = answers
             .into_iter()
             .map(|answer| match answer {
                 Ok(n) => n.to_string(),
-                Err(Error::Internal(detail)) => detail,
-                Err(Error::Conflict { detail, .. }) => detail,
+                Err(Error::Internal(detail) | Error::Conflict { detail, .. }) => detail,
                 Err(other) => format!("{other:?}"),
             })
             .collect();
@@ -807,6 +825,20 @@ mod tests {
         );
         assert_eq!(rows, [0, 1, 2, 4, 5, 6, 9, 10, 11, 12, 14, 15, 16, 17, 19], "a failed write undid only itself");
         assert!(frames <= 2, "the writes made one commit of one page, not {frames} frames");
+    }
+
+    #[test]
+    fn a_write_that_ends_the_transaction_stops_the_writes_behind_it() {
+        // Write 1 ends the transaction as SQLite does on a full disk.
+        let (answers, rows, _) = write_together(3, |tx, n| {
+            tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
+            if n == 1 {
+                tx.execute_batch("ROLLBACK")?;
+            }
+            Ok(n)
+        });
+        assert!(answers.iter().all(Result::is_err), "no write of the ended transaction is acknowledged: {answers:?}");
+        assert_eq!(rows, [0_i64; 0], "and none was committed on its own");
     }
 
     #[test]
