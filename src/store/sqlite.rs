@@ -718,6 +718,32 @@ mod tests {
                 })
                 .await
                 .unwrap();
+            // The point of the rebuild: no statement of a write builds a temporary table.
+            let temporary_tables = store
+                .writer()
+                .run(|connection| {
+                    let writes = [
+                        INSERT_ENTRY.as_str(),
+                        "UPDATE games SET status = ?, result = ? WHERE id = ?",
+                        "INSERT INTO games (variant, status, result, bot_level, created_at) VALUES (?, ?, ?, ?, ?)",
+                    ];
+                    writes
+                        .iter()
+                        .map(|write| {
+                            let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
+                            // Its parameters are left unbound: only the program is read.
+                            let mut opcodes = explain.raw_query();
+                            let mut temporary_tables = 0;
+                            while let Some(opcode) = opcodes.next()? {
+                                temporary_tables += usize::from(opcode.get::<_, String>(1)? == "OpenEphemeral");
+                            }
+                            Ok(temporary_tables)
+                        })
+                        .sum::<Result<usize, Error>>()
+                })
+                .await
+                .unwrap();
+            assert_eq!(temporary_tables, 0, "writes build no temporary tables");
             assert_eq!(store.shared_game().await.unwrap(), Some((7, Player::O)));
             store.close().await;
             (game, listed, missing_game, checks)
