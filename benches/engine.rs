@@ -12,6 +12,9 @@ use rand::rngs::StdRng;
 const WHOLE_GAME: &str = "X1+(4,5); O2+(4,5); X3!O2(5); X3+(1,7); O4+(6,8); X5+(1,2); O6+(8,9); \
                           X7+(2,3); O8+(6,9); X9!O8(9); X9+(3,7); O10!X9(3)";
 
+/// Eight moves along a path through all nine squares, then the move that closes it.
+const PATH_GAME: &str = "X1+(1,2); O2+(2,3); X3+(3,4); O4+(4,5); X5+(5,6); O6+(6,7); X7+(7,8); O8+(8,9); X9+(1,9)";
+
 fn engine(c: &mut Criterion) {
     let log = notation::parse(WHOLE_GAME, Variant::PlayerChoice).expect("the benchmark game parses");
     let finished = Game::replay(Variant::PlayerChoice, &log).expect("the benchmark game is legal");
@@ -44,9 +47,24 @@ fn engine(c: &mut Criterion) {
         )
     });
 
+    // The load test's game: a path of eight moves through all nine squares, which
+    // move 9 closes into the largest cycle there is.
+    let path = notation::parse(PATH_GAME, Variant::Measurement).expect("the path game parses");
+    let before_largest = Game::replay(Variant::Measurement, &path[..8]).expect("a prefix replays");
+    c.bench_function("close and measure the 9-move cycle (measurement variant)", |b| {
+        b.iter_batched_ref(
+            || before_largest,
+            |game| game.play_measured(Actor::Player(Player::X), black_box(path[8].action), &mut rng),
+            BatchSize::SmallInput,
+        )
+    });
+
     let entangled = Game::replay(Variant::PlayerChoice, &log[..8]).expect("a prefix replays");
     c.bench_function("square probabilities with 4 spooky moves", |b| {
         b.iter(|| black_box(&entangled).square_probabilities())
+    });
+    c.bench_function("square probabilities with 8 spooky moves", |b| {
+        b.iter(|| black_box(&before_largest).square_probabilities())
     });
 }
 

@@ -68,15 +68,9 @@ pub(super) fn square_probabilities(moves: &[Move], classical: &[Option<MoveNumbe
     for q in 0..unresolved.len() {
         state.h(q);
     }
-    state.project(|index| {
-        let mut filled = 0u16;
-        (0..unresolved.len()).all(|q| {
-            let bit = 1 << square_of(index, q).index();
-            let free = filled & bit == 0;
-            filled |= bit;
-            free
-        })
-    });
+    let mut allowed = vec![false; state.len()];
+    mark_allowed(&unresolved, 0, 0, 0, &mut allowed);
+    state.project(|index| allowed[index]);
     for (index, probability) in state.probabilities().enumerate().filter(|&(_, p)| p > 0.0) {
         for (q, m) in unresolved.iter().enumerate() {
             let square = &mut odds[square_of(index, q).index()];
@@ -95,4 +89,20 @@ pub(super) fn square_probabilities(moves: &[Move], classical: &[Option<MoveNumbe
         square.empty = (1.0 - square.x - square.o).max(0.0);
     }
     odds
+}
+
+/// Marks in `allowed` the basis states that land the moves from `unresolved[q]` on
+/// each in a square still free of `filled`, the earlier qubits given by `index`.
+/// Only such states are visited: on a crowded board, a few out of hundreds.
+fn mark_allowed(unresolved: &[&Move], q: usize, index: usize, filled: u16, allowed: &mut [bool]) {
+    let Some(next) = unresolved.get(q) else {
+        allowed[index] = true;
+        return;
+    };
+    for (side, square) in next.squares.iter().enumerate() {
+        let bit = 1 << square.index();
+        if filled & bit == 0 {
+            mark_allowed(unresolved, q + 1, index | side << q, filled | bit, allowed);
+        }
+    }
 }
