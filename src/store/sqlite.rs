@@ -282,7 +282,9 @@ fn closed() -> Error {
 
 /// Opens one connection to the file at `path` with the store's settings.
 fn connect(path: &Path, durability: Durability, flags: OpenFlags) -> rusqlite::Result<Connection> {
-    let connection = Connection::open_with_flags(path, flags)?;
+    // Each connection is used by its own thread only, so SQLite need not lock it
+    // for every call (a read locked and unlocked it once per column of each row).
+    let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     connection.busy_timeout(BUSY_TIMEOUT)?;
     connection.pragma_update(None, "foreign_keys", true)?;
     connection.pragma_update(
