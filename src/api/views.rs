@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{
 
 use crate::bot::Level;
 use crate::engine::{
-    Action, Actor, Collapse, GameResult, Line, LogEntry, Move, Player, Square, SquareProbabilities, Variant,
+    Action, Actor, Collapse, GameResult, Line, LogEntry, Mark, Move, Player, Square, SquareProbabilities, Variant,
 };
 use crate::service::{GameRecord, Hint, Seat};
 use crate::store::{Event, ListedGame, Status, StoredEntry};
@@ -363,12 +363,26 @@ pub struct CellView {
     /// The square, 0-8.
     pub square: u8,
     /// The classical mark, such as `X3`, or null.
-    pub classical: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub classical: Option<MarkName>,
     /// The spooky marks of unresolved moves, in move order.
-    pub spooky: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub spooky: Vec<MarkName>,
     /// The odds of what the square would hold if every unresolved move were
     /// measured now; a UI can shade the square with them.
     pub probabilities: ProbabilitiesView,
+}
+
+/// A mark as text: its player and the move that wrote it, such as `X3`. It is
+/// written straight into the answer, not first into a string of its own: a board
+/// holds up to 17 marks.
+#[derive(Debug)]
+pub struct MarkName(Mark);
+
+impl Serialize for MarkName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
 }
 
 /// Odds that sum to 1.
@@ -604,8 +618,8 @@ impl From<&GameRecord> for GameView {
                 .zip(odds)
                 .map(|(square, odds)| CellView {
                     square: square.index() as u8,
-                    classical: game.classical(square).map(|mark| mark.to_string()),
-                    spooky: game.spooky(square).map(|mark| mark.to_string()).collect(),
+                    classical: game.classical(square).map(MarkName),
+                    spooky: game.spooky(square).map(MarkName).collect(),
                     probabilities: ProbabilitiesView::from(odds),
                 })
                 .collect(),
