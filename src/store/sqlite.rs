@@ -67,7 +67,8 @@ static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
 /// back with `RETURNING`, which SQLite carries out by building a temporary table
 /// per statement: in the load profile, a quarter of a move's insert.
 fn now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    // RFC 3339 in UTC with three decimals: SQLite's `'now'` is to the millisecond.
+    format!("{:.3}", jiff::Timestamp::now())
 }
 
 /// The games in one SQLite file.
