@@ -23,9 +23,7 @@ use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use rusqlite::{
-    Connection, OpenFlags, OptionalExtension, Row, Savepoint, Transaction, TransactionBehavior, ffi, params,
-};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior, ffi, params};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 use tokio::sync::oneshot;
@@ -152,15 +150,15 @@ impl Connections {
     /// begin or commit; as [`Connections::run`] otherwise.
     async fn write<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&mut Savepoint<'_>) -> Result<T, Error> + Send + 'static,
+        work: impl FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
         let (answer, answered) = oneshot::channel();
         self.send(Job::Write(Box::new(move |transaction| {
             // A failed write's savepoint rolls back when dropped, a panic's too.
             let written = transaction.map_err(Error::from).and_then(|transaction| {
-                let mut savepoint = transaction.savepoint()?;
-                let written = work(&mut savepoint)?;
-                savepoint.commit()?;
+                let savepoint = Savepoint::begin(transaction)?;
+                let written = work(&savepoint)?;
+                savepoint.release()?;
                 Ok(written)
             });
             Box::new(move |committed| {
@@ -181,6 +179,47 @@ impl Connections {
         for thread in self.threads.lock().expect("no job runs under this lock").drain(..) {
             let _ = thread.join();
         }
+    }
+}
+
+/// A savepoint in the writer's transaction: what is written after it begins is
+/// undone when it is dropped unreleased. Its statements are prepared once and
+/// cached; rusqlite's savepoints parse theirs again every time.
+struct Savepoint<'c> {
+    connection: &'c Connection,
+    released: bool,
+}
+
+impl<'c> Savepoint<'c> {
+    fn begin(connection: &'c Connection) -> rusqlite::Result<Savepoint<'c>> {
+        connection.prepare_cached("SAVEPOINT write")?.execute([])?;
+        Ok(Savepoint { connection, released: false })
+    }
+
+    /// Keeps what was written since the savepoint began, in the transaction.
+    fn release(mut self) -> rusqlite::Result<()> {
+        self.connection.prepare_cached("RELEASE write")?.execute([])?;
+        self.released = true;
+        Ok(())
+    }
+}
+
+impl Drop for Savepoint<'_> {
+    fn drop(&mut self) {
+        if !self.released {
+            // Should this fail, so does the transaction's commit, and every write
+            // of the batch hears of it.
+            let _ = self.connection.prepare_cached("ROLLBACK TO write").and_then(|mut undo| undo.execute([]));
+            let _ = self.connection.prepare_cached("RELEASE write").and_then(|mut release| release.execute([]));
+        }
+    }
+}
+
+impl std::ops::Deref for Savepoint<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.connection
     }
 }
 
@@ -509,9 +548,9 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
 
 /// Carries out `write` on game `id` in a savepoint of `tx`'s own; a lost race for
 /// the next sequence number or the seat is a conflict.
-fn write_game(tx: &mut Savepoint<'_>, id: i64, write: &Write) -> Result<Vec<StoredEntry>, Error> {
-    let written = tx.savepoint().and_then(|savepoint| {
-        write_entries(&savepoint, id, write).and_then(|written| savepoint.commit().map(|()| written))
+fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, Error> {
+    let written = Savepoint::begin(tx).and_then(|savepoint| {
+        write_entries(&savepoint, id, write).and_then(|written| savepoint.release().map(|()| written))
     });
     match written {
         Err(error) if is_unique_violation(&error) => {
@@ -776,7 +815,7 @@ mod tests {
     /// write-ahead log (a commit adds one per page it changed).
     fn write_together(
         count: i64,
-        write: fn(&Savepoint<'_>, i64) -> Result<i64, Error>,
+        write: fn(&Connection, i64) -> Result<i64, Error>,
     ) -> (Vec<Result<i64, Error>>, Vec<i64>, u64) {
         let folder = std::env::temp_dir().join(format!("qttt-together-{}-{count}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
