@@ -2,9 +2,12 @@
 //! complete games over HTTP with N concurrent clients for a bounded time, and
 //! measures the floor under them in the same run.
 //!
-//! `cargo bench --bench load -- [--clients 1,8,64,256] [--seconds 5] [--variant measurement|player_choice|both] [--games N]`
+//! `cargo bench --bench load -- [--clients 1,8,64,256] [--seconds 5] [--rounds 1] [--variant measurement|player_choice|both] [--games N]`
 //!
-//! For each client count it runs, one after the other, each for `--seconds`:
+//! For each client count it runs, one after the other, each for `--seconds`, and
+//! all of them `--rounds` times in turn (each phase's figures are then those of
+//! its rounds together, so that a change in the machine's other load falls on
+//! every phase alike):
 //! - healthz: `GET /healthz` of the server, which touches no database;
 //! - floor: `POST /floor` of a bare actix-web server (this program, started again
 //!   as its own process) on the project's own SQLite pools and settings, which
@@ -40,6 +43,8 @@ use serde_json::json;
 struct Options {
     clients: Vec<usize>,
     seconds: u64,
+    /// How many times the phases run in turn.
+    rounds: usize,
     variants: Vec<&'static str>,
     /// The games per game phase, when measuring memory.
     games: Option<usize>,
@@ -55,6 +60,7 @@ fn options(args: &[String]) -> Options {
         .map(|n| n.trim().parse().expect("--clients takes numbers such as 1,8,64"))
         .collect();
     let seconds = value("--seconds").map_or(5, |s| s.parse().expect("--seconds takes a number"));
+    let rounds = value("--rounds").map_or(1, |s| s.parse().expect("--rounds takes a number"));
     let variants = match value("--variant").as_deref() {
         None | Some("both") => vec!["measurement", "player_choice"],
         Some("measurement") => vec!["measurement"],
@@ -62,7 +68,7 @@ fn options(args: &[String]) -> Options {
         Some(other) => panic!("unknown variant {other}"),
     };
     let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
-    Options { clients, seconds, variants, games, postgres: value("--postgres") }
+    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres") }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -426,6 +432,16 @@ impl Phase {
         }
     }
 
+    /// This phase and `later`, a run of the same phase, as one.
+    fn and(mut self, later: Phase) -> Phase {
+        self.seconds += later.seconds;
+        self.tally.merge(later.tally);
+        self.tally.latencies.values_mut().for_each(|list| list.sort_unstable());
+        self.server_cpu += later.server_cpu;
+        self.client_cpu += later.client_cpu;
+        self
+    }
+
     fn games_per_second(&self) -> f64 {
         self.tally.games as f64 / self.seconds
     }
@@ -499,20 +515,30 @@ fn main() {
         }
         return;
     }
+    let bodies: Vec<GameBodies> = options.variants.iter().map(|variant| GameBodies::of(variant)).collect();
     for &clients in &options.clients {
-        let healthz = Phase::run(&[&server], clients, options.seconds, usize::MAX, |client, tally| {
-            tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
+        let run = |server: &Server, unit: &(dyn Fn(&mut Client, &mut Tally) -> Option<()> + Sync)| {
+            Phase::run(&[server], clients, options.seconds, usize::MAX, unit)
+        };
+        let round = || {
+            let healthz = run(&server, &|client, tally| {
+                tally.timed("healthz", || client.send("GET", "/healthz", None, None)).map(drop)
+            });
+            let write_floor = run(&floor, &|client, tally| {
+                tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
+            });
+            let games: Vec<Phase> =
+                bodies.iter().map(|bodies| run(&server, &|client, tally| play_game(client, tally, bodies))).collect();
+            (healthz, write_floor, games)
+        };
+        let (healthz, write_floor, games) = (1..options.rounds).fold(round(), |(healthz, floor, games), _| {
+            let (next_healthz, next_floor, next_games) = round();
+            let games = games.into_iter().zip(next_games).map(|(phase, next)| phase.and(next)).collect();
+            (healthz.and(next_healthz), floor.and(next_floor), games)
         });
         healthz.print(&format!("GET /healthz, {clients} clients"), &server);
-        let write_floor = Phase::run(&[&floor], clients, options.seconds, usize::MAX, |client, tally| {
-            tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
-        });
         write_floor.print(&format!("write floor, {clients} clients"), &floor);
-        for variant in &options.variants {
-            let bodies = GameBodies::of(variant);
-            let games = Phase::run(&[&server], clients, options.seconds, usize::MAX, |client, tally| {
-                play_game(client, tally, &bodies)
-            });
+        for (variant, games) in options.variants.iter().zip(games) {
             games.print(&format!("{variant}, {clients} clients"), &server);
             table.push(format!(
                 "| {clients} | {variant} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {:.0}% | {:.2} | {} |",
