@@ -8,7 +8,12 @@ use sha2::{Digest, Sha256};
 pub fn new_token() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes
+        .iter()
+        .flat_map(|byte| [byte >> 4, byte & 0xf])
+        .map(|digit| char::from(HEX_DIGITS[usize::from(digit)]))
+        .collect()
 }
 
 /// The hash under which a token is stored and looked up. The token has 256 bits of

@@ -88,8 +88,11 @@ fn is_json(headers: &HeaderMap) -> bool {
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(';').next())
-        .map(|essence| essence.trim().to_ascii_lowercase())
-        .is_some_and(|essence| essence == "application/json" || essence.ends_with("+json"))
+        .map(|essence| essence.trim().as_bytes())
+        .is_some_and(|essence| {
+            essence.eq_ignore_ascii_case(b"application/json")
+                || essence.len() >= 5 && essence[essence.len() - 5..].eq_ignore_ascii_case(b"+json")
+        })
 }
 
 fn invalid_body(status: StatusCode, detail: String) -> Error {
@@ -151,4 +154,29 @@ pub fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
     request.headers().get(header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).is_some_and(|value| {
         value.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::http::header::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn json_is_any_json_media_type_in_any_case_with_any_parameters() {
+        let is_json_type = |content_type: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_str(content_type).unwrap());
+            is_json(&headers)
+        };
+        for json in
+            ["application/json", "Application/JSON", " application/json ; charset=utf-8", "application/vnd.qttt+JSON"]
+        {
+            assert!(is_json_type(json), "{json}");
+        }
+        for other in ["text/plain", "application/jsonp", "application/json-seq", "json", "text/json5"] {
+            assert!(!is_json_type(other), "{other}");
+        }
+        assert!(!is_json(&HeaderMap::new()));
+    }
 }
