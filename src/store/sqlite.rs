@@ -546,13 +546,12 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
     })
 }
 
-/// Carries out `write` on game `id` in a savepoint of `tx`'s own; a lost race for
-/// the next sequence number or the seat is a conflict.
+/// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
+/// it when it fails; a lost race for the next sequence number or the seat is a
+/// conflict. (The race is lost at the first row: what the write inserted before
+/// it, a seat at most, is not in the log whose last number the conflict reports.)
 fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, Error> {
-    let written = Savepoint::begin(tx).and_then(|savepoint| {
-        write_entries(&savepoint, id, write).and_then(|written| savepoint.release().map(|()| written))
-    });
-    match written {
+    match write_entries(tx, id, write) {
         Err(error) if is_unique_violation(&error) => {
             let version = tx
                 .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
