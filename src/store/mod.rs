@@ -236,6 +236,9 @@ pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
 }
 
+// Each PostgreSQL call's future is boxed: sqlx's futures are kilobytes large, and
+// unboxed they made every request's future as large on SQLite too (a move's was
+// 10 KB, which actix moves into the heap for every request).
 impl Store {
     /// Opens and migrates the database at `url`: PostgreSQL for a `postgres:` or
     /// `postgresql:` URL, with `pool`; else a SQLite file, created if missing,
@@ -255,7 +258,7 @@ impl Store {
     pub async fn close(&self) {
         match self {
             Store::Sqlite(store) => store.close().await,
-            Store::Postgres(store) => store.close().await,
+            Store::Postgres(store) => Box::pin(store.close()).await,
         }
     }
 
@@ -264,7 +267,7 @@ impl Store {
     pub async fn listen(&self, hear: impl Fn(Notice)) {
         match self {
             Store::Sqlite(_) => {}
-            Store::Postgres(store) => store.listen(hear).await,
+            Store::Postgres(store) => Box::pin(store.listen(hear)).await,
         }
     }
 
@@ -275,7 +278,7 @@ impl Store {
     pub async fn ping(&self) -> Result<(), Error> {
         match self {
             Store::Sqlite(store) => store.ping().await,
-            Store::Postgres(store) => store.ping().await,
+            Store::Postgres(store) => Box::pin(store.ping()).await,
         }
     }
 
@@ -286,7 +289,7 @@ impl Store {
     pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
         match self {
             Store::Sqlite(store) => store.create_game(new).await,
-            Store::Postgres(store) => store.create_game(new).await,
+            Store::Postgres(store) => Box::pin(store.create_game(new)).await,
         }
     }
 
@@ -297,7 +300,7 @@ impl Store {
     pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
         match self {
             Store::Sqlite(store) => store.load_game(id).await,
-            Store::Postgres(store) => store.load_game(id).await,
+            Store::Postgres(store) => Box::pin(store.load_game(id)).await,
         }
     }
 
@@ -310,7 +313,7 @@ impl Store {
     pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
         match self {
             Store::Sqlite(store) => store.write(id, write).await,
-            Store::Postgres(store) => store.write(id, write).await,
+            Store::Postgres(store) => Box::pin(store.write(id, write)).await,
         }
     }
 
@@ -329,7 +332,7 @@ impl Store {
     ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
         match self {
             Store::Sqlite(store) => store.update(id, decide).await,
-            Store::Postgres(store) => store.update(id, decide).await,
+            Store::Postgres(store) => Box::pin(store.update(id, decide)).await,
         }
     }
 
@@ -346,7 +349,7 @@ impl Store {
     ) -> Result<Vec<ListedGame>, Error> {
         match self {
             Store::Sqlite(store) => store.list_games(status, before, limit).await,
-            Store::Postgres(store) => store.list_games(status, before, limit).await,
+            Store::Postgres(store) => Box::pin(store.list_games(status, before, limit)).await,
         }
     }
 
@@ -357,7 +360,7 @@ impl Store {
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
         match self {
             Store::Sqlite(store) => store.shared_game().await,
-            Store::Postgres(store) => store.shared_game().await,
+            Store::Postgres(store) => Box::pin(store.shared_game()).await,
         }
     }
 
@@ -368,7 +371,7 @@ impl Store {
     pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
         match self {
             Store::Sqlite(store) => store.set_shared_game(id, player_mark).await,
-            Store::Postgres(store) => store.set_shared_game(id, player_mark).await,
+            Store::Postgres(store) => Box::pin(store.set_shared_game(id, player_mark)).await,
         }
     }
 }
