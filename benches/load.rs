@@ -40,6 +40,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+mod script;
+use script::{SCRIPT, Seated};
+
 struct Options {
     clients: Vec<usize>,
     seconds: u64,
@@ -299,14 +302,6 @@ impl Tally {
     }
 }
 
-/// The move script of every game: eight moves along a path through all nine
-/// squares, which close no cycle, then move 9 closes the one cycle through them
-/// all, and its collapse (the chooser takes move 9 into square 0 when the rule
-/// lets a player choose) fills the board and ends the game. The same script is
-/// legal whatever the measurement decides, so a client never reads a game view
-/// to find its next move, and spends its time sending, not parsing.
-const SCRIPT: [[u8; 2]; 9] = [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7], [7, 8], [0, 8]];
-
 /// The request bodies of a game of one variant, written once for every game.
 struct GameBodies {
     /// Whether a player chooses the collapse.
@@ -322,27 +317,9 @@ impl GameBodies {
             player_choice: variant == "player_choice",
             create: json!({ "variant": variant }).to_string(),
             moves: SCRIPT.iter().map(|squares| json!({ "squares": squares }).to_string()).collect(),
-            // X closes the cycle with move 9: O chooses.
-            collapse: json!({ "move": 9, "square": 0 }).to_string(),
+            collapse: script::collapse_body().to_string(),
         }
     }
-}
-
-/// The parts of a seat's answer that the script needs.
-#[derive(serde::Deserialize)]
-struct Seated {
-    game: GameId,
-    seat: Seat,
-}
-
-#[derive(serde::Deserialize)]
-struct GameId {
-    id: i64,
-}
-
-#[derive(serde::Deserialize)]
-struct Seat {
-    token: String,
 }
 
 /// Plays one complete game by [`SCRIPT`] with `bodies`, both seats from this client.
@@ -466,7 +443,7 @@ impl Phase {
         let (peak, current) = server.memory();
         let requests = self.tally.latencies.values().map(Vec::len).sum::<usize>().max(1);
         println!(
-            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, CPU per request: server {:.0} us, clients {:.0} us; errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
+            "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, CPU per request: server {:.1} us, clients {:.1} us; errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
             self.seconds,
             self.games_per_second(),
             self.requests_per_second(),
