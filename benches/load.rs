@@ -10,9 +10,9 @@
 //! every phase alike):
 //! - healthz: `GET /healthz` of the server, which touches no database;
 //! - floor: `POST /floor` of a bare actix-web server (this program, started again
-//!   as its own process) on the project's own SQLite pools and settings, which
-//!   writes one row in one IMMEDIATE transaction and answers its id: the cheapest
-//!   write the stack can do;
+//!   as its own process) on the project's own SQLite writer thread and settings,
+//!   which writes one row in one statement, a transaction of its own, and answers
+//!   its id: the cheapest write the stack can do;
 //! - games, per variant: complete games, both seats played by one client (create,
 //!   join, every move and collapse), every answer a full game view.
 //!
