@@ -13,6 +13,10 @@ use tokio::sync::broadcast;
 /// Notices kept for a slow watcher before it must reread the log.
 const BACKLOG: usize = 16;
 
+/// The version a notice carries when news may have been lost: the game may be at
+/// any version, so its watchers read the log from where they are.
+pub const UNKNOWN_VERSION: i64 = 0;
+
 /// The games being watched, and a channel of version notices for each.
 #[derive(Debug, Default)]
 pub struct Hub {
@@ -43,8 +47,7 @@ impl Hub {
     pub fn publish_everywhere(&self) {
         let channels = self.channels.lock().expect("the hub's lock is never poisoned");
         for channel in channels.values() {
-            // The version is unknown; watchers reread the log from where they are.
-            let _ = channel.send(0);
+            let _ = channel.send(UNKNOWN_VERSION);
         }
     }
 

@@ -8,18 +8,22 @@ use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use tokio::sync::broadcast::{self, error::RecvError};
-use tokio::time::{Instant, Interval, interval_at};
+use tokio::time::{Instant, Interval, interval_at, sleep_until};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
+use crate::live::UNKNOWN_VERSION;
 use crate::service::{GameRecord, GameService};
 use crate::store::StoredEntry;
 
 /// How often an idle stream sends a comment, so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How long a watcher waits to read the log again after the database did not answer.
+const RETRY: Duration = Duration::from_secs(1);
 
 /// The data of one event: the log entry, and the game right after it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -86,7 +90,8 @@ fn event(entry: &StoredEntry, record: &GameRecord) -> Bytes {
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
 }
 
-/// A watcher's stream: what is queued to send, how far it got, and its notices.
+/// A watcher's stream: what is queued to send, how far it got, its notices, and
+/// when to read the log again if the last read found the database away.
 struct Watch {
     service: web::Data<GameService>,
     id: i64,
@@ -94,6 +99,7 @@ struct Watch {
     queue: VecDeque<Bytes>,
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
+    retry_at: Option<Instant>,
 }
 
 impl Watch {
@@ -104,22 +110,44 @@ impl Watch {
         }
     }
 
+    /// Queues what the log holds after what was sent. While the database is away
+    /// the stream stays open and tries again later: ended, it would leave a
+    /// browser's `EventSource` to reconnect into a 503, after which it gives up.
+    async fn catch_up(&mut self) -> Result<(), Error> {
+        self.retry_at = None;
+        match self.service.history(self.id, self.sent).await {
+            Ok(history) => self.enqueue(history),
+            Err(Error::Unavailable(detail)) => {
+                log::warn!("game {}'s watcher will read its log again: {detail}", self.id);
+                self.retry_at = Some(Instant::now() + RETRY);
+            }
+            Err(error) => return Err(error),
+        }
+        Ok(())
+    }
+
     /// The next bytes to send; `None` ends the stream.
     async fn next(mut self) -> Option<(Result<Bytes, Error>, Watch)> {
         loop {
             if let Some(bytes) = self.queue.pop_front() {
                 return Some((Ok(bytes), self));
             }
-            tokio::select! {
+            let caught_up = tokio::select! {
                 notice = self.notices.recv() => match notice {
+                    // The notices of what was written while the stream opened
+                    // announce what it has sent already.
+                    Ok(version) if version != UNKNOWN_VERSION && version <= self.sent => Ok(()),
                     // A lagging watcher lost notices, not entries: the log has them.
-                    Ok(_) | Err(RecvError::Lagged(_)) => match self.service.history(self.id, self.sent).await {
-                        Ok(history) => self.enqueue(history),
-                        Err(error) => return Some((Err(error), self)),
-                    },
+                    Ok(_) | Err(RecvError::Lagged(_)) => self.catch_up().await,
                     Err(RecvError::Closed) => return None,
                 },
+                () = sleep_until(self.retry_at.unwrap_or_else(Instant::now)), if self.retry_at.is_some() => {
+                    self.catch_up().await
+                }
                 _ = self.keep_alive.tick() => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
+            };
+            if let Err(error) = caught_up {
+                return Some((Err(error), self));
             }
         }
     }
@@ -141,6 +169,7 @@ fn last_event_id(request: &HttpRequest) -> Result<i64, Error> {
 /// `{"entry": ..., "game": ...}` with the game right after it. The stream first
 /// sends the entries after `Last-Event-ID` (all of them on a first connection),
 /// then each new one as it is written. A comment every 15 s keeps idle streams open.
+/// While the database is away the stream stays open, and goes on when it is back.
 ///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
@@ -180,6 +209,7 @@ async fn events(
         queue: VecDeque::new(),
         notices,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
+        retry_at: None,
     };
     watch.enqueue(history);
     let stream = futures_util::stream::unfold(watch, Watch::next);
