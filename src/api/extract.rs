@@ -9,6 +9,8 @@ use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Number;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::{ObjectBuilder, Required, Type};
 
 use crate::error::Error;
 
@@ -123,12 +125,25 @@ impl FromRequest for SeatToken {
 }
 
 /// The version an `If-Match` header asks for: `Some` when the action must apply
-/// only to that version, `None` without the header or with `*`.
-///
-/// # Errors
-/// [`Error::InvalidHeader`] for a value that is no version tag.
-pub fn expected_version(request: &HttpRequest) -> Result<Option<i64>, Error> {
-    let Some(value) = request.headers().get(header::IF_MATCH) else {
+/// only to that version, `None` without the header or with `*`. It reads the
+/// header and describes it in the OpenAPI document, so that the two agree.
+#[derive(Debug)]
+pub struct IfMatch(pub Option<i64>);
+
+/// What a well-formed `If-Match` looks like: `*`, or one version tag.
+const IF_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[0-9]{1,18}")$"#;
+
+impl FromRequest for IfMatch {
+    type Error = Error;
+    type Future = std::future::Ready<Result<Self, Error>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(expected_version(request.headers()).map(IfMatch))
+    }
+}
+
+fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, Error> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
         return Ok(None);
     };
     let value = value.to_str().unwrap_or("").trim();
@@ -141,6 +156,21 @@ pub fn expected_version(request: &HttpRequest) -> Result<Option<i64>, Error> {
         .and_then(|version| version.parse().ok())
         .map(Some)
         .ok_or_else(|| Error::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
+}
+
+impl utoipa::IntoParams for IfMatch {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let schema = ObjectBuilder::new().schema_type(Type::String).pattern(Some(IF_MATCH_PATTERN));
+        vec![
+            ParameterBuilder::new()
+                .name("If-Match")
+                .parameter_in(ParameterIn::Header)
+                .description(Some("Apply only if the game is still at this version (an ETag); otherwise 409."))
+                .required(Required::False)
+                .schema(Some(schema))
+                .build(),
+        ]
+    }
 }
 
 /// The strong entity tag of a game's version.
@@ -178,5 +208,21 @@ mod tests {
             assert!(!is_json_type(other), "{other}");
         }
         assert!(!is_json(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn if_match_takes_a_strong_or_weak_version_tag_or_a_star() {
+        let expected = |if_match: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::IF_MATCH, HeaderValue::from_str(if_match).unwrap());
+            expected_version(&headers).map_err(|error| error.code())
+        };
+        assert_eq!(expected_version(&HeaderMap::new()).map_err(|error| error.code()), Ok(None));
+        assert_eq!(expected(" \"7\" "), Ok(Some(7)));
+        assert_eq!(expected("W/\"12\""), Ok(Some(12)));
+        assert_eq!(expected("*"), Ok(None));
+        for malformed in ["7", "\"seven\"", "\"7", "\"1\", \"2\"", "W/7", "\"99999999999999999999\""] {
+            assert_eq!(expected(malformed), Err("invalid_header"), "{malformed}");
+        }
     }
 }

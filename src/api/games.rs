@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use super::extract::{JsonBody, SeatToken, etag, expected_version, is_unchanged};
+use super::extract::{IfMatch, JsonBody, SeatToken, etag, is_unchanged};
 use super::limit::CreationLimit;
 use super::views::{
     CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
@@ -149,10 +149,9 @@ async fn act(
     id: i64,
     token: SeatToken,
     action: Result<Action, crate::engine::RuleError>,
-    request: &HttpRequest,
+    expected: IfMatch,
 ) -> Result<HttpResponse, Error> {
-    let expected = expected_version(request)?;
-    let record = service.act(id, &token.0, action?, expected).await?;
+    let record = service.act(id, &token.0, action?, expected.0).await?;
     with_game(
         HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).take(),
         &GameView::from(&record),
@@ -169,7 +168,7 @@ async fn act(
     security(("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
-        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}")$"#, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+        IfMatch,
     ),
     request_body(content = MoveRequest),
     responses(super::docs::ActionAnswers)
@@ -180,9 +179,9 @@ async fn place_move(
     id: web::Path<i64>,
     token: SeatToken,
     body: JsonBody<MoveRequest>,
-    request: HttpRequest,
+    expected: IfMatch,
 ) -> Result<HttpResponse, Error> {
-    act(&service, id.into_inner(), token, body.0.action(), &request).await
+    act(&service, id.into_inner(), token, body.0.action(), expected).await
 }
 
 /// Decide a pending collapse (`player_choice` only): "move `move` ends in square `square`".
@@ -195,7 +194,7 @@ async fn place_move(
     security(("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
-        ("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}")$"#, description = "Apply only if the game is still at this version (an ETag); otherwise 409."),
+        IfMatch,
     ),
     request_body(content = CollapseRequest),
     responses(super::docs::ActionAnswers)
@@ -206,9 +205,9 @@ async fn choose_collapse(
     id: web::Path<i64>,
     token: SeatToken,
     body: JsonBody<CollapseRequest>,
-    request: HttpRequest,
+    expected: IfMatch,
 ) -> Result<HttpResponse, Error> {
-    act(&service, id.into_inner(), token, body.0.action(), &request).await
+    act(&service, id.into_inner(), token, body.0.action(), expected).await
 }
 
 /// Ask for the best action for the side to act, by perfect play.
