@@ -129,12 +129,13 @@ impl Connections {
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let (answer, answered) = oneshot::channel();
-        self.send(Job::Alone(Box::new(move |connection| {
-            // The caller may have gone; then nobody needs the answer.
-            let _ = answer.send(work(connection));
-        })))?;
-        answered.await.map_err(|_| Error::Internal("a database job panicked".into()))?
+        self.ask(|answer| {
+            Job::Alone(Box::new(move |connection| {
+                // The caller may have gone; then nobody needs the answer.
+                let _ = answer.send(work(connection));
+            }))
+        })
+        .await
     }
 
     /// Runs `work` in a savepoint of a write transaction shared with the other
@@ -152,25 +153,33 @@ impl Connections {
         &self,
         work: impl FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let (answer, answered) = oneshot::channel();
-        self.send(Job::Write(Box::new(move |transaction| {
-            // A failed write's savepoint rolls back when dropped, a panic's too.
-            let written = transaction.map_err(Error::from).and_then(|transaction| {
-                let savepoint = Savepoint::begin(transaction)?;
-                let written = work(&savepoint)?;
-                savepoint.release()?;
-                Ok(written)
-            });
-            Box::new(move |committed| {
-                let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(Error::from)));
-            })
-        })))?;
-        answered.await.map_err(|_| Error::Internal("a database job panicked".into()))?
+        self.ask(|answer| {
+            Job::Write(Box::new(move |transaction| {
+                // A failed write's savepoint rolls back when dropped, a panic's too.
+                let written = transaction.map_err(Error::from).and_then(|transaction| {
+                    let savepoint = Savepoint::begin(transaction)?;
+                    let written = work(&savepoint)?;
+                    savepoint.release()?;
+                    Ok(written)
+                });
+                Box::new(move |committed| {
+                    let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(Error::from)));
+                })
+            }))
+        })
+        .await
     }
 
-    fn send(&self, job: Job) -> Result<(), Error> {
-        let queue = self.queue.lock().expect("no job runs under this lock");
-        queue.as_ref().ok_or_else(closed)?.send(job).map_err(|_| closed())
+    /// Queues the job that `job` makes around the sender of its answer, and
+    /// awaits that answer.
+    async fn ask<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
+        let (answer, answered) = oneshot::channel();
+        {
+            let queue = self.queue.lock().expect("no job runs under this lock");
+            queue.as_ref().ok_or_else(closed)?.send(job(answer)).map_err(|_| closed())?;
+        }
+        // A job drops its sender unanswered only when it panics.
+        answered.await.map_err(|_| Error::Internal("a database job panicked".into()))?
     }
 
     /// Lets the queued jobs finish, then closes the connections.
