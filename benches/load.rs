@@ -40,7 +40,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+#[path = "../tests/support/postgres.rs"]
+mod postgres;
 mod script;
+use postgres::PostgresDatabase;
 use script::{SCRIPT, Seated};
 
 struct Options {
@@ -545,22 +548,11 @@ fn main() {
     );
 }
 
-/// Runs `sql` on the PostgreSQL database at `url`.
-fn postgres_execute(url: &str, sql: &str) {
-    actix_web::rt::System::new().block_on(async {
-        use sqlx::Connection;
-        let mut connection = sqlx::PgConnection::connect(url).await.expect("PostgreSQL answers");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut connection).await.expect("the SQL runs");
-        connection.close().await.expect("the connection closes");
-    });
-}
-
 /// Games per second on SQLite, on PostgreSQL, and on two instances sharing that
 /// PostgreSQL database, in one run.
 fn compare_backends(options: &Options, maintenance_url: &str) {
-    let name = format!("qttt_load_{}", std::process::id());
-    postgres_execute(maintenance_url, &format!("CREATE DATABASE {name}"));
-    let url = format!("{}/{name}", maintenance_url.rsplit_once('/').expect("a URL with a database name").0);
+    let database = PostgresDatabase::create(maintenance_url, format!("qttt_load_{}", std::process::id()));
+    let url = database.url();
     let mut table = Vec::new();
     {
         let sqlite = Server::qttt("sqlite", None);
@@ -590,7 +582,7 @@ fn compare_backends(options: &Options, maintenance_url: &str) {
             }
         }
     }
-    postgres_execute(maintenance_url, &format!("DROP DATABASE {name} WITH (FORCE)"));
+    drop(database);
     println!(
         "\n| clients | variant | SQLite games/s | PostgreSQL games/s | ÷ SQLite | 2 instances games/s | ÷ SQLite | errors |"
     );

@@ -4,6 +4,8 @@ mod api;
 mod bots;
 mod fixtures;
 mod notation;
+#[path = "../support/postgres.rs"]
+mod postgres;
 mod properties;
 mod quantum;
 mod scenarios;

@@ -17,6 +17,8 @@ use qttt::config::{Config, CorsOrigins};
 use qttt::server::{Running, Stopper};
 use serde_json::{Value, json};
 
+use crate::postgres::{self, PostgresDatabase};
+
 /// A temporary folder, removed with everything in it when dropped.
 pub struct TempDir(PathBuf);
 
@@ -45,38 +47,29 @@ pub enum TestDatabase {
     /// A file in a folder of its own.
     Sqlite(TempDir),
     /// A database of its own on the server of `QTTT_TEST_POSTGRES`.
-    Postgres {
-        /// The server's maintenance database, where databases are made and dropped.
-        maintenance_url: String,
-        /// This test's database.
-        name: String,
-    },
+    Postgres(PostgresDatabase),
 }
 
 impl TestDatabase {
     pub fn new() -> TestDatabase {
         match std::env::var("QTTT_TEST_POSTGRES") {
-            Ok(maintenance_url) => TestDatabase::on_postgres(maintenance_url),
+            Ok(maintenance_url) => TestDatabase::on_postgres(&maintenance_url),
             Err(_) => TestDatabase::Sqlite(TempDir::new()),
         }
     }
 
     /// A database of its own on the PostgreSQL server of `maintenance_url`.
-    pub fn on_postgres(maintenance_url: String) -> TestDatabase {
+    pub fn on_postgres(maintenance_url: &str) -> TestDatabase {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
         let name = format!("qttt_test_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        postgres_execute(&maintenance_url, &format!("CREATE DATABASE {name}"));
-        TestDatabase::Postgres { maintenance_url, name }
+        TestDatabase::Postgres(PostgresDatabase::create(maintenance_url, name))
     }
 
     /// The `DATABASE_URL` of this database.
     pub fn url(&self) -> String {
         match self {
             TestDatabase::Sqlite(dir) => format!("sqlite:{}", dir.path().join("qttt.db").display()),
-            TestDatabase::Postgres { maintenance_url, name } => {
-                let (server, _) = maintenance_url.rsplit_once('/').expect("a URL with a database name");
-                format!("{server}/{name}")
-            }
+            TestDatabase::Postgres(database) => database.url(),
         }
     }
 
@@ -92,27 +85,9 @@ impl TestDatabase {
                     .expect("the SQL runs");
                 connection.close().await.expect("the file closes");
             }),
-            TestDatabase::Postgres { .. } => postgres_execute(&self.url(), sql),
+            TestDatabase::Postgres(database) => postgres::execute(&database.url(), sql),
         }
     }
-}
-
-impl Drop for TestDatabase {
-    fn drop(&mut self) {
-        if let TestDatabase::Postgres { maintenance_url, name } = self {
-            postgres_execute(maintenance_url, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-        }
-    }
-}
-
-/// Runs `sql` on the PostgreSQL database at `url`.
-fn postgres_execute(url: &str, sql: &str) {
-    actix_web::rt::System::new().block_on(async {
-        use sqlx::Connection;
-        let mut connection = sqlx::PgConnection::connect(url).await.expect("PostgreSQL answers");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())).execute(&mut connection).await.expect("the SQL runs");
-        connection.close().await.expect("the connection closes");
-    });
 }
 
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.

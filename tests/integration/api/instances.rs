@@ -13,7 +13,7 @@ use super::helpers::{TestApp, TestDatabase, goffs_draw};
 /// A database of its own on the shared PostgreSQL server.
 fn shared_postgres() -> TestDatabase {
     let database = TestDatabase::new();
-    assert!(matches!(database, TestDatabase::Postgres { .. }), "set QTTT_TEST_POSTGRES to run this test");
+    assert!(matches!(database, TestDatabase::Postgres(_)), "set QTTT_TEST_POSTGRES to run this test");
     database
 }
 
@@ -107,7 +107,7 @@ fn postgres_ctl(arguments: &str) {
 fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     let maintenance_url =
         std::env::var("QTTT_TEST_POSTGRES_RESTARTABLE").expect("set QTTT_TEST_POSTGRES_RESTARTABLE to run this test");
-    let database = TestDatabase::on_postgres(maintenance_url);
+    let database = TestDatabase::on_postgres(&maintenance_url);
     let spawn = || {
         TestApp::spawn_with_database(&database, |config| {
             config.database_pool.statement_timeout = Duration::from_secs(1);
