@@ -353,7 +353,7 @@ fn millis(duration: Duration) -> String {
     format!("{:.2}", duration.as_secs_f64() * 1000.0)
 }
 
-/// What all clients of one phase saw, latencies sorted.
+/// What all clients of one phase saw.
 struct Phase {
     seconds: f64,
     tally: Tally,
@@ -403,7 +403,6 @@ impl Phase {
         let seconds = started.elapsed().as_secs_f64();
         let mut tally = Tally::default();
         tallies.into_iter().for_each(|t| tally.merge(t));
-        tally.latencies.values_mut().for_each(|list| list.sort_unstable());
         Phase {
             seconds,
             tally,
@@ -416,7 +415,6 @@ impl Phase {
     fn and(mut self, later: Phase) -> Phase {
         self.seconds += later.seconds;
         self.tally.merge(later.tally);
-        self.tally.latencies.values_mut().for_each(|list| list.sort_unstable());
         self.server_cpu += later.server_cpu;
         self.client_cpu += later.client_cpu;
         self
@@ -434,11 +432,17 @@ impl Phase {
         self.tally.latencies.values().map(Vec::len).sum::<usize>() as f64 / self.seconds
     }
 
-    /// The p99 latency of the request kinds in `kinds` together.
-    fn p99(&self, kinds: &[&str]) -> Duration {
+    /// The latencies of the request kinds in `kinds` together, sorted.
+    fn sorted_latencies(&self, kinds: &[&str]) -> Vec<Duration> {
         let mut all: Vec<Duration> =
             kinds.iter().filter_map(|kind| self.tally.latencies.get(kind)).flatten().copied().collect();
         all.sort_unstable();
+        all
+    }
+
+    /// The p99 latency of the request kinds in `kinds` together.
+    fn p99(&self, kinds: &[&str]) -> Duration {
+        let all = self.sorted_latencies(kinds);
         if all.is_empty() { Duration::ZERO } else { percentile(&all, 0.99) }
     }
 
@@ -457,13 +461,14 @@ impl Phase {
             peak as f64 / 1024.0
         );
         println!("  {:<9} {:>8} {:>9} {:>9} {:>9}", "kind", "count", "p50 ms", "p99 ms", "max ms");
-        for (kind, list) in &self.tally.latencies {
+        for kind in self.tally.latencies.keys() {
+            let sorted = self.sorted_latencies(&[kind]);
             println!(
                 "  {kind:<9} {:>8} {:>9} {:>9} {:>9}",
-                list.len(),
-                millis(percentile(list, 0.5)),
-                millis(percentile(list, 0.99)),
-                millis(*list.last().unwrap())
+                sorted.len(),
+                millis(percentile(&sorted, 0.5)),
+                millis(percentile(&sorted, 0.99)),
+                millis(*sorted.last().unwrap())
             );
         }
     }
