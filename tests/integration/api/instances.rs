@@ -103,6 +103,37 @@ fn postgres_ctl(arguments: &str) {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn a_watchers_stream_outlasts_reads_of_the_log_that_time_out() {
+    let database = shared_postgres();
+    let spawn = || {
+        TestApp::spawn_with_database(&database, |config| {
+            config.database_pool.statement_timeout = Duration::from_secs(1);
+        })
+    };
+    let (app, watched) = (spawn(), spawn());
+    let (id, x, _) = app.two_player_game("player_choice");
+    let mut watcher = watched.watch(id, None);
+    events_through(&mut watcher, 1, 2);
+    // Behind the servers' back: keep every reader off the games for 4 s, and
+    // meanwhile announce a change, so that the watcher's read of the log times out.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| database.execute("BEGIN; LOCK TABLE games IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT"));
+        let started = Instant::now();
+        while app.get_game(id).status != 503 {
+            assert!(started.elapsed() < Duration::from_secs(3), "the games were never locked");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        database.execute(&format!("NOTIFY qttt_games, '{id} 3'"));
+    });
+    // The lock is gone, and the stream still open: the next move reaches it.
+    app.place(id, &x, [0, 1]);
+    let event = watcher.next_event(PATIENCE).expect("the stream outlasted the failed reads");
+    assert_eq!((event.id, event.kind.as_str()), (3, "move"));
+}
+
+#[test]
 #[ignore = "needs a PostgreSQL it may stop: QTTT_TEST_POSTGRES_RESTARTABLE and QTTT_TEST_POSTGRES_CTL (see .ci/run)"]
 fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     let maintenance_url =
