@@ -102,16 +102,19 @@ fn postgres_ctl(arguments: &str) {
     assert!(status.success(), "{command} {arguments}: {status}");
 }
 
+/// An instance on `database` that waits at most 1 s for it, so that the database
+/// being away or locked shows within a second.
+fn impatient_instance(database: &TestDatabase) -> TestApp {
+    TestApp::spawn_with_database(database, |config| {
+        config.database_pool.statement_timeout = Duration::from_secs(1);
+    })
+}
+
 #[test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 fn a_watchers_stream_outlasts_reads_of_the_log_that_time_out() {
     let database = shared_postgres();
-    let spawn = || {
-        TestApp::spawn_with_database(&database, |config| {
-            config.database_pool.statement_timeout = Duration::from_secs(1);
-        })
-    };
-    let (app, watched) = (spawn(), spawn());
+    let (app, watched) = (impatient_instance(&database), impatient_instance(&database));
     let (id, x, _) = app.two_player_game("player_choice");
     let mut watcher = watched.watch(id, None);
     events_through(&mut watcher, 1, 2);
@@ -139,14 +142,9 @@ fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     let maintenance_url =
         std::env::var("QTTT_TEST_POSTGRES_RESTARTABLE").expect("set QTTT_TEST_POSTGRES_RESTARTABLE to run this test");
     let database = TestDatabase::on_postgres(&maintenance_url);
-    let spawn = || {
-        TestApp::spawn_with_database(&database, |config| {
-            config.database_pool.statement_timeout = Duration::from_secs(1);
-        })
-    };
     // Players on one instance; a watcher on the other, which must hear of every
     // move across the outage.
-    let (app, watched) = (spawn(), spawn());
+    let (app, watched) = (impatient_instance(&database), impatient_instance(&database));
     let (id, x, o) = app.two_player_game("player_choice");
     let mut watcher = watched.watch(id, None);
     let steps = goffs_draw(&x, &o);
