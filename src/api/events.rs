@@ -118,7 +118,9 @@ impl Watch {
         match self.service.history(self.id, self.sent).await {
             Ok(history) => self.enqueue(history),
             Err(Error::Unavailable(detail)) => {
-                log::warn!("game {}'s watcher will read its log again: {detail}", self.id);
+                // Like a 503 answer, not worth a warning: with many watchers, an
+                // outage would log one every second for each.
+                log::debug!("game {}'s watcher will read its log again: {detail}", self.id);
                 self.retry_at = Some(Instant::now() + RETRY);
             }
             Err(error) => return Err(error),
