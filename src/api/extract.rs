@@ -125,8 +125,9 @@ impl FromRequest for SeatToken {
 }
 
 /// The version an `If-Match` header asks for: `Some` when the action must apply
-/// only to that version, `None` without the header or with `*`. It reads the
-/// header and describes it in the OpenAPI document, so that the two agree.
+/// only to that version, `None` without the header or with `*`. The one place
+/// for the header: how it is read, and beside that how the OpenAPI document
+/// describes it.
 #[derive(Debug)]
 pub struct IfMatch(pub Option<i64>);
 
