@@ -1,21 +1,25 @@
-//! The original app's heuristic bot, on top of correct rules.
+//! The original app's heuristic bot, its `get_move` as it plays, on correct rules.
 //!
-//! For a move, in this order: with `mistake_chance` any legal move; else
-//! 1. a winning path: the two open squares of a line that holds the bot's marks
-//!    and none of the opponent's classical ones;
-//! 2. disruption: the open square of a line where the opponent has marks in the
-//!    other two squares, paired with the most entangled other open square;
-//! 3. centrality: the open square with the most spooky marks, paired with the next.
+//! For a move, the first of these that applies, each random pick uniform:
+//! - one square alone is open: the last-square move (the original crashes there);
+//! - with `mistake_chance`: two open squares at random;
+//! - **winning path**: the first line in which at least two open squares hold the
+//!   bot's spooky marks: two of those squares;
+//! - **disruption**: the first line in which the opponent has a mark, spooky or
+//!   classical, in at least two squares, one of them open at least: one of those
+//!   open squares, paired with any other open square;
+//! - **centrality**: among the open squares, those with the most distinct
+//!   neighbouring squares in the entanglement graph of the unresolved moves: one
+//!   of them, paired with any other open square.
 //!
-//! Ties go to the line or square that comes first (lines: rows, columns,
-//! diagonals; squares: 0-8). For a collapse it picks the option that scores best
-//! for it right away.
+//! Lines are taken in the original's order: rows, columns, diagonals ([`LINES`]).
+//! A collapse choice, which the original's rules do not have, is our extension:
+//! the option that scores best for the bot at once.
 
 use rand::{Rng, RngExt};
 
 use super::Bot;
-use super::random::random_action;
-use crate::engine::{Action, Actor, Game, LINES, Player, Square};
+use crate::engine::{Action, Actor, Game, LINES, Player, Square, Stack};
 
 /// The parasite bot.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,16 +33,78 @@ impl Bot for Parasite {
         match game.actor_to_act() {
             Some(Actor::Player(me)) if game.pending_collapse().is_some() => best_collapse(game, me),
             Some(Actor::Player(me)) => {
-                if rng.random_bool(self.mistake_chance) {
-                    random_action(game, rng)
-                } else {
-                    heuristic_move(game, me)
-                }
+                let [a, b] = self.squares(game, me, rng);
+                Action::Move { squares: [a.min(b), a.max(b)] }
             }
             // The measurement decides its own collapses; a bot is never asked to.
             Some(Actor::Measurement) | None => panic!("the parasite bot is not to act here"),
         }
     }
+}
+
+impl Parasite {
+    /// The two squares of `me`'s move, as the original's `get_move` picks them.
+    fn squares(&self, game: &Game, me: Player, rng: &mut dyn Rng) -> [Square; 2] {
+        if let Some(squares) = game.forced_squares() {
+            return squares;
+        }
+        let open: Stack<Square, 9> = game.open_squares().collect();
+        if rng.random_bool(self.mistake_chance) {
+            let first = pick(&open, rng);
+            return [first, paired_with(first, &open, rng)];
+        }
+        let is_open = |square: Square| game.classical(square).is_none();
+        let has_spooky = |square: Square, player: Player| game.spooky(square).any(|mark| mark.player() == player);
+        let has_mark = |square: Square, player: Player| {
+            game.classical(square).is_some_and(|mark| mark.player() == player) || has_spooky(square, player)
+        };
+        let winning_path = LINES.iter().find_map(|line| {
+            let mine: Stack<Square, 3> = line.iter().copied().filter(|&s| is_open(s) && has_spooky(s, me)).collect();
+            (mine.len() >= 2).then_some(mine)
+        });
+        if let Some(mine) = winning_path {
+            let first = pick(&mine, rng);
+            return [first, paired_with(first, &mine, rng)];
+        }
+        let disruption = LINES.iter().find_map(|line| {
+            let theirs = line.iter().filter(|&&s| has_mark(s, me.other())).count();
+            let targets: Stack<Square, 9> =
+                line.iter().copied().filter(|&s| is_open(s) && has_mark(s, me.other())).collect();
+            (theirs >= 2 && !targets.is_empty()).then_some(targets)
+        });
+        let targets = disruption.unwrap_or_else(|| most_connected(game, &open));
+        let target = pick(&targets, rng);
+        [target, paired_with(target, &open, rng)]
+    }
+}
+
+/// The open squares with the most distinct neighbouring squares in the
+/// entanglement graph of the unresolved moves.
+fn most_connected(game: &Game, open: &[Square]) -> Stack<Square, 9> {
+    let neighbours = |square: Square| {
+        let mut seen = [false; 9];
+        for unresolved in game.moves().iter().filter(|m| m.landed.is_none()) {
+            match unresolved.squares {
+                [a, b] if a == square => seen[b.index()] = true,
+                [a, b] if b == square => seen[a.index()] = true,
+                _ => {}
+            }
+        }
+        seen.iter().filter(|&&seen| seen).count()
+    };
+    let most = open.iter().map(|&square| neighbours(square)).max().unwrap_or_default();
+    open.iter().copied().filter(|&square| neighbours(square) == most).collect()
+}
+
+/// One of `squares`, each as likely as the others.
+fn pick(squares: &[Square], rng: &mut dyn Rng) -> Square {
+    squares[rng.random_range(0..squares.len())]
+}
+
+/// One of `squares` other than `first`, each as likely as the others.
+fn paired_with(first: Square, squares: &[Square], rng: &mut dyn Rng) -> Square {
+    let others: Stack<Square, 9> = squares.iter().copied().filter(|&square| square != first).collect();
+    pick(&others, rng)
 }
 
 /// The collapse option that leaves `me` furthest ahead.
@@ -54,55 +120,14 @@ fn best_collapse(game: &Game, me: Player) -> Action {
     *options.iter().rev().max_by_key(|action| margin(action)).expect("a collapse has two options")
 }
 
-/// The heuristic's move for `me`.
-fn heuristic_move(game: &Game, me: Player) -> Action {
-    let open: Vec<Square> = game.open_squares().collect();
-    if let [last] = open[..] {
-        return Action::Move { squares: [last, last] };
-    }
-    let has_mark = |square: Square, player: Player| {
-        game.classical(square).is_some_and(|mark| mark.player() == player)
-            || game.spooky(square).any(|mark| mark.player() == player)
-    };
-    let is_open = |square: &Square| game.classical(*square).is_none();
-    let entanglement = |square: Square| game.spooky(square).count();
-    // Open squares, most entangled first, then by number.
-    let mut by_entanglement = open.clone();
-    by_entanglement.sort_by_key(|&square| std::cmp::Reverse(entanglement(square)));
-    let most_entangled_except =
-        |taken: Square| *by_entanglement.iter().find(|&&square| square != taken).expect("two squares are open");
-
-    let winning_path = LINES.iter().find_map(|line| {
-        let theirs_classical = line.iter().any(|&s| game.classical(s).is_some_and(|mark| mark.player() != me));
-        let open_in_line: Vec<Square> = line.iter().copied().filter(is_open).collect();
-        if theirs_classical || open_in_line.len() < 2 || !line.iter().any(|&s| has_mark(s, me)) {
-            return None;
-        }
-        // Cover the squares that lack the bot's marks first.
-        let mut squares = open_in_line;
-        squares.sort_by_key(|&s| has_mark(s, me));
-        Some([squares[0], squares[1]])
-    });
-    let disruption = || {
-        LINES.iter().find_map(|line| {
-            let gaps: Vec<Square> = line.iter().copied().filter(|&s| !has_mark(s, me.other())).collect();
-            match gaps[..] {
-                [gap] if is_open(&gap) => Some([gap, most_entangled_except(gap)]),
-                _ => None,
-            }
-        })
-    };
-    let centrality = || [by_entanglement[0], by_entanglement[1]];
-    let [a, b] = winning_path.or_else(disruption).unwrap_or_else(centrality);
-    Action::Move { squares: [a.min(b), a.max(b)] }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::collections::BTreeMap;
+
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
+    use super::*;
     use crate::engine::{Variant, notation};
 
     fn game(transcript: &str) -> Game {
@@ -110,51 +135,137 @@ mod tests {
         Game::replay(Variant::PlayerChoice, &log).expect("a legal game")
     }
 
-    fn squares(action: Action) -> [usize; 2] {
-        match action {
-            Action::Move { squares } => squares.map(Square::index),
-            Action::Collapse { .. } => panic!("expected a move, got {action:?}"),
+    /// How often each pair of squares is answered from `position`, one answer per
+    /// seed, over `answers` seeds.
+    fn answers(position: &Game, mistake_chance: f64, answers: u64) -> BTreeMap<[usize; 2], u64> {
+        let mut bot = Parasite { mistake_chance };
+        let mut counts = BTreeMap::new();
+        for seed in 0..answers {
+            match bot.choose(position, &mut StdRng::seed_from_u64(seed)) {
+                Action::Move { squares } => *counts.entry(squares.map(Square::index)).or_default() += 1,
+                other => panic!("expected a move, got {other:?}"),
+            }
+        }
+        counts
+    }
+
+    /// The original's answers when it picks one of `targets` at random and pairs
+    /// it with a random other square of `squares`: each pair and its probability.
+    fn one_of_paired_with_another(targets: &[usize], squares: &[usize]) -> BTreeMap<[usize; 2], f64> {
+        let mut pairs = BTreeMap::new();
+        for &target in targets {
+            for &other in squares.iter().filter(|&&other| other != target) {
+                let chance = 1.0 / (targets.len() as f64 * (squares.len() - 1) as f64);
+                *pairs.entry([target.min(other), target.max(other)]).or_default() += chance;
+            }
+        }
+        pairs
+    }
+
+    /// Asserts that `counts` holds exactly the pairs of `expected`, each about as
+    /// often as its probability says: within five standard deviations.
+    #[track_caller]
+    fn assert_frequencies(counts: &BTreeMap<[usize; 2], u64>, expected: &BTreeMap<[usize; 2], f64>) {
+        assert_eq!(counts.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>(), "the answers given");
+        let total = counts.values().sum::<u64>() as f64;
+        for (pair, &chance) in expected {
+            let (seen, mean) = (counts[pair] as f64, chance * total);
+            let spread = 5.0 * (total * chance * (1.0 - chance)).sqrt() + 1.0;
+            assert!((seen - mean).abs() <= spread, "{pair:?}: {seen} times, expected about {mean:.0}: {counts:?}");
         }
     }
 
-    fn choose(game: &Game) -> Action {
-        let mut never_blunders = Parasite { mistake_chance: 0.0 };
-        never_blunders.choose(game, &mut StdRng::seed_from_u64(0))
+    /// Every pair of `squares`, each equally likely.
+    fn any_two_of(squares: &[usize]) -> BTreeMap<[usize; 2], f64> {
+        one_of_paired_with_another(squares, squares)
     }
 
     #[test]
-    fn it_opens_on_the_first_two_squares_when_nothing_else_applies() {
-        assert_eq!(squares(choose(&game(""))), [0, 1]);
+    fn as_x_on_the_empty_board_it_plays_all_36_pairs_alike() {
+        // Centrality: nothing is entangled, so every square ties.
+        let counts = answers(&game(""), 0.0, 36_000);
+        assert_eq!(counts.len(), 36);
+        assert_frequencies(&counts, &any_two_of(&[0, 1, 2, 3, 4, 5, 6, 7, 8]));
     }
 
     #[test]
-    fn centrality_pairs_the_most_entangled_open_squares() {
-        // X1 in squares 0 and 5, which share no line: O has no marks and X no two
-        // in a line, so O goes where the entanglement is.
-        assert_eq!(squares(choose(&game("X1+(1,6)"))), [0, 5]);
+    fn as_o_after_x_in_one_line_it_disrupts_one_of_xs_squares() {
+        // X1 in squares 0 and 1: row 0 holds X's marks in two squares, so O puts
+        // a mark on one of them, half the time each, with any of the other eight.
+        let counts = answers(&game("X1+(1,2)"), 0.0, 16_000);
+        let expected = one_of_paired_with_another(&[0, 1], &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!((expected[&[0, 1]], expected[&[0, 2]], expected[&[1, 8]]), (0.125, 0.0625, 0.0625));
+        assert_frequencies(&counts, &expected);
     }
 
     #[test]
-    fn a_winning_path_builds_on_a_line_with_its_marks_first() {
-        // X1 landed in the centre, O2 in the corner 8. The first line through X's
-        // mark without an O is row 3-4-5.
-        let position = game("X1+(5,9); O2+(5,9); X3!O2(9)");
-        assert_eq!(position.classical(Square::ALL[4]).map(|m| m.to_string()).as_deref(), Some("X1"));
-        assert_eq!(squares(choose(&position)), [3, 5]);
+    fn as_o_after_x_in_no_line_it_goes_where_the_entanglement_is() {
+        // X1 in squares 0 and 5, which share no line: no line holds two X marks,
+        // and squares 0 and 5 are the only ones with a neighbour.
+        let counts = answers(&game("X1+(1,6)"), 0.0, 16_000);
+        assert_frequencies(&counts, &one_of_paired_with_another(&[0, 5], &[0, 1, 2, 3, 4, 5, 6, 7, 8]));
     }
 
     #[test]
-    fn disruption_takes_the_gap_of_a_line_where_the_opponent_has_two_marks() {
-        // X1 in squares 0 and 1: row 0 holds X's marks in two squares; O has none,
-        // so it takes the gap, 2, and pairs it with the most entangled square, 0.
-        assert_eq!(squares(choose(&game("X1+(1,2)"))), [0, 2]);
+    fn centrality_counts_distinct_neighbours_and_takes_the_most_connected() {
+        // X1 0-5 and O2 5-6 share no line; square 5 has two neighbours, 0 and 6 one.
+        let counts = answers(&game("X1+(1,6); O2+(6,7)"), 0.0, 8_000);
+        assert_frequencies(&counts, &one_of_paired_with_another(&[5], &[0, 1, 2, 3, 4, 5, 6, 7, 8]));
     }
 
     #[test]
-    fn the_winning_path_comes_before_disruption() {
-        // X has marks in squares 0 and 1 of row 0, O in squares 3 and 4 of row 1:
-        // O builds on row 1, covering its empty square 5 first, rather than block.
-        assert_eq!(squares(choose(&game("X1+(1,2); O2+(4,5); X3+(7,8)"))), [3, 5]);
+    fn a_winning_path_takes_two_of_its_marked_squares_in_the_first_line() {
+        // X's marks are in all of row 0 (and in 2 and 5 of column 2-5-8, a later
+        // line): two of row 0's three, a third of the time each.
+        let position = game("X1+(1,2); O2+(4,8); X3+(3,6); O4+(7,9)");
+        assert_frequencies(&answers(&position, 0.0, 6_000), &any_two_of(&[0, 1, 2]));
+    }
+
+    #[test]
+    fn a_winning_path_comes_before_disruption() {
+        // X1 in squares 3 and 4 of the middle row, O2 in 0 and 1 of the top row: X
+        // builds on its own row rather than disrupt O's, which comes first.
+        let counts = answers(&game("X1+(4,5); O2+(1,2)"), 0.0, 1_000);
+        assert_eq!(counts, BTreeMap::from([([3, 4], 1_000)]));
+    }
+
+    #[test]
+    fn disruption_skips_a_line_whose_opponent_marks_are_all_classical() {
+        // O4 closed the cycle 0-1-2 and X put O4 in 0: O2 went to 1, X3 to 2 and
+        // the stem X1 to 3. The top row's O marks are classical, so X goes on to
+        // the bottom row, where O6 is spooky in 6 and 7 (X5's 5 and 6 share no line).
+        let position = game("X1+(3,4); O2+(1,2); X3+(2,3); O4+(1,3); X5!O4(1); X5+(6,7); O6+(7,8)");
+        let classical: Vec<_> = Square::ALL.into_iter().map(|s| position.classical(s).map(|m| m.to_string())).collect();
+        assert_eq!(&classical[..4], [Some("O4".into()), Some("O2".into()), Some("X3".into()), Some("X1".into())]);
+        let counts = answers(&position, 0.0, 8_000);
+        assert_frequencies(&counts, &one_of_paired_with_another(&[6, 7], &[4, 5, 6, 7, 8]));
+    }
+
+    #[test]
+    fn a_mistake_is_any_two_open_squares() {
+        let position = game("X1+(1,2); O2+(4,8); X3+(3,6); O4+(7,9)");
+        assert_frequencies(&answers(&position, 1.0, 36_000), &any_two_of(&[0, 1, 2, 3, 4, 5, 6, 7, 8]));
+    }
+
+    #[test]
+    fn mistakes_come_as_often_as_their_chance() {
+        // A winning path of one pair, or a mistake a quarter of the time.
+        let position = game("X1+(4,5); O2+(1,2)");
+        let mut expected: BTreeMap<[usize; 2], f64> =
+            any_two_of(&[0, 1, 2, 3, 4, 5, 6, 7, 8]).into_iter().map(|(pair, chance)| (pair, chance / 4.0)).collect();
+        *expected.get_mut(&[3, 4]).unwrap() += 0.75;
+        assert_frequencies(&answers(&position, 0.25, 20_000), &expected);
+    }
+
+    #[test]
+    fn on_the_last_open_square_it_plays_the_last_square_move() {
+        // Four 2-cycles collapsed without a line: square 8 alone is open.
+        let position = game(
+            "X1+(1,2); O2+(1,2); X3!O2(2); X3+(3,4); O4+(3,4); X5!O4(4); X5+(5,6); O6+(5,6); X7!O6(5); \
+             X7+(7,8); O8+(7,8); X9!O8(7)",
+        );
+        assert_eq!(position.open_squares().collect::<Vec<_>>(), [Square::ALL[8]]);
+        assert_eq!(answers(&position, 1.0, 50), BTreeMap::from([([8, 8], 50)]));
     }
 
     #[test]
@@ -162,20 +273,10 @@ mod tests {
         // Goff's example: X7 closes the 2-cycle 0-4 with X1. Putting X7 in the corner
         // gives O the earlier line and the win by half a point.
         let position = game("X1+(1,5); O2+(3,9); X3+(1,4); O4+(3,6); X5+(4,7); O6+(5,9); X7+(1,5)");
-        let action = choose(&position);
+        let action = Parasite { mistake_chance: 0.0 }.choose(&position, &mut StdRng::seed_from_u64(0));
         assert_eq!(action, Action::Collapse { move_number: 7, square: Square::ALL[0] });
         let mut after = position;
         after.play(Actor::Player(Player::O), action).unwrap();
         assert_eq!((after.score().x.as_f64(), after.score().o.as_f64()), (0.5, 1.0));
-    }
-
-    #[test]
-    fn with_certain_mistakes_it_plays_a_random_legal_move() {
-        let position = game("");
-        let mut blunderer = Parasite { mistake_chance: 1.0 };
-        let mut rng = StdRng::seed_from_u64(9);
-        let picks: std::collections::BTreeSet<[usize; 2]> =
-            (0..50).map(|_| squares(blunderer.choose(&position, &mut rng))).collect();
-        assert!(picks.len() > 10, "{picks:?}");
     }
 }

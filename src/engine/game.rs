@@ -346,17 +346,29 @@ impl Game {
         if self.is_over() {
             return actions;
         }
-        let open: Stack<Square, 9> = self.open_squares().collect();
-        if let [last] = open[..] {
-            actions.push(Action::Move { squares: [last, last] });
+        if let Some(squares) = self.forced_squares() {
+            actions.push(Action::Move { squares });
             return actions;
         }
+        let open: Stack<Square, 9> = self.open_squares().collect();
         for (i, &a) in open.iter().enumerate() {
             for &b in &open[i + 1..] {
                 actions.push(Action::Move { squares: [a, b] });
             }
         }
         actions
+    }
+
+    /// The last-square move, when it is the only move left: after move 8 one
+    /// square alone is open, and X's move 9 puts both marks there. `None` while a
+    /// collapse is pending, after the end, and whenever a player has a choice.
+    pub fn forced_squares(&self) -> Option<[Square; 2]> {
+        self.next_to_move()?;
+        let mut open = self.open_squares();
+        match (open.next(), open.next()) {
+            (Some(last), None) => Some([last, last]),
+            _ => None,
+        }
     }
 
     /// True once a collapse made a line, or all nine moves are placed and settled.
