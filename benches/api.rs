@@ -21,7 +21,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::future::join_all;
 use nix::time::{ClockId, clock_gettime};
 use qttt::config::CorsOrigins;
-use qttt::service::GameService;
+use qttt::service::{GameService, Randomness};
 use qttt::store::{Durability, PoolSettings, Store};
 use serde_json::json;
 
@@ -92,7 +92,12 @@ fn complete_games(c: &mut Criterion) {
     let app = system.block_on(async {
         let store =
             Store::connect(&url, Durability::Normal, PoolSettings::default()).await.expect("the database opens");
-        test::init_service(qttt::api::app(GameService::new(store), CorsOrigins::Any, None::<web::Data<_>>)).await
+        test::init_service(qttt::api::app(
+            GameService::new(store, Randomness::System),
+            CorsOrigins::Any,
+            None::<web::Data<_>>,
+        ))
+        .await
     });
     for variant in ["measurement", "player_choice"] {
         c.bench_function(&format!("CPU time of {GAMES_AT_ONCE} complete games at once ({variant})"), |b| {

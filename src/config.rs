@@ -30,6 +30,11 @@ pub struct Config {
     /// The most games one client address may create per minute; `CREATE_RATE_LIMIT`,
     /// default none (off). Beyond it, 429 with `Retry-After`.
     pub create_rate_limit: Option<u32>,
+    /// Seeds the measurements and the bots' choices; `RANDOM_SEED`, default none
+    /// (the operating system seeds every action). With a seed the same requests in
+    /// the same order play the same games: for tests and for reproducing a game,
+    /// never for play, whose outcomes it makes predictable. Seat tokens stay random.
+    pub random_seed: Option<u64>,
 }
 
 /// Which origins may call the API from a browser.
@@ -121,6 +126,7 @@ impl Config {
                 }
             },
         };
+        let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
         Ok(Config {
             host,
             port,
@@ -129,6 +135,7 @@ impl Config {
             sqlite_synchronous,
             cors_allowed_origins,
             create_rate_limit,
+            random_seed,
         })
     }
 }
@@ -170,6 +177,7 @@ mod tests {
                 sqlite_synchronous: Durability::Normal,
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: None,
+                random_seed: None,
             })
         );
     }
@@ -186,6 +194,7 @@ mod tests {
             ("DATABASE_POOL_SIZE", "4"),
             ("DATABASE_STATEMENT_TIMEOUT_MS", "250"),
             ("DATABASE_CONNECT_RETRY_SECONDS", "0"),
+            ("RANDOM_SEED", "18446744073709551615"),
         ])
         .unwrap();
         assert_eq!(
@@ -197,6 +206,7 @@ mod tests {
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(read.create_rate_limit, Some(30));
+        assert_eq!(read.random_seed, Some(u64::MAX));
         assert_eq!(read.sqlite_synchronous, Durability::Full);
         assert_eq!(
             read.cors_allowed_origins,
@@ -221,6 +231,7 @@ mod tests {
         assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
+        assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
         assert_eq!(
             error(&[("SQLITE_SYNCHRONOUS", "OFF")]),
             r#"SQLITE_SYNCHRONOUS is "OFF"; it must be normal or full"#

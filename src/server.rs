@@ -7,7 +7,7 @@ use actix_web::{HttpServer, web};
 
 use crate::api;
 use crate::config::Config;
-use crate::service::GameService;
+use crate::service::{GameService, Randomness};
 use crate::store::Store;
 
 /// How long requests in flight may take to finish after a stop signal.
@@ -47,7 +47,8 @@ impl Running {
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
             .map_err(|error| format!("cannot open the database {}: {error}", without_password(&config.database_url)))?;
-        let service = GameService::new(store.clone());
+        let randomness = config.random_seed.map_or(Randomness::System, Randomness::seeded);
+        let service = GameService::new(store.clone(), randomness);
         let (listening, hearing) = (store.clone(), service.clone());
         actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
         let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());

@@ -1,7 +1,9 @@
 //! The only orchestrator: load the log, replay it, apply the action, append.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 use tokio::sync::broadcast;
 
 use crate::bot::{Level, Solution, Solver};
@@ -70,30 +72,54 @@ fn bot_player(log: &[StoredEntry]) -> Option<Player> {
     })
 }
 
-/// A player's action applied to a game as read from its log, and what it adds to the log.
+/// A player's action applied to a game as read from its log, with what follows it.
 struct Played {
     stored: StoredGame,
     game: Game,
-    /// The entries the action (and the bot's answer, once it is in) adds.
-    entries: Vec<NewEntry>,
+    /// The engine's log entries the stored log already holds.
+    logged: usize,
     open_seats: Vec<Player>,
     /// The game's summary before the action.
     before: Summary,
+    /// Whether the server plays a forced last-square move itself, for a client that
+    /// cannot send one (the original app's frontend sends two different squares).
+    plays_forced_moves: bool,
+    /// For the measurements and the bot's choices.
+    rng: StdRng,
 }
 
 impl Played {
-    /// `player`'s `action` in the game of `record`.
+    /// `player`'s `action` in the game of `record`, and the forced move after it
+    /// when the server plays those.
     ///
     /// # Errors
     /// [`Error::Rule`] for an illegal action.
-    fn new(record: GameRecord, player: Player, action: Action) -> Result<Played, Error> {
+    fn new(
+        record: GameRecord,
+        player: Player,
+        action: Action,
+        plays_forced_moves: bool,
+        mut rng: StdRng,
+    ) -> Result<Played, Error> {
         let GameRecord { stored, mut game } = record;
         let logged = game.log().len();
         let open_seats = open_seats(&stored.log);
         let before = summary(&game, &open_seats);
-        game.play_measured(Actor::Player(player), action, &mut rand::rng())?;
-        let entries = new_entries(&game.log()[logged..], None).collect();
-        Ok(Played { stored, game, entries, open_seats, before })
+        game.play_measured(Actor::Player(player), action, &mut rng)?;
+        let mut played = Played { stored, game, logged, open_seats, before, plays_forced_moves, rng };
+        played.play_forced_move();
+        Ok(played)
+    }
+
+    /// Plays the last-square move for whoever must make it, when the server plays
+    /// forced moves. It ends the game: nothing follows it.
+    fn play_forced_move(&mut self) {
+        if let Some(squares) = self.game.forced_squares().filter(|_| self.plays_forced_moves) {
+            let player = Player::of_move(crate::engine::MAX_MOVES);
+            self.game
+                .play(Actor::Player(player), Action::Move { squares })
+                .expect("the forced move is the one legal action");
+        }
     }
 
     /// The game's bot and its level, when the bot is to act now.
@@ -102,13 +128,30 @@ impl Played {
         (self.game.actor_to_act() == Some(Actor::Player(bot))).then_some((level, bot))
     }
 
-    /// The write that logs the entries after the version the game was read at.
+    /// Lets the bot act as long as it is the one to act, then plays the forced
+    /// move that may follow, off the request threads: a perfect bot's search can
+    /// take a while.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the bot picks an illegal action, a bug.
+    async fn answer_bot(mut self) -> Result<Played, Error> {
+        off_request_threads("the bot", move || {
+            if let Some((level, bot)) = self.bot_to_answer() {
+                bot_turns(&mut self.game, level, bot, &mut self.rng)?;
+            }
+            self.play_forced_move();
+            Ok(self)
+        })
+        .await
+    }
+
+    /// The write that logs the new entries after the version the game was read at.
     fn write(&self) -> Write {
         let after = summary(&self.game, &self.open_seats);
         Write {
             after: self.stored.version(),
             seat: None,
-            entries: self.entries.clone(),
+            entries: new_entries(&self.game.log()[self.logged..], bot_player(&self.stored.log)).collect(),
             new_summary: (after != self.before).then_some(after),
         }
     }
@@ -121,7 +164,8 @@ impl Played {
     }
 }
 
-/// The engine's new log entries as entries to store, the bot's marked as such.
+/// The engine's new log entries as entries to store, those of `bot`'s seat marked
+/// as the bot's.
 fn new_entries(entries: &[LogEntry], bot: Option<Player>) -> impl Iterator<Item = NewEntry> + '_ {
     entries.iter().map(move |&entry| NewEntry {
         event: Event::Action(entry),
@@ -129,27 +173,61 @@ fn new_entries(entries: &[LogEntry], bot: Option<Player>) -> impl Iterator<Item 
     })
 }
 
-/// Lets the bot of `level` act for `bot` as long as it is the one to act, off the
-/// request threads: a perfect bot's search can take a while.
+/// Lets the bot of `level` act for `bot` as long as it is the one to act in `game`.
 ///
 /// # Errors
 /// [`Error::Internal`] when the bot picks an illegal action, a bug.
-async fn bot_turns(mut game: Game, level: Level, bot: Player) -> Result<(Game, Vec<NewEntry>), Error> {
-    actix_web::rt::task::spawn_blocking(move || {
-        let mut rng = rand::rng();
-        let mut player = level.bot();
-        let logged = game.log().len();
-        while game.actor_to_act() == Some(Actor::Player(bot)) {
-            let action = player.choose(&game, &mut rng);
-            game.play_measured(Actor::Player(bot), action, &mut rng).map_err(|error| {
-                Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", level.code()))
-            })?;
+fn bot_turns(game: &mut Game, level: Level, bot: Player, rng: &mut StdRng) -> Result<(), Error> {
+    let mut player = level.bot();
+    while game.actor_to_act() == Some(Actor::Player(bot)) {
+        let action = player.choose(game, rng);
+        game.play_measured(Actor::Player(bot), action, rng).map_err(|error| {
+            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", level.code()))
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `work` on a thread for blocking work, off the threads that serve requests:
+/// a search can take a while. `what` names the work in the error of a failed thread.
+async fn off_request_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
+}
+
+/// Where the service's randomness comes from: the measurements of the
+/// `measurement` variant and the bots' choices. (Seat tokens always come from the
+/// operating system's generator.)
+#[derive(Debug, Clone, Default)]
+pub enum Randomness {
+    /// A generator seeded by the operating system for every action: the default.
+    #[default]
+    System,
+    /// One seeded sequence: the same requests in the same order measure and play
+    /// alike, for tests and for reproducing a game.
+    Seeded(Arc<Mutex<StdRng>>),
+}
+
+impl Randomness {
+    /// One sequence from `seed`.
+    pub fn seeded(seed: u64) -> Randomness {
+        Randomness::Seeded(Arc::new(Mutex::new(StdRng::seed_from_u64(seed))))
+    }
+
+    /// A generator for one action and what follows it. A seeded sequence is
+    /// locked only to seed it, not while the bot thinks.
+    fn rng(&self) -> StdRng {
+        match self {
+            Randomness::System => StdRng::from_rng(&mut rand::rng()),
+            Randomness::Seeded(sequence) => {
+                StdRng::from_rng(&mut *sequence.lock().expect("nothing panics under this lock"))
+            }
         }
-        let entries = new_entries(&game.log()[logged..], Some(bot)).collect();
-        Ok((game, entries))
-    })
-    .await
-    .map_err(|error| Error::Internal(format!("the bot's thread failed: {error}")))?
+    }
 }
 
 /// What perfect play makes of a position: the best action for the side to act.
@@ -197,12 +275,13 @@ pub struct GameService {
     /// Shared by the clones every worker holds, so that a write on one worker
     /// wakes the watchers on all.
     hub: Arc<Hub>,
+    randomness: Randomness,
 }
 
 impl GameService {
-    /// A service over `store`.
-    pub fn new(store: Store) -> GameService {
-        GameService { store, hub: Arc::default() }
+    /// A service over `store`, measuring and letting bots choose with `randomness`.
+    pub fn new(store: Store, randomness: Randomness) -> GameService {
+        GameService { store, hub: Arc::default(), randomness }
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
@@ -271,9 +350,13 @@ impl GameService {
         if let Some(level) = opponent {
             let bot = play_as.other();
             opening.push(NewEntry { event: Event::SeatTaken(bot), by_bot: true });
-            let (played, entries) = bot_turns(game, level, bot).await?;
-            game = played;
-            opening.extend(entries);
+            let mut rng = self.randomness.rng();
+            game = off_request_threads("the bot", move || {
+                bot_turns(&mut game, level, bot, &mut rng)?;
+                Ok(game)
+            })
+            .await?;
+            opening.extend(new_entries(game.log(), Some(bot)));
             open_seats.clear();
         }
         let new = NewGame {
@@ -364,11 +447,12 @@ impl GameService {
             }
             Ok(player)
         };
-        self.play(id, seat, action).await
+        self.play(id, seat, action, false).await
     }
 
     /// Lets the player that `seat` finds in game `id` take `action`, then the
-    /// game's bot answer, and logs it all. Reading, deciding and logging the
+    /// game's bot answer (and, with `plays_forced_moves`, the server play a forced
+    /// last-square move), and logs it all. Reading, deciding and logging the
     /// player's action are one unit of the store's work; a bot's search would hold
     /// up every other write, so it runs after, and its answer is logged with the
     /// action, after the version the game was read at.
@@ -377,19 +461,19 @@ impl GameService {
         id: i64,
         seat: impl FnOnce(&GameRecord) -> Result<Player, Error> + Send + 'static,
         action: Action,
+        plays_forced_moves: bool,
     ) -> Result<GameRecord, Error> {
+        let rng = self.randomness.rng();
         let decided = self.store.update(id, move |stored| {
             let record = GameRecord::replay(stored)?;
             let player = seat(&record)?;
-            let played = Played::new(record, player, action)?;
+            let played = Played::new(record, player, action, plays_forced_moves, rng)?;
             let write = played.bot_to_answer().is_none().then(|| played.write());
             Ok((write, played))
         });
         let (mut written, mut played) = decided.await?.ok_or_else(|| not_found(id))?;
-        if let Some((level, bot)) = played.bot_to_answer() {
-            let (game, answers) = bot_turns(played.game, level, bot).await?;
-            played.game = game;
-            played.entries.extend(answers);
+        if played.bot_to_answer().is_some() {
+            played = played.answer_bot().await?;
             written = self.store.write(id, played.write()).await?;
         }
         let record = played.into_record(written);
@@ -437,7 +521,9 @@ impl GameService {
     }
 
     /// Plays `action` in the original app's game for the side to move (and the
-    /// bot's answer against the computer).
+    /// bot's answer against the computer). A forced last-square move that follows
+    /// is played too, for whoever must make it: the original frontend cannot send
+    /// one, and would be stuck.
     ///
     /// # Errors
     /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
@@ -446,7 +532,7 @@ impl GameService {
         // The game is read once, where the move is decided.
         let (id, player_mark) = self.shared_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
-        Ok((self.play(id, side_to_move, action).await?, player_mark))
+        Ok((self.play(id, side_to_move, action, true).await?, player_mark))
     }
 
     /// The best action of game `id` for the side to act, by exact search.
@@ -458,9 +544,7 @@ impl GameService {
         let record = self.game(id).await?;
         let actor = record.game.actor_to_act().ok_or(Error::Rule(RuleError::GameOver))?;
         let game = record.game;
-        let solution = actix_web::rt::task::spawn_blocking(move || Solver::default().answer(&game))
-            .await
-            .map_err(|error| Error::Internal(format!("the search's thread failed: {error}")))?;
+        let solution = off_request_threads("the search", move || Ok(Solver::default().answer(&game))).await?;
         let hint = Hint { variant: record.game.variant(), actor, solution };
         Ok((record, hint))
     }

@@ -174,7 +174,9 @@ async fn reset(
 }
 
 /// Play a move for the side to move, then the bot's answer in `PvE`. A move that
-/// closes a cycle is measured at once.
+/// closes a cycle is measured at once. When move 8 leaves one square alone, the
+/// server plays the last-square move (X's two marks there) in the same request, for
+/// the person or the bot: the answer is the finished game.
 #[utoipa::path(
     tag = "original app",
     request_body(content = LegacyMoveRequest),

@@ -176,8 +176,9 @@ pub struct CreateGameRequest {
 pub enum BotName {
     /// Any legal action, at random.
     Random,
-    /// The original app's heuristic: its own lines, then blocking, then the most
-    /// entangled squares; a random move with `mistake_chance`.
+    /// The original app's heuristic, picking at random where it allows: two of its
+    /// marked squares in a line, else a square of a line the opponent has two marks
+    /// in, else a most entangled square; any two squares with `mistake_chance`.
     Parasite,
     /// Exact search: never ends worse than the game's value.
     Perfect,
@@ -406,6 +407,11 @@ pub struct NextToMove {
     /// The move's number, from 1.
     #[serde(rename = "move")]
     pub move_number: u8,
+    /// The move's squares when they are forced: after move 8 one square alone is
+    /// open, and X's move 9 puts both marks there (send them as they are); null
+    /// when the player chooses.
+    #[schema(required = true, min_items = 2, max_items = 2, value_type = Option<Vec<u8>>)]
+    pub forced_squares: Option<[u8; 2]>,
 }
 
 /// The collapse of a closed cycle.
@@ -623,9 +629,11 @@ impl From<&GameRecord> for GameView {
                     probabilities: ProbabilitiesView::from(odds),
                 })
                 .collect(),
-            next_to_move: game
-                .next_to_move()
-                .map(|(player, move_number)| NextToMove { player: player.into(), move_number }),
+            next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
+                player: player.into(),
+                move_number,
+                forced_squares: game.forced_squares().map(|squares| squares.map(|s| s.index() as u8)),
+            }),
             pending_collapse: game.pending_collapse().map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
             result: game.result().into(),

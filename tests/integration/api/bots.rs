@@ -23,7 +23,7 @@ fn a_bot_that_is_x_opens_in_the_creating_request() {
     assert_eq!(game["opponent"], json!({ "bot": "parasite", "player": "X", "mistake_chance": 0.1 }));
     assert_eq!((&game["status"], &game["open_seats"]), (&json!("ongoing"), &json!([])));
     assert_eq!(game["moves"].as_array().unwrap().len(), 1);
-    assert_eq!(game["next_to_move"], json!({ "player": "O", "move": 2 }));
+    assert_eq!(game["next_to_move"], json!({ "player": "O", "move": 2, "forced_squares": null }));
     let log = log_of(&app, id);
     let marks: Vec<(&str, bool)> =
         log.iter().map(|e| (e["kind"].as_str().unwrap(), e["by_bot"].as_bool().unwrap())).collect();
@@ -121,7 +121,7 @@ fn a_hint_in_the_measurement_variant_gives_an_expected_value() {
         assert_eq!(app.place(id, token, squares).status, 201);
     }
     let view = app.get_game(id).json();
-    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 7 }));
+    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 7, "forced_squares": null }));
     let hint = app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).json();
     assert_eq!(hint["value_kind"], "expected");
     assert_eq!(hint["actor"], view["next_to_move"]["player"]);

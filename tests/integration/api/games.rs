@@ -19,7 +19,7 @@ fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
     assert_eq!(game["variant"], "player_choice");
     assert_eq!((game["version"].as_i64(), &game["status"]), (Some(1), &json!("waiting")));
     assert_eq!(game["open_seats"], json!(["X"]));
-    assert_eq!(game["next_to_move"], json!({ "player": "X", "move": 1 }));
+    assert_eq!(game["next_to_move"], json!({ "player": "X", "move": 1, "forced_squares": null }));
     assert_eq!(game["board"].as_array().map(Vec::len), Some(9));
     assert_eq!(
         game["board"][4],
@@ -98,7 +98,42 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     let classical: Vec<_> = view["board"].as_array().unwrap().iter().map(|c| c["classical"].clone()).collect();
     assert_eq!(classical[..5], [json!("X3"), json!("X1"), json!(null), json!(null), json!("O2")]);
     assert_eq!(view["collapses"][0]["decided_square"], 0, "named through move 2, logged by the closing move");
-    assert_eq!(view["next_to_move"], json!({ "player": "O", "move": 4 }));
+    assert_eq!(view["next_to_move"], json!({ "player": "O", "move": 4, "forced_squares": null }));
+}
+
+#[test]
+fn the_forced_last_square_move_is_shown_and_then_sent_as_it_is() {
+    use super::helpers::Step::{Collapse, Move};
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    // Four 2-cycles, each collapsed by X without a line: square 8 is left alone.
+    let steps = [
+        Move(&x, [0, 1]),
+        Move(&o, [0, 1]),
+        Collapse(&x, 2, 1),
+        Move(&x, [2, 3]),
+        Move(&o, [2, 3]),
+        Collapse(&x, 4, 3),
+        Move(&x, [4, 5]),
+        Move(&o, [4, 5]),
+        Collapse(&x, 6, 4),
+        Move(&x, [6, 7]),
+        Move(&o, [6, 7]),
+    ];
+    for step in &steps {
+        let answer = step.take(&app, id);
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        assert_eq!(answer.json()["next_to_move"]["forced_squares"], json!(null));
+    }
+    let view = Collapse(&x, 8, 6).take(&app, id).json();
+    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 9, "forced_squares": [8, 8] }));
+    app.place(id, &x, [7, 8]).assert_problem(422, "square_is_classical");
+    let last = app.place(id, &x, [8, 8]).json();
+    assert_eq!(
+        (&last["status"], &last["result"], &last["next_to_move"]),
+        (&json!("finished"), &json!("x_wins"), &json!(null))
+    );
+    assert_eq!(last["lines"], json!([{ "player": "X", "squares": [2, 5, 8], "max_move": 9, "points": 1.0 }]));
 }
 
 #[test]
@@ -112,7 +147,7 @@ fn a_measurement_game_measures_a_closed_cycle_in_the_same_request() {
     assert_eq!(view["collapses"][0]["chooser"], "measurement");
     let landed: Vec<_> = view["moves"].as_array().unwrap().iter().map(|m| m["landed"].as_i64().unwrap()).collect();
     assert!(landed == [0, 1] || landed == [1, 0], "{landed:?}");
-    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 3 }));
+    assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 3, "forced_squares": null }));
     assert_eq!(view["version"], 5, "two seats, two moves and the measurement");
 }
 
@@ -246,6 +281,8 @@ fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
                     let a = open[rng.random_range(0..open.len())];
                     let others: Vec<i64> = open.iter().copied().filter(|&s| s != a).collect();
                     let b = if others.is_empty() { a } else { others[rng.random_range(0..others.len())] };
+                    let forced = if others.is_empty() { json!([a, a]) } else { json!(null) };
+                    assert_eq!(view["next_to_move"]["forced_squares"], forced, "{view}");
                     app.place(id, token_of(&view["next_to_move"]["player"]), [a, b])
                 };
                 assert_eq!(answer.status, 201, "{}", answer.body);

@@ -120,3 +120,79 @@ fn errors_read_as_detail_with_400_for_bad_input_and_422_for_broken_rules() {
     assert_eq!(after_end.status, 422, "{done}");
     assert_eq!(after_end.json()["detail"], "the game is over");
 }
+
+/// The squares of the cells that hold no classical mark.
+fn spooky_squares(state: &Value) -> Vec<i64> {
+    (0..9).filter(|&s| state["board"][s as usize].is_array()).collect()
+}
+
+#[test]
+fn after_move_8_the_server_plays_the_forced_last_square_move_for_two_players() {
+    // Four 2-cycles, each measured at once: square 8 is left alone, unless the
+    // fourth collapse made a line (column 0-3-6 or 1-4-7, diagonal 2-4-6).
+    let app = TestApp::spawn_with(|config| config.random_seed = Some(1));
+    let script = [[0, 1], [0, 1], [2, 3], [2, 3], [4, 5], [4, 5], [6, 7], [6, 7]];
+    let (mut forced, mut lines) = (0, 0);
+    for _ in 0..100 {
+        post(&app, "/reset", json!({ "mode": "PvP" }));
+        let mut state = Value::Null;
+        for (number, [a, b]) in (1..).zip(script) {
+            let answer = post(&app, "/move", json!({ "square_1": a, "square_2": b }));
+            assert_eq!(answer.status, 200, "{}", answer.body);
+            state = answer.json();
+            assert_shape(&state);
+            assert_eq!(state["status"] == "ongoing", number < 8, "after move {number}: {state}");
+        }
+        let id = app.request("GET", "/api/v1/games", &[], None).json()["games"][0]["id"].as_i64().unwrap();
+        let moves = app.get_game(id).json()["moves"].as_array().unwrap().clone();
+        if spooky_squares(&state).is_empty() {
+            // The answer to move 8 is already the finished game: X9 filled square 8.
+            assert_eq!(state["board"][8], "X", "{state}");
+            assert_eq!((moves.len(), &moves[8]["squares"]), (9, &json!([8, 8])));
+            let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
+            let last = log["entries"].as_array().unwrap().last().unwrap().clone();
+            assert_eq!((&last["kind"], &last["player"], &last["by_bot"]), (&json!("move"), &json!("X"), &json!(false)));
+            forced += 1;
+        } else {
+            assert_eq!((spooky_squares(&state), moves.len()), (vec![8], 8), "a line ended the game: {state}");
+            assert_eq!(state["board"][8], json!([]));
+            lines += 1;
+        }
+        if forced > 0 && lines > 0 {
+            break;
+        }
+    }
+    assert!(forced > 0 && lines > 0, "both ends came: {forced} forced moves, {lines} lines");
+}
+
+#[test]
+fn against_the_bot_the_server_plays_the_persons_forced_move_after_the_bots_move_8() {
+    // The person is X and plays the first and the last open square; in about one
+    // game in ten the bot's move 8 leaves one square alone.
+    let app = TestApp::spawn_with(|config| config.random_seed = Some(1));
+    let mut forced = 0;
+    for _ in 0..100 {
+        let mut state = post(&app, "/reset", json!({ "mode": "PvE", "player_mark": "X" })).json();
+        while state["status"] == "ongoing" {
+            let open = spooky_squares(&state);
+            assert!(open.len() >= 2, "the person is never left to send the last-square move: {state}");
+            let answer = post(&app, "/move", json!({ "square_1": open[0], "square_2": open[open.len() - 1] }));
+            assert_eq!(answer.status, 200, "{}", answer.body);
+            state = answer.json();
+        }
+        let id = app.request("GET", "/api/v1/games", &[], None).json()["games"][0]["id"].as_i64().unwrap();
+        let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
+        let moves: Vec<Value> =
+            log["entries"].as_array().unwrap().iter().filter(|e| e["kind"] == "move").cloned().collect();
+        if moves.len() == 9 && moves[8]["squares"][0] == moves[8]["squares"][1] {
+            assert_eq!(
+                (&moves[7]["by_bot"], &moves[8]["player"], &moves[8]["by_bot"]),
+                (&json!(true), &json!("X"), &json!(false))
+            );
+            assert!(spooky_squares(&state).is_empty(), "{state}");
+            forced += 1;
+            break;
+        }
+    }
+    assert_eq!(forced, 1, "a game came to the forced move");
+}
