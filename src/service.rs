@@ -326,10 +326,8 @@ impl GameService {
     /// # Errors
     /// [`Error::Unavailable`] when it does not.
     pub async fn ready(&self) -> Result<(), Error> {
-        self.store.ping().await.map_err(|error| match error {
-            Error::Internal(detail) => Error::Unavailable(detail),
-            other => other,
-        })
+        // Whatever the failure, the database does not answer as it should.
+        self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))
     }
 
     /// Creates a game of `variant` with the caller in the seat of `play_as`; with
@@ -401,7 +399,7 @@ impl GameService {
             };
             Ok((Some(write), (stored, game, player)))
         });
-        let (written, (mut stored, game, player)) = decided.await?.ok_or_else(|| not_found(id))?;
+        let (written, (mut stored, game, player)) = decided.await?;
         stored.log.extend(written);
         stored.token_hashes.push((player, token_hash));
         self.hub.publish(id, stored.version());
@@ -413,7 +411,7 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; a corrupt log; database failures.
     pub async fn game(&self, id: i64) -> Result<GameRecord, Error> {
-        let stored = self.store.load_game(id).await?.ok_or_else(|| not_found(id))?;
+        let stored = self.store.load_game(id).await?;
         GameRecord::replay(stored)
     }
 
@@ -469,9 +467,9 @@ impl GameService {
             let player = seat(&record)?;
             let played = Played::new(record, player, action, plays_forced_moves, rng)?;
             let write = played.bot_to_answer().is_none().then(|| played.write());
-            Ok((write, played))
+            Ok::<_, Error>((write, played))
         });
-        let (mut written, mut played) = decided.await?.ok_or_else(|| not_found(id))?;
+        let (mut written, mut played) = decided.await?;
         if played.bot_to_answer().is_some() {
             played = played.answer_bot().await?;
             written = self.store.write(id, played.write()).await?;
@@ -560,10 +558,6 @@ impl GameService {
         before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<ListedGame>, Error> {
-        self.store.list_games(status, before, limit).await
+        Ok(self.store.list_games(status, before, limit).await?)
     }
-}
-
-fn not_found(id: i64) -> Error {
-    Error::NotFound(format!("there is no game {id}"))
 }

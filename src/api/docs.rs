@@ -9,7 +9,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
 
 use super::views::GameView;
-use crate::error::Problem;
+use super::problem::Problem;
 
 #[derive(OpenApi)]
 #[openapi(

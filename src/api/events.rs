@@ -14,6 +14,7 @@ use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
 use super::views::{EventView, GameView, LogEntryView};
+use super::problem::ApiError;
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
 use crate::service::{GameRecord, GameService};
@@ -156,11 +157,11 @@ impl Watch {
 }
 
 /// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`.
-fn last_event_id(request: &HttpRequest) -> Result<i64, Error> {
+fn last_event_id(request: &HttpRequest) -> Result<i64, ApiError> {
     match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(|v| v.trim().parse().ok())) {
         None => Ok(0),
         Some(Some(seq)) => Ok(seq),
-        Some(None) => Err(Error::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
+        Some(None) => Err(ApiError::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
     }
 }
 
@@ -198,7 +199,7 @@ async fn events(
     service: web::Data<GameService>,
     id: web::Path<i64>,
     request: HttpRequest,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     let (id, last) = (id.into_inner(), last_event_id(&request)?);
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.

@@ -12,7 +12,7 @@ use serde_json::Number;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::{ObjectBuilder, Required, Type};
 
-use crate::error::Error;
+use super::problem::ApiError;
 
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
@@ -23,8 +23,8 @@ pub const BODY_LIMIT: usize = 4 * 1024;
 pub struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
-    type Error = Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Error>>>>;
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json = is_json(request.headers());
@@ -97,8 +97,8 @@ fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
-fn invalid_body(status: StatusCode, detail: String) -> Error {
-    Error::InvalidBody { status, detail }
+fn invalid_body(status: StatusCode, detail: String) -> ApiError {
+    ApiError::InvalidBody { status, detail }
 }
 
 /// The seat token of `Authorization: Bearer <token>`.
@@ -106,18 +106,18 @@ fn invalid_body(status: StatusCode, detail: String) -> Error {
 pub struct SeatToken(pub String);
 
 impl FromRequest for SeatToken {
-    type Error = Error;
-    type Future = std::future::Ready<Result<Self, Error>>;
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let token = match request.headers().get(header::AUTHORIZATION).map(|value| value.to_str()) {
-            None => Err(Error::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
-            Some(Err(_)) => Err(Error::Unauthorized("the Authorization header is not readable text".into())),
+            None => Err(ApiError::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
+            Some(Err(_)) => Err(ApiError::Unauthorized("the Authorization header is not readable text".into())),
             Some(Ok(value)) => match value.split_once(' ') {
                 Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
                     Ok(SeatToken(token.trim().to_string()))
                 }
-                _ => Err(Error::Unauthorized("the Authorization header must read Bearer <token>".into())),
+                _ => Err(ApiError::Unauthorized("the Authorization header must read Bearer <token>".into())),
             },
         };
         std::future::ready(token)
@@ -135,15 +135,15 @@ pub struct IfMatch(pub Option<i64>);
 const IF_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[0-9]{1,18}")$"#;
 
 impl FromRequest for IfMatch {
-    type Error = Error;
-    type Future = std::future::Ready<Result<Self, Error>>;
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         std::future::ready(expected_version(request.headers()).map(IfMatch))
     }
 }
 
-fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, Error> {
+fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     let Some(value) = headers.get(header::IF_MATCH) else {
         return Ok(None);
     };
@@ -156,7 +156,7 @@ fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, Error> {
         .and_then(|t| t.strip_suffix('"'))
         .and_then(|version| version.parse().ok())
         .map(Some)
-        .ok_or_else(|| Error::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
+        .ok_or_else(|| ApiError::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
 }
 
 impl utoipa::IntoParams for IfMatch {

@@ -13,6 +13,7 @@ use super::views::{
     SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
+use super::problem::ApiError;
 use crate::error::Error;
 use crate::service::{GameRecord, GameService};
 
@@ -22,7 +23,7 @@ fn game_path(id: i64) -> String {
 }
 
 /// 201 with the game and the caller's new seat.
-fn seated(record: &GameRecord, seat: crate::service::Seat) -> Result<HttpResponse, Error> {
+fn seated(record: &GameRecord, seat: crate::service::Seat) -> Result<HttpResponse, ApiError> {
     with_game(
         HttpResponse::Created()
             .insert_header((header::LOCATION, game_path(record.stored.id)))
@@ -38,7 +39,7 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> Result<HttpRespons
 const GAME_JSON_CAPACITY: usize = 4096;
 
 /// `response` with `view`, a game, as its JSON body.
-fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Result<HttpResponse, Error> {
+fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Result<HttpResponse, ApiError> {
     let mut body = Vec::with_capacity(GAME_JSON_CAPACITY);
     serde_json::to_writer(&mut body, view).map_err(|error| Error::Internal(format!("a game view: {error}")))?;
     Ok(response.content_type(ContentType::json()).body(body))
@@ -70,7 +71,7 @@ async fn create_game(
     body: JsonBody<CreateGameRequest>,
     limit: Option<web::Data<CreationLimit>>,
     http: HttpRequest,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     if let (Some(limit), Some(peer)) = (limit, http.peer_addr()) {
         limit.admit(peer.ip())?;
     }
@@ -80,7 +81,7 @@ async fn create_game(
         .as_ref()
         .map(|opponent| opponent.level())
         .transpose()
-        .map_err(|detail| Error::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
+        .map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
     let (record, seat) = service.create_game(request.variant.into(), request.play_as.into(), opponent).await?;
     seated(&record, seat)
 }
@@ -103,7 +104,7 @@ async fn create_game(
     )
 )]
 #[post("/games/{id}/join")]
-async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
+async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let (record, seat) = service.join(id.into_inner()).await?;
     seated(&record, seat)
 }
@@ -134,7 +135,7 @@ async fn get_game(
     service: web::Data<GameService>,
     id: web::Path<i64>,
     request: HttpRequest,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     let record = service.game(id.into_inner()).await?;
     let tag = etag(record.version());
     if is_unchanged(&request, record.version()) {
@@ -150,7 +151,7 @@ async fn act(
     token: SeatToken,
     action: Result<Action, crate::engine::RuleError>,
     expected: IfMatch,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     let record = service.act(id, &token.0, action?, expected.0).await?;
     with_game(
         HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).take(),
@@ -180,7 +181,7 @@ async fn place_move(
     token: SeatToken,
     body: JsonBody<MoveRequest>,
     expected: IfMatch,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     act(&service, id.into_inner(), token, body.0.action(), expected).await
 }
 
@@ -206,7 +207,7 @@ async fn choose_collapse(
     token: SeatToken,
     body: JsonBody<CollapseRequest>,
     expected: IfMatch,
-) -> Result<HttpResponse, Error> {
+) -> Result<HttpResponse, ApiError> {
     act(&service, id.into_inner(), token, body.0.action(), expected).await
 }
 
@@ -228,7 +229,7 @@ async fn choose_collapse(
     )
 )]
 #[get("/games/{id}/hint")]
-async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
+async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let (_, hint) = service.hint(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
@@ -262,17 +263,17 @@ const MAX_PAGE: u32 = 100;
     )
 )]
 #[get("/games")]
-async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Result<HttpResponse, Error> {
+async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Result<HttpResponse, ApiError> {
     let limit = query.limit.unwrap_or(20);
     if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(Error::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
+        return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
     }
     let before = match &query.cursor {
         None => None,
         Some(cursor) => Some(
             cursor
                 .parse::<i64>()
-                .map_err(|_| Error::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))?,
+                .map_err(|_| ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))?,
         ),
     };
     // One more than the page shows whether another page follows.
@@ -300,7 +301,7 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
     )
 )]
 #[get("/games/{id}/log")]
-async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
+async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
@@ -328,7 +329,7 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result
     )
 )]
 #[get("/games/{id}/transcript")]
-async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, Error> {
+async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
 }

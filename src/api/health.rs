@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, get, web};
 
 use super::views::Health;
-use crate::error::Error;
+use super::problem::ApiError;
 use crate::service::GameService;
 
 /// Is the process alive? Answers without touching the database.
@@ -26,7 +26,7 @@ async fn healthz() -> HttpResponse {
     )
 )]
 #[get("/readyz")]
-async fn readyz(service: web::Data<GameService>) -> Result<HttpResponse, Error> {
+async fn readyz(service: web::Data<GameService>) -> Result<HttpResponse, ApiError> {
     service.ready().await?;
     Ok(HttpResponse::Ok().json(Health { status: "ready".into() }))
 }

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::extract::JsonBody;
 use super::views::{MoveRequest, PlayerName};
 use crate::engine::{GameResult, Player, Square};
-use crate::error::Error;
+use super::problem::ApiError;
 use crate::service::{GameRecord, GameService};
 
 /// A square as the original app shows it: `"X"` or `"O"` once classical, else the
@@ -85,9 +85,9 @@ pub struct LegacyProblem {
     pub detail: String,
 }
 
-/// An [`Error`] in the original app's shape: bad input is 400, a broken rule 422.
+/// An [`ApiError`] in the original app's shape: bad input is 400, a broken rule 422.
 #[derive(Debug)]
-pub struct LegacyError(Error);
+pub struct LegacyError(ApiError);
 
 impl std::fmt::Display for LegacyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -95,9 +95,9 @@ impl std::fmt::Display for LegacyError {
     }
 }
 
-impl From<Error> for LegacyError {
-    fn from(error: Error) -> LegacyError {
-        LegacyError(error)
+impl<E: Into<ApiError>> From<E> for LegacyError {
+    fn from(error: E) -> LegacyError {
+        LegacyError(error.into())
     }
 }
 
@@ -105,16 +105,14 @@ impl ResponseError for LegacyError {
     fn status_code(&self) -> StatusCode {
         match &self.0 {
             // The original answers every unreadable body with 400.
-            Error::InvalidBody { .. } => StatusCode::BAD_REQUEST,
+            ApiError::InvalidBody { .. } => StatusCode::BAD_REQUEST,
             other => other.status_code(),
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let Error::Internal(detail) = &self.0 {
-            log::error!("{detail}");
-        }
-        HttpResponse::build(self.status_code()).json(LegacyProblem { detail: self.0.problem().detail })
+        self.0.log_if_internal();
+        HttpResponse::build(self.status_code()).json(LegacyProblem { detail: self.0.detail() })
     }
 }
 
@@ -165,7 +163,7 @@ async fn state(service: web::Data<GameService>) -> Result<HttpResponse, LegacyEr
 #[post("/reset")]
 async fn reset(
     service: web::Data<GameService>,
-    body: Result<JsonBody<LegacyResetRequest>, Error>,
+    body: Result<JsonBody<LegacyResetRequest>, ApiError>,
 ) -> Result<HttpResponse, LegacyError> {
     let JsonBody(request) = body?;
     let against_bot = request.mode == LegacyMode::PlayerVsBot;
@@ -189,10 +187,10 @@ async fn reset(
 #[post("/move")]
 async fn play_move(
     service: web::Data<GameService>,
-    body: Result<JsonBody<LegacyMoveRequest>, Error>,
+    body: Result<JsonBody<LegacyMoveRequest>, ApiError>,
 ) -> Result<HttpResponse, LegacyError> {
     let JsonBody(request) = body?;
-    let action = MoveRequest { squares: [request.square_1, request.square_2] }.action().map_err(Error::Rule)?;
+    let action = MoveRequest { squares: [request.square_1, request.square_2] }.action()?;
     let (record, player_mark) = service.move_in_shared_game(action).await?;
     Ok(HttpResponse::Ok().json(state_of(&record, player_mark)))
 }

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::error::Error;
+use super::problem::ApiError;
 
 const WINDOW: Duration = Duration::from_secs(60);
 
@@ -25,8 +25,8 @@ impl CreationLimit {
     /// Counts a creation by `address`.
     ///
     /// # Errors
-    /// [`Error::RateLimited`] with the seconds to wait, beyond the limit.
-    pub fn admit(&self, address: IpAddr) -> Result<(), Error> {
+    /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
+    pub fn admit(&self, address: IpAddr) -> Result<(), ApiError> {
         let now = Instant::now();
         let mut windows = self.windows.lock().expect("the limit's lock is never poisoned");
         // Finished windows go, so that the map holds only this minute's creators.
@@ -34,7 +34,7 @@ impl CreationLimit {
         let (start, count) = windows.entry(address).or_insert((now, 0));
         if *count >= self.per_minute {
             let retry_after = (WINDOW - now.duration_since(*start)).as_secs().max(1);
-            return Err(Error::RateLimited { retry_after });
+            return Err(ApiError::RateLimited { retry_after });
         }
         *count += 1;
         Ok(())

@@ -7,6 +7,7 @@ mod games;
 mod health;
 mod legacy;
 mod limit;
+pub mod problem;
 pub mod views;
 
 use actix_cors::Cors;
@@ -21,7 +22,7 @@ use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::CorsOrigins;
-use crate::error::Error;
+use problem::ApiError;
 use crate::service::GameService;
 
 pub use extract::BODY_LIMIT;
@@ -71,7 +72,7 @@ pub fn app(
             .app_data(web::Data::new(service))
             .app_data(web::PayloadConfig::new(BODY_LIMIT))
             .app_data(web::PathConfig::default().error_handler(|_, request| {
-                Error::InvalidPath(format!(
+                ApiError::InvalidPath(format!(
                     "the game id in {} must be a whole number, as in /api/v1/games/42",
                     request.path()
                 ))
@@ -79,7 +80,7 @@ pub fn app(
             }))
             .app_data(
                 web::QueryConfig::default()
-                    .error_handler(|error, _| Error::InvalidQuery(format!("the query is not valid: {error}")).into()),
+                    .error_handler(|error, _| ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()),
             ),
     );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
@@ -124,7 +125,7 @@ fn as_problem<B: MessageBody + 'static>(answer: ServiceResponse<B>) -> actix_web
             "" => "the request was refused before it reached the API".to_string(),
             text => text.to_string(),
         };
-        let problem = Error::Rejected { status, detail }.error_response();
+        let problem = ApiError::Rejected { status, detail }.error_response();
         Ok(ServiceResponse::new(request, problem).map_into_right_body())
     })))
 }
@@ -167,10 +168,10 @@ impl KnownRoutes {
 }
 
 /// Answers every request that no operation took.
-async fn unmatched(request: HttpRequest, known_routes: web::Data<KnownRoutes>) -> Result<HttpResponse, Error> {
+async fn unmatched(request: HttpRequest, known_routes: web::Data<KnownRoutes>) -> Result<HttpResponse, ApiError> {
     let path = request.path();
     Err(match known_routes.0.iter().find(|(route, _)| route.is_match(path)) {
-        Some((_, methods)) => Error::MethodNotAllowed { allowed: methods.clone() },
-        None => Error::NotFound(format!("there is no route {path}; the API is under /api/v1, its docs at /docs")),
+        Some((_, methods)) => ApiError::MethodNotAllowed { allowed: methods.clone() },
+        None => ApiError::NoRoute(format!("there is no route {path}; the API is under /api/v1, its docs at /docs")),
     })
 }

@@ -6,16 +6,17 @@
 //! unit of the database's work. Both backends keep the same tables and answer
 //! every operation alike; everything above the store is the same for both.
 
+mod error;
 mod postgres;
 mod rows;
 mod sqlite;
 
+pub use error::StoreError;
 pub use postgres::{PgStore, PoolSettings};
 pub use sqlite::{Connections, SqliteStore};
 
 use crate::bot::Level;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
-use crate::error::Error;
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -223,14 +224,6 @@ impl NewGame {
     }
 }
 
-/// Another write took the sequence number or the seat first; the game is at `current_version` now.
-fn conflict(current_version: i64) -> Error {
-    Error::Conflict {
-        detail: "the game changed while this request was applied; reload it and try again".into(),
-        current_version: Some(current_version),
-    }
-}
-
 /// Whether `url` names a PostgreSQL database.
 pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
@@ -275,7 +268,7 @@ impl Store {
     ///
     /// # Errors
     /// When it does not.
-    pub async fn ping(&self) -> Result<(), Error> {
+    pub async fn ping(&self) -> Result<(), StoreError> {
         match self {
             Store::Sqlite(store) => store.ping().await,
             Store::Postgres(store) => Box::pin(store.ping()).await,
@@ -286,18 +279,19 @@ impl Store {
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+    pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
         match self {
             Store::Sqlite(store) => store.create_game(new).await,
             Store::Postgres(store) => Box::pin(store.create_game(new)).await,
         }
     }
 
-    /// The game with `id`, its whole log and its seats' token hashes, if there is one.
+    /// The game with `id`, its whole log and its seats' token hashes.
     ///
     /// # Errors
-    /// When the database fails, or holds a row the code cannot read (corruption).
-    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
+    /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
+    /// cannot read (corruption).
+    pub async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
         match self {
             Store::Sqlite(store) => store.load_game(id).await,
             Store::Postgres(store) => Box::pin(store.load_game(id)).await,
@@ -308,9 +302,10 @@ impl Store {
     /// transaction.
     ///
     /// # Errors
-    /// [`Error::Conflict`] with the current version when another write already
-    /// took the sequence number after `write.after` or the seat; any database failure.
-    pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+    /// [`StoreError::Conflict`] with the current version when another write
+    /// already took the sequence number after `write.after` or the seat; any
+    /// database failure.
+    pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
         match self {
             Store::Sqlite(store) => store.write(id, write).await,
             Store::Postgres(store) => Box::pin(store.write(id, write)).await,
@@ -318,18 +313,18 @@ impl Store {
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
-    /// writes it, with no other write of this store in between. `None` when there
-    /// is no such game. `decide` runs where the database's work runs: it must not
-    /// take long.
+    /// writes it, with no other write of this store in between. `decide` runs
+    /// where the database's work runs: it must not take long. Its error type is
+    /// the caller's, which tells the store's own errors in its terms.
     ///
     /// # Errors
-    /// What `decide` returns; [`Error::Conflict`] when another process wrote
-    /// first; any database failure.
-    pub async fn update<T: Send + 'static>(
+    /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
+    /// when another process wrote first; any database failure.
+    pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
-        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
-    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<(Vec<StoredEntry>, T), E> {
         match self {
             Store::Sqlite(store) => store.update(id, decide).await,
             Store::Postgres(store) => Box::pin(store.update(id, decide)).await,
@@ -346,7 +341,7 @@ impl Store {
         status: Option<Status>,
         before: Option<i64>,
         limit: u32,
-    ) -> Result<Vec<ListedGame>, Error> {
+    ) -> Result<Vec<ListedGame>, StoreError> {
         match self {
             Store::Sqlite(store) => store.list_games(status, before, limit).await,
             Store::Postgres(store) => Box::pin(store.list_games(status, before, limit)).await,
@@ -357,7 +352,7 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+    pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
         match self {
             Store::Sqlite(store) => store.shared_game().await,
             Store::Postgres(store) => Box::pin(store.shared_game()).await,
@@ -368,7 +363,7 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+    pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
         match self {
             Store::Sqlite(store) => store.set_shared_game(id, player_mark).await,
             Store::Postgres(store) => Box::pin(store.set_shared_game(id, player_mark)).await,

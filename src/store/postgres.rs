@@ -15,9 +15,8 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{ListedGame, NewGame, Notice, Status, StoredEntry, StoredGame, Write, conflict};
+use super::{ListedGame, NewGame, Notice, Status, StoreError, StoredEntry, StoredGame, Write};
 use crate::engine::Player;
-use crate::error::Error;
 
 /// The notification channel of the games' changes; each payload is `id version`.
 const CHANNEL: &str = "qttt_games";
@@ -130,12 +129,12 @@ impl PgStore {
         self.pool.close().await;
     }
 
-    pub(super) async fn ping(&self) -> Result<(), Error> {
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
 
-    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
         let mut tx = self.pool.begin().await?;
         let row = sqlx::query(INSERT_GAME.as_str())
             .bind(new.variant.code())
@@ -152,11 +151,11 @@ impl PgStore {
         Ok(new.into_stored(id, created_at, log))
     }
 
-    pub(super) async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
+    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
         read_game(&self.pool, id).await
     }
 
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let written = self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?;
         tx.commit().await?;
@@ -165,44 +164,44 @@ impl PgStore {
 
     /// The outcome of a write to game `id`, with a unique key violation (another
     /// write took the same sequence number or seat first) told as a conflict.
-    async fn unless_raced<T>(&self, id: i64, written: Result<T, sqlx::Error>) -> Result<T, Error> {
+    async fn unless_raced<T>(&self, id: i64, written: Result<T, sqlx::Error>) -> Result<T, StoreError> {
         match written {
             Err(error) if is_unique_violation(&error) => {
-                let version: i64 =
+                let current_version: i64 =
                     sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1")
                         .bind(id)
                         .fetch_one(&self.pool)
                         .await?;
-                Err(conflict(version))
+                Err(StoreError::Conflict { current_version })
             }
             other => Ok(other?),
         }
     }
 
-    pub(super) async fn update<T: Send + 'static>(
+    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
-        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
-    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
-        let mut tx = self.pool.begin().await?;
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<(Vec<StoredEntry>, T), E> {
+        let mut tx = self.pool.begin().await.map_err(StoreError::from)?;
         // The game's row stays locked until the commit: the other writers of this
         // game, on any instance, wait, and then read what this one wrote. The read
         // is a statement of its own, after the lock, so that it sees their writes.
         let locked: Option<i64> = sqlx::query_scalar("SELECT id FROM games WHERE id = $1 FOR UPDATE")
             .bind(id)
             .fetch_optional(&mut *tx)
-            .await?;
+            .await
+            .map_err(StoreError::from)?;
         if locked.is_none() {
-            return Ok(None);
+            return Err(StoreError::NotFound { id }.into());
         }
-        let stored = read_game(&mut *tx, id).await?.ok_or_else(|| Error::Internal(format!("game {id} vanished")))?;
-        let (write, decided) = decide(stored)?;
+        let (write, decided) = decide(read_game(&mut *tx, id).await?)?;
         let written = match write {
             Some(write) => self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?,
             None => Vec::new(),
         };
-        tx.commit().await?;
-        Ok(Some((written, decided)))
+        tx.commit().await.map_err(StoreError::from)?;
+        Ok((written, decided))
     }
 
     pub(super) async fn list_games(
@@ -210,7 +209,7 @@ impl PgStore {
         status: Option<Status>,
         before: Option<i64>,
         limit: u32,
-    ) -> Result<Vec<ListedGame>, Error> {
+    ) -> Result<Vec<ListedGame>, StoreError> {
         let rows = sqlx::query(LIST_GAMES.as_str())
             .bind(status.map(Status::code))
             .bind(before)
@@ -232,14 +231,14 @@ impl PgStore {
             .collect()
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
         let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
             .fetch_optional(&self.pool)
             .await?;
         row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, $1, $2) \
              ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
@@ -292,10 +291,9 @@ impl PgStore {
 }
 
 /// Game `id` and its whole log.
-async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<Option<StoredGame>, Error> {
-    let Some(row) = sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(executor).await? else {
-        return Ok(None);
-    };
+async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame, StoreError> {
+    let row = sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(executor).await?;
+    let row = row.ok_or(StoreError::NotFound { id })?;
     let game = GameRow {
         id: row.try_get(0)?,
         variant: row.try_get(1)?,
@@ -305,7 +303,7 @@ async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<Option<Stor
         x_token_hash: row.try_get(5)?,
         o_token_hash: row.try_get(6)?,
     };
-    game.into_game(EntryRow::from_json(row.try_get(7)?)?).map(Some)
+    game.into_game(EntryRow::from_json(row.try_get(7)?)?)
 }
 
 /// Carries out `write` on game `id` in `tx`.
@@ -376,11 +374,11 @@ fn is_unique_violation(error: &sqlx::Error) -> bool {
     error.as_database_error().is_some_and(|error| error.is_unique_violation())
 }
 
-impl From<sqlx::Error> for Error {
-    fn from(error: sqlx::Error) -> Error {
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
         match &error {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
-                Error::Unavailable(format!("the database does not answer: {error}"))
+                StoreError::Unavailable(error.to_string())
             }
             // 57P01-57P03: the server is shutting down or starting; 57014: the
             // statement ran out of time; class 08: the connection failed.
@@ -389,9 +387,9 @@ impl From<sqlx::Error> for Error {
                     code.starts_with("08") || ["57P01", "57P02", "57P03", "57014"].contains(&&*code)
                 }) =>
             {
-                Error::Unavailable(format!("the database does not answer: {error}"))
+                StoreError::Unavailable(error.to_string())
             }
-            _ => Error::Internal(format!("database error: {error}")),
+            _ => StoreError::Other(error.to_string()),
         }
     }
 }

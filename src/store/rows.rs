@@ -3,10 +3,9 @@
 
 use serde::Deserialize;
 
-use super::{Event, ListedGame, NewEntry, Status, StoredEntry, StoredGame};
+use super::{Event, ListedGame, NewEntry, Status, StoreError, StoredEntry, StoredGame};
 use crate::bot::Level;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
-use crate::error::Error;
 
 /// A row of `games`, with its seats' token hashes.
 pub(super) struct GameRow {
@@ -31,7 +30,7 @@ pub(super) fn game_columns(created_at: &str) -> String {
 
 impl GameRow {
     /// The game, with `log`: its entries in order.
-    pub(super) fn into_game(self, log: Vec<EntryRow>) -> Result<StoredGame, Error> {
+    pub(super) fn into_game(self, log: Vec<EntryRow>) -> Result<StoredGame, StoreError> {
         let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
         if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
             return Err(corrupt("seq", "a log with gaps"));
@@ -71,7 +70,7 @@ pub(super) struct SummaryRow {
 }
 
 impl SummaryRow {
-    pub(super) fn into_listed(self) -> Result<ListedGame, Error> {
+    pub(super) fn into_listed(self) -> Result<ListedGame, StoreError> {
         let status = [Status::Waiting, Status::Ongoing, Status::Finished]
             .into_iter()
             .find(|s| s.code() == self.status)
@@ -157,11 +156,11 @@ impl From<&NewEntry> for NewEntryRow {
 
 impl EntryRow {
     /// The rows of `log`, a JSON array of such arrays.
-    pub(super) fn from_json(log: &str) -> Result<Vec<EntryRow>, Error> {
+    pub(super) fn from_json(log: &str) -> Result<Vec<EntryRow>, StoreError> {
         serde_json::from_str(log).map_err(|error| corrupt("log", &error.to_string()))
     }
 
-    pub(super) fn into_entry(self) -> Result<StoredEntry, Error> {
+    pub(super) fn into_entry(self) -> Result<StoredEntry, StoreError> {
         let square = |value: Option<i64>| {
             value.and_then(|v| Square::try_from(v).ok()).ok_or_else(|| corrupt("square", &format!("{value:?}")))
         };
@@ -190,11 +189,11 @@ impl EntryRow {
     }
 }
 
-pub(super) fn player(text: &str) -> Result<Player, Error> {
+pub(super) fn player(text: &str) -> Result<Player, StoreError> {
     text.chars().next().filter(|_| text.len() == 1).and_then(Player::from_letter).ok_or_else(|| corrupt("player", text))
 }
 
-fn variant(text: &str) -> Result<Variant, Error> {
+fn variant(text: &str) -> Result<Variant, StoreError> {
     [Variant::PlayerChoice, Variant::Measurement]
         .into_iter()
         .find(|v| v.code() == text)
@@ -202,6 +201,6 @@ fn variant(text: &str) -> Result<Variant, Error> {
 }
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
-fn corrupt(column: &str, value: &str) -> Error {
-    Error::Internal(format!("corrupt database: {column} {value:?}"))
+fn corrupt(column: &str, value: &str) -> StoreError {
+    StoreError::Corrupt(format!("{column} {value:?}"))
 }

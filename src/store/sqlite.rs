@@ -29,9 +29,8 @@ use sqlx::{ConnectOptions, Connection as _};
 use tokio::sync::oneshot;
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{Durability, ListedGame, NewGame, Status, StoredEntry, StoredGame, Summary, Write, conflict};
+use super::{Durability, ListedGame, NewGame, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
 use crate::engine::Player;
-use crate::error::Error;
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -123,12 +122,12 @@ impl Connections {
     /// answers what it answers.
     ///
     /// # Errors
-    /// Whatever `work` returns; [`Error::Unavailable`] once the store is closed;
-    /// [`Error::Internal`] when `work` panics.
+    /// Whatever `work` returns; [`StoreError::Unavailable`] once the store is
+    /// closed; [`StoreError::Other`] when `work` panics.
     pub async fn run<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
-    ) -> Result<T, Error> {
+        work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
         self.ask(|answer| {
             Job::Alone(Box::new(move |connection| {
                 // The caller may have gone; then nobody needs the answer.
@@ -149,21 +148,22 @@ impl Connections {
     /// # Errors
     /// Whatever `work` returns; the database's error when the transaction cannot
     /// begin or commit; as [`Connections::run`] otherwise.
-    async fn write<T: Send + 'static>(
+    async fn write<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        work: impl FnOnce(&Connection) -> Result<T, Error> + Send + 'static,
-    ) -> Result<T, Error> {
+        work: impl FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E> {
+        let database = |error: &rusqlite::Error| E::from(StoreError::from(error));
         self.ask(|answer| {
             Job::Write(Box::new(move |transaction| {
                 // A failed write's savepoint rolls back when dropped, a panic's too.
-                let written = transaction.map_err(Error::from).and_then(|transaction| {
-                    let savepoint = Savepoint::begin(transaction)?;
+                let written = transaction.map_err(database).and_then(|transaction| {
+                    let savepoint = Savepoint::begin(transaction).map_err(|error| database(&error))?;
                     let written = work(&savepoint)?;
-                    savepoint.release()?;
+                    savepoint.release().map_err(|error| database(&error))?;
                     Ok(written)
                 });
                 Box::new(move |committed| {
-                    let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(Error::from)));
+                    let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(database)));
                 })
             }))
         })
@@ -172,14 +172,17 @@ impl Connections {
 
     /// Queues the job that `job` makes around the sender of its answer, and
     /// awaits that answer.
-    async fn ask<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
+    async fn ask<T, E: From<StoreError>>(
+        &self,
+        job: impl FnOnce(oneshot::Sender<Result<T, E>>) -> Job,
+    ) -> Result<T, E> {
         let (answer, answered) = oneshot::channel();
         {
             let queue = self.queue.lock().expect("no job runs under this lock");
             queue.as_ref().ok_or_else(closed)?.send(job(answer)).map_err(|_| closed())?;
         }
         // A job drops its sender unanswered only when it panics.
-        answered.await.map_err(|_| Error::Internal("a database job panicked".into()))?
+        answered.await.map_err(|_| StoreError::Other("a database job panicked".into()))?
     }
 
     /// Lets the queued jobs finish, then closes the connections.
@@ -325,8 +328,8 @@ fn commit_together(connection: &mut Connection, batch: Vec<WriteJob>) {
     }
 }
 
-fn closed() -> Error {
-    Error::Unavailable("the database is closed".into())
+fn closed() -> StoreError {
+    StoreError::Unavailable("the database is closed".into())
 }
 
 /// Opens one connection to the file at `path` with the store's settings.
@@ -397,7 +400,7 @@ impl SqliteStore {
     /// checkpoints the write-ahead log.
     pub async fn close(&self) {
         let store = self.clone();
-        let _ = actix_web::rt::task::spawn_blocking(move || {
+        let _ = tokio::task::spawn_blocking(move || {
             store.checkpointer.stop();
             store.readers.close();
             store.writer.close();
@@ -405,11 +408,11 @@ impl SqliteStore {
         .await;
     }
 
-    pub(super) async fn ping(&self) -> Result<(), Error> {
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
         self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
-    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, Error> {
+    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
         self.writer
             .write(move |tx| {
                 let created_at = now();
@@ -433,31 +436,28 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, Error> {
+    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
         self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
     }
 
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, Error> {
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
         self.writer.write(move |tx| write_game(tx, id, &write)).await
     }
 
-    pub(super) async fn update<T: Send + 'static>(
+    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
-        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), Error> + Send + 'static,
-    ) -> Result<Option<(Vec<StoredEntry>, T)>, Error> {
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<(Vec<StoredEntry>, T), E> {
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
-                let Some(stored) = read_game(tx, id)? else {
-                    return Ok(None);
-                };
-                let (write, decided) = decide(stored)?;
+                let (write, decided) = decide(read_game(tx, id)?)?;
                 let written = match write {
-                    Some(write) => write_entries(tx, id, &write)?,
+                    Some(write) => write_entries(tx, id, &write).map_err(StoreError::from)?,
                     None => Vec::new(),
                 };
-                Ok(Some((written, decided)))
+                Ok((written, decided))
             })
             .await
     }
@@ -467,7 +467,7 @@ impl SqliteStore {
         status: Option<Status>,
         before: Option<i64>,
         limit: u32,
-    ) -> Result<Vec<ListedGame>, Error> {
+    ) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
                 let mut listing = connection.prepare_cached(
@@ -491,7 +491,7 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, Error> {
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
         self.readers
             .run(|connection| {
                 let row: Option<(i64, String)> = connection
@@ -504,7 +504,7 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), Error> {
+    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
         self.writer
             .write(move |tx| {
                 tx.execute(
@@ -520,7 +520,7 @@ impl SqliteStore {
 
 /// Game `id` and its whole log, read in `tx`, a transaction, so that both come
 /// from one snapshot.
-fn read_game(tx: &Connection, id: i64) -> Result<Option<StoredGame>, Error> {
+fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
     let game = tx
         .prepare_cached(&SELECT_GAME)?
         .query_row([id], |row| {
@@ -535,10 +535,10 @@ fn read_game(tx: &Connection, id: i64) -> Result<Option<StoredGame>, Error> {
             })
         })
         .optional()?;
-    let Some(game) = game else { return Ok(None) };
+    let game = game.ok_or(StoreError::NotFound { id })?;
     let mut entries = tx.prepare_cached(&SELECT_LOG)?;
     let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
-    game.into_game(log).map(Some)
+    game.into_game(log)
 }
 
 fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
@@ -559,13 +559,13 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
 /// it when it fails; a lost race for the next sequence number or the seat is a
 /// conflict. (The race is lost at the first row: what the write inserted before
 /// it, a seat at most, is not in the log whose last number the conflict reports.)
-fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, Error> {
+fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, StoreError> {
     match write_entries(tx, id, write) {
         Err(error) if is_unique_violation(&error) => {
-            let version = tx
+            let current_version = tx
                 .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
                 .query_row([id], |row| row.get(0))?;
-            Err(conflict(version))
+            Err(StoreError::Conflict { current_version })
         }
         other => Ok(other?),
     }
@@ -639,19 +639,19 @@ fn is_unique_violation(error: &rusqlite::Error) -> bool {
     })
 }
 
-impl From<rusqlite::Error> for Error {
-    fn from(error: rusqlite::Error) -> Error {
-        Error::from(&error)
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        StoreError::from(&error)
     }
 }
 
-impl From<&rusqlite::Error> for Error {
-    fn from(error: &rusqlite::Error) -> Error {
+impl From<&rusqlite::Error> for StoreError {
+    fn from(error: &rusqlite::Error) -> StoreError {
         match error.sqlite_error_code() {
             Some(ffi::ErrorCode::DatabaseBusy | ffi::ErrorCode::DatabaseLocked) => {
-                Error::Unavailable(format!("the database is busy: {error}"))
+                StoreError::Unavailable(error.to_string())
             }
-            _ => Error::Internal(format!("database error: {error}")),
+            _ => StoreError::Other(error.to_string()),
         }
     }
 }
@@ -747,7 +747,7 @@ mod tests {
             earlier_database.close().await.unwrap();
 
             let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
-            let game = store.load_game(7).await.unwrap().unwrap();
+            let game = store.load_game(7).await.unwrap();
             let listed = store.list_games(Some(Status::Finished), None, 10).await.unwrap();
             let missing_game = store
                 .writer()
@@ -789,7 +789,7 @@ mod tests {
                             }
                             Ok(temporary_tables)
                         })
-                        .sum::<Result<usize, Error>>()
+                        .sum::<Result<usize, StoreError>>()
                 })
                 .await
                 .unwrap();
@@ -823,8 +823,8 @@ mod tests {
     /// write-ahead log (a commit adds one per page it changed).
     fn write_together(
         count: i64,
-        write: fn(&Connection, i64) -> Result<i64, Error>,
-    ) -> (Vec<Result<i64, Error>>, Vec<i64>, u64) {
+        write: fn(&Connection, i64) -> Result<i64, StoreError>,
+    ) -> (Vec<Result<i64, StoreError>>, Vec<i64>, u64) {
         let folder = std::env::temp_dir().join(format!("qttt-together-{}-{count}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
         let connection = connect(&folder.join("qttt.db"), Durability::Normal, OpenFlags::default()).unwrap();
@@ -862,7 +862,7 @@ mod tests {
             tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
             match n {
                 7 => panic!("write 7 panics after its insert"),
-                n if n % 5 == 3 => Err(Error::Conflict { detail: format!("write {n} fails"), current_version: None }),
+                n if n % 5 == 3 => Err(StoreError::Other(format!("write {n} fails"))),
                 n => Ok(n),
             }
         });
@@ -870,7 +870,7 @@ mod tests {
             .into_iter()
             .map(|answer| match answer {
                 Ok(n) => n.to_string(),
-                Err(Error::Internal(detail) | Error::Conflict { detail, .. }) => detail,
+                Err(StoreError::Other(detail)) => detail,
                 Err(other) => format!("{other:?}"),
             })
             .collect();

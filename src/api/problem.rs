@@ -1,0 +1,229 @@
+//! Every error the API answers, as RFC 9457 problem+json with a stable code.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::engine::RuleError;
+use crate::error::Error;
+
+/// Everything a request can fail with: what the service refused or failed at,
+/// and what the HTTP layer refuses before asking it. Each variant's doc names its
+/// status.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 422, 404, 403, 409, 503 or 500: the service's answer (a broken rule, no
+    /// such game, no seat of it, a conflict, no database, a fault).
+    Service(Error),
+    /// 400, 413 or 415: the body is not the JSON the operation takes.
+    InvalidBody {
+        /// 400 for bad JSON or fields, 413 for too large, 415 for not JSON.
+        status: StatusCode,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// 400: a path parameter is malformed, such as a game id that is not a number.
+    InvalidPath(String),
+    /// 400: a query parameter is malformed or out of range.
+    InvalidQuery(String),
+    /// 400: a header is malformed, such as an `If-Match` that is no version tag.
+    InvalidHeader(String),
+    /// 401: the request needs a seat token and brought none, or a malformed one.
+    Unauthorized(String),
+    /// 404: no route has that path.
+    NoRoute(String),
+    /// 405: the path exists but not with this method.
+    MethodNotAllowed {
+        /// The methods the path takes, for the `Allow` header.
+        allowed: Vec<String>,
+    },
+    /// 429: this client created more games than the configured limit allows.
+    RateLimited {
+        /// Seconds until it may create another.
+        retry_after: u64,
+    },
+    /// Any 4xx or 5xx status: refused before it reached the API, such as a CORS
+    /// preflight from an origin that is not allowed.
+    Rejected {
+        /// The status it was refused with.
+        status: StatusCode,
+        /// Why, as the refusing layer said it.
+        detail: String,
+    },
+}
+
+/// An RFC 9457 problem: every error the API returns has this body, as
+/// `application/problem+json`.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:qttt:problem:not_your_turn",
+    "title": "Not your turn",
+    "status": 422,
+    "detail": "it is not your turn",
+    "code": "not_your_turn"
+}))]
+pub struct Problem {
+    /// A URI naming the kind of problem: `urn:qttt:problem:` followed by the code.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    /// A short summary of the kind of problem.
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What went wrong in this request.
+    pub detail: String,
+    /// A stable code for programs: a rule code (`not_your_turn`, `square_is_classical`,
+    /// ...) or one of `not_found`, `unauthorized`, `forbidden`, `conflict`,
+    /// `invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `method_not_allowed`,
+    /// `rate_limited`, `unavailable`, `rejected` (refused before reaching the API), `internal`.
+    pub code: String,
+    /// With `conflict`: the game's version now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<i64>,
+}
+
+impl ApiError {
+    /// The stable code clients match on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Service(error) => error.code(),
+            ApiError::InvalidBody { .. } => "invalid_body",
+            ApiError::InvalidPath(_) => "invalid_path",
+            ApiError::InvalidQuery(_) => "invalid_query",
+            ApiError::InvalidHeader(_) => "invalid_header",
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::NoRoute(_) => "not_found",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::Rejected { .. } => "rejected",
+        }
+    }
+
+    fn title(&self) -> String {
+        match self {
+            ApiError::Service(Error::Rule(_)) => {
+                let words = self.code().replace('_', " ");
+                let mut title = words[..1].to_uppercase();
+                title.push_str(&words[1..]);
+                title
+            }
+            ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
+            ApiError::Service(Error::Forbidden(_)) => "Not a seat of this game".into(),
+            ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
+            ApiError::Service(Error::Unavailable(_)) => "Service unavailable".into(),
+            ApiError::Service(Error::Internal(_)) => "Internal error".into(),
+            ApiError::InvalidBody { .. } => "Invalid request body".into(),
+            ApiError::InvalidPath(_) => "Invalid path parameter".into(),
+            ApiError::InvalidQuery(_) => "Invalid query parameter".into(),
+            ApiError::InvalidHeader(_) => "Invalid header".into(),
+            ApiError::Unauthorized(_) => "Seat token needed".into(),
+            ApiError::MethodNotAllowed { .. } => "Method not allowed".into(),
+            ApiError::RateLimited { .. } => "Too many games created".into(),
+            ApiError::Rejected { status, .. } => status.canonical_reason().unwrap_or("Rejected").into(),
+        }
+    }
+
+    /// What went wrong, for the client.
+    pub fn detail(&self) -> String {
+        match self {
+            ApiError::Service(error) => error.detail(),
+            ApiError::InvalidPath(detail)
+            | ApiError::InvalidQuery(detail)
+            | ApiError::InvalidHeader(detail)
+            | ApiError::Unauthorized(detail)
+            | ApiError::NoRoute(detail) => detail.clone(),
+            ApiError::InvalidBody { detail, .. } | ApiError::Rejected { detail, .. } => detail.clone(),
+            ApiError::RateLimited { retry_after } => {
+                format!("this address created too many games; try again in {retry_after} s")
+            }
+            ApiError::MethodNotAllowed { allowed } => format!("this path takes {}", allowed.join(", ")),
+        }
+    }
+
+    /// The problem+json body of this error.
+    pub fn problem(&self) -> Problem {
+        Problem {
+            problem_type: format!("urn:qttt:problem:{}", self.code()),
+            title: self.title(),
+            status: self.status_code().as_u16(),
+            detail: self.detail(),
+            code: self.code().to_string(),
+            current_version: match self {
+                ApiError::Service(Error::Conflict { current_version, .. }) => *current_version,
+                _ => None,
+            },
+        }
+    }
+
+    /// Logs what a client is not shown: the details of a fault.
+    pub fn log_if_internal(&self) {
+        if let ApiError::Service(Error::Internal(detail)) = self {
+            log::error!("{detail}");
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Service(error) => error.fmt(f),
+            _ => write!(f, "{}: {}", self.code(), self.detail()),
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(error: Error) -> ApiError {
+        ApiError::Service(error)
+    }
+}
+
+impl From<RuleError> for ApiError {
+    fn from(rule: RuleError) -> ApiError {
+        ApiError::Service(Error::Rule(rule))
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::Service(error) => match error {
+                Error::Rule(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                Error::NotFound(_) => StatusCode::NOT_FOUND,
+                Error::Forbidden(_) => StatusCode::FORBIDDEN,
+                Error::Conflict { .. } => StatusCode::CONFLICT,
+                Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
+            ApiError::InvalidBody { status, .. } | ApiError::Rejected { status, .. } => *status,
+            ApiError::InvalidPath(_) | ApiError::InvalidQuery(_) | ApiError::InvalidHeader(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        self.log_if_internal();
+        let mut response = HttpResponse::build(self.status_code());
+        response.content_type("application/problem+json");
+        match self {
+            ApiError::Unauthorized(_) => {
+                response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+            }
+            ApiError::MethodNotAllowed { allowed } => {
+                response.insert_header((header::ALLOW, allowed.join(", ")));
+            }
+            ApiError::RateLimited { retry_after } => {
+                response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
+            }
+            _ => {}
+        }
+        response.body(serde_json::to_string(&self.problem()).expect("a problem serialises"))
+    }
+}
