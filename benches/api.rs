@@ -85,9 +85,8 @@ fn process_cpu_time() -> Duration {
 }
 
 fn complete_games(c: &mut Criterion) {
-    let folder = std::env::temp_dir().join(format!("qttt-bench-api-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).expect("a temporary folder");
-    let url = format!("sqlite:{}", folder.join("bench.db").display());
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite:{}", folder.path().join("bench.db").display());
     let system = actix_web::rt::System::new();
     let app = system.block_on(async {
         let store =
@@ -111,7 +110,6 @@ fn complete_games(c: &mut Criterion) {
         });
     }
     drop(app);
-    let _ = std::fs::remove_dir_all(&folder);
 }
 
 criterion_group!(benches, complete_games);

@@ -10,9 +10,10 @@
 //! every phase alike):
 //! - healthz: `GET /healthz` of the server, which touches no database;
 //! - floor: `POST /floor` of a bare actix-web server (this program, started again
-//!   as its own process) on the project's own SQLite writer thread and settings,
-//!   which writes one row in one statement, a transaction of its own, and answers
-//!   its id: the cheapest write the stack can do;
+//!   as its own process) with a writer thread of its own on a SQLite connection
+//!   with the store's settings and checkpointer, which writes one row in one
+//!   statement, a transaction of its own, and answers its id: the cheapest write
+//!   the stack can do;
 //! - games, per variant: complete games, both seats played by one client (create,
 //!   join, every move and collapse), every answer a full game view.
 //!
@@ -33,7 +34,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -81,7 +82,8 @@ fn options(args: &[String]) -> Options {
 struct Server {
     child: Child,
     address: SocketAddr,
-    folder: PathBuf,
+    /// Removed, with the database, once the process has been ended.
+    _folder: tempfile::TempDir,
 }
 
 impl Server {
@@ -113,12 +115,12 @@ impl Server {
     }
 
     fn start(name: &str, command: impl FnOnce(u16, &Path) -> Command) -> Server {
-        let folder = std::env::temp_dir().join(format!("qttt-load-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&folder).unwrap();
+        let folder = tempfile::Builder::new().prefix(&format!("qttt-load-{name}-")).tempdir().unwrap();
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = command(port, &folder.join("load.db")).stdout(Stdio::null()).spawn().expect("the server starts");
+        let child =
+            command(port, &folder.path().join("load.db")).stdout(Stdio::null()).spawn().expect("the server starts");
         // Owned by `Server` at once, so that its `Drop` ends the process on any path.
-        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), folder };
+        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), _folder: folder };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
             if let Ok(stream) = TcpStream::connect(server.address) {
@@ -167,24 +169,43 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
 
-/// The floor server's one write: a row in one statement, a transaction of its
-/// own, on the project's own writer connection, its id answered as JSON.
-async fn floor_write(store: actix_web::web::Data<qttt::store::SqliteStore>) -> actix_web::HttpResponse {
-    let written_at = format!("{:?}", std::time::SystemTime::now());
-    let written = store
-        .writer()
-        .run(move |connection| {
+/// A row for the floor's writer to write, and where to answer its id.
+type FloorWrite = (String, tokio::sync::oneshot::Sender<rusqlite::Result<i64>>);
+
+/// The floor's writer: a connection of its own to `database`, with the store's
+/// settings and checkpointer, on a thread of its own that writes one row after
+/// another, each in one statement and a transaction of its own (the server's
+/// writes queued together share a commit; these do not).
+fn floor_writer(database: &Path) -> std::sync::mpsc::Sender<FloorWrite> {
+    let connection = qttt::store::SqliteConnection::open(database, qttt::store::Durability::Normal)
+        .expect("the floor database opens");
+    connection
+        .execute_batch("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")
+        .expect("the floor table is made");
+    let (queue, writes) = std::sync::mpsc::channel::<FloorWrite>();
+    std::thread::spawn(move || {
+        for (written_at, answer) in writes {
             // Not `RETURNING id`: SQLite builds a temporary table for it on every
             // statement, which is not the cheapest write.
-            connection.prepare_cached("INSERT INTO floor (written_at) VALUES (?)")?.execute([written_at])?;
-            Ok(connection.last_insert_rowid())
-        })
-        .await;
-    match written {
+            let written = connection
+                .prepare_cached("INSERT INTO floor (written_at) VALUES (?)")
+                .and_then(|mut insert| insert.execute([written_at]))
+                .map(|_| connection.last_insert_rowid());
+            let _ = answer.send(written);
+        }
+    });
+    queue
+}
+
+/// The floor server's one write, its id answered as JSON.
+async fn floor_write(writer: actix_web::web::Data<std::sync::mpsc::Sender<FloorWrite>>) -> actix_web::HttpResponse {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let written_at = format!("{:?}", std::time::SystemTime::now());
+    writer.send((written_at, answer)).expect("the floor's writer runs");
+    match answered.await.expect("the floor's writer answers") {
         Ok(id) => actix_web::HttpResponse::Created().json(json!({ "id": id })),
         Err(error) => actix_web::HttpResponse::InternalServerError().body(error.to_string()),
     }
@@ -193,21 +214,11 @@ async fn floor_write(store: actix_web::web::Data<qttt::store::SqliteStore>) -> a
 /// Runs the floor server on `port` with its database at `database`, until killed.
 fn serve_floor(port: u16, database: &str) {
     use actix_web::{App, HttpResponse, HttpServer, web};
+    let writer = web::Data::new(floor_writer(Path::new(database)));
     actix_web::rt::System::new().block_on(async {
-        let store = qttt::store::SqliteStore::open(&format!("sqlite:{database}"), Default::default())
-            .await
-            .expect("the floor database opens");
-        store
-            .writer()
-            .run(|connection| {
-                Ok(connection.execute_batch("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")?)
-            })
-            .await
-            .expect("the floor table is made");
-        let store = web::Data::new(store);
         HttpServer::new(move || {
             App::new()
-                .app_data(store.clone())
+                .app_data(writer.clone())
                 .route("/floor", web::post().to(floor_write))
                 .route("/readyz", web::get().to(|| async { HttpResponse::Ok().json(json!({ "status": "ready" })) }))
         })

@@ -8,8 +8,8 @@ use utoipa::openapi::link::LinkBuilder;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
 
-use super::views::GameView;
 use super::problem::Problem;
+use super::views::GameView;
 
 #[derive(OpenApi)]
 #[openapi(

@@ -13,12 +13,12 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::views::{EventView, GameView, LogEntryView};
 use super::problem::ApiError;
+use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
+use crate::service::StoredEntry;
 use crate::service::{GameRecord, GameService};
-use crate::store::StoredEntry;
 
 /// How often an idle stream sends a comment, so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);

@@ -8,12 +8,12 @@ use utoipa::IntoParams;
 
 use super::extract::{IfMatch, JsonBody, SeatToken, etag, is_unchanged};
 use super::limit::CreationLimit;
+use super::problem::ApiError;
 use super::views::{
     CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
     SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
-use super::problem::ApiError;
 use crate::error::Error;
 use crate::service::{GameRecord, GameService};
 

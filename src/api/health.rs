@@ -2,8 +2,8 @@
 
 use actix_web::{HttpResponse, get, web};
 
-use super::views::Health;
 use super::problem::ApiError;
+use super::views::Health;
 use crate::service::GameService;
 
 /// Is the process alive? Answers without touching the database.

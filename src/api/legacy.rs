@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::extract::JsonBody;
+use super::problem::ApiError;
 use super::views::{MoveRequest, PlayerName};
 use crate::engine::{GameResult, Player, Square};
-use super::problem::ApiError;
 use crate::service::{GameRecord, GameService};
 
 /// A square as the original app shows it: `"X"` or `"O"` once classical, else the

@@ -22,8 +22,8 @@ use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::CorsOrigins;
-use problem::ApiError;
 use crate::service::GameService;
+use problem::ApiError;
 
 pub use extract::BODY_LIMIT;
 pub use limit::CreationLimit;
@@ -67,22 +67,22 @@ pub fn app(
         InitError = (),
     >,
 > {
-    let (app, document) = documented(
-        App::new()
-            .app_data(web::Data::new(service))
-            .app_data(web::PayloadConfig::new(BODY_LIMIT))
-            .app_data(web::PathConfig::default().error_handler(|_, request| {
-                ApiError::InvalidPath(format!(
-                    "the game id in {} must be a whole number, as in /api/v1/games/42",
-                    request.path()
-                ))
-                .into()
-            }))
-            .app_data(
-                web::QueryConfig::default()
-                    .error_handler(|error, _| ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()),
-            ),
-    );
+    let (app, document) =
+        documented(
+            App::new()
+                .app_data(web::Data::new(service))
+                .app_data(web::PayloadConfig::new(BODY_LIMIT))
+                .app_data(web::PathConfig::default().error_handler(|_, request| {
+                    ApiError::InvalidPath(format!(
+                        "the game id in {} must be a whole number, as in /api/v1/games/42",
+                        request.path()
+                    ))
+                    .into()
+                }))
+                .app_data(web::QueryConfig::default().error_handler(|error, _| {
+                    ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()
+                })),
+        );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
     let app = match creation_limit {
         Some(limit) => app.app_data(limit),

@@ -14,8 +14,7 @@ use crate::bot::Level;
 use crate::engine::{
     Action, Actor, Collapse, GameResult, Line, LogEntry, Mark, Move, Player, Square, SquareProbabilities, Variant,
 };
-use crate::service::{GameRecord, Hint, Seat};
-use crate::store::{Event, ListedGame, Status, StoredEntry};
+use crate::service::{Event, GameRecord, Hint, ListedGame, Seat, Status, StoredEntry};
 
 /// A player: X opens and makes the odd moves, O the even ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

@@ -12,15 +12,21 @@ mod rows;
 mod sqlite;
 
 pub use error::StoreError;
-pub use postgres::{PgStore, PoolSettings};
-pub use sqlite::{Connections, SqliteStore};
+use postgres::PgStore;
+pub use postgres::PoolSettings;
+pub use sqlite::SqliteConnection;
+use sqlite::SqliteStore;
 
 use crate::bot::Level;
-use crate::engine::{GameResult, LogEntry, Player, Variant};
+use crate::engine::{Player, Variant};
+use crate::service::{Event, ListedGame, Status, StoredEntry, StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
-pub enum Store {
+pub struct Store(Backend);
+
+#[derive(Debug, Clone)]
+enum Backend {
     /// A SQLite file, for one instance.
     Sqlite(SqliteStore),
     /// A PostgreSQL database, for one instance or several.
@@ -55,28 +61,6 @@ pub enum Durability {
     Full,
 }
 
-/// Something that happened to a game, as its log keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// A player took a seat.
-    SeatTaken(Player),
-    /// A move or a collapse outcome, as the engine logs it.
-    Action(LogEntry),
-}
-
-/// One entry of a stored log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredEntry {
-    /// The entry's place in the log, from 1; the game's version is the last one.
-    pub seq: i64,
-    /// When it was written, RFC 3339 in UTC.
-    pub created_at: String,
-    /// What happened.
-    pub event: Event,
-    /// Whether the game's bot did it.
-    pub by_bot: bool,
-}
-
 /// An entry to append to a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NewEntry {
@@ -84,83 +68,6 @@ pub struct NewEntry {
     pub event: Event,
     /// Whether the game's bot did it.
     pub by_bot: bool,
-}
-
-/// A game as stored: its identity and its whole log.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredGame {
-    /// The game's id.
-    pub id: i64,
-    /// Its collapse rule.
-    pub variant: Variant,
-    /// When it was created, RFC 3339 in UTC.
-    pub created_at: String,
-    /// The bot that holds the seat the creator left, in a game against the computer.
-    pub opponent: Option<Level>,
-    /// Its log, in order.
-    pub log: Vec<StoredEntry>,
-    /// The hash of each seat's token; a bot's seat has none.
-    pub token_hashes: Vec<(Player, Vec<u8>)>,
-}
-
-impl StoredGame {
-    /// The sequence number of the last entry: every write moves it on by one or more.
-    pub fn version(&self) -> i64 {
-        self.log.last().map_or(0, |entry| entry.seq)
-    }
-
-    /// The seat whose token hashes to `token_hash`, if any.
-    pub fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
-        self.token_hashes.iter().find(|(_, hash)| hash == token_hash).map(|&(player, _)| player)
-    }
-}
-
-/// Where a game stands, as listings show it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// A seat is free.
-    Waiting,
-    /// Both seats are taken and the game goes on.
-    Ongoing,
-    /// The game is over.
-    Finished,
-}
-
-impl Status {
-    /// The name used in the database and the API.
-    pub fn code(self) -> &'static str {
-        match self {
-            Status::Waiting => "waiting",
-            Status::Ongoing => "ongoing",
-            Status::Finished => "finished",
-        }
-    }
-}
-
-/// The summary a listing shows, kept beside the log and written with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Summary {
-    /// Waiting, ongoing or finished.
-    pub status: Status,
-    /// The engine's result.
-    pub result: GameResult,
-}
-
-/// One game of a listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListedGame {
-    /// The game's id.
-    pub id: i64,
-    /// Its collapse rule.
-    pub variant: Variant,
-    /// When it was created.
-    pub created_at: String,
-    /// Its version.
-    pub version: i64,
-    /// Waiting, ongoing or finished.
-    pub status: Status,
-    /// Its result so far.
-    pub result: GameResult,
 }
 
 /// A write to one game's log, decided on the version it was read at.
@@ -240,27 +147,27 @@ impl Store {
     /// # Errors
     /// One line saying why the database cannot be opened or migrated.
     pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, String> {
-        if is_postgres(url) {
-            Ok(Store::Postgres(PgStore::open(url, pool).await?))
+        Ok(Store(if is_postgres(url) {
+            Backend::Postgres(PgStore::open(url, pool).await?)
         } else {
-            Ok(Store::Sqlite(SqliteStore::open(url, durability).await?))
-        }
+            Backend::Sqlite(SqliteStore::open(url, durability).await?)
+        }))
     }
 
     /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        match self {
-            Store::Sqlite(store) => store.close().await,
-            Store::Postgres(store) => Box::pin(store.close()).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.close().await,
+            Backend::Postgres(store) => Box::pin(store.close()).await,
         }
     }
 
     /// Tells `hear` of the changes other instances write, for as long as the store
     /// is open. A SQLite file has one instance: there is nothing to hear.
     pub async fn listen(&self, hear: impl Fn(Notice)) {
-        match self {
-            Store::Sqlite(_) => {}
-            Store::Postgres(store) => Box::pin(store.listen(hear)).await,
+        match &self.0 {
+            Backend::Sqlite(_) => {}
+            Backend::Postgres(store) => Box::pin(store.listen(hear)).await,
         }
     }
 
@@ -269,9 +176,9 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        match self {
-            Store::Sqlite(store) => store.ping().await,
-            Store::Postgres(store) => Box::pin(store.ping()).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.ping().await,
+            Backend::Postgres(store) => Box::pin(store.ping()).await,
         }
     }
 
@@ -280,9 +187,9 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.create_game(new).await,
-            Store::Postgres(store) => Box::pin(store.create_game(new)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.create_game(new).await,
+            Backend::Postgres(store) => Box::pin(store.create_game(new)).await,
         }
     }
 
@@ -292,9 +199,9 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.load_game(id).await,
-            Store::Postgres(store) => Box::pin(store.load_game(id)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.load_game(id).await,
+            Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
         }
     }
 
@@ -306,9 +213,9 @@ impl Store {
     /// already took the sequence number after `write.after` or the seat; any
     /// database failure.
     pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.write(id, write).await,
-            Store::Postgres(store) => Box::pin(store.write(id, write)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.write(id, write).await,
+            Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
         }
     }
 
@@ -325,9 +232,9 @@ impl Store {
         id: i64,
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<(Vec<StoredEntry>, T), E> {
-        match self {
-            Store::Sqlite(store) => store.update(id, decide).await,
-            Store::Postgres(store) => Box::pin(store.update(id, decide)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.update(id, decide).await,
+            Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
         }
     }
 
@@ -342,9 +249,9 @@ impl Store {
         before: Option<i64>,
         limit: u32,
     ) -> Result<Vec<ListedGame>, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.list_games(status, before, limit).await,
-            Store::Postgres(store) => Box::pin(store.list_games(status, before, limit)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.list_games(status, before, limit).await,
+            Backend::Postgres(store) => Box::pin(store.list_games(status, before, limit)).await,
         }
     }
 
@@ -353,9 +260,9 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.shared_game().await,
-            Store::Postgres(store) => Box::pin(store.shared_game()).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.shared_game().await,
+            Backend::Postgres(store) => Box::pin(store.shared_game()).await,
         }
     }
 
@@ -364,9 +271,9 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
-        match self {
-            Store::Sqlite(store) => store.set_shared_game(id, player_mark).await,
-            Store::Postgres(store) => Box::pin(store.set_shared_game(id, player_mark)).await,
+        match &self.0 {
+            Backend::Sqlite(store) => store.set_shared_game(id, player_mark).await,
+            Backend::Postgres(store) => Box::pin(store.set_shared_game(id, player_mark)).await,
         }
     }
 }

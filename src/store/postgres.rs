@@ -85,7 +85,7 @@ impl Default for PoolSettings {
 
 /// The games in one PostgreSQL database.
 #[derive(Debug, Clone)]
-pub struct PgStore {
+pub(super) struct PgStore {
     pool: PgPool,
 }
 
@@ -95,7 +95,7 @@ impl PgStore {
     ///
     /// # Errors
     /// One line saying why the database cannot be reached or migrated.
-    pub async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, String> {
+    pub(super) async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, String> {
         let timeout_ms = settings.statement_timeout.as_millis().to_string();
         let options = PgConnectOptions::from_str(url)
             .map_err(|error| error.to_string())?

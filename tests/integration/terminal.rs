@@ -60,9 +60,8 @@ fn qttt(args: &[&str], input: &str) -> String {
 
 #[test]
 fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
-    let folder = std::env::temp_dir().join(format!("qttt-play-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).unwrap();
-    let path = folder.join("game.txt");
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("game.txt");
     // Every pair of squares and both collapse options: enough for any game.
     let mut input = String::new();
     for _ in 0..9 {
@@ -81,7 +80,6 @@ fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
     assert!(game.is_over(), "{transcript}");
     let verdict = qttt::board_text::status(&game);
     assert!(printed.contains(&verdict), "{verdict} in:\n{printed}");
-    std::fs::remove_dir_all(&folder).unwrap();
 }
 
 #[test]

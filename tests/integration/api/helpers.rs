@@ -7,7 +7,6 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -19,33 +18,10 @@ use serde_json::{Value, json};
 
 use crate::postgres::{self, PostgresDatabase};
 
-/// A temporary folder, removed with everything in it when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new() -> TempDir {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let name = format!("qttt-test-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&path).expect("a temporary folder");
-        TempDir(path)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A fresh database for one test, removed when dropped.
 pub enum TestDatabase {
     /// A file in a folder of its own.
-    Sqlite(TempDir),
+    Sqlite(tempfile::TempDir),
     /// A database of its own on the server of `QTTT_TEST_POSTGRES`.
     Postgres(PostgresDatabase),
 }
@@ -54,7 +30,7 @@ impl TestDatabase {
     pub fn new() -> TestDatabase {
         match std::env::var("QTTT_TEST_POSTGRES") {
             Ok(maintenance_url) => TestDatabase::on_postgres(&maintenance_url),
-            Err(_) => TestDatabase::Sqlite(TempDir::new()),
+            Err(_) => TestDatabase::Sqlite(tempfile::tempdir().expect("a temporary folder")),
         }
     }
 

@@ -1,8 +1,10 @@
 //! The only orchestrator: load the log, replay it, apply the action, append.
 
-use std::sync::{Arc, Mutex};
+mod randomness;
+mod records;
 
-use rand::SeedableRng;
+use std::sync::Arc;
+
 use rand::rngs::StdRng;
 use tokio::sync::broadcast;
 
@@ -10,67 +12,12 @@ use crate::bot::{Level, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
-use crate::store::{
-    Event, ListedGame, NewEntry, NewGame, Notice, Status, Store, StoredEntry, StoredGame, Summary, Write,
-};
+use crate::store::{NewEntry, NewGame, Notice, Store, Write};
 use crate::token;
 
-/// A game as a request sees it: what is stored, and the state its log rebuilds.
-#[derive(Debug, Clone)]
-pub struct GameRecord {
-    /// The stored game and its whole log.
-    pub stored: StoredGame,
-    /// The state, replayed from the log.
-    pub game: Game,
-}
-
-impl GameRecord {
-    /// Rebuilds the game from its stored log.
-    ///
-    /// # Errors
-    /// [`Error::Internal`] when the log breaks a rule: it is corrupt, and it is never
-    /// silently repaired.
-    fn replay(stored: StoredGame) -> Result<GameRecord, Error> {
-        let actions: Vec<_> = stored
-            .log
-            .iter()
-            .filter_map(|entry| match entry.event {
-                Event::Action(action) => Some(action),
-                Event::SeatTaken(_) => None,
-            })
-            .collect();
-        let game = Game::replay(stored.variant, &actions)
-            .map_err(|error| Error::Internal(format!("game {}: corrupt log: {error}", stored.id)))?;
-        Ok(GameRecord { stored, game })
-    }
-
-    /// The game's version: the sequence number of its last log entry.
-    pub fn version(&self) -> i64 {
-        self.stored.version()
-    }
-
-    /// The seats nobody has taken yet.
-    pub fn open_seats(&self) -> Vec<Player> {
-        open_seats(&self.stored.log)
-    }
-
-    /// Waiting for a player, ongoing, or finished.
-    pub fn status(&self) -> Status {
-        summary(&self.game, &self.open_seats()).status
-    }
-
-    /// The seat the game's bot holds, in a game against the computer.
-    pub fn bot_player(&self) -> Option<Player> {
-        bot_player(&self.stored.log)
-    }
-}
-
-fn bot_player(log: &[StoredEntry]) -> Option<Player> {
-    log.iter().find_map(|entry| match entry.event {
-        Event::SeatTaken(player) if entry.by_bot => Some(player),
-        _ => None,
-    })
-}
+pub use randomness::Randomness;
+pub use records::{Event, GameRecord, ListedGame, Status, StoredEntry, StoredGame, Summary};
+use records::{bot_player, open_seats, summary};
 
 /// A player's action applied to a game as read from its log, with what follows it.
 struct Played {
@@ -199,37 +146,6 @@ async fn off_request_threads<T: Send + 'static>(
         .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
 }
 
-/// Where the service's randomness comes from: the measurements of the
-/// `measurement` variant and the bots' choices. (Seat tokens always come from the
-/// operating system's generator.)
-#[derive(Debug, Clone, Default)]
-pub enum Randomness {
-    /// A generator seeded by the operating system for every action: the default.
-    #[default]
-    System,
-    /// One seeded sequence: the same requests in the same order measure and play
-    /// alike, for tests and for reproducing a game.
-    Seeded(Arc<Mutex<StdRng>>),
-}
-
-impl Randomness {
-    /// One sequence from `seed`.
-    pub fn seeded(seed: u64) -> Randomness {
-        Randomness::Seeded(Arc::new(Mutex::new(StdRng::seed_from_u64(seed))))
-    }
-
-    /// A generator for one action and what follows it. A seeded sequence is
-    /// locked only to seed it, not while the bot thinks.
-    fn rng(&self) -> StdRng {
-        match self {
-            Randomness::System => StdRng::from_rng(&mut rand::rng()),
-            Randomness::Seeded(sequence) => {
-                StdRng::from_rng(&mut *sequence.lock().expect("nothing panics under this lock"))
-            }
-        }
-    }
-}
-
 /// What perfect play makes of a position: the best action for the side to act.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hint {
@@ -239,24 +155,6 @@ pub struct Hint {
     pub actor: Actor,
     /// The best action and the final score difference X minus O it leads to.
     pub solution: Solution,
-}
-
-fn open_seats(log: &[StoredEntry]) -> Vec<Player> {
-    [Player::X, Player::O]
-        .into_iter()
-        .filter(|&player| !log.iter().any(|entry| entry.event == Event::SeatTaken(player)))
-        .collect()
-}
-
-fn summary(game: &Game, open_seats: &[Player]) -> Summary {
-    let status = if game.is_over() {
-        Status::Finished
-    } else if open_seats.is_empty() {
-        Status::Ongoing
-    } else {
-        Status::Waiting
-    };
-    Summary { status, result: game.result() }
 }
 
 /// A seat and the token that proves it: the token is shown once, at seating.

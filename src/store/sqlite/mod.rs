@@ -1,0 +1,448 @@
+//! The games in SQLite: the store's operations as SQL, each run as one job on the
+//! threads of [`worker`].
+
+mod worker;
+
+use std::str::FromStr;
+use std::sync::{Arc, LazyLock};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, ffi, params};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::{ConnectOptions, Connection as _};
+
+pub use worker::SqliteConnection;
+use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
+
+use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
+use super::{Durability, ListedGame, NewGame, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use crate::engine::Player;
+
+/// How many connections read at once: enough for the server's workers and the
+/// live streams' rereads to overlap.
+const READERS: usize = 4;
+
+static SELECT_GAME: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns("created_at")));
+static SELECT_LOG: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
+// The statements of writes, named so that a test reads the programs of these very
+// statements: none builds a temporary table.
+static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
+    format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+});
+const INSERT_GAME: &str =
+    "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
+const UPDATE_SUMMARY: &str = "UPDATE games SET status = ?, result = ? WHERE id = ?";
+const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, ?, ?) \
+     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark";
+
+/// The time now, as the schema's defaults write it (`strftime('%Y-%m-%dT%H:%M:%fZ',
+/// 'now')`). A write stamps its rows with it instead of reading their defaults
+/// back with `RETURNING`, which SQLite carries out by building a temporary table
+/// per statement: in the load profile, a quarter of a move's insert.
+fn now() -> String {
+    // RFC 3339 in UTC with three decimals: SQLite's `'now'` is to the millisecond.
+    format!("{:.3}", jiff::Timestamp::now())
+}
+
+/// The games in one SQLite file.
+#[derive(Debug, Clone)]
+pub(super) struct SqliteStore {
+    readers: Arc<Connections>,
+    writer: Arc<Connections>,
+    checkpointer: Arc<Checkpointer>,
+}
+
+impl SqliteStore {
+    /// Opens the SQLite database at `url` (created if missing), in WAL mode, and
+    /// migrated.
+    ///
+    /// # Errors
+    /// When the database cannot be opened or migrated.
+    pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, String> {
+        let options = SqliteConnectOptions::from_str(url).map_err(|error| error.to_string())?;
+        let path = options.get_filename().to_path_buf();
+        // The migrator is sqlx's, on a connection of its own, closed before the
+        // store's open: the journal mode stays with the file. It enforces no
+        // foreign keys, so that a migration can rebuild a table that others
+        // reference, as SQLite's procedure for altering a table needs.
+        let mut migrator = options
+            .create_if_missing(true)
+            .foreign_keys(false)
+            .journal_mode(SqliteJournalMode::Wal)
+            .busy_timeout(BUSY_TIMEOUT)
+            .connect()
+            .await
+            .map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        migrator.close().await.map_err(|error| error.to_string())?;
+
+        let opened: rusqlite::Result<_> = (|| {
+            let (writer, checkpointer) = open_writer(&path, durability)?;
+            let readers = (0..READERS)
+                .map(|_| connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_ONLY))
+                .collect::<rusqlite::Result<_>>()?;
+            Ok((writer, checkpointer, readers))
+        })();
+        let (writer, checkpointer, readers) = opened.map_err(|error| error.to_string())?;
+        Ok(SqliteStore {
+            readers: Arc::new(Connections::start("sqlite-reader", readers)),
+            writer: Arc::new(Connections::start("sqlite-writer", vec![writer])),
+            checkpointer: Arc::new(checkpointer),
+        })
+    }
+
+    /// Lets the queued work finish, then closes every connection, which
+    /// checkpoints the write-ahead log.
+    pub(super) async fn close(&self) {
+        let store = self.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            store.checkpointer.stop();
+            store.readers.close();
+            store.writer.close();
+        })
+        .await;
+    }
+
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
+        self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
+    }
+
+    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+        self.writer
+            .write(move |tx| {
+                let created_at = now();
+                tx.prepare_cached(INSERT_GAME)?.execute(params![
+                    new.variant.code(),
+                    new.summary.status.code(),
+                    new.summary.result.code(),
+                    new.bot_level(),
+                    new.bot_mistake_chance(),
+                    created_at
+                ])?;
+                let id = tx.last_insert_rowid();
+                insert_seat(tx, id, new.player, &new.token_hash)?;
+                let log = insert_entries(tx, id, 0, &new.entries(), &created_at)?;
+                Ok(new.into_stored(id, created_at, log))
+            })
+            .await
+    }
+
+    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
+        self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
+    }
+
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
+        self.writer.write(move |tx| write_game(tx, id, &write)).await
+    }
+
+    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+        &self,
+        id: i64,
+        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<(Vec<StoredEntry>, T), E> {
+        self.writer
+            .write(move |tx| {
+                // Under the write lock from the read on: nothing can come between.
+                let (write, decided) = decide(read_game(tx, id)?)?;
+                let written = match write {
+                    Some(write) => write_entries(tx, id, &write).map_err(StoreError::from)?,
+                    None => Vec::new(),
+                };
+                Ok((written, decided))
+            })
+            .await
+    }
+
+    pub(super) async fn list_games(
+        &self,
+        status: Option<Status>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<ListedGame>, StoreError> {
+        self.readers
+            .run(move |connection| {
+                let mut listing = connection.prepare_cached(
+                    "SELECT id, variant, created_at, status, result, \
+                     (SELECT MAX(seq) FROM log_entries WHERE game_id = games.id) AS version FROM games \
+                     WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
+                     ORDER BY id DESC LIMIT ?3",
+                )?;
+                let rows = listing.query_map(params![status.map(Status::code), before, limit], |row| {
+                    Ok(SummaryRow {
+                        id: row.get(0)?,
+                        variant: row.get(1)?,
+                        created_at: row.get(2)?,
+                        status: row.get(3)?,
+                        result: row.get(4)?,
+                        version: row.get(5)?,
+                    })
+                })?;
+                rows.map(|row| row?.into_listed()).collect()
+            })
+            .await
+    }
+
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
+        self.readers
+            .run(|connection| {
+                let row: Option<(i64, String)> = connection
+                    .query_row("SELECT game_id, player_mark FROM shared_game WHERE slot = 1", [], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
+                    .optional()?;
+                row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
+            })
+            .await
+    }
+
+    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
+        self.writer
+            .write(move |tx| {
+                tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, player_mark.to_string()])?;
+                Ok(())
+            })
+            .await
+    }
+}
+
+/// Game `id` and its whole log, read in `tx`, a transaction, so that both come
+/// from one snapshot.
+fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
+    let game = tx
+        .prepare_cached(&SELECT_GAME)?
+        .query_row([id], |row| {
+            Ok(GameRow {
+                id: row.get(0)?,
+                variant: row.get(1)?,
+                created_at: row.get(2)?,
+                bot_level: row.get(3)?,
+                bot_mistake_chance: row.get(4)?,
+                x_token_hash: row.get(5)?,
+                o_token_hash: row.get(6)?,
+            })
+        })
+        .optional()?;
+    let game = game.ok_or(StoreError::NotFound { id })?;
+    let mut entries = tx.prepare_cached(&SELECT_LOG)?;
+    let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
+    game.into_game(log)
+}
+
+fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
+    Ok(EntryRow {
+        seq: row.get(0)?,
+        kind: row.get(1)?,
+        actor: row.get(2)?,
+        square_a: row.get(3)?,
+        square_b: row.get(4)?,
+        closing_move: row.get(5)?,
+        collapse_square: row.get(6)?,
+        by_bot: row.get(7)?,
+        created_at: row.get(8)?,
+    })
+}
+
+/// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
+/// it when it fails; a lost race for the next sequence number or the seat is a
+/// conflict. (The race is lost at the first row: what the write inserted before
+/// it, a seat at most, is not in the log whose last number the conflict reports.)
+fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, StoreError> {
+    match write_entries(tx, id, write) {
+        Err(error) if is_unique_violation(&error) => {
+            let current_version = tx
+                .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
+                .query_row([id], |row| row.get(0))?;
+            Err(StoreError::Conflict { current_version })
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Carries out `write` on game `id` in `tx`.
+fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<Vec<StoredEntry>> {
+    if let Some((player, token_hash)) = &write.seat {
+        insert_seat(tx, id, *player, token_hash)?;
+    }
+    let written = insert_entries(tx, id, write.after, &write.entries, &now())?;
+    if let Some(summary) = write.new_summary {
+        set_summary(tx, id, summary)?;
+    }
+    Ok(written)
+}
+
+/// Writes `entries` as the entries after `after` of game `id`, made at
+/// `created_at`, and returns them as stored.
+fn insert_entries(
+    tx: &Connection,
+    id: i64,
+    after: i64,
+    entries: &[super::NewEntry],
+    created_at: &str,
+) -> rusqlite::Result<Vec<StoredEntry>> {
+    let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
+    (after + 1..)
+        .zip(entries)
+        .map(|(seq, entry)| {
+            let row = NewEntryRow::from(entry);
+            insert.execute(params![
+                id,
+                seq,
+                row.kind,
+                row.actor,
+                row.square_a,
+                row.square_b,
+                row.closing_move,
+                row.collapse_square,
+                row.by_bot,
+                created_at
+            ])?;
+            Ok(StoredEntry { seq, created_at: created_at.to_string(), event: entry.event, by_bot: entry.by_bot })
+        })
+        .collect()
+}
+
+/// Keeps the hash of `player`'s token in game `id`.
+fn insert_seat(tx: &Connection, id: i64, player: Player, token_hash: &[u8]) -> rusqlite::Result<()> {
+    tx.prepare_cached(INSERT_SEAT)?.execute(params![id, player.to_string(), token_hash])?;
+    Ok(())
+}
+
+fn set_summary(tx: &Connection, id: i64, summary: Summary) -> rusqlite::Result<()> {
+    tx.prepare_cached(UPDATE_SUMMARY)?.execute(params![summary.status.code(), summary.result.code(), id])?;
+    Ok(())
+}
+
+fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    error.sqlite_error().is_some_and(|error| {
+        [ffi::SQLITE_CONSTRAINT_PRIMARYKEY, ffi::SQLITE_CONSTRAINT_UNIQUE].contains(&error.extended_code)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn rebuilding_the_tables_keeps_every_row_and_reference() {
+        let folder = tempfile::tempdir().unwrap();
+        let earlier = folder.path().join("earlier-migrations");
+        std::fs::create_dir(&earlier).unwrap();
+        for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
+            let path = migration.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < "0005" {
+                std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        // A database as the last release left it: a game against the parasite
+        // bot, with a seat, a move and a measured collapse.
+        let mut earlier_database =
+            SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
+        sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
+        sqlx::raw_sql(
+            "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
+             VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
+             INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
+             INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', 'a');
+             INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, by_bot, created_at) \
+             VALUES (7, 2, 'move', 'O', 0, 1, 1, 'b');
+             INSERT INTO log_entries (game_id, seq, kind, actor, closing_move, collapse_square, created_at) \
+             VALUES (7, 3, 'collapse', 'measurement', 1, 1, 'c');
+             INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
+        )
+        .execute(&mut earlier_database)
+        .await
+        .unwrap();
+        earlier_database.close().await.unwrap();
+
+        let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
+        let game = store.load_game(7).await.unwrap();
+        let listed = store.list_games(Some(Status::Finished), None, 10).await.unwrap();
+        let missing_game = store
+            .writer
+            .run(|connection| {
+                let inserted = connection.execute(
+                    "INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (8, 1, 'seat', 'X', 'd')",
+                    [],
+                );
+                Ok(inserted.map_err(|error| error.to_string()))
+            })
+            .await
+            .unwrap();
+        let checks = store
+            .writer
+            .run(|connection| {
+                Ok(["UPDATE games SET status = 'lost' WHERE id = 7", "UPDATE log_entries SET kind = 'x' WHERE seq = 1"]
+                    .map(|update| connection.execute(update, []).map_err(|error| error.to_string())))
+            })
+            .await
+            .unwrap();
+        assert_eq!(store.shared_game().await.unwrap(), Some((7, Player::O)));
+        store.close().await;
+        assert_eq!(
+            (game.variant, game.created_at.as_str(), game.opponent, game.token_hashes),
+            (
+                crate::engine::Variant::Measurement,
+                "2026-01-02T03:04:05.678Z",
+                Some(crate::bot::Level::Parasite { mistake_chance: 0.25 }),
+                vec![(Player::X, vec![1, 2])]
+            )
+        );
+        let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, entry.created_at.as_str(), entry.by_bot)).collect();
+        assert_eq!(log, [(1, "a", false), (2, "b", true), (3, "c", false)]);
+        assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(7, 3)]);
+        assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
+        for refused in checks {
+            assert!(refused.unwrap_err().contains("CHECK"), "the rebuilt checks still hold");
+        }
+    }
+
+    #[tokio::test]
+    async fn no_statement_of_a_write_builds_a_temporary_table() {
+        // The point of migration 0005: SQLite builds a temporary table for a check
+        // of the form `x IN (a, b, c)`, for every row written.
+        let folder = tempfile::tempdir().unwrap();
+        let store =
+            SqliteStore::open(&format!("sqlite:{}", folder.path().join("qttt.db").display()), Durability::Normal)
+                .await
+                .unwrap();
+        let temporary_tables = store
+            .writer
+            .run(|connection| {
+                [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_SHARED_GAME]
+                    .iter()
+                    .map(|write| {
+                        let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
+                        // Its parameters are left unbound: only the program is read.
+                        let mut opcodes = explain.raw_query();
+                        let mut temporary_tables = 0;
+                        while let Some(opcode) = opcodes.next()? {
+                            temporary_tables += usize::from(opcode.get::<_, String>(1)? == "OpenEphemeral");
+                        }
+                        Ok((*write, temporary_tables))
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()
+            })
+            .await
+            .unwrap();
+        store.close().await;
+        for (write, temporary_tables) in temporary_tables {
+            assert_eq!(temporary_tables, 0, "{write}");
+        }
+    }
+
+    #[test]
+    fn rows_are_stamped_as_the_schema_stamps_them() {
+        let connection = Connection::open_in_memory().unwrap();
+        let (before, stamped, after) = (
+            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
+            now(),
+            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
+        );
+        let (before, after) = (before.unwrap(), after.unwrap());
+        assert_eq!(stamped.len(), "2026-11-30T18:38:57.985Z".len(), "{stamped}");
+        assert!(before <= stamped && stamped <= after, "{before} <= {stamped} <= {after}");
+    }
+}

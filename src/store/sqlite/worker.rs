@@ -1,0 +1,516 @@
+//! The threads that drive SQLite connections, and how a write is committed.
+//!
+//! A request's database work runs as one job on a connection's thread: a move's
+//! read of the log, the rules' decision and the write are one hand-over from the
+//! request's thread and one back. (A driver that hands every statement to its
+//! connection's thread, as sqlx does, pays that twice per statement, and the load
+//! profile showed those hand-overs, not the queries, to be most of a move's cost.)
+//!
+//! SQLite lets one connection write at a time. The store's writes therefore go
+//! through one connection, so that they queue in order here instead of polling
+//! SQLite's lock from several connections (its busy handler sleeps up to 100 ms
+//! between tries); reads go through read-only connections of their own, which in
+//! WAL mode never wait for the writer. The writes found queued together are
+//! committed together (see [`Connections::write`]). Write transactions begin
+//! IMMEDIATE, and the busy timeout covers other processes on the same file. The
+//! write-ahead log is copied into the database file by a thread of its own, never
+//! by the writer: see [`Checkpointer`].
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, ffi};
+use tokio::sync::oneshot;
+
+use crate::store::{Durability, StoreError};
+
+/// How long a statement waits for another process's lock on the file.
+pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most writes committed together. A write's answer waits for the last of its
+/// batch, so this bounds that wait (at some tens of microseconds a write).
+const MOST_WRITES_PER_COMMIT: usize = 64;
+
+/// How often the write-ahead log is copied into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+
+/// The size of the write-ahead log, in pages, beyond which a checkpoint waits for
+/// the writer once, so that the log starts again from its beginning: under writes
+/// that never pause, checkpoints that never wait would let it grow without end.
+const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
+
+/// Work for a connection's thread.
+enum Job {
+    /// Work on the connection as it is, outside any transaction.
+    Alone(Box<dyn FnOnce(&mut Connection) + Send>),
+    /// A write, to be committed with the writes queued with it.
+    Write(WriteJob),
+}
+
+/// A write in a batch: it runs in a savepoint of the batch's transaction (or
+/// hears why that transaction could not begin), and returns how to answer its
+/// caller once the commit has succeeded or failed.
+type WriteJob = Box<dyn FnOnce(Result<&mut Transaction<'_>, &rusqlite::Error>) -> Reply + Send>;
+
+/// Answers a write's caller, told how the commit went.
+type Reply = Box<dyn FnOnce(Result<(), &rusqlite::Error>)>;
+
+/// Connections, each on a thread of its own that runs the jobs of one queue in
+/// turn. A job that panics fails alone: its caller hears of it, its writes are
+/// undone, and the thread goes on with the next.
+#[derive(Debug)]
+pub(super) struct Connections {
+    queue: Mutex<Option<mpsc::Sender<Job>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Connections {
+    pub(super) fn start(name: &str, connections: Vec<Connection>) -> Connections {
+        let (queue, jobs) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Mutex::new(jobs));
+        let threads = connections
+            .into_iter()
+            .map(|mut connection| {
+                let jobs = Arc::clone(&jobs);
+                std::thread::Builder::new()
+                    .name(name.to_string())
+                    .spawn(move || serve(&mut connection, &jobs))
+                    .expect("the system can start a thread")
+            })
+            .collect();
+        Connections { queue: Mutex::new(Some(queue)), threads: Mutex::new(threads) }
+    }
+
+    /// Runs `work` on the next free connection, outside any transaction, and
+    /// answers what it answers.
+    ///
+    /// # Errors
+    /// Whatever `work` returns; [`StoreError::Unavailable`] once the store is
+    /// closed; [`StoreError::Other`] when `work` panics.
+    pub(super) async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.ask(|answer| {
+            Job::Alone(Box::new(move |connection| {
+                // The caller may have gone; then nobody needs the answer.
+                let _ = answer.send(work(connection));
+            }))
+        })
+        .await
+    }
+
+    /// Runs `work` in a savepoint of a write transaction shared with the other
+    /// writes queued with it, and answers what it answers once that transaction
+    /// has committed. A write that fails undoes only itself.
+    ///
+    /// Committing the writes found queued together shares a commit's cost, its
+    /// locks and its write of the changed pages to the log, among them: most of
+    /// a move's cost on the writer in the load profile.
+    ///
+    /// # Errors
+    /// Whatever `work` returns; the database's error when the transaction cannot
+    /// begin or commit; as [`Connections::run`] otherwise.
+    pub(super) async fn write<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E> {
+        let database = |error: &rusqlite::Error| E::from(StoreError::from(error));
+        self.ask(|answer| {
+            Job::Write(Box::new(move |transaction| {
+                // A failed write's savepoint rolls back when dropped, a panic's too.
+                let written = transaction.map_err(database).and_then(|transaction| {
+                    let savepoint = Savepoint::begin(transaction).map_err(|error| database(&error))?;
+                    let written = work(&savepoint)?;
+                    savepoint.release().map_err(|error| database(&error))?;
+                    Ok(written)
+                });
+                Box::new(move |committed| {
+                    let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(database)));
+                })
+            }))
+        })
+        .await
+    }
+
+    /// Queues the job that `job` makes around the sender of its answer, and
+    /// awaits that answer.
+    async fn ask<T, E: From<StoreError>>(
+        &self,
+        job: impl FnOnce(oneshot::Sender<Result<T, E>>) -> Job,
+    ) -> Result<T, E> {
+        let (answer, answered) = oneshot::channel();
+        {
+            let queue = self.queue.lock().expect("no job runs under this lock");
+            queue.as_ref().ok_or_else(closed)?.send(job(answer)).map_err(|_| closed())?;
+        }
+        // A job drops its sender unanswered only when it panics.
+        answered.await.map_err(|_| StoreError::Other("a database job panicked".into()))?
+    }
+
+    /// Lets the queued jobs finish, then closes the connections.
+    pub(super) fn close(&self) {
+        self.queue.lock().expect("no job runs under this lock").take();
+        for thread in self.threads.lock().expect("no job runs under this lock").drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A savepoint in the writer's transaction: what is written after it begins is
+/// undone when it is dropped unreleased. Its statements are prepared once and
+/// cached; rusqlite's savepoints parse theirs again every time.
+struct Savepoint<'c> {
+    connection: &'c Connection,
+    released: bool,
+}
+
+impl<'c> Savepoint<'c> {
+    fn begin(connection: &'c Connection) -> rusqlite::Result<Savepoint<'c>> {
+        connection.prepare_cached("SAVEPOINT write")?.execute([])?;
+        Ok(Savepoint { connection, released: false })
+    }
+
+    /// Keeps what was written since the savepoint began, in the transaction.
+    fn release(mut self) -> rusqlite::Result<()> {
+        self.connection.prepare_cached("RELEASE write")?.execute([])?;
+        self.released = true;
+        Ok(())
+    }
+}
+
+impl Drop for Savepoint<'_> {
+    fn drop(&mut self) {
+        if !self.released {
+            // Should this fail, so does the transaction's commit, and every write
+            // of the batch hears of it.
+            let _ = self.connection.prepare_cached("ROLLBACK TO write").and_then(|mut undo| undo.execute([]));
+            let _ = self.connection.prepare_cached("RELEASE write").and_then(|mut release| release.execute([]));
+        }
+    }
+}
+
+impl std::ops::Deref for Savepoint<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.connection
+    }
+}
+
+/// Copies the write-ahead log into the database file, on a connection and a thread
+/// of its own, every [`CHECKPOINT_EVERY`]. Left to itself, SQLite checkpoints inside
+/// the commit that crosses its threshold, on the writer: in the load test that held
+/// every write queued behind it, up to 150 ms, and made most of the moves' p99.
+#[derive(Debug)]
+pub(super) struct Checkpointer {
+    /// Dropping the sender stops the thread.
+    running: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
+}
+
+impl Checkpointer {
+    fn start(connection: Connection) -> Checkpointer {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                    // A checkpoint that fails (busy) is tried again at the next turn.
+                    let pages = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get::<_, i64>(1));
+                    if pages.is_ok_and(|pages| pages > LOG_PAGES_BEFORE_RESTART) {
+                        let _ = connection.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()));
+                    }
+                }
+            })
+            .expect("the system can start a thread");
+        Checkpointer { running: Mutex::new(Some((stop, thread))) }
+    }
+
+    pub(super) fn stop(&self) {
+        if let Some((stop, thread)) = self.running.lock().expect("nothing panics under this lock").take() {
+            drop(stop);
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Runs the jobs of `jobs` on `connection` until the queue closes: a write with
+/// the writes queued right behind it, up to [`MOST_WRITES_PER_COMMIT`], in one
+/// transaction.
+fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>) {
+    // The lock is held only while taking jobs.
+    let next = || jobs.lock().expect("no job runs under this lock").recv().ok();
+    let mut held = None;
+    while let Some(job) = held.take().or_else(next) {
+        match job {
+            Job::Alone(job) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| job(connection)));
+            }
+            Job::Write(first) => {
+                let mut batch = vec![first];
+                while batch.len() < MOST_WRITES_PER_COMMIT {
+                    match jobs.lock().expect("no job runs under this lock").try_recv() {
+                        Ok(Job::Write(write)) => batch.push(write),
+                        Ok(alone) => {
+                            held = Some(alone);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                commit_together(connection, batch);
+            }
+        }
+    }
+}
+
+/// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
+fn commit_together(connection: &mut Connection, batch: Vec<WriteJob>) {
+    let mut transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate);
+    // On some errors (a full disk, a failed read or write) SQLite rolls back the
+    // whole transaction. The writes after that must not run, or each would commit
+    // on its own, outside the batch whose failed commit answers them.
+    let ended = rusqlite::Error::SqliteFailure(
+        ffi::Error::new(ffi::SQLITE_ABORT),
+        Some("an earlier write of the same transaction ended it".into()),
+    );
+    let replies: Vec<Reply> = batch
+        .into_iter()
+        .filter_map(|write| {
+            let transaction = match &mut transaction {
+                Ok(transaction) if transaction.is_autocommit() => Err(&ended),
+                Ok(transaction) => Ok(transaction),
+                Err(error) => Err(&*error),
+            };
+            catch_unwind(AssertUnwindSafe(|| write(transaction))).ok()
+        })
+        .collect();
+    let committed = transaction.and_then(Transaction::commit);
+    for reply in replies {
+        reply(committed.as_ref().copied());
+    }
+}
+
+fn closed() -> StoreError {
+    StoreError::Unavailable("the database is closed".into())
+}
+
+/// Opens the connection that writes to the file at `path`, in WAL mode, and the
+/// checkpointer that copies its log into the file in its stead.
+pub(super) fn open_writer(path: &Path, durability: Durability) -> rusqlite::Result<(Connection, Checkpointer)> {
+    let writer = connect(path, durability, OpenFlags::default())?;
+    // The journal mode stays with the file: a reader opened later finds it.
+    writer.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+    writer.pragma_update(None, "wal_autocheckpoint", 0)?;
+    let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?);
+    Ok((writer, checkpointer))
+}
+
+/// A connection of its own to a SQLite file, created if missing, with the
+/// settings and the checkpointer of the store's writer: for a tool that measures
+/// the cheapest write on the store's terms (the load benchmark's floor), on a file
+/// of its own.
+pub struct SqliteConnection {
+    connection: Connection,
+    checkpointer: Checkpointer,
+}
+
+impl SqliteConnection {
+    /// Opens the file at `path`, creating it if missing.
+    ///
+    /// # Errors
+    /// When the file cannot be opened or set up.
+    pub fn open(path: &Path, durability: Durability) -> Result<SqliteConnection, StoreError> {
+        let (connection, checkpointer) = open_writer(path, durability)?;
+        Ok(SqliteConnection { connection, checkpointer })
+    }
+}
+
+impl std::ops::Deref for SqliteConnection {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        &self.connection
+    }
+}
+
+impl Drop for SqliteConnection {
+    fn drop(&mut self) {
+        self.checkpointer.stop();
+    }
+}
+
+/// Opens one connection to the file at `path` with the store's settings.
+pub(super) fn connect(path: &Path, durability: Durability, flags: OpenFlags) -> rusqlite::Result<Connection> {
+    // Each connection is used by its own thread only, so SQLite need not lock it
+    // for every call (a read locked and unlocked it once per column of each row).
+    let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    connection.pragma_update(
+        None,
+        "synchronous",
+        match durability {
+            Durability::Normal => "NORMAL",
+            Durability::Full => "FULL",
+        },
+    )?;
+    Ok(connection)
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        StoreError::from(&error)
+    }
+}
+
+impl From<&rusqlite::Error> for StoreError {
+    fn from(error: &rusqlite::Error) -> StoreError {
+        match error.sqlite_error_code() {
+            Some(ffi::ErrorCode::DatabaseBusy | ffi::ErrorCode::DatabaseLocked) => {
+                StoreError::Unavailable(error.to_string())
+            }
+            _ => StoreError::Other(error.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_connection_waits_for_the_disk_as_configured() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("qttt.db");
+        let synchronous = |durability| {
+            [OpenFlags::default(), OpenFlags::SQLITE_OPEN_READ_ONLY].map(|flags| {
+                let connection = connect(&path, durability, flags).unwrap();
+                connection.query_row("PRAGMA synchronous", [], |row| row.get::<_, i64>(0)).unwrap()
+            })
+        };
+        // SQLite's codes: 1 NORMAL, 2 FULL.
+        assert_eq!(synchronous(Durability::Normal), [1, 1]);
+        assert_eq!(synchronous(Durability::Full), [2, 2]);
+    }
+
+    #[test]
+    fn the_log_reaches_the_database_file_without_the_writer_checkpointing() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("qttt.db");
+        let (writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
+        let autocheckpoint: i64 = writer.query_row("PRAGMA wal_autocheckpoint", [], |row| row.get(0)).unwrap();
+        let before = std::fs::metadata(&path).unwrap().len();
+        writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
+        for _ in 0..100 {
+            writer.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
+        }
+        std::thread::sleep(CHECKPOINT_EVERY * 3);
+        let after = std::fs::metadata(&path).unwrap().len();
+        checkpointer.stop();
+        assert_eq!(autocheckpoint, 0, "the writer never checkpoints");
+        assert!(after >= before + 100 * 4000, "the rows were copied into the file: {before} -> {after} bytes");
+    }
+
+    /// Writes `0..count` on a writer of a fresh file with a table `written (n)`,
+    /// each by `write`, all queued together behind a busy job. Answers what each
+    /// write was answered, the rows left, and the frames the writes added to the
+    /// write-ahead log (a commit adds one per page it changed).
+    fn write_together(
+        count: i64,
+        write: fn(&Connection, i64) -> Result<i64, StoreError>,
+    ) -> (Vec<Result<i64, StoreError>>, Vec<i64>, u64) {
+        let folder = tempfile::tempdir().unwrap();
+        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal).unwrap();
+        // Left in the log, the frames can be counted.
+        checkpointer.stop();
+        connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();
+        let writer = Connections::start("test-writer", vec![connection]);
+        let log_frames = || (std::fs::metadata(folder.path().join("qttt.db-wal")).unwrap().len() - 32) / (4096 + 24);
+        let frames_before = log_frames();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let (answers, rows) = runtime.block_on(async {
+            let busy = writer.run(|_| {
+                std::thread::sleep(Duration::from_millis(100));
+                Ok(())
+            });
+            let writes = futures_util::future::join_all((0..count).map(|n| writer.write(move |tx| write(tx, n))));
+            let ((), answers) = tokio::join!(async { busy.await.unwrap() }, writes);
+            let rows = writer
+                .run(|connection| {
+                    let mut select = connection.prepare("SELECT n FROM written ORDER BY n")?;
+                    Ok(select.query_map([], |row| row.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?)
+                })
+                .await
+                .unwrap();
+            (answers, rows)
+        });
+        let frames = log_frames() - frames_before;
+        writer.close();
+        (answers, rows, frames)
+    }
+
+    #[test]
+    fn writes_queued_together_commit_together_and_fail_alone() {
+        let (answers, rows, frames) = write_together(20, |tx, n| {
+            tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
+            match n {
+                7 => panic!("write 7 panics after its insert"),
+                n if n % 5 == 3 => Err(StoreError::Other(format!("write {n} fails"))),
+                n => Ok(n),
+            }
+        });
+        let answers: Vec<_> = answers
+            .into_iter()
+            .map(|answer| match answer {
+                Ok(n) => n.to_string(),
+                Err(StoreError::Other(detail)) => detail,
+                Err(other) => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            answers,
+            [
+                "0",
+                "1",
+                "2",
+                "write 3 fails",
+                "4",
+                "5",
+                "6",
+                "a database job panicked",
+                "write 8 fails",
+                "9",
+                "10",
+                "11",
+                "12",
+                "write 13 fails",
+                "14",
+                "15",
+                "16",
+                "17",
+                "write 18 fails",
+                "19"
+            ]
+        );
+        assert_eq!(rows, [0, 1, 2, 4, 5, 6, 9, 10, 11, 12, 14, 15, 16, 17, 19], "a failed write undid only itself");
+        assert!(frames <= 2, "the writes made one commit of one page, not {frames} frames");
+    }
+
+    #[test]
+    fn a_write_that_ends_the_transaction_stops_the_writes_behind_it() {
+        // Write 1 ends the transaction as SQLite does on a full disk.
+        let (answers, rows, _) = write_together(3, |tx, n| {
+            tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
+            if n == 1 {
+                tx.execute_batch("ROLLBACK")?;
+            }
+            Ok(n)
+        });
+        assert!(answers.iter().all(Result::is_err), "no write of the ended transaction is acknowledged: {answers:?}");
+        assert_eq!(rows, [0_i64; 0], "and none was committed on its own");
+    }
+}
