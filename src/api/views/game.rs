@@ -1,0 +1,314 @@
+//! A game as a client sees it, and a seat just taken.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{ActorName, BotName, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use crate::bot::Level;
+use crate::engine::{Collapse, Line, Mark, Move, Square, SquareProbabilities};
+use crate::service::{GameRecord, Seat};
+
+/// The bot a game is played against.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OpponentView {
+    /// Its level.
+    pub bot: BotName,
+    /// The seat it holds.
+    pub player: PlayerName,
+    /// `parasite` only: its probability of a random move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mistake_chance: Option<f64>,
+}
+
+/// A game as a client sees it, rebuilt from its log on every request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameView {
+    /// The game's id.
+    pub id: i64,
+    /// How cycles collapse in this game.
+    pub variant: VariantName,
+    /// Moves on with every change (seat, move, collapse); also the `ETag`. Send it
+    /// back in `If-Match` to act only on the game as you saw it.
+    pub version: i64,
+    /// Waiting for a second player, ongoing, or finished.
+    pub status: StatusName,
+    /// When the game was created (RFC 3339, UTC).
+    pub created_at: String,
+    /// The seats nobody has taken yet.
+    pub open_seats: Vec<PlayerName>,
+    /// The bot in a game against the computer, else null.
+    pub opponent: Option<OpponentView>,
+    /// The nine squares, 0-8 row-major from the top-left.
+    pub board: Vec<CellView>,
+    /// Who places the next move and its number; null while a collapse is pending and
+    /// after the end.
+    pub next_to_move: Option<NextToMove>,
+    /// The closed cycle waiting for the chooser's decision, or null.
+    pub pending_collapse: Option<CollapseView>,
+    /// Every collapse so far, in order, with how it was decided.
+    pub collapses: Vec<CollapseView>,
+    /// `ongoing` until the game ends.
+    pub result: ResultName,
+    /// Each player's points: 1 for the earliest line, 1/2 for any later one.
+    pub score: ScoreView,
+    /// Every completed line.
+    pub lines: Vec<LineView>,
+    /// Every move placed, in order.
+    pub moves: Vec<MoveView>,
+}
+
+/// One square of the board.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"square": 4, "classical": null, "spooky": ["O2", "X3"],
+    "probabilities": {"X": 0.5, "O": 0.5, "empty": 0.0}}))]
+pub struct CellView {
+    /// The square, 0-8.
+    pub square: u8,
+    /// The classical mark, such as `X3`, or null.
+    #[schema(value_type = Option<String>)]
+    pub classical: Option<MarkName>,
+    /// The spooky marks of unresolved moves, in move order.
+    #[schema(value_type = Vec<String>)]
+    pub spooky: Vec<MarkName>,
+    /// The odds of what the square would hold if every unresolved move were
+    /// measured now; a UI can shade the square with them.
+    pub probabilities: ProbabilitiesView,
+}
+
+/// A mark as text: its player and the move that wrote it, such as `X3`. It is
+/// written straight into the answer, not first into a string of its own: a board
+/// holds up to 17 marks.
+#[derive(Debug)]
+pub struct MarkName(Mark);
+
+impl Serialize for MarkName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// Odds that sum to 1.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProbabilitiesView {
+    /// An X mark.
+    #[serde(rename = "X")]
+    pub x: f64,
+    /// An O mark.
+    #[serde(rename = "O")]
+    pub o: f64,
+    /// No mark.
+    pub empty: f64,
+}
+
+/// The next move to place.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NextToMove {
+    /// Whose move it is.
+    pub player: PlayerName,
+    /// The move's number, from 1.
+    #[serde(rename = "move")]
+    pub move_number: u8,
+    /// The move's squares when they are forced: after move 8 one square alone is
+    /// open, and X's move 9 puts both marks there (send them as they are); null
+    /// when the player chooses.
+    #[schema(required = true, min_items = 2, max_items = 2, value_type = Option<Vec<u8>>)]
+    pub forced_squares: Option<[u8; 2]>,
+}
+
+/// The collapse of a closed cycle.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CollapseView {
+    /// Who decides: the player who did not close the cycle, or the measurement.
+    pub chooser: ActorName,
+    /// The move that closed the cycle.
+    pub closing_move: u8,
+    /// The moves of the cycle, ascending; a choice may name any of them.
+    pub cycle_moves: Vec<u8>,
+    /// The two possible outcomes, by the closing move's squares ascending.
+    pub options: Vec<CollapseOptionView>,
+    /// The square the closing move ended in; null while pending.
+    pub decided_square: Option<u8>,
+}
+
+/// One outcome of a collapse.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CollapseOptionView {
+    /// The square the closing move ends in; choose it with `{"move": closing_move, "square": square}`.
+    pub square: u8,
+    /// Where every move of the collapsing component lands, in move order.
+    pub outcome: Vec<LandingView>,
+}
+
+/// A move and the square it lands in.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LandingView {
+    /// The move's number.
+    #[serde(rename = "move")]
+    pub move_number: u8,
+    /// The square it lands in.
+    pub square: u8,
+}
+
+/// Points per player.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScoreView {
+    /// X's points.
+    #[serde(rename = "X")]
+    pub x: f64,
+    /// O's points.
+    #[serde(rename = "O")]
+    pub o: f64,
+}
+
+/// A line of three classical marks of one player.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LineView {
+    /// Whose line.
+    pub player: PlayerName,
+    /// Its three squares, ascending.
+    pub squares: Vec<u8>,
+    /// Its highest subscript: the move that finished it.
+    pub max_move: u8,
+    /// 1 for the earliest line(s), 0.5 for a later one.
+    pub points: f64,
+}
+
+/// A move that has been placed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MoveView {
+    /// The move's number, from 1.
+    pub number: u8,
+    /// Who made it.
+    pub player: PlayerName,
+    /// Its two squares, ascending.
+    pub squares: Vec<u8>,
+    /// The square its classical mark landed in, or null while it is spooky.
+    pub landed: Option<u8>,
+}
+
+/// A seat and the token that acts for it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeatView {
+    /// The seat's player.
+    pub player: PlayerName,
+    /// Send it as `Authorization: Bearer <token>` to move and collapse. It is shown
+    /// only once: the server keeps just a hash of it.
+    pub token: String,
+}
+
+/// A game and the caller's new seat.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeatedGame {
+    /// The game.
+    pub game: GameView,
+    /// The caller's seat.
+    pub seat: SeatView,
+}
+
+impl From<&GameRecord> for GameView {
+    fn from(record: &GameRecord) -> GameView {
+        let game = &record.game;
+        let odds = game.square_probabilities();
+        GameView {
+            id: record.stored.id,
+            variant: game.variant().into(),
+            version: record.version(),
+            status: record.status().into(),
+            created_at: record.stored.created_at.clone(),
+            open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
+            opponent: record.stored.opponent.zip(record.bot_player()).map(|(level, player)| OpponentView {
+                bot: match level {
+                    Level::Random => BotName::Random,
+                    Level::Parasite { .. } => BotName::Parasite,
+                    Level::Perfect => BotName::Perfect,
+                },
+                player: player.into(),
+                mistake_chance: match level {
+                    Level::Parasite { mistake_chance } => Some(mistake_chance),
+                    Level::Random | Level::Perfect => None,
+                },
+            }),
+            board: Square::ALL
+                .into_iter()
+                .zip(odds)
+                .map(|(square, odds)| CellView {
+                    square: square.index() as u8,
+                    classical: game.classical(square).map(MarkName),
+                    spooky: game.spooky(square).map(MarkName).collect(),
+                    probabilities: ProbabilitiesView::from(odds),
+                })
+                .collect(),
+            next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
+                player: player.into(),
+                move_number,
+                forced_squares: game.forced_squares().map(|squares| squares.map(|s| s.index() as u8)),
+            }),
+            pending_collapse: game.pending_collapse().map(CollapseView::from),
+            collapses: game.collapses().iter().map(CollapseView::from).collect(),
+            result: game.result().into(),
+            score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
+            lines: game.lines().iter().map(LineView::from).collect(),
+            moves: game.moves().iter().map(MoveView::from).collect(),
+        }
+    }
+}
+
+impl From<SquareProbabilities> for ProbabilitiesView {
+    fn from(odds: SquareProbabilities) -> ProbabilitiesView {
+        // Nine decimals hide the simulator's rounding (0.5000000000000001) from clients.
+        let round = |p: f64| (p * 1e9).round() / 1e9;
+        ProbabilitiesView { x: round(odds.x), o: round(odds.o), empty: round(odds.empty) }
+    }
+}
+
+impl From<&Collapse> for CollapseView {
+    fn from(collapse: &Collapse) -> CollapseView {
+        CollapseView {
+            chooser: collapse.chooser.into(),
+            closing_move: collapse.closing_move,
+            cycle_moves: collapse.cycle_moves.to_vec(),
+            options: collapse
+                .options
+                .iter()
+                .map(|option| CollapseOptionView {
+                    square: option.square.index() as u8,
+                    outcome: option
+                        .outcome
+                        .iter()
+                        .map(|&(move_number, square)| LandingView { move_number, square: square.index() as u8 })
+                        .collect(),
+                })
+                .collect(),
+            decided_square: collapse.decided_square.map(|square| square.index() as u8),
+        }
+    }
+}
+
+impl From<&Line> for LineView {
+    fn from(line: &Line) -> LineView {
+        LineView {
+            player: line.player.into(),
+            squares: squares_of(line.squares),
+            max_move: line.max_move,
+            points: line.points.as_f64(),
+        }
+    }
+}
+
+impl From<&Move> for MoveView {
+    fn from(m: &Move) -> MoveView {
+        MoveView {
+            number: m.number,
+            player: m.player().into(),
+            squares: squares_of(m.squares),
+            landed: m.landed.map(|square| square.index() as u8),
+        }
+    }
+}
+
+impl SeatedGame {
+    /// The view of `record` with the caller's new `seat`.
+    pub fn new(record: &GameRecord, seat: Seat) -> SeatedGame {
+        SeatedGame { game: GameView::from(record), seat: SeatView { player: seat.player.into(), token: seat.token } }
+    }
+}

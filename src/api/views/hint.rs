@@ -1,0 +1,73 @@
+//! The best action by perfect play.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{ActorName, squares_of};
+use crate::engine::{Action, Variant};
+use crate::service::Hint;
+
+/// The best action for the side to act, by exact search.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"actor": "O", "action": {"kind": "collapse", "move": 3, "square": 4}, "value": 0.5,
+    "value_kind": "guaranteed"}))]
+pub struct HintView {
+    /// Who is to act.
+    pub actor: ActorName,
+    /// The best action: post it to `moves` or `collapse`.
+    pub action: ActionView,
+    /// The final score difference X minus O that the action leads to with perfect
+    /// play from both sides.
+    pub value: f64,
+    /// `guaranteed` in `player_choice`; in `measurement`, where chance decides
+    /// collapses, `expected`: the mean over the measurements' outcomes.
+    pub value_kind: ValueKind,
+}
+
+/// How sure a hint's value is.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    /// Perfect play reaches it whatever the opponent does.
+    Guaranteed,
+    /// The mean over the measurements' equally likely outcomes.
+    Expected,
+}
+
+/// An action, as `moves` and `collapse` take it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActionView {
+    /// A move: post `{"squares": squares}` to `moves`.
+    Move {
+        /// Its two squares.
+        squares: Vec<u8>,
+    },
+    /// A collapse choice: post `{"move": move, "square": square}` to `collapse`.
+    Collapse {
+        /// The move named.
+        #[serde(rename = "move")]
+        move_number: u8,
+        /// The square it ends in.
+        square: u8,
+    },
+}
+
+impl From<&Hint> for HintView {
+    fn from(hint: &Hint) -> HintView {
+        HintView {
+            actor: hint.actor.into(),
+            action: match hint.solution.action {
+                Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
+                Action::Collapse { move_number, square } => {
+                    ActionView::Collapse { move_number, square: square.index() as u8 }
+                }
+            },
+            value: hint.solution.value.points,
+            value_kind: match hint.variant {
+                Variant::PlayerChoice => ValueKind::Guaranteed,
+                Variant::Measurement => ValueKind::Expected,
+            },
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! A game's log, and listings of games.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{ActorName, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use crate::engine::{Action, Actor, LogEntry};
+use crate::service::{Event, ListedGame, StoredEntry};
+
+/// A page of games, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameList {
+    /// The games of this page.
+    pub games: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// A game in a listing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameSummary {
+    /// The game's id.
+    pub id: i64,
+    /// How cycles collapse.
+    pub variant: VariantName,
+    /// Waiting, ongoing or finished.
+    pub status: StatusName,
+    /// `ongoing` until the end.
+    pub result: ResultName,
+    /// The game's version.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: String,
+}
+
+/// A game's whole log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameLog {
+    /// The game's id.
+    pub game_id: i64,
+    /// How cycles collapse.
+    pub variant: VariantName,
+    /// The sequence number of the last entry.
+    pub version: i64,
+    /// Every entry, in order.
+    pub entries: Vec<LogEntryView>,
+}
+
+/// One entry of a game's log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LogEntryView {
+    /// The entry's place in the log, from 1.
+    pub seq: i64,
+    /// When it was written (RFC 3339, UTC).
+    pub created_at: String,
+    /// Whether the game's bot did it.
+    pub by_bot: bool,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: EventView,
+}
+
+/// What happened, by kind.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventView {
+    /// A player took a seat.
+    Seat {
+        /// The seat taken.
+        player: PlayerName,
+    },
+    /// A move was placed.
+    Move {
+        /// Who placed it.
+        player: PlayerName,
+        /// The move's two squares, ascending.
+        squares: Vec<u8>,
+    },
+    /// A collapse was decided.
+    Collapse {
+        /// Who decided it: a player or the measurement.
+        decided_by: ActorName,
+        /// The move that closed the cycle.
+        closing_move: u8,
+        /// The square the closing move ended in.
+        square: u8,
+    },
+}
+
+impl From<&ListedGame> for GameSummary {
+    fn from(listed: &ListedGame) -> GameSummary {
+        GameSummary {
+            id: listed.id,
+            variant: listed.variant.into(),
+            status: listed.status.into(),
+            result: listed.result.into(),
+            version: listed.version,
+            created_at: listed.created_at.clone(),
+        }
+    }
+}
+
+impl From<&StoredEntry> for LogEntryView {
+    fn from(entry: &StoredEntry) -> LogEntryView {
+        let event = match entry.event {
+            Event::SeatTaken(player) => EventView::Seat { player: player.into() },
+            Event::Action(LogEntry { actor, action: Action::Move { squares } }) => EventView::Move {
+                player: match actor {
+                    Actor::Player(player) => player.into(),
+                    Actor::Measurement => {
+                        unreachable!("the store reads a move's actor as a player")
+                    }
+                },
+                squares: squares_of(squares),
+            },
+            Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
+                EventView::Collapse {
+                    decided_by: actor.into(),
+                    closing_move: move_number,
+                    square: square.index() as u8,
+                }
+            }
+        };
+        LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }
+    }
+}

@@ -1,0 +1,158 @@
+//! The enums a client sees, mirrored from the engine and the service with the
+//! names the API uses: the engine knows nothing of JSON schemas.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::engine::{Actor, GameResult, Player, Variant};
+use crate::service::Status;
+
+/// A player: X opens and makes the odd moves, O the even ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+pub enum PlayerName {
+    /// X.
+    #[default]
+    X,
+    /// O.
+    O,
+}
+
+impl From<Player> for PlayerName {
+    fn from(player: Player) -> PlayerName {
+        match player {
+            Player::X => PlayerName::X,
+            Player::O => PlayerName::O,
+        }
+    }
+}
+
+impl From<PlayerName> for Player {
+    fn from(name: PlayerName) -> Player {
+        match name {
+            PlayerName::X => Player::X,
+            PlayerName::O => Player::O,
+        }
+    }
+}
+
+/// Who decides how a closed cycle collapses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantName {
+    /// A simulated quantum measurement, right after the closing move (the default).
+    #[default]
+    Measurement,
+    /// Goff's rule: the player who did not close the cycle chooses.
+    PlayerChoice,
+}
+
+impl From<Variant> for VariantName {
+    fn from(variant: Variant) -> VariantName {
+        match variant {
+            Variant::Measurement => VariantName::Measurement,
+            Variant::PlayerChoice => VariantName::PlayerChoice,
+        }
+    }
+}
+
+impl From<VariantName> for Variant {
+    fn from(name: VariantName) -> Variant {
+        match name {
+            VariantName::Measurement => Variant::Measurement,
+            VariantName::PlayerChoice => Variant::PlayerChoice,
+        }
+    }
+}
+
+/// Who acted or decides: a player, or the quantum measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum ActorName {
+    /// Player X.
+    X,
+    /// Player O.
+    O,
+    /// The measurement of the `measurement` variant.
+    #[serde(rename = "measurement")]
+    Measurement,
+}
+
+impl From<Actor> for ActorName {
+    fn from(actor: Actor) -> ActorName {
+        match actor {
+            Actor::Player(Player::X) => ActorName::X,
+            Actor::Player(Player::O) => ActorName::O,
+            Actor::Measurement => ActorName::Measurement,
+        }
+    }
+}
+
+/// How the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultName {
+    /// Still being played.
+    Ongoing,
+    /// X ended with more points.
+    XWins,
+    /// O ended with more points.
+    OWins,
+    /// Equal points: a full board without a line.
+    Draw,
+}
+
+impl From<GameResult> for ResultName {
+    fn from(result: GameResult) -> ResultName {
+        match result {
+            GameResult::Ongoing => ResultName::Ongoing,
+            GameResult::XWins => ResultName::XWins,
+            GameResult::OWins => ResultName::OWins,
+            GameResult::Draw => ResultName::Draw,
+        }
+    }
+}
+
+/// Where a game stands in a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusName {
+    /// A seat is free: the game can be joined.
+    Waiting,
+    /// Both seats are taken and the game goes on.
+    Ongoing,
+    /// The game is over.
+    Finished,
+}
+
+impl From<Status> for StatusName {
+    fn from(status: Status) -> StatusName {
+        match status {
+            Status::Waiting => StatusName::Waiting,
+            Status::Ongoing => StatusName::Ongoing,
+            Status::Finished => StatusName::Finished,
+        }
+    }
+}
+
+impl From<StatusName> for Status {
+    fn from(name: StatusName) -> Status {
+        match name {
+            StatusName::Waiting => Status::Waiting,
+            StatusName::Ongoing => Status::Ongoing,
+            StatusName::Finished => Status::Finished,
+        }
+    }
+}
+
+/// A computer player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotName {
+    /// Any legal action, at random.
+    Random,
+    /// The original app's heuristic, picking at random where it allows: two of its
+    /// marked squares in a line, else a square of a line the opponent has two marks
+    /// in, else a most entangled square; any two squares with `mistake_chance`.
+    Parasite,
+    /// Exact search: never ends worse than the game's value.
+    Perfect,
+}

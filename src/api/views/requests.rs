@@ -1,0 +1,152 @@
+//! The bodies the API takes.
+
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{
+    AdditionalProperties, Array, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+};
+
+use super::{BotName, PlayerName, VariantName};
+use crate::bot::Level;
+use crate::engine::{Action, Square};
+
+/// `POST /games`: a new game. Every field is optional; an empty body is fine.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1}}))]
+pub struct CreateGameRequest {
+    /// How cycles collapse; default `measurement`.
+    #[serde(default)]
+    pub variant: VariantName,
+    /// The seat the creator takes; default `X`, who moves first.
+    #[serde(default)]
+    pub play_as: PlayerName,
+    /// A bot to play against; it takes the other seat and answers every action in
+    /// the same request. Without it, a second player joins.
+    #[serde(default)]
+    pub opponent: Option<OpponentRequest>,
+}
+
+/// The bot to play against.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpponentRequest {
+    /// Its level.
+    pub bot: BotName,
+    /// `parasite` only: the probability of a random move, 0-1; default 0.1.
+    pub mistake_chance: Option<f64>,
+}
+
+impl OpponentRequest {
+    /// The bot's level.
+    ///
+    /// # Errors
+    /// A reason when `mistake_chance` is out of range or given to a level without it.
+    pub fn level(&self) -> Result<Level, String> {
+        match (self.bot, self.mistake_chance) {
+            (BotName::Random, None) => Ok(Level::Random),
+            (BotName::Perfect, None) => Ok(Level::Perfect),
+            (BotName::Parasite, None) => Ok(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE }),
+            (BotName::Parasite, Some(chance)) if (0.0..=1.0).contains(&chance) => {
+                Ok(Level::Parasite { mistake_chance: chance })
+            }
+            (BotName::Parasite, Some(chance)) => Err(format!("mistake_chance must be from 0 to 1, not {chance}")),
+            (_, Some(_)) => Err("only the parasite bot takes a mistake_chance".into()),
+        }
+    }
+}
+
+/// Documented by hand: only the parasite bot takes a `mistake_chance`, which one
+/// struct cannot say to the schema generator.
+impl utoipa::PartialSchema for OpponentRequest {
+    fn schema() -> RefOr<Schema> {
+        let bot = |names: &[&str]| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(names.iter().copied()))
+                .description(Some("Its level."))
+        };
+        let parasite = ObjectBuilder::new()
+            .property("bot", bot(&["parasite"]))
+            .property(
+                "mistake_chance",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::Number, Type::Null]))
+                    .minimum(Some(0.0))
+                    .maximum(Some(1.0))
+                    .description(Some(
+                        "The probability of a random move instead of its own, 0-1; default (or null) 0.1.",
+                    )),
+            )
+            .required("bot")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        let others = ObjectBuilder::new()
+            .property("bot", bot(&["random", "perfect"]))
+            .required("bot")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new()
+            .item(parasite)
+            .item(others)
+            .description(Some("The bot to play against; only `parasite` takes a `mistake_chance`."))
+            .into()
+    }
+}
+
+impl ToSchema for OpponentRequest {}
+
+/// `POST /games/{id}/moves`: the next move's two squares.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"squares": [0, 4]}))]
+pub struct MoveRequest {
+    /// Two different squares 0-8 without a classical mark; the same square twice
+    /// only for the last open square (X's move 9).
+    #[schema(schema_with = two_squares)]
+    #[serde(deserialize_with = "crate::api::extract::two_whole_numbers")]
+    pub squares: [i64; 2],
+}
+
+/// `POST /games/{id}/collapse`: "move `move` ends in square `square`".
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"move": 3, "square": 0}))]
+pub struct CollapseRequest {
+    /// Any move of the cycle; usually the closing move.
+    #[serde(rename = "move", deserialize_with = "crate::api::extract::whole_number")]
+    #[schema(minimum = 1, maximum = 9)]
+    pub move_number: i64,
+    /// One of that move's two squares.
+    #[serde(deserialize_with = "crate::api::extract::whole_number")]
+    #[schema(minimum = 0, maximum = 8)]
+    pub square: i64,
+}
+
+/// The schema of a move's squares: two squares 0-8.
+fn two_squares() -> Array {
+    ArrayBuilder::new()
+        .items(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(8)))
+        .min_items(Some(2))
+        .max_items(Some(2))
+        .description(Some(
+            "Two different squares 0-8 without a classical mark; the same square twice only for the last open square (X's move 9).",
+        ))
+        .build()
+}
+
+impl MoveRequest {
+    /// The engine action, with each square checked.
+    pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
+        let [a, b] = self.squares;
+        Ok(Action::Move { squares: [Square::try_from(a)?, Square::try_from(b)?] })
+    }
+}
+
+impl CollapseRequest {
+    /// The engine action. A move number beyond any game's is clamped to one that
+    /// is still no move, so that the engine judges it by its own rules.
+    pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
+        let move_number = self.move_number.clamp(0, i64::from(u8::MAX)) as u8;
+        Ok(Action::Collapse { move_number, square: Square::try_from(self.square)? })
+    }
+}
