@@ -1,45 +1,43 @@
 //! The bots: legal play from both seats in both variants, and the perfect player's
 //! values against a plain minimax.
 
-use qttt::bot::{Level, Solver, arena};
+use qttt::bot::{Bot, Solver, arena};
 use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 const VARIANTS: [Variant; 2] = [Variant::PlayerChoice, Variant::Measurement];
 
-/// Plays `games` seeded games with `bot` in `seat` and random play in the other,
-/// starting from `opening` random actions; every action of the bot must be legal.
-fn bot_plays_legally(level: Level, seat: Player, variant: Variant, games: u64, opening: usize) {
-    let mut bot = level.bot();
-    let mut opponent = Level::Random.bot();
+/// Plays `games` seeded games with `bot` in `seat` and random play in the other;
+/// every action of the bot must be legal.
+fn bot_plays_legally(bot: Bot, seat: Player, variant: Variant, games: u64) {
+    let mut strategy = bot.strategy();
+    let mut opponent = Bot::Random.strategy();
     for seed in 0..games {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut game = Game::new(variant);
-        let mut actions = 0;
         while let Some(Actor::Player(player)) = game.actor_to_act() {
-            let playing = if player == seat && actions >= opening { &mut bot } else { &mut opponent };
+            let playing = if player == seat { &mut strategy } else { &mut opponent };
             let action = playing.choose(&game, &mut rng);
-            assert!(game.clone().play(Actor::Player(player), action).is_ok(), "{action:?} is refused");
-            assert!(
-                game.legal_actions().contains(&action),
-                "{} as {seat} in {}: {action:?} is not legal in {}",
-                level.code(),
-                variant.code(),
-                notation::write(&game)
-            );
-            game.play_measured(Actor::Player(player), action, &mut rng).unwrap();
-            actions += 1;
+            if player == seat {
+                assert!(
+                    game.legal_actions().contains(&action),
+                    "{} as {seat} in {}: {action:?} is not legal in {}",
+                    bot.code(),
+                    variant.code(),
+                    notation::write(&game)
+                );
+            }
+            game.play_measured(Actor::Player(player), action, &mut rng).expect("a legal action is played");
         }
     }
 }
 
 #[test]
-fn the_random_and_parasite_bots_play_only_legal_actions_from_both_seats() {
+fn the_parasite_bot_plays_only_legal_actions_from_both_seats() {
     for variant in VARIANTS {
         for seat in [Player::X, Player::O] {
-            bot_plays_legally(Level::Random, seat, variant, 1000, 0);
-            bot_plays_legally(Level::Parasite { mistake_chance: 0.1 }, seat, variant, 1000, 0);
+            bot_plays_legally(Bot::Parasite { mistake_chance: 0.1 }, seat, variant, 1000);
         }
     }
 }
@@ -48,7 +46,28 @@ fn the_random_and_parasite_bots_play_only_legal_actions_from_both_seats() {
 fn the_perfect_bot_plays_only_legal_actions_from_both_seats() {
     for variant in VARIANTS {
         for seat in [Player::X, Player::O] {
-            bot_plays_legally(Level::Perfect, seat, variant, 500, 0);
+            bot_plays_legally(Bot::Perfect, seat, variant, 500);
+        }
+    }
+}
+
+#[test]
+fn the_random_bot_picks_every_legal_action_alike() {
+    // The opening's 36 moves, and the two options of a pending collapse.
+    let pending = position("X1+(1,2); O2+(1,2)");
+    for (game, answers) in [(Game::new(Variant::PlayerChoice), 36_000), (pending, 2_000)] {
+        let mut random = Bot::Random.strategy();
+        let mut counts = std::collections::HashMap::new();
+        for seed in 0..answers {
+            *counts.entry(random.choose(&game, &mut StdRng::seed_from_u64(seed))).or_insert(0_u64) += 1;
+        }
+        let legal = game.legal_actions();
+        assert_eq!(counts.len(), legal.len(), "{counts:?}");
+        let chance = 1.0 / legal.len() as f64;
+        let (mean, spread) = (chance * answers as f64, 5.0 * (answers as f64 * chance * (1.0 - chance)).sqrt());
+        for action in legal {
+            let seen = counts[&action] as f64;
+            assert!((seen - mean).abs() <= spread, "{action:?}: {seen} times, expected about {mean}");
         }
     }
 }
@@ -141,25 +160,44 @@ fn the_perfect_bot_finds_the_move_worth_a_point_and_a_half_whatever_the_collapse
     assert_eq!(outcomes.iter().copied().fold(f64::INFINITY, f64::min), 1.5, "{outcomes:?}");
 }
 
+/// How many moves `game` lasts with perfect play from both sides.
+fn moves_with_perfect_play(mut game: Game) -> usize {
+    while let Some(actor) = game.actor_to_act() {
+        game.play(actor, Solver::default().answer(&game).action).unwrap();
+    }
+    game.moves().len()
+}
+
 #[test]
 fn the_perfect_bot_prefers_the_quickest_win() {
-    // After 2-cycles on rows, X to move can win now (close a cycle that O must
-    // collapse into an X line either way) or later; it takes the win now.
-    let game = position("X1+(1,2); O2+(1,2); X3!O2(2); X3+(4,5); O4+(4,5); X5!O4(5)");
+    // X to make move 7 of six spooky moves: seven moves win a point for X, some
+    // of them sooner than others.
+    let game = position("X1+(1,6); O2+(3,7); X3+(2,3); O4+(3,8); X5+(6,8); O6+(4,6)");
     let solution = Solver::default().solve(&game);
-    assert!(solution.value.points > 0.0, "{solution:?}");
+    assert!(solution.value.points > 0.0, "X wins: {solution:?}");
+    // Every move worth as much, and how long the game lasts after it.
+    let as_good: Vec<(Action, usize)> = game
+        .legal_actions()
+        .into_iter()
+        .filter_map(|action| {
+            let mut after = game;
+            after.play(Actor::Player(Player::X), action).unwrap();
+            let value = Solver::default().solve(&after).value;
+            (value.points == solution.value.points).then(|| (action, moves_with_perfect_play(after)))
+        })
+        .collect();
+    let quickest = as_good.iter().map(|&(_, moves)| moves).min().unwrap();
+    let slowest = as_good.iter().map(|&(_, moves)| moves).max().unwrap();
+    assert!(quickest < slowest, "some wins take longer than others: {as_good:?}");
     let mut after = game;
     after.play(Actor::Player(Player::X), solution.action).unwrap();
-    let best_for_o = Solver::default().solve(&after);
-    assert_eq!(best_for_o.value, solution.value);
-    assert!(solution.value.haste > 0.0);
+    assert_eq!(moves_with_perfect_play(after), quickest, "{:?} is among the quickest: {as_good:?}", solution.action);
 }
 
 #[test]
 fn the_arena_tallies_every_game() {
     let mut rng = StdRng::seed_from_u64(5);
-    let tally =
-        arena::play(Level::Parasite { mistake_chance: 0.0 }, Level::Random, Variant::PlayerChoice, 200, &mut rng);
+    let tally = arena::play(Bot::Parasite { mistake_chance: 0.0 }, Bot::Random, Variant::PlayerChoice, 200, &mut rng);
     assert_eq!(tally.games, 200);
     assert_eq!(tally.x_wins + tally.draws + tally.o_wins, 200);
     assert!(tally.x_wins > tally.o_wins, "{tally:?}");
@@ -199,10 +237,10 @@ fn the_book_agrees_with_the_search_where_the_search_is_quick() {
 #[test]
 fn the_perfect_bot_never_ends_worse_than_the_games_value() {
     let mut rng = StdRng::seed_from_u64(11);
-    for opponent in [Level::Random, Level::Parasite { mistake_chance: 0.1 }] {
-        let as_x = arena::play(Level::Perfect, opponent, Variant::PlayerChoice, 8, &mut rng);
+    for opponent in [Bot::Random, Bot::Parasite { mistake_chance: 0.1 }] {
+        let as_x = arena::play(Bot::Perfect, opponent, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_x.worst_for_x >= 0.5, "as X against {}: {as_x:?}", opponent.code());
-        let as_o = arena::play(opponent, Level::Perfect, Variant::PlayerChoice, 8, &mut rng);
+        let as_o = arena::play(opponent, Bot::Perfect, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_o.best_for_x <= 0.5, "as O against {}: {as_o:?}", opponent.code());
     }
 }
