@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use qttt::bot::{Level, Solver, arena};
+use qttt::bot::{Bot, Solver, arena};
 use qttt::config::Config;
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
@@ -168,12 +168,12 @@ impl Options<'_> {
 
     /// The seat a flag names: human, random, parasite (with --mistake-chance) or perfect.
     fn seat(&self, flag: &str, default: Option<Seat>) -> Result<Seat, String> {
-        let mistake_chance = self.number("--mistake-chance", Level::DEFAULT_MISTAKE_CHANCE)?;
+        let mistake_chance = self.number("--mistake-chance", Bot::DEFAULT_MISTAKE_CHANCE)?;
         match (self.value(flag), default) {
             (Some("human"), _) => Ok(Seat::Human),
-            (Some("random"), _) => Ok(Seat::Bot(Level::Random)),
-            (Some("parasite"), _) => Ok(Seat::Bot(Level::Parasite { mistake_chance })),
-            (Some("perfect"), _) => Ok(Seat::Bot(Level::Perfect)),
+            (Some("random"), _) => Ok(Seat::Bot(Bot::Random)),
+            (Some("parasite"), _) => Ok(Seat::Bot(Bot::Parasite { mistake_chance })),
+            (Some("perfect"), _) => Ok(Seat::Bot(Bot::Perfect)),
             (None, Some(seat)) => Ok(seat),
             _ => Err(format!("{flag} takes human, random, parasite or perfect\n{USAGE}")),
         }
@@ -192,7 +192,7 @@ impl Options<'_> {
 fn play(options: &[&str]) -> Result<(), String> {
     let options = Options(options);
     let x = options.seat("--x", Some(Seat::Human))?;
-    let o = options.seat("--o", Some(Seat::Bot(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE })))?;
+    let o = options.seat("--o", Some(Seat::Bot(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE })))?;
     let seed = match options.value("--seed") {
         Some(_) => options.number("--seed", 0.0)? as u64,
         None => rand::random(),

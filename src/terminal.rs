@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 use rand::Rng;
 
 use crate::board_text;
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Action, Actor, Game, Player, Square, Variant};
 
 /// Who plays a seat.
@@ -15,7 +15,7 @@ pub enum Seat {
     /// Someone at the keyboard.
     Human,
     /// A bot of this level.
-    Bot(Level),
+    Bot(Bot),
 }
 
 /// Plays one game of `variant` with `x` and `o`, reading a human's actions from
@@ -35,7 +35,7 @@ pub fn play(
     let mut game = Game::new(variant);
     let mut bots = [x, o].map(|seat| match seat {
         Seat::Human => None,
-        Seat::Bot(level) => Some(level.bot()),
+        Seat::Bot(bot) => Some(bot.strategy()),
     });
     writeln!(output, "Quantum Tic-Tac-Toe, {} variant. Squares are numbered 0-8:", variant.code())?;
     writeln!(output, "  0 1 2\n  3 4 5\n  6 7 8")?;

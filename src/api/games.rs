@@ -11,7 +11,7 @@ use super::limit::CreationLimit;
 use super::problem::ApiError;
 use super::views::{
     CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
-    SeatedGame, StatusName,
+    OpponentRequest, SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
@@ -79,7 +79,7 @@ async fn create_game(
     let opponent = request
         .opponent
         .as_ref()
-        .map(|opponent| opponent.level())
+        .map(OpponentRequest::bot)
         .transpose()
         .map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
     let (record, seat) = service.create_game(request.variant.into(), request.play_as.into(), opponent).await?;

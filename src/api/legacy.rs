@@ -116,7 +116,7 @@ impl ResponseError for LegacyError {
     }
 }
 
-fn state_of(record: &GameRecord, player_mark: Player) -> LegacyState {
+fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
     let game = &record.game;
     LegacyState {
         board: Square::ALL
@@ -135,7 +135,7 @@ fn state_of(record: &GameRecord, player_mark: Player) -> LegacyState {
         }
         .to_string(),
         mode: if record.stored.opponent.is_some() { LegacyMode::PlayerVsBot } else { LegacyMode::PlayerVsPlayer },
-        player_mark: player_mark.into(),
+        player_mark: play_as.into(),
     }
 }
 
@@ -146,8 +146,8 @@ fn state_of(record: &GameRecord, player_mark: Player) -> LegacyState {
 )]
 #[get("/state")]
 async fn state(service: web::Data<GameService>) -> Result<HttpResponse, LegacyError> {
-    let (record, player_mark) = service.shared_game().await?;
-    Ok(HttpResponse::Ok().json(state_of(&record, player_mark)))
+    let (record, play_as) = service.shared_game().await?;
+    Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 
 /// Start a new shared game; in `PvE` the parasite bot holds the other mark and
@@ -167,8 +167,8 @@ async fn reset(
 ) -> Result<HttpResponse, LegacyError> {
     let JsonBody(request) = body?;
     let against_bot = request.mode == LegacyMode::PlayerVsBot;
-    let (record, player_mark) = service.reset_shared_game(against_bot, request.player_mark.into()).await?;
-    Ok(HttpResponse::Ok().json(state_of(&record, player_mark)))
+    let (record, play_as) = service.reset_shared_game(against_bot, request.player_mark.into()).await?;
+    Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 
 /// Play a move for the side to move, then the bot's answer in `PvE`. A move that
@@ -191,8 +191,8 @@ async fn play_move(
 ) -> Result<HttpResponse, LegacyError> {
     let JsonBody(request) = body?;
     let action = MoveRequest { squares: [request.square_1, request.square_2] }.action()?;
-    let (record, player_mark) = service.move_in_shared_game(action).await?;
-    Ok(HttpResponse::Ok().json(state_of(&record, player_mark)))
+    let (record, play_as) = service.move_in_shared_game(action).await?;
+    Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 
 /// Registers the original app's routes.

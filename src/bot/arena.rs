@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use super::Level;
+use super::Bot;
 use crate::engine::{Actor, Game, GameResult, Player, Variant};
 
 /// How a series of games between two bots went, from X's side.
@@ -27,8 +27,8 @@ pub struct Tally {
 }
 
 /// Plays `games` games of `variant`, `x` as X against `o` as O.
-pub fn play(x: Level, o: Level, variant: Variant, games: u32, rng: &mut dyn Rng) -> Tally {
-    let (mut x_bot, mut o_bot) = (x.bot(), o.bot());
+pub fn play(x: Bot, o: Bot, variant: Variant, games: u32, rng: &mut dyn Rng) -> Tally {
+    let (mut x_bot, mut o_bot) = (x.strategy(), o.strategy());
     let mut tally = Tally { worst_for_x: f64::INFINITY, best_for_x: f64::NEG_INFINITY, ..Tally::default() };
     for _ in 0..games {
         let mut game = Game::new(variant);

@@ -16,8 +16,8 @@ pub use parasite::Parasite;
 pub use perfect::{Perfect, Solution, Solver, Value};
 pub use random::RandomBot;
 
-/// A computer player.
-pub trait Bot {
+/// How a computer player picks its actions.
+pub trait Strategy {
     /// The action this bot takes in `game`, for whoever is to act there.
     ///
     /// # Panics
@@ -27,7 +27,7 @@ pub trait Bot {
 
 /// The bots a game can be played against.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Level {
+pub enum Bot {
     /// A uniformly random legal action.
     Random,
     /// The original app's heuristic, which blunders with `mistake_chance`.
@@ -39,25 +39,25 @@ pub enum Level {
     Perfect,
 }
 
-impl Level {
+impl Bot {
     /// The parasite bot's blunder rate when none is given, as in the original app.
     pub const DEFAULT_MISTAKE_CHANCE: f64 = 0.10;
 
     /// The level's name, as clients write it.
     pub fn code(self) -> &'static str {
         match self {
-            Level::Random => "random",
-            Level::Parasite { .. } => "parasite",
-            Level::Perfect => "perfect",
+            Bot::Random => "random",
+            Bot::Parasite { .. } => "parasite",
+            Bot::Perfect => "perfect",
         }
     }
 
-    /// A bot of this level.
-    pub fn bot(self) -> Box<dyn Bot> {
+    /// The strategy this bot plays.
+    pub fn strategy(self) -> Box<dyn Strategy> {
         match self {
-            Level::Random => Box::new(RandomBot),
-            Level::Parasite { mistake_chance } => Box::new(Parasite { mistake_chance }),
-            Level::Perfect => Box::new(Perfect::default()),
+            Bot::Random => Box::new(RandomBot),
+            Bot::Parasite { mistake_chance } => Box::new(Parasite { mistake_chance }),
+            Bot::Perfect => Box::new(Perfect::default()),
         }
     }
 }

@@ -18,7 +18,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::Bot;
+use super::Strategy;
 use crate::engine::{Action, Actor, Game, LINES, Player, Square, Stack};
 
 /// The parasite bot.
@@ -28,7 +28,7 @@ pub struct Parasite {
     pub mistake_chance: f64,
 }
 
-impl Bot for Parasite {
+impl Strategy for Parasite {
     fn choose(&mut self, game: &Game, rng: &mut dyn Rng) -> Action {
         match game.actor_to_act() {
             Some(Actor::Player(me)) if game.pending_collapse().is_some() => best_collapse(game, me),

@@ -14,7 +14,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rand::Rng;
 
 use super::symmetry::canonical_key;
-use super::{Bot, book};
+use super::{Strategy, book};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, Stack};
 
 /// What a position is worth to X: compared by `points` first, then by `haste`.
@@ -303,7 +303,7 @@ pub struct Perfect {
     solver: Solver,
 }
 
-impl Bot for Perfect {
+impl Strategy for Perfect {
     fn choose(&mut self, game: &Game, _: &mut dyn Rng) -> Action {
         self.solver.answer(game).action
     }

@@ -2,14 +2,14 @@
 
 use rand::{Rng, RngExt};
 
-use super::Bot;
+use super::Strategy;
 use crate::engine::{Action, Game};
 
 /// Picks uniformly among the legal actions.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RandomBot;
 
-impl Bot for RandomBot {
+impl Strategy for RandomBot {
     fn choose(&mut self, game: &Game, rng: &mut dyn Rng) -> Action {
         random_action(game, rng)
     }

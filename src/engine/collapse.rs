@@ -44,7 +44,7 @@ pub struct Collapse {
     /// The only two consistent outcomes, by the closing move's squares ascending.
     pub options: [CollapseOption; 2],
     /// The square the closing move ended in, once decided; `None` while pending.
-    pub decided_square: Option<Square>,
+    pub square: Option<Square>,
 }
 
 impl Collapse {
@@ -53,16 +53,17 @@ impl Collapse {
     pub(super) fn new(moves: &[Move], path: Stack<MoveNumber, 9>, chooser: Actor) -> Collapse {
         let closing = moves.last().expect("a cycle is closed by a move");
         let component = graph::component(moves, closing.squares[0]);
-        let option = |square| CollapseOption { square, outcome: outcome(moves, &component, closing.number, square) };
+        let option =
+            |square| CollapseOption { square, outcome: outcome(moves, &component, closing.move_number, square) };
         let mut cycle_moves = path;
-        cycle_moves.push(closing.number);
+        cycle_moves.push(closing.move_number);
         cycle_moves.sort_unstable();
         Collapse {
             chooser,
-            closing_move: closing.number,
+            closing_move: closing.move_number,
             cycle_moves,
             options: [option(closing.squares[0]), option(closing.squares[1])],
-            decided_square: None,
+            square: None,
         }
     }
 

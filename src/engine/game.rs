@@ -69,7 +69,7 @@ pub struct LogEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Move {
     /// The move's number, from 1; it is the subscript of its marks.
-    pub number: MoveNumber,
+    pub move_number: MoveNumber,
     /// Its two squares, ascending.
     pub squares: [Square; 2],
     /// The square its classical mark landed in, once its cycle collapsed.
@@ -79,7 +79,7 @@ pub struct Move {
 impl Move {
     /// Who made the move.
     pub fn player(&self) -> Player {
-        Player::of_move(self.number)
+        Player::of_move(self.move_number)
     }
 
     /// The move's square opposite `square`, if the move touches `square`.
@@ -223,13 +223,13 @@ impl Game {
                 return Err(RuleError::SameSquareTwice);
             }
             // The last open square: both marks there, classical at once.
-            self.moves.push(Move { number, squares, landed: Some(a) });
+            self.moves.push(Move { move_number: number, squares, landed: Some(a) });
             self.classical[a.index()] = Some(number);
             self.lines = scoring::completed_lines(&self.classical);
         } else {
             let squares = [a.min(b), a.max(b)];
             let path = graph::path_between(&self.moves, a, b);
-            self.moves.push(Move { number, squares, landed: None });
+            self.moves.push(Move { move_number: number, squares, landed: None });
             if let Some(path) = path {
                 let chooser = match self.variant {
                     Variant::PlayerChoice => Actor::Player(player.other()),
@@ -249,7 +249,7 @@ impl Game {
         let pending = self
             .collapses
             .last_mut()
-            .filter(|collapse| collapse.decided_square.is_none())
+            .filter(|collapse| collapse.square.is_none())
             .ok_or(RuleError::NoCollapsePending)?;
         if actor != pending.chooser {
             return Err(RuleError::NotTheChooser);
@@ -262,7 +262,7 @@ impl Game {
         // Logged by the closing move, whichever cycle move the chooser named: the
         // same outcome always reads the same in the log.
         let canonical = Action::Collapse { move_number: pending.closing_move, square: option.square };
-        pending.decided_square = Some(option.square);
+        pending.square = Some(option.square);
         self.log.push(LogEntry { actor, action: canonical });
         self.lines = scoring::completed_lines(&self.classical);
         Ok(())
@@ -295,7 +295,7 @@ impl Game {
         self.moves
             .iter()
             .filter(move |m| m.landed.is_none() && m.squares.contains(&square))
-            .map(|m| Mark { move_number: m.number })
+            .map(|m| Mark { move_number: m.move_number })
     }
 
     /// The squares without a classical mark.
@@ -305,7 +305,7 @@ impl Game {
 
     /// The closed cycle waiting for its collapse to be decided, if any.
     pub fn pending_collapse(&self) -> Option<&Collapse> {
-        self.collapses.last().filter(|collapse| collapse.decided_square.is_none())
+        self.collapses.last().filter(|collapse| collapse.square.is_none())
     }
 
     /// Every collapse so far, decided or pending, in order.

@@ -38,7 +38,7 @@ pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Stack<Mo
     let mut path: Stack<MoveNumber, 9> = Stack::default();
     let mut square = to;
     while let Some(step) = reached_by[square.index()] {
-        path.push(step.number);
+        path.push(step.move_number);
         square = step.other_square(square).expect("the move that reached a square touches it");
     }
     path.reverse();
@@ -64,5 +64,5 @@ pub fn component(moves: &[Move], square: Square) -> Stack<MoveNumber, 9> {
             break;
         }
     }
-    moves.iter().filter(|m| m.landed.is_none() && in_component[m.squares[0].index()]).map(|m| m.number).collect()
+    moves.iter().filter(|m| m.landed.is_none() && in_component[m.squares[0].index()]).map(|m| m.move_number).collect()
 }

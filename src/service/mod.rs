@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 use tokio::sync::broadcast;
 
-use crate::bot::{Level, Solution, Solver};
+use crate::bot::{Bot, Solution, Solver};
 use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
@@ -17,7 +17,7 @@ use crate::token;
 
 pub use randomness::Randomness;
 pub use records::{Event, GameRecord, ListedGame, Status, StoredEntry, StoredGame, Summary};
-use records::{bot_player, open_seats, summary};
+use records::{bot_seat, open_seats, summary};
 
 /// A player's action applied to a game as read from its log, with what follows it.
 struct Played {
@@ -69,10 +69,10 @@ impl Played {
         }
     }
 
-    /// The game's bot and its level, when the bot is to act now.
-    fn bot_to_answer(&self) -> Option<(Level, Player)> {
-        let (level, bot) = (self.stored.opponent?, bot_player(&self.stored.log)?);
-        (self.game.actor_to_act() == Some(Actor::Player(bot))).then_some((level, bot))
+    /// The game's bot and its seat, when the bot is to act now.
+    fn bot_to_answer(&self) -> Option<(Bot, Player)> {
+        let (bot, seat) = (self.stored.opponent?, bot_seat(&self.stored.log)?);
+        (self.game.actor_to_act() == Some(Actor::Player(seat))).then_some((bot, seat))
     }
 
     /// Lets the bot act as long as it is the one to act, then plays the forced
@@ -83,8 +83,8 @@ impl Played {
     /// [`Error::Internal`] when the bot picks an illegal action, a bug.
     async fn answer_bot(mut self) -> Result<Played, Error> {
         off_request_threads("the bot", move || {
-            if let Some((level, bot)) = self.bot_to_answer() {
-                bot_turns(&mut self.game, level, bot, &mut self.rng)?;
+            if let Some((bot, seat)) = self.bot_to_answer() {
+                bot_turns(&mut self.game, bot, seat, &mut self.rng)?;
             }
             self.play_forced_move();
             Ok(self)
@@ -98,7 +98,7 @@ impl Played {
         Write {
             after: self.stored.version(),
             seat: None,
-            entries: new_entries(&self.game.log()[self.logged..], bot_player(&self.stored.log)).collect(),
+            entries: new_entries(&self.game.log()[self.logged..], bot_seat(&self.stored.log)).collect(),
             new_summary: (after != self.before).then_some(after),
         }
     }
@@ -111,25 +111,25 @@ impl Played {
     }
 }
 
-/// The engine's new log entries as entries to store, those of `bot`'s seat marked
-/// as the bot's.
-fn new_entries(entries: &[LogEntry], bot: Option<Player>) -> impl Iterator<Item = NewEntry> + '_ {
+/// The engine's new log entries as entries to store, those of the bot's seat
+/// marked as the bot's.
+fn new_entries(entries: &[LogEntry], bot_seat: Option<Player>) -> impl Iterator<Item = NewEntry> + '_ {
     entries.iter().map(move |&entry| NewEntry {
         event: Event::Action(entry),
-        by_bot: bot.is_some_and(|bot| entry.actor == Actor::Player(bot)),
+        by_bot: bot_seat.is_some_and(|seat| entry.actor == Actor::Player(seat)),
     })
 }
 
-/// Lets the bot of `level` act for `bot` as long as it is the one to act in `game`.
+/// Lets `bot` act for `seat` as long as it is the one to act in `game`.
 ///
 /// # Errors
 /// [`Error::Internal`] when the bot picks an illegal action, a bug.
-fn bot_turns(game: &mut Game, level: Level, bot: Player, rng: &mut StdRng) -> Result<(), Error> {
-    let mut player = level.bot();
-    while game.actor_to_act() == Some(Actor::Player(bot)) {
-        let action = player.choose(game, rng);
-        game.play_measured(Actor::Player(bot), action, rng).map_err(|error| {
-            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", level.code()))
+fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRng) -> Result<(), Error> {
+    let mut strategy = bot.strategy();
+    while game.actor_to_act() == Some(Actor::Player(seat)) {
+        let action = strategy.choose(game, rng);
+        game.play_measured(Actor::Player(seat), action, rng).map_err(|error| {
+            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", bot.code()))
         })?;
     }
     Ok(())
@@ -151,8 +151,8 @@ async fn off_request_threads<T: Send + 'static>(
 pub struct Hint {
     /// The game's collapse rule, which says whether the value is sure or expected.
     pub variant: Variant,
-    /// Who is to act.
-    pub actor: Actor,
+    /// The player to act: a measurement never waits to be asked.
+    pub player: Player,
     /// The best action and the final score difference X minus O it leads to.
     pub solution: Solution,
 }
@@ -237,27 +237,27 @@ impl GameService {
         &self,
         variant: Variant,
         play_as: Player,
-        opponent: Option<Level>,
+        opponent: Option<Bot>,
     ) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let mut game = Game::new(variant);
         let mut opening = Vec::new();
         let mut open_seats = vec![play_as.other()];
-        if let Some(level) = opponent {
-            let bot = play_as.other();
-            opening.push(NewEntry { event: Event::SeatTaken(bot), by_bot: true });
+        if let Some(bot) = opponent {
+            let seat = play_as.other();
+            opening.push(NewEntry { event: Event::SeatTaken(seat), by_bot: true });
             let mut rng = self.randomness.rng();
             game = off_request_threads("the bot", move || {
-                bot_turns(&mut game, level, bot, &mut rng)?;
+                bot_turns(&mut game, bot, seat, &mut rng)?;
                 Ok(game)
             })
             .await?;
-            opening.extend(new_entries(game.log(), Some(bot)));
+            opening.extend(new_entries(game.log(), Some(seat)));
             open_seats.clear();
         }
         let new = NewGame {
             variant,
-            player: play_as,
+            play_as,
             token_hash: token::hash(&token),
             opponent,
             opening,
@@ -377,14 +377,14 @@ impl GameService {
         Ok(record)
     }
 
-    /// The one game the original app's routes play, and the mark its player chose;
+    /// The one game the original app's routes play, and the seat its player chose;
     /// a measurement game against the parasite bot, the player X, the first time.
     ///
     /// # Errors
     /// A corrupt log; database failures.
     pub async fn shared_game(&self) -> Result<(GameRecord, Player), Error> {
-        let (id, player_mark) = self.shared_game_id().await?;
-        Ok((self.game(id).await?, player_mark))
+        let (id, play_as) = self.shared_game_id().await?;
+        Ok((self.game(id).await?, play_as))
     }
 
     /// The id of the original app's game and its player's mark, the game created
@@ -393,8 +393,8 @@ impl GameService {
         match self.store.shared_game().await? {
             Some(shared) => Ok(shared),
             None => {
-                let (record, player_mark) = self.reset_shared_game(true, Player::X).await?;
-                Ok((record.stored.id, player_mark))
+                let (record, play_as) = self.reset_shared_game(true, Player::X).await?;
+                Ok((record.stored.id, play_as))
             }
         }
     }
@@ -405,15 +405,11 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn reset_shared_game(
-        &self,
-        against_bot: bool,
-        player_mark: Player,
-    ) -> Result<(GameRecord, Player), Error> {
-        let opponent = against_bot.then_some(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE });
-        let (record, _) = self.create_game(Variant::Measurement, player_mark, opponent).await?;
-        self.store.set_shared_game(record.stored.id, player_mark).await?;
-        Ok((record, player_mark))
+    pub async fn reset_shared_game(&self, against_bot: bool, play_as: Player) -> Result<(GameRecord, Player), Error> {
+        let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
+        let (record, _) = self.create_game(Variant::Measurement, play_as, opponent).await?;
+        self.store.set_shared_game(record.stored.id, play_as).await?;
+        Ok((record, play_as))
     }
 
     /// Plays `action` in the original app's game for the side to move (and the
@@ -426,9 +422,9 @@ impl GameService {
     /// write lands first; database failures.
     pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
         // The game is read once, where the move is decided.
-        let (id, player_mark) = self.shared_game_id().await?;
+        let (id, play_as) = self.shared_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
-        Ok((self.play(id, side_to_move, action, true).await?, player_mark))
+        Ok((self.play(id, side_to_move, action, true).await?, play_as))
     }
 
     /// The best action of game `id` for the side to act, by exact search.
@@ -438,10 +434,12 @@ impl GameService {
     /// log; database failures.
     pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
         let record = self.game(id).await?;
-        let actor = record.game.actor_to_act().ok_or(Error::Rule(RuleError::GameOver))?;
+        let Some(Actor::Player(player)) = record.game.actor_to_act() else {
+            return Err(Error::Rule(RuleError::GameOver));
+        };
         let game = record.game;
         let solution = off_request_threads("the search", move || Ok(Solver::default().answer(&game))).await?;
-        let hint = Hint { variant: record.game.variant(), actor, solution };
+        let hint = Hint { variant: record.game.variant(), player, solution };
         Ok((record, hint))
     }
 

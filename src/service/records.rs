@@ -2,7 +2,7 @@
 //! which converts its rows into them: a game as stored and as replayed, its log
 //! entries, and a listing.
 
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Game, GameResult, LogEntry, Player, Variant};
 use crate::error::Error;
 
@@ -38,7 +38,7 @@ pub struct StoredGame {
     /// When it was created, RFC 3339 in UTC.
     pub created_at: String,
     /// The bot that holds the seat the creator left, in a game against the computer.
-    pub opponent: Option<Level>,
+    pub opponent: Option<Bot>,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
     /// The hash of each seat's token; a bot's seat has none.
@@ -150,12 +150,12 @@ impl GameRecord {
     }
 
     /// The seat the game's bot holds, in a game against the computer.
-    pub fn bot_player(&self) -> Option<Player> {
-        bot_player(&self.stored.log)
+    pub fn bot_seat(&self) -> Option<Player> {
+        bot_seat(&self.stored.log)
     }
 }
 
-pub(super) fn bot_player(log: &[StoredEntry]) -> Option<Player> {
+pub(super) fn bot_seat(log: &[StoredEntry]) -> Option<Player> {
     log.iter().find_map(|entry| match entry.event {
         Event::SeatTaken(player) if entry.by_bot => Some(player),
         _ => None,

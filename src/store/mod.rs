@@ -17,7 +17,7 @@ pub use postgres::PoolSettings;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
 
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Player, Variant};
 use crate::service::{Event, ListedGame, Status, StoredEntry, StoredGame, Summary};
 
@@ -89,11 +89,11 @@ pub struct NewGame {
     /// Its collapse rule.
     pub variant: Variant,
     /// The creator's seat.
-    pub player: Player,
+    pub play_as: Player,
     /// The hash of the creator's token.
     pub token_hash: Vec<u8>,
     /// The bot that takes the other seat, in a game against the computer.
-    pub opponent: Option<Level>,
+    pub opponent: Option<Bot>,
     /// What is logged after the creator's seat: the bot's seat and first actions.
     pub opening: Vec<NewEntry>,
     /// Its summary after the opening.
@@ -103,18 +103,18 @@ pub struct NewGame {
 impl NewGame {
     /// The whole log to write: the creator's seat, then the opening.
     fn entries(&self) -> Vec<NewEntry> {
-        let seated = NewEntry { event: Event::SeatTaken(self.player), by_bot: false };
+        let seated = NewEntry { event: Event::SeatTaken(self.play_as), by_bot: false };
         std::iter::once(seated).chain(self.opening.iter().copied()).collect()
     }
 
-    fn bot_level(&self) -> Option<&'static str> {
-        self.opponent.map(Level::code)
+    fn bot(&self) -> Option<&'static str> {
+        self.opponent.map(Bot::code)
     }
 
-    fn bot_mistake_chance(&self) -> Option<f64> {
+    fn mistake_chance(&self) -> Option<f64> {
         self.opponent.and_then(|level| match level {
-            Level::Parasite { mistake_chance } => Some(mistake_chance),
-            Level::Random | Level::Perfect => None,
+            Bot::Parasite { mistake_chance } => Some(mistake_chance),
+            Bot::Random | Bot::Perfect => None,
         })
     }
 
@@ -126,7 +126,7 @@ impl NewGame {
             created_at,
             opponent: self.opponent,
             log,
-            token_hashes: vec![(self.player, self.token_hash)],
+            token_hashes: vec![(self.play_as, self.token_hash)],
         }
     }
 }
@@ -255,7 +255,7 @@ impl Store {
         }
     }
 
-    /// The game the original app's routes play, and the mark its player chose.
+    /// The game the original app's routes play, and the seat its player chose (`play_as`).
     ///
     /// # Errors
     /// Database failures.
@@ -270,10 +270,10 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
+    pub async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
         match &self.0 {
-            Backend::Sqlite(store) => store.set_shared_game(id, player_mark).await,
-            Backend::Postgres(store) => Box::pin(store.set_shared_game(id, player_mark)).await,
+            Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
+            Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
         }
     }
 }

@@ -40,7 +40,7 @@ static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
 });
 static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance) \
+        "INSERT INTO games (variant, status, result, bot, mistake_chance) \
          VALUES ($1, $2, $3, $4, $5) RETURNING id, {}",
         rfc3339("created_at")
     )
@@ -140,12 +140,12 @@ impl PgStore {
             .bind(new.variant.code())
             .bind(new.summary.status.code())
             .bind(new.summary.result.code())
-            .bind(new.bot_level())
-            .bind(new.bot_mistake_chance())
+            .bind(new.bot())
+            .bind(new.mistake_chance())
             .fetch_one(&mut *tx)
             .await?;
         let (id, created_at): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
-        insert_seat(&mut tx, id, new.player, &new.token_hash).await?;
+        insert_seat(&mut tx, id, new.play_as, &new.token_hash).await?;
         let log = insert_entries(&mut tx, id, 0, &new.entries()).await?;
         tx.commit().await?;
         Ok(new.into_stored(id, created_at, log))
@@ -232,19 +232,19 @@ impl PgStore {
     }
 
     pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
-        let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, player_mark FROM shared_game WHERE slot = 1")
+        let row: Option<(i64, String)> = sqlx::query_as("SELECT game_id, play_as FROM shared_game WHERE slot = 1")
             .fetch_optional(&self.pool)
             .await?;
         row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, $1, $2) \
-             ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark",
+            "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, $1, $2) \
+             ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as",
         )
         .bind(id)
-        .bind(player_mark.to_string())
+        .bind(play_as.to_string())
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -298,8 +298,8 @@ async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame,
         id: row.try_get(0)?,
         variant: row.try_get(1)?,
         created_at: row.try_get(2)?,
-        bot_level: row.try_get(3)?,
-        bot_mistake_chance: row.try_get(4)?,
+        bot: row.try_get(3)?,
+        mistake_chance: row.try_get(4)?,
         x_token_hash: row.try_get(5)?,
         o_token_hash: row.try_get(6)?,
     };
@@ -345,7 +345,7 @@ async fn insert_entries(
             .bind(row.square_a)
             .bind(row.square_b)
             .bind(row.closing_move)
-            .bind(row.collapse_square)
+            .bind(row.square)
             .bind(row.by_bot)
             .fetch_one(&mut **tx)
             .await?;

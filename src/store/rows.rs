@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::{Event, ListedGame, NewEntry, Status, StoreError, StoredEntry, StoredGame};
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 
 /// A row of `games`, with its seats' token hashes.
@@ -12,8 +12,8 @@ pub(super) struct GameRow {
     pub id: i64,
     pub variant: String,
     pub created_at: String,
-    pub bot_level: Option<String>,
-    pub bot_mistake_chance: Option<f64>,
+    pub bot: Option<String>,
+    pub mistake_chance: Option<f64>,
     pub x_token_hash: Option<Vec<u8>>,
     pub o_token_hash: Option<Vec<u8>>,
 }
@@ -22,7 +22,7 @@ pub(super) struct GameRow {
 /// creation time as `created_at` (the backend's expression for its RFC 3339 text).
 pub(super) fn game_columns(created_at: &str) -> String {
     format!(
-        "id, variant, {created_at}, bot_level, bot_mistake_chance, \
+        "id, variant, {created_at}, bot, mistake_chance, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash"
     )
@@ -39,14 +39,14 @@ impl GameRow {
             .into_iter()
             .filter_map(|(player, hash)| Some((player, hash?)))
             .collect();
-        let opponent = match (self.bot_level.as_deref(), self.bot_mistake_chance) {
+        let opponent = match (self.bot.as_deref(), self.mistake_chance) {
             (None, _) => None,
-            (Some("random"), _) => Some(Level::Random),
-            (Some("perfect"), _) => Some(Level::Perfect),
+            (Some("random"), _) => Some(Bot::Random),
+            (Some("perfect"), _) => Some(Bot::Perfect),
             (Some("parasite"), chance) => {
-                Some(Level::Parasite { mistake_chance: chance.unwrap_or(Level::DEFAULT_MISTAKE_CHANCE) })
+                Some(Bot::Parasite { mistake_chance: chance.unwrap_or(Bot::DEFAULT_MISTAKE_CHANCE) })
             }
-            (Some(other), _) => return Err(corrupt("bot_level", other)),
+            (Some(other), _) => return Err(corrupt("bot", other)),
         };
         Ok(StoredGame {
             id: self.id,
@@ -99,7 +99,7 @@ pub(super) struct EntryRow {
     pub square_a: Option<i64>,
     pub square_b: Option<i64>,
     pub closing_move: Option<i64>,
-    pub collapse_square: Option<i64>,
+    pub square: Option<i64>,
     pub by_bot: bool,
     pub created_at: String,
 }
@@ -107,13 +107,13 @@ pub(super) struct EntryRow {
 /// The columns an entry is read with, in the order of [`EntryRow`]'s fields, its
 /// creation time as `created_at` (the backend's expression for its RFC 3339 text).
 pub(super) fn entry_columns(created_at: &str) -> String {
-    format!("seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot, {created_at}")
+    format!("seq, kind, actor, square_a, square_b, closing_move, square, by_bot, {created_at}")
 }
 
 /// The columns of an entry to write, in the order of [`NewEntryRow`]'s fields
 /// after the game's id and the sequence number.
 pub(super) const NEW_ENTRY_COLUMNS: &str =
-    "game_id, seq, kind, actor, square_a, square_b, closing_move, collapse_square, by_bot";
+    "game_id, seq, kind, actor, square_a, square_b, closing_move, square, by_bot";
 
 /// An entry to write, as columns.
 pub(super) struct NewEntryRow {
@@ -122,7 +122,7 @@ pub(super) struct NewEntryRow {
     pub square_a: Option<i64>,
     pub square_b: Option<i64>,
     pub closing_move: Option<i64>,
-    pub collapse_square: Option<i64>,
+    pub square: Option<i64>,
     pub by_bot: bool,
 }
 
@@ -148,7 +148,7 @@ impl From<&NewEntry> for NewEntryRow {
             square_a: squares.map(|[a, _]| square_index(a)),
             square_b: squares.map(|[_, b]| square_index(b)),
             closing_move: collapse.map(|(number, _)| i64::from(number)),
-            collapse_square: collapse.map(|(_, square)| square_index(square)),
+            square: collapse.map(|(_, square)| square_index(square)),
             by_bot: entry.by_bot,
         }
     }
@@ -180,7 +180,7 @@ impl EntryRow {
                         .closing_move
                         .and_then(|m| MoveNumber::try_from(m).ok())
                         .ok_or_else(|| corrupt("closing_move", &format!("{:?}", self.closing_move)))?,
-                    square: square(self.collapse_square)?,
+                    square: square(self.square)?,
                 },
             }),
             other => return Err(corrupt("kind", other)),

@@ -61,7 +61,7 @@ fn no_cycle_survives_a_collapse() {
             }
             for m in game.moves().iter().filter(|m| m.landed.is_none()) {
                 let (a, b) = (find(&mut root, m.squares[0].index()), find(&mut root, m.squares[1].index()));
-                assert_ne!(a, b, "move {} closes a cycle that was never collapsed", m.number);
+                assert_ne!(a, b, "move {} closes a cycle that was never collapsed", m.move_number);
                 root[a] = b;
             }
         });
@@ -192,7 +192,7 @@ fn every_decided_collapse_records_where_its_moves_landed() {
             let collapse_entries = game.log().iter().filter(|e| matches!(e.action, Action::Collapse { .. })).count();
             assert_eq!(game.collapses().len(), collapse_entries);
             for collapse in game.collapses() {
-                let square = collapse.decided_square.expect("a finished game has no pending collapse");
+                let square = collapse.square.expect("a finished game has no pending collapse");
                 let option = collapse.options.iter().find(|o| o.square == square).expect("the decided option");
                 assert!(option.outcome.len() >= collapse.cycle_moves.len());
                 for &(number, landed) in &option.outcome {

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use qttt::bot::Level;
+use qttt::bot::Bot;
 use qttt::engine::{Game, GameResult, Variant, notation};
 use qttt::terminal::{Seat, play};
 use rand::SeedableRng;
@@ -85,7 +85,7 @@ fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
 #[test]
 fn two_bots_play_each_other_without_input() {
     let (game, printed) =
-        run(Variant::Measurement, Seat::Bot(Level::Parasite { mistake_chance: 0.0 }), Seat::Bot(Level::Random), "");
+        run(Variant::Measurement, Seat::Bot(Bot::Parasite { mistake_chance: 0.0 }), Seat::Bot(Bot::Random), "");
     assert!(game.is_over());
     let [a, b] = game.moves()[0].squares;
     assert!(printed.contains(&format!("X (bot) plays move 1 in squares {a} and {b}.")), "{printed}");

@@ -4,14 +4,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{ActorName, BotName, PlayerName, ResultName, StatusName, VariantName, squares_of};
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Collapse, Line, Mark, Move, Square, SquareProbabilities};
 use crate::service::{GameRecord, Seat};
 
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OpponentView {
-    /// Its level.
+    /// Which bot.
     pub bot: BotName,
     /// The seat it holds.
     pub player: PlayerName,
@@ -30,7 +30,8 @@ pub struct GameView {
     /// Moves on with every change (seat, move, collapse); also the `ETag`. Send it
     /// back in `If-Match` to act only on the game as you saw it.
     pub version: i64,
-    /// Waiting for a second player, ongoing, or finished.
+    /// Where the game is in its life: `waiting` while a seat is free, `ongoing`
+    /// once both are taken, `finished` at the end. (`result` says who won.)
     pub status: StatusName,
     /// When the game was created (RFC 3339, UTC).
     pub created_at: String,
@@ -47,7 +48,9 @@ pub struct GameView {
     pub pending_collapse: Option<CollapseView>,
     /// Every collapse so far, in order, with how it was decided.
     pub collapses: Vec<CollapseView>,
-    /// `ongoing` until the game ends.
+    /// The outcome by the rules: `ongoing` until the game is finished (a waiting
+    /// game too), then `x_wins`, `o_wins` or `draw`. (`status` says where the game
+    /// is in its life.)
     pub result: ResultName,
     /// Each player's points: 1 for the earliest line, 1/2 for any later one.
     pub score: ScoreView,
@@ -127,7 +130,7 @@ pub struct CollapseView {
     /// The two possible outcomes, by the closing move's squares ascending.
     pub options: Vec<CollapseOptionView>,
     /// The square the closing move ended in; null while pending.
-    pub decided_square: Option<u8>,
+    pub square: Option<u8>,
 }
 
 /// One outcome of a collapse.
@@ -177,7 +180,8 @@ pub struct LineView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MoveView {
     /// The move's number, from 1.
-    pub number: u8,
+    #[serde(rename = "move")]
+    pub move_number: u8,
     /// Who made it.
     pub player: PlayerName,
     /// Its two squares, ascending.
@@ -216,16 +220,16 @@ impl From<&GameRecord> for GameView {
             status: record.status().into(),
             created_at: record.stored.created_at.clone(),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
-            opponent: record.stored.opponent.zip(record.bot_player()).map(|(level, player)| OpponentView {
-                bot: match level {
-                    Level::Random => BotName::Random,
-                    Level::Parasite { .. } => BotName::Parasite,
-                    Level::Perfect => BotName::Perfect,
+            opponent: record.stored.opponent.zip(record.bot_seat()).map(|(bot, seat)| OpponentView {
+                bot: match bot {
+                    Bot::Random => BotName::Random,
+                    Bot::Parasite { .. } => BotName::Parasite,
+                    Bot::Perfect => BotName::Perfect,
                 },
-                player: player.into(),
-                mistake_chance: match level {
-                    Level::Parasite { mistake_chance } => Some(mistake_chance),
-                    Level::Random | Level::Perfect => None,
+                player: seat.into(),
+                mistake_chance: match bot {
+                    Bot::Parasite { mistake_chance } => Some(mistake_chance),
+                    Bot::Random | Bot::Perfect => None,
                 },
             }),
             board: Square::ALL
@@ -279,7 +283,7 @@ impl From<&Collapse> for CollapseView {
                         .collect(),
                 })
                 .collect(),
-            decided_square: collapse.decided_square.map(|square| square.index() as u8),
+            square: collapse.square.map(|square| square.index() as u8),
         }
     }
 }
@@ -298,7 +302,7 @@ impl From<&Line> for LineView {
 impl From<&Move> for MoveView {
     fn from(m: &Move) -> MoveView {
         MoveView {
-            number: m.number,
+            move_number: m.move_number,
             player: m.player().into(),
             squares: squares_of(m.squares),
             landed: m.landed.map(|square| square.index() as u8),

@@ -3,17 +3,17 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, squares_of};
+use super::{PlayerName, squares_of};
 use crate::engine::{Action, Variant};
 use crate::service::Hint;
 
 /// The best action for the side to act, by exact search.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"actor": "O", "action": {"kind": "collapse", "move": 3, "square": 4}, "value": 0.5,
+#[schema(example = json!({"player": "O", "action": {"kind": "collapse", "move": 3, "square": 4}, "value": 0.5,
     "value_kind": "guaranteed"}))]
 pub struct HintView {
-    /// Who is to act.
-    pub actor: ActorName,
+    /// The player to act.
+    pub player: PlayerName,
     /// The best action: post it to `moves` or `collapse`.
     pub action: ActionView,
     /// The final score difference X minus O that the action leads to with perfect
@@ -56,7 +56,7 @@ pub enum ActionView {
 impl From<&Hint> for HintView {
     fn from(hint: &Hint) -> HintView {
         HintView {
-            actor: hint.actor.into(),
+            player: hint.player.into(),
             action: match hint.solution.action {
                 Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
                 Action::Collapse { move_number, square } => {

@@ -23,9 +23,12 @@ pub struct GameSummary {
     pub id: i64,
     /// How cycles collapse.
     pub variant: VariantName,
-    /// Waiting, ongoing or finished.
+    /// Where the game is in its life: `waiting` while a seat is free, `ongoing`
+    /// once both are taken, `finished` at the end. (`result` says who won.)
     pub status: StatusName,
-    /// `ongoing` until the end.
+    /// The outcome by the rules: `ongoing` until the game is finished (a waiting
+    /// game too), then `x_wins`, `o_wins` or `draw`. (`status` says where the game
+    /// is in its life.)
     pub result: ResultName,
     /// The game's version.
     pub version: i64,
@@ -79,7 +82,7 @@ pub enum EventView {
     /// A collapse was decided.
     Collapse {
         /// Who decided it: a player or the measurement.
-        decided_by: ActorName,
+        chooser: ActorName,
         /// The move that closed the cycle.
         closing_move: u8,
         /// The square the closing move ended in.
@@ -114,11 +117,7 @@ impl From<&StoredEntry> for LogEntryView {
                 squares: squares_of(squares),
             },
             Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
-                EventView::Collapse {
-                    decided_by: actor.into(),
-                    closing_move: move_number,
-                    square: square.index() as u8,
-                }
+                EventView::Collapse { chooser: actor.into(), closing_move: move_number, square: square.index() as u8 }
             }
         };
         LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }

@@ -86,11 +86,11 @@ impl From<Actor> for ActorName {
     }
 }
 
-/// How the game stands.
+/// The outcome of a game by the rules; its `status` says where it is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultName {
-    /// Still being played.
+    /// Not decided yet: the game waits for a player or is being played.
     Ongoing,
     /// X ended with more points.
     XWins,
@@ -111,7 +111,7 @@ impl From<GameResult> for ResultName {
     }
 }
 
-/// Where a game stands in a listing.
+/// Where a game is in its life; its `result` says who won.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StatusName {

@@ -8,7 +8,7 @@ use utoipa::openapi::schema::{
 };
 
 use super::{BotName, PlayerName, VariantName};
-use crate::bot::Level;
+use crate::bot::Bot;
 use crate::engine::{Action, Square};
 
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
@@ -32,24 +32,24 @@ pub struct CreateGameRequest {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpponentRequest {
-    /// Its level.
+    /// Which bot.
     pub bot: BotName,
     /// `parasite` only: the probability of a random move, 0-1; default 0.1.
     pub mistake_chance: Option<f64>,
 }
 
 impl OpponentRequest {
-    /// The bot's level.
+    /// The bot, checked.
     ///
     /// # Errors
-    /// A reason when `mistake_chance` is out of range or given to a level without it.
-    pub fn level(&self) -> Result<Level, String> {
+    /// A reason when `mistake_chance` is out of range or given to a bot without it.
+    pub fn bot(&self) -> Result<Bot, String> {
         match (self.bot, self.mistake_chance) {
-            (BotName::Random, None) => Ok(Level::Random),
-            (BotName::Perfect, None) => Ok(Level::Perfect),
-            (BotName::Parasite, None) => Ok(Level::Parasite { mistake_chance: Level::DEFAULT_MISTAKE_CHANCE }),
+            (BotName::Random, None) => Ok(Bot::Random),
+            (BotName::Perfect, None) => Ok(Bot::Perfect),
+            (BotName::Parasite, None) => Ok(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE }),
             (BotName::Parasite, Some(chance)) if (0.0..=1.0).contains(&chance) => {
-                Ok(Level::Parasite { mistake_chance: chance })
+                Ok(Bot::Parasite { mistake_chance: chance })
             }
             (BotName::Parasite, Some(chance)) => Err(format!("mistake_chance must be from 0 to 1, not {chance}")),
             (_, Some(_)) => Err("only the parasite bot takes a mistake_chance".into()),
@@ -65,7 +65,7 @@ impl utoipa::PartialSchema for OpponentRequest {
             ObjectBuilder::new()
                 .schema_type(Type::String)
                 .enum_values(Some(names.iter().copied()))
-                .description(Some("Its level."))
+                .description(Some("Which bot."))
         };
         let parasite = ObjectBuilder::new()
             .property("bot", bot(&["parasite"]))

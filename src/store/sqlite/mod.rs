@@ -31,11 +31,11 @@ static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 });
 const INSERT_GAME: &str =
-    "INSERT INTO games (variant, status, result, bot_level, bot_mistake_chance, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+    "INSERT INTO games (variant, status, result, bot, mistake_chance, created_at) VALUES (?, ?, ?, ?, ?, ?)";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
 const UPDATE_SUMMARY: &str = "UPDATE games SET status = ?, result = ? WHERE id = ?";
-const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, ?, ?) \
-     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, player_mark = excluded.player_mark";
+const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
+     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
 
 /// The time now, as the schema's defaults write it (`strftime('%Y-%m-%dT%H:%M:%fZ',
 /// 'now')`). A write stamps its rows with it instead of reading their defaults
@@ -117,12 +117,12 @@ impl SqliteStore {
                     new.variant.code(),
                     new.summary.status.code(),
                     new.summary.result.code(),
-                    new.bot_level(),
-                    new.bot_mistake_chance(),
+                    new.bot(),
+                    new.mistake_chance(),
                     created_at
                 ])?;
                 let id = tx.last_insert_rowid();
-                insert_seat(tx, id, new.player, &new.token_hash)?;
+                insert_seat(tx, id, new.play_as, &new.token_hash)?;
                 let log = insert_entries(tx, id, 0, &new.entries(), &created_at)?;
                 Ok(new.into_stored(id, created_at, log))
             })
@@ -188,7 +188,7 @@ impl SqliteStore {
         self.readers
             .run(|connection| {
                 let row: Option<(i64, String)> = connection
-                    .query_row("SELECT game_id, player_mark FROM shared_game WHERE slot = 1", [], |row| {
+                    .query_row("SELECT game_id, play_as FROM shared_game WHERE slot = 1", [], |row| {
                         Ok((row.get(0)?, row.get(1)?))
                     })
                     .optional()?;
@@ -197,10 +197,10 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, player_mark: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
         self.writer
             .write(move |tx| {
-                tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, player_mark.to_string()])?;
+                tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, play_as.to_string()])?;
                 Ok(())
             })
             .await
@@ -217,8 +217,8 @@ fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
                 id: row.get(0)?,
                 variant: row.get(1)?,
                 created_at: row.get(2)?,
-                bot_level: row.get(3)?,
-                bot_mistake_chance: row.get(4)?,
+                bot: row.get(3)?,
+                mistake_chance: row.get(4)?,
                 x_token_hash: row.get(5)?,
                 o_token_hash: row.get(6)?,
             })
@@ -238,7 +238,7 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
         square_a: row.get(3)?,
         square_b: row.get(4)?,
         closing_move: row.get(5)?,
-        collapse_square: row.get(6)?,
+        square: row.get(6)?,
         by_bot: row.get(7)?,
         created_at: row.get(8)?,
     })
@@ -294,7 +294,7 @@ fn insert_entries(
                 row.square_a,
                 row.square_b,
                 row.closing_move,
-                row.collapse_square,
+                row.square,
                 row.by_bot,
                 created_at
             ])?;
@@ -325,7 +325,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn rebuilding_the_tables_keeps_every_row_and_reference() {
+    async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         let folder = tempfile::tempdir().unwrap();
         let earlier = folder.path().join("earlier-migrations");
         std::fs::create_dir(&earlier).unwrap();
@@ -336,8 +336,9 @@ mod tests {
             }
         }
         let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
-        // A database as the last release left it: a game against the parasite
-        // bot, with a seat, a move and a measured collapse.
+        // A database as the release before migration 0005 left it: a game
+        // against the parasite bot, with a seat, a move and a measured collapse,
+        // in the columns as they were named then.
         let mut earlier_database =
             SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
         sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
@@ -386,7 +387,7 @@ mod tests {
             (
                 crate::engine::Variant::Measurement,
                 "2026-01-02T03:04:05.678Z",
-                Some(crate::bot::Level::Parasite { mistake_chance: 0.25 }),
+                Some(crate::bot::Bot::Parasite { mistake_chance: 0.25 }),
                 vec![(Player::X, vec![1, 2])]
             )
         );

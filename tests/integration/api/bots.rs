@@ -61,7 +61,7 @@ fn the_bot_answers_each_action_until_it_is_the_humans_turn_again() {
         }
         assert_eq!(view["status"], "finished");
         for entry in log_of(&app, id) {
-            let bots_player = entry["player"] == "O" || entry["decided_by"] == "O";
+            let bots_player = entry["player"] == "O" || entry["chooser"] == "O";
             assert_eq!(entry["by_bot"].as_bool(), Some(bots_player), "{entry}");
         }
     }
@@ -104,7 +104,7 @@ fn a_hint_gives_the_best_action_and_its_guaranteed_value() {
     assert_eq!(hint.status, 200, "{}", hint.body);
     assert_eq!(
         hint.json(),
-        json!({ "actor": "O", "action": { "kind": "collapse", "move": 7, "square": 0 }, "value": -0.5, "value_kind": "guaranteed" })
+        json!({ "player": "O", "action": { "kind": "collapse", "move": 7, "square": 0 }, "value": -0.5, "value_kind": "guaranteed" })
     );
     let taken = app.collapse(id, &o, 7, 0).json();
     assert_eq!((&taken["result"], &taken["score"]), (&json!("o_wins"), &json!({ "X": 0.5, "O": 1.0 })));
@@ -124,9 +124,9 @@ fn a_hint_in_the_measurement_variant_gives_an_expected_value() {
     assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 7, "forced_squares": null }));
     let hint = app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).json();
     assert_eq!(hint["value_kind"], "expected");
-    assert_eq!(hint["actor"], view["next_to_move"]["player"]);
+    assert_eq!(hint["player"], view["next_to_move"]["player"]);
     let squares = hint["action"]["squares"].as_array().unwrap();
-    let token = if hint["actor"] == "X" { &x } else { &o };
+    let token = if hint["player"] == "X" { &x } else { &o };
     let played = app.place(id, token, [squares[0].as_i64().unwrap(), squares[1].as_i64().unwrap()]);
     assert_eq!(played.status, 201, "the hinted move is legal: {}", played.body);
 }

@@ -76,7 +76,7 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     let first = app.place(id, &x, [1, 0]);
     assert_eq!((first.status, first.header("etag")), (201, Some("\"3\"")));
     let view = first.json();
-    assert_eq!(view["moves"], json!([{ "number": 1, "player": "X", "squares": [0, 1], "landed": null }]));
+    assert_eq!(view["moves"], json!([{ "move": 1, "player": "X", "squares": [0, 1], "landed": null }]));
     assert_eq!(view["board"][0]["spooky"], json!(["X1"]));
     assert_eq!(view["board"][0]["probabilities"], json!({ "X": 0.5, "O": 0.0, "empty": 0.5 }));
     assert_eq!(app.place(id, &o, [1, 4]).status, 201);
@@ -85,7 +85,7 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     assert_eq!(
         closed["pending_collapse"],
         json!({
-            "chooser": "O", "closing_move": 3, "cycle_moves": [1, 2, 3], "decided_square": null,
+            "chooser": "O", "closing_move": 3, "cycle_moves": [1, 2, 3], "square": null,
             "options": [
                 { "square": 0, "outcome": [{ "move": 1, "square": 1 }, { "move": 2, "square": 4 }, { "move": 3, "square": 0 }] },
                 { "square": 4, "outcome": [{ "move": 1, "square": 0 }, { "move": 2, "square": 1 }, { "move": 3, "square": 4 }] }
@@ -97,7 +97,7 @@ fn moves_and_a_chosen_collapse_change_the_board() {
     let view = collapsed.json();
     let classical: Vec<_> = view["board"].as_array().unwrap().iter().map(|c| c["classical"].clone()).collect();
     assert_eq!(classical[..5], [json!("X3"), json!("X1"), json!(null), json!(null), json!("O2")]);
-    assert_eq!(view["collapses"][0]["decided_square"], 0, "named through move 2, logged by the closing move");
+    assert_eq!(view["collapses"][0]["square"], 0, "named through move 2, logged by the closing move");
     assert_eq!(view["next_to_move"], json!({ "player": "O", "move": 4, "forced_squares": null }));
 }
 
@@ -195,7 +195,7 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
             { "seq": 3, "kind": "move", "player": "X", "squares": [0, 1], "by_bot": false },
             { "seq": 4, "kind": "move", "player": "O", "squares": [1, 4], "by_bot": false },
             { "seq": 5, "kind": "move", "player": "X", "squares": [0, 4], "by_bot": false },
-            { "seq": 6, "kind": "collapse", "decided_by": "O", "closing_move": 3, "square": 0, "by_bot": false }
+            { "seq": 6, "kind": "collapse", "chooser": "O", "closing_move": 3, "square": 0, "by_bot": false }
         ]})
     );
     let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None);
