@@ -2,9 +2,11 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -22,43 +24,195 @@ use qttt::{api, board_text};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "usage: qttt [serve | openapi | healthcheck | play [OPTIONS] | show [VARIANT] | solve [VARIANT] |
-             book VARIANT FILE | arena --x LEVEL --o LEVEL [OPTIONS]]
-  serve        run the server (the default); settings come from the environment:
-               HOST, PORT, DATABASE_URL, CORS_ALLOWED_ORIGINS, RUST_LOG
-  openapi      print the OpenAPI document
-  healthcheck  exit 0 when the server on HOST:PORT answers /readyz with 200
-  play         play in the terminal: --x and --o are human, random, parasite or perfect
-               (default: you as X against parasite), --variant player_choice (default) or
-               measurement, --transcript FILE saves the game, --seed N, --mistake-chance P
-  show         read a game transcript on standard input, print its board;
-               VARIANT is player_choice (the default) or measurement
-  solve        read a game transcript on standard input (empty for the opening) and
-               print its value with perfect play, the best action, and the search's cost
-  book         solve every opening position of a variant and write the opening book,
-               as in: qttt book player_choice data/book-player_choice.bin
-  arena        play bots against each other from both seats and print the results;
-               LEVEL is random, parasite or perfect; OPTIONS are --games N (100),
-               --variant player_choice|measurement|both (both), --seed N (1),
-               --mistake-chance P (0.1, for parasite)";
+/// A game server for Quantum Tic-Tac-Toe, and tools around it.
+#[derive(Debug, Parser)]
+#[command(name = "qttt", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server (the default). Its settings come from the environment:
+    /// HOST, PORT, DATABASE_URL and the others README lists.
+    Serve,
+    /// Print the OpenAPI document, as the server serves it.
+    Openapi,
+    /// Exit 0 when the server on HOST:PORT answers /readyz with 200 (for
+    /// container health checks, which then need no HTTP client).
+    Healthcheck,
+    /// Play a game in the terminal.
+    Play(PlayArgs),
+    /// Read a game transcript on standard input and print its board.
+    Show {
+        /// The game's collapse rule.
+        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
+        variant: VariantArg,
+    },
+    /// Read a game transcript on standard input (empty for the opening) and print
+    /// its value with perfect play, the best action, and the search's cost.
+    Solve {
+        /// The game's collapse rule.
+        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
+        variant: VariantArg,
+    },
+    /// Solve every opening position of a variant and write the opening book, as
+    /// in `qttt book player_choice data/book-player_choice.bin`.
+    Book {
+        /// The collapse rule whose book to build.
+        #[arg(value_enum)]
+        variant: VariantArg,
+        /// Where to write it.
+        file: PathBuf,
+    },
+    /// Play two bots against each other from both seats and print the results.
+    Arena(ArenaArgs),
+}
+
+#[derive(Debug, Args)]
+struct PlayArgs {
+    /// Who plays X.
+    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = SeatArg::Human)]
+    x: SeatArg,
+    /// Who plays O.
+    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = SeatArg::Parasite)]
+    o: SeatArg,
+    /// The collapse rule.
+    #[arg(long, value_enum, default_value_t = VariantArg::PlayerChoice)]
+    variant: VariantArg,
+    /// Save the game's transcript in this file.
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<PathBuf>,
+    /// Seeds the bots and the measurements (default: a random seed).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    seed: Option<u64>,
+    /// The parasite bot's probability of a random move, 0-1.
+    #[arg(long, value_name = "P", default_value_t = Bot::DEFAULT_MISTAKE_CHANCE, allow_negative_numbers = true,
+        value_parser = chance)]
+    mistake_chance: f64,
+}
+
+#[derive(Debug, Args)]
+struct ArenaArgs {
+    /// The bot that plays X in the first pairing and O in the second.
+    #[arg(long, value_enum, value_name = "BOT")]
+    x: BotArg,
+    /// The bot that plays O in the first pairing and X in the second.
+    #[arg(long, value_enum, value_name = "BOT")]
+    o: BotArg,
+    /// Games per pairing and variant, 1 or more.
+    #[arg(long, value_name = "N", default_value_t = 100, allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// The collapse rules to play.
+    #[arg(long, value_enum, default_value_t = ArenaVariant::Both)]
+    variant: ArenaVariant,
+    /// Seeds the bots and the measurements.
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    seed: u64,
+    /// The parasite bot's probability of a random move, 0-1.
+    #[arg(long, value_name = "P", default_value_t = Bot::DEFAULT_MISTAKE_CHANCE, allow_negative_numbers = true,
+        value_parser = chance)]
+    mistake_chance: f64,
+}
+
+/// A collapse rule, as the command line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum VariantArg {
+    /// Goff's rule: the player who did not close the cycle chooses.
+    #[value(name = "player_choice")]
+    PlayerChoice,
+    /// A simulated quantum measurement decides.
+    Measurement,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(variant: VariantArg) -> Variant {
+        match variant {
+            VariantArg::PlayerChoice => Variant::PlayerChoice,
+            VariantArg::Measurement => Variant::Measurement,
+        }
+    }
+}
+
+/// The collapse rules an arena plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ArenaVariant {
+    /// Goff's rule alone.
+    #[value(name = "player_choice")]
+    PlayerChoice,
+    /// The measurement alone.
+    Measurement,
+    /// Both, one after the other.
+    Both,
+}
+
+/// A bot, as the command line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BotArg {
+    /// Any legal action, at random.
+    Random,
+    /// The original app's heuristic.
+    Parasite,
+    /// Exact search.
+    Perfect,
+}
+
+impl BotArg {
+    fn bot(self, mistake_chance: f64) -> Bot {
+        match self {
+            BotArg::Random => Bot::Random,
+            BotArg::Parasite => Bot::Parasite { mistake_chance },
+            BotArg::Perfect => Bot::Perfect,
+        }
+    }
+}
+
+/// Who plays a seat in the terminal, as the command line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SeatArg {
+    /// Someone at the keyboard.
+    Human,
+    /// Any legal action, at random.
+    Random,
+    /// The original app's heuristic.
+    Parasite,
+    /// Exact search.
+    Perfect,
+}
+
+impl SeatArg {
+    fn seat(self, mistake_chance: f64) -> Seat {
+        let bot = match self {
+            SeatArg::Human => return Seat::Human,
+            SeatArg::Random => BotArg::Random,
+            SeatArg::Parasite => BotArg::Parasite,
+            SeatArg::Perfect => BotArg::Perfect,
+        };
+        Seat::Bot(bot.bot(mistake_chance))
+    }
+}
+
+/// A probability from 0 to 1.
+fn chance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(chance) if (0.0..=1.0).contains(&chance) => Ok(chance),
+        _ => Err(format!("{text:?} is no probability from 0 to 1")),
+    }
+}
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let outcome = match args[..] {
-        [] | ["serve"] => serve().await,
-        ["openapi"] => openapi(),
-        ["healthcheck"] => healthcheck(),
-        ["show"] | ["show", "player_choice"] => show(Variant::PlayerChoice),
-        ["show", "measurement"] => show(Variant::Measurement),
-        ["arena", ref options @ ..] => arena(options),
-        ["play", ref options @ ..] => play(options),
-        ["book", "player_choice", path] => book(Variant::PlayerChoice, path),
-        ["book", "measurement", path] => book(Variant::Measurement, path),
-        ["solve"] | ["solve", "player_choice"] => solve(Variant::PlayerChoice),
-        ["solve", "measurement"] => solve(Variant::Measurement),
-        _ => Err(USAGE.to_string()),
+    let outcome = match Cli::parse().command.unwrap_or(Command::Serve) {
+        Command::Serve => serve().await,
+        Command::Openapi => openapi(),
+        Command::Healthcheck => healthcheck(),
+        Command::Play(options) => play(&options),
+        Command::Show { variant } => show(variant.into()),
+        Command::Solve { variant } => solve(variant.into()),
+        Command::Book { variant, file } => book(variant.into(), &file),
+        Command::Arena(options) => arena(&options),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -110,30 +264,23 @@ fn healthcheck() -> Result<(), String> {
     if status_line.split_whitespace().nth(1) == Some("200") { Ok(()) } else { Err(format!("not ready: {status_line}")) }
 }
 
-/// Plays two bot levels against each other from both seats, in each variant asked
-/// for, and prints a line per pairing.
-fn arena(options: &[&str]) -> Result<(), String> {
-    let options = Options(options);
-    let level = |flag: &str| match options.seat(flag, None)? {
-        Seat::Bot(level) => Ok(level),
-        Seat::Human => Err(format!("{flag} takes random, parasite or perfect")),
+/// Plays two bots against each other from both seats, in each variant asked for,
+/// and prints a line per pairing.
+fn arena(options: &ArenaArgs) -> Result<(), String> {
+    let (first, second) = (options.x.bot(options.mistake_chance), options.o.bot(options.mistake_chance));
+    let variants = match options.variant {
+        ArenaVariant::Both => vec![Variant::PlayerChoice, Variant::Measurement],
+        ArenaVariant::PlayerChoice => vec![Variant::PlayerChoice],
+        ArenaVariant::Measurement => vec![Variant::Measurement],
     };
-    let (first, second) = (level("--x")?, level("--o")?);
-    let games = options.number("--games", 100.0)? as u32;
-    let variants = match options.value("--variant") {
-        None | Some("both") => vec![Variant::PlayerChoice, Variant::Measurement],
-        Some("player_choice") => vec![Variant::PlayerChoice],
-        Some("measurement") => vec![Variant::Measurement],
-        Some(other) => return Err(format!("--variant takes player_choice, measurement or both, not {other}")),
-    };
-    let mut rng = StdRng::seed_from_u64(options.number("--seed", 1.0)? as u64);
+    let mut rng = StdRng::seed_from_u64(options.seed);
     println!(
         "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8} {:>8}",
         "variant", "X", "O", "games", "X wins", "draws", "O wins", "X avg", "O avg", "X-O min", "X-O max"
     );
     for variant in variants {
         for (x, o) in [(first, second), (second, first)] {
-            let tally = arena::play(x, o, variant, games, &mut rng);
+            let tally = arena::play(x, o, variant, options.games, &mut rng);
             println!(
                 "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6.3} {:>6.3} {:>8.1} {:>8.1}",
                 variant.code(),
@@ -153,71 +300,31 @@ fn arena(options: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-/// The `--flag value` options of a command.
-struct Options<'a>(&'a [&'a str]);
-
-impl Options<'_> {
-    fn value(&self, flag: &str) -> Option<&str> {
-        self.0.iter().position(|option| *option == flag).and_then(|i| self.0.get(i + 1)).copied()
-    }
-
-    fn number(&self, flag: &str, default: f64) -> Result<f64, String> {
-        self.value(flag)
-            .map_or(Ok(default), |text| text.parse().map_err(|_| format!("{flag} takes a number, not {text}")))
-    }
-
-    /// The seat a flag names: human, random, parasite (with --mistake-chance) or perfect.
-    fn seat(&self, flag: &str, default: Option<Seat>) -> Result<Seat, String> {
-        let mistake_chance = self.number("--mistake-chance", Bot::DEFAULT_MISTAKE_CHANCE)?;
-        match (self.value(flag), default) {
-            (Some("human"), _) => Ok(Seat::Human),
-            (Some("random"), _) => Ok(Seat::Bot(Bot::Random)),
-            (Some("parasite"), _) => Ok(Seat::Bot(Bot::Parasite { mistake_chance })),
-            (Some("perfect"), _) => Ok(Seat::Bot(Bot::Perfect)),
-            (None, Some(seat)) => Ok(seat),
-            _ => Err(format!("{flag} takes human, random, parasite or perfect\n{USAGE}")),
-        }
-    }
-
-    fn variant(&self) -> Result<Variant, String> {
-        match self.value("--variant") {
-            None | Some("player_choice") => Ok(Variant::PlayerChoice),
-            Some("measurement") => Ok(Variant::Measurement),
-            Some(other) => Err(format!("--variant takes player_choice or measurement, not {other}")),
-        }
-    }
-}
-
 /// Plays a game in the terminal.
-fn play(options: &[&str]) -> Result<(), String> {
-    let options = Options(options);
-    let x = options.seat("--x", Some(Seat::Human))?;
-    let o = options.seat("--o", Some(Seat::Bot(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE })))?;
-    let seed = match options.value("--seed") {
-        Some(_) => options.number("--seed", 0.0)? as u64,
-        None => rand::random(),
-    };
-    let mut rng = StdRng::seed_from_u64(seed);
+fn play(options: &PlayArgs) -> Result<(), String> {
+    let mut rng = StdRng::seed_from_u64(options.seed.unwrap_or_else(rand::random));
+    let (x, o) = (options.x.seat(options.mistake_chance), options.o.seat(options.mistake_chance));
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-    let game = terminal::play(options.variant()?, x, o, &mut stdin.lock(), &mut stdout.lock(), &mut rng)
+    let game = terminal::play(options.variant.into(), x, o, &mut stdin.lock(), &mut stdout.lock(), &mut rng)
         .map_err(|error| format!("the terminal failed: {error}"))?;
-    if let Some(path) = options.value("--transcript") {
-        std::fs::write(path, notation::write(&game) + "\n").map_err(|error| format!("cannot write {path}: {error}"))?;
-        println!("The transcript is in {path}.");
+    if let Some(path) = &options.transcript {
+        std::fs::write(path, notation::write(&game) + "\n")
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        println!("The transcript is in {}.", path.display());
     }
     Ok(())
 }
 
 /// Writes the opening book of `variant` to `path`, reporting progress.
-fn book(variant: Variant, path: &str) -> Result<(), String> {
+fn book(variant: Variant, path: &Path) -> Result<(), String> {
     let started = Instant::now();
     let bytes = qttt::bot::book::build(variant, |done, total| {
         if done % 100 == 0 || done == total {
             eprintln!("{done}/{total} positions solved, {:.0} s", started.elapsed().as_secs_f64());
         }
     });
-    std::fs::write(path, &bytes).map_err(|error| format!("cannot write {path}: {error}"))?;
-    eprintln!("wrote {path}: {} bytes in {:.0} s", bytes.len(), started.elapsed().as_secs_f64());
+    std::fs::write(path, &bytes).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    eprintln!("wrote {}: {} bytes in {:.0} s", path.display(), bytes.len(), started.elapsed().as_secs_f64());
     Ok(())
 }
 

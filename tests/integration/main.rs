@@ -2,6 +2,7 @@
 
 mod api;
 mod bots;
+mod command_line;
 mod fixtures;
 mod notation;
 #[path = "../support/postgres.rs"]

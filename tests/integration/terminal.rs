@@ -1,13 +1,12 @@
 //! `qttt play`, driven through its input, checked by what it prints.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use qttt::bot::Bot;
 use qttt::engine::{Game, GameResult, Variant, notation};
 use qttt::terminal::{Seat, play};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+
+use crate::command_line::qttt;
 
 fn run(variant: Variant, x: Seat, o: Seat, input: &str) -> (Game, String) {
     let mut output = Vec::new();
@@ -45,19 +44,6 @@ fn the_measurement_variant_says_how_the_measurement_collapsed() {
     assert!(printed.contains("The input ended; the game is left unfinished."), "{printed}");
 }
 
-fn qttt(args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success());
-    String::from_utf8(output.stdout).unwrap()
-}
-
 #[test]
 fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
     let folder = tempfile::tempdir().unwrap();
@@ -71,7 +57,9 @@ fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
             }
         }
     }
-    let printed = qttt(&["play", "--o", "parasite", "--seed", "4", "--transcript", path.to_str().unwrap()], &input);
+    let played = qttt(&["play", "--o", "parasite", "--seed", "4", "--transcript", path.to_str().unwrap()], &input);
+    assert!(played.status.success());
+    let printed = String::from_utf8(played.stdout).unwrap();
     assert!(printed.contains("O (bot) plays"), "{printed}");
     assert!(printed.contains("The transcript is in"), "{printed}");
     let transcript = std::fs::read_to_string(&path).unwrap();

@@ -1,0 +1,78 @@
+//! The `qttt` command's arguments, as a clap program reads them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `qttt` with `args`, `input` on its standard input.
+pub fn qttt(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("text")
+}
+
+#[test]
+fn help_lists_every_command_and_each_commands_options() {
+    let help = qttt(&["--help"], "");
+    assert!(help.status.success());
+    let printed = text(&help.stdout);
+    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena"] {
+        assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
+    }
+    let arena = qttt(&["arena", "--help"], "");
+    assert!(arena.status.success());
+    let printed = text(&arena.stdout);
+    for option in ["--x <BOT>", "--o <BOT>", "--games <N>", "--variant <VARIANT>", "--seed <N>", "--mistake-chance <P>"]
+    {
+        assert!(printed.contains(option), "{option} in:\n{printed}");
+    }
+    assert!(["- random:", "- parasite:", "- perfect:"].iter().all(|bot| printed.contains(bot)), "{printed}");
+}
+
+#[test]
+fn a_bad_value_is_refused_with_a_reason_and_exit_code_2() {
+    for (args, reason) in [
+        (&["arena", "--x", "perfect", "--o", "random", "--games", "-1"][..], "invalid value '-1' for '--games <N>'"),
+        (&["arena", "--x", "perfekt", "--o", "random"][..], "invalid value 'perfekt' for '--x <BOT>'"),
+        (&["arena", "--x", "random"][..], "the following required arguments were not provided"),
+        (&["play", "--mistake-chance", "1.5"][..], "\"1.5\" is no probability from 0 to 1"),
+        (&["show", "goff"][..], "invalid value 'goff'"),
+        (&["bogus"][..], "unrecognized subcommand 'bogus'"),
+    ] {
+        let refused = qttt(args, "");
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        let said = text(&refused.stderr);
+        assert!(said.contains(reason), "{args:?}: {said}");
+        assert!(refused.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn the_arena_plays_the_games_asked_for() {
+    let played = qttt(&["arena", "--x", "parasite", "--o", "random", "--games", "3", "--variant", "measurement"], "");
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    let printed = text(&played.stdout);
+    let rows: Vec<Vec<&str>> = printed.lines().skip(1).map(|line| line.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 2, "{printed}");
+    assert_eq!(
+        rows.iter().map(|row| &row[..4]).collect::<Vec<_>>(),
+        [["measurement", "parasite", "random", "3"], ["measurement", "random", "parasite", "3"]]
+    );
+}
+
+#[test]
+fn show_prints_the_board_of_a_transcript() {
+    let shown = qttt(&["show", "measurement"], "X1+(1,2); O2+(1,2); X3!O2(1)");
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    let printed = text(&shown.stdout);
+    assert!(printed.contains("[O2]") && printed.contains("[X1]"), "{printed}");
+}
