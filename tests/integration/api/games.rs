@@ -146,9 +146,23 @@ fn a_measurement_game_measures_a_closed_cycle_in_the_same_request() {
     assert_eq!(view["pending_collapse"], json!(null));
     assert_eq!(view["collapses"][0]["chooser"], "measurement");
     let landed: Vec<_> = view["moves"].as_array().unwrap().iter().map(|m| m["landed"].as_i64().unwrap()).collect();
-    assert!(landed == [0, 1] || landed == [1, 0], "{landed:?}");
+    assert_eq!(landed, [0, 1], "as the test server's seed measures it");
     assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 3, "forced_squares": null }));
     assert_eq!(view["version"], 5, "two seats, two moves and the measurement");
+}
+
+#[test]
+fn a_seed_measures_alike_every_time_and_other_seeds_otherwise() {
+    // Where X1 lands when O2 closes the 2-cycle of squares 0 and 1, by seed.
+    let x1_lands = |seed| {
+        let app = TestApp::spawn_with(|config| config.random_seed = Some(seed));
+        let (id, x, o) = app.two_player_game("measurement");
+        app.place(id, &x, [0, 1]);
+        app.place(id, &o, [0, 1]).json()["moves"][0]["landed"].as_i64().unwrap()
+    };
+    let by_seed: Vec<i64> = (1..=6).map(x1_lands).collect();
+    assert_eq!(by_seed, (1..=6).map(x1_lands).collect::<Vec<_>>(), "a seed plays alike");
+    assert!(by_seed.contains(&0) && by_seed.contains(&1), "both outcomes: {by_seed:?}");
 }
 
 #[test]

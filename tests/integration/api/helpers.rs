@@ -66,6 +66,9 @@ impl TestDatabase {
     }
 }
 
+/// The seed of every test server's measurements and bots.
+pub const TEST_SEED: u64 = 1;
+
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
 pub struct TestApp {
     pub address: SocketAddr,
@@ -102,9 +105,13 @@ impl TestApp {
     /// A server on `database`, with `configure` applied to the defaults.
     pub fn spawn_with_database(database: &TestDatabase, configure: impl FnOnce(&mut Config)) -> TestApp {
         // The defaults, but on any free port and this database.
+        // The defaults, but on any free port and this database, with the
+        // measurements and the bots seeded: each test plays the same games on
+        // every run.
         let mut config = Config {
             port: 0,
             database_url: database.url(),
+            random_seed: Some(TEST_SEED),
             ..Config::from_lookup(|_| None).expect("the defaults are valid")
         };
         configure(&mut config);
