@@ -10,4 +10,5 @@ mod postgres;
 mod properties;
 mod quantum;
 mod scenarios;
+mod schemas;
 mod terminal;

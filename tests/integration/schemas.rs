@@ -1,0 +1,168 @@
+//! The two backends' schemas, as their migrations leave them, agree: the same
+//! tables, columns, keys and indexes, so that neither can drift from the other.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use qttt::store::{Durability, PoolSettings, Store};
+use sqlx::{Connection, Row};
+
+use crate::postgres::PostgresDatabase;
+
+/// A table as far as the backends must agree on it (column types differ by
+/// design: `TEXT` times in SQLite, `TIMESTAMPTZ` in PostgreSQL).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Table {
+    /// Each column and whether it may be null.
+    columns: BTreeSet<(String, bool)>,
+    /// The primary key's columns, in key order.
+    primary_key: Vec<String>,
+    /// Each foreign key: the column, and the table and column it references.
+    foreign_keys: BTreeSet<(String, String, String)>,
+    /// Every other index: its columns in order, and whether it is unique.
+    indexes: BTreeSet<(Vec<String>, bool)>,
+}
+
+type Schema = BTreeMap<String, Table>;
+
+async fn sqlite_schema(url: &str) -> Schema {
+    let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_sqlx_migrations'",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .unwrap();
+    let mut schema = Schema::new();
+    for name in names {
+        let mut table = Table::default();
+        let mut key = Vec::new();
+        for column in sqlx::query(r#"SELECT name, "notnull", pk FROM pragma_table_info(?)"#)
+            .bind(&name)
+            .fetch_all(&mut connection)
+            .await
+            .unwrap()
+        {
+            let (column_name, not_null, key_place): (String, bool, i64) = (column.get(0), column.get(1), column.get(2));
+            // A primary key's columns are never null, whatever SQLite's flag says.
+            table.columns.insert((column_name.clone(), !not_null && key_place == 0));
+            if key_place > 0 {
+                key.push((key_place, column_name));
+            }
+        }
+        key.sort();
+        table.primary_key = key.into_iter().map(|(_, column)| column).collect();
+        for reference in sqlx::query(r#"SELECT "from", "table", "to" FROM pragma_foreign_key_list(?)"#)
+            .bind(&name)
+            .fetch_all(&mut connection)
+            .await
+            .unwrap()
+        {
+            table.foreign_keys.insert((reference.get(0), reference.get(1), reference.get(2)));
+        }
+        for index in sqlx::query(r#"SELECT name, "unique" FROM pragma_index_list(?) WHERE origin <> 'pk'"#)
+            .bind(&name)
+            .fetch_all(&mut connection)
+            .await
+            .unwrap()
+        {
+            let (index_name, unique): (String, bool) = (index.get(0), index.get(1));
+            let columns: Vec<String> = sqlx::query_scalar("SELECT name FROM pragma_index_info(?) ORDER BY seqno")
+                .bind(&index_name)
+                .fetch_all(&mut connection)
+                .await
+                .unwrap();
+            table.indexes.insert((columns, unique));
+        }
+        schema.insert(name, table);
+    }
+    connection.close().await.unwrap();
+    schema
+}
+
+async fn postgres_schema(url: &str) -> Schema {
+    let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT table_name::TEXT FROM information_schema.tables \
+         WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> '_sqlx_migrations'",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .unwrap();
+    let mut schema = Schema::new();
+    for name in names {
+        let mut table = Table::default();
+        for column in sqlx::query(
+            "SELECT column_name::TEXT, is_nullable = 'YES' FROM information_schema.columns \
+             WHERE table_schema = 'public' AND table_name = $1",
+        )
+        .bind(&name)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap()
+        {
+            table.columns.insert((column.get(0), column.get(1)));
+        }
+        table.primary_key = sqlx::query_scalar(
+            "SELECT a.attname::TEXT FROM pg_index i \
+             JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, place) ON true \
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum \
+             WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY k.place",
+        )
+        .bind(&name)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap();
+        for reference in sqlx::query(
+            "SELECT a.attname::TEXT, c.confrelid::regclass::TEXT, r.attname::TEXT FROM pg_constraint c \
+             JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
+             JOIN pg_attribute r ON r.attrelid = c.confrelid AND r.attnum = c.confkey[1] \
+             WHERE c.conrelid = $1::regclass AND c.contype = 'f'",
+        )
+        .bind(&name)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap()
+        {
+            table.foreign_keys.insert((reference.get(0), reference.get(1), reference.get(2)));
+        }
+        for index in sqlx::query(
+            "SELECT array_agg(a.attname::TEXT ORDER BY k.place), bool_and(i.indisunique) FROM pg_index i \
+             JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, place) ON true \
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum \
+             WHERE i.indrelid = $1::regclass AND NOT i.indisprimary GROUP BY i.indexrelid",
+        )
+        .bind(&name)
+        .fetch_all(&mut connection)
+        .await
+        .unwrap()
+        {
+            table.indexes.insert((index.get(0), index.get(1)));
+        }
+        schema.insert(name, table);
+    }
+    connection.close().await.unwrap();
+    schema
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn both_backends_migrate_to_the_same_tables_columns_keys_and_indexes() {
+    let maintenance_url = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let postgres = PostgresDatabase::create(&maintenance_url, format!("qttt_schemas_{}", std::process::id()));
+    let folder = tempfile::tempdir().unwrap();
+    let sqlite_url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (sqlite, postgresql) = runtime.block_on(async {
+        for url in [sqlite_url.clone(), postgres.url()] {
+            let store = Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap();
+            store.close().await;
+        }
+        (sqlite_schema(&sqlite_url).await, postgres_schema(&postgres.url()).await)
+    });
+    assert_eq!(sqlite.keys().collect::<Vec<_>>(), ["games", "log_entries", "seats", "shared_game"]);
+    assert_eq!(sqlite["log_entries"].primary_key, ["game_id", "seq"]);
+    for (name, table) in &sqlite {
+        assert_eq!(Some(table), postgresql.get(name), "table {name}");
+    }
+    assert_eq!(sqlite.len(), postgresql.len(), "{:?}", postgresql.keys().collect::<Vec<_>>());
+}
