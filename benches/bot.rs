@@ -13,6 +13,9 @@ use qttt::engine::{Game, Variant};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+mod stats;
+use stats::percentile;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
@@ -42,7 +45,7 @@ fn main() {
             continue;
         }
         times.sort_unstable();
-        let at = |share: f64| times[((times.len() as f64 * share).ceil() as usize).clamp(1, times.len()) - 1];
+        let at = |share: f64| percentile(&times, share);
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
         println!(
             "{moves:>6} {:>10.2} {:>10.2} {:>10.2} {:>12}",

@@ -44,8 +44,10 @@ use serde_json::json;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
 mod script;
+mod stats;
 use postgres::PostgresDatabase;
 use script::{SCRIPT, Seated};
+use stats::percentile;
 
 struct Options {
     clients: Vec<usize>,
@@ -354,10 +356,6 @@ fn play_game(client: &mut Client, tally: &mut Tally, bodies: &GameBodies) -> Opt
     }
     tally.games += 1;
     Some(())
-}
-
-fn percentile(sorted: &[Duration], share: f64) -> Duration {
-    sorted[((sorted.len() as f64 * share).ceil() as usize).clamp(1, sorted.len()) - 1]
 }
 
 fn millis(duration: Duration) -> String {

@@ -85,7 +85,7 @@ impl Config {
         let defaults = PoolSettings::default();
         let database_pool = PoolSettings {
             pool_size: whole_number(&lookup, "DATABASE_POOL_SIZE", 1..=1000)?
-                .map_or(defaults.pool_size, |size| size as u32),
+                .map_or(defaults.pool_size, |size| u32::try_from(size).expect("at most 1000")),
             statement_timeout: whole_number(&lookup, "DATABASE_STATEMENT_TIMEOUT_MS", 1..=3_600_000)?
                 .map_or(defaults.statement_timeout, Duration::from_millis),
             connect_retry: whole_number(&lookup, "DATABASE_CONNECT_RETRY_SECONDS", 0..=3600)?

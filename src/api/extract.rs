@@ -81,7 +81,13 @@ fn whole<E: serde::de::Error>(number: Number) -> Result<i64, E> {
     const EXACT: f64 = 9_007_199_254_740_992.0;
     number
         .as_i64()
-        .or_else(|| number.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= EXACT).map(|f| f as i64))
+        .or_else(|| {
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "a whole number within 2^53, which an i64 holds exactly"
+            )]
+            number.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= EXACT).map(|f| f as i64)
+        })
         .ok_or_else(|| E::custom(format!("expected a whole number, not {number}")))
 }
 

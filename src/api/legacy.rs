@@ -126,7 +126,7 @@ fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
                 None => LegacyCell::Spooky(game.spooky(square).map(|mark| mark.to_string()).collect()),
             })
             .collect(),
-        current_player: Player::of_move(game.moves().len() as u8 + 1).into(),
+        current_player: Player::of_move(game.next_move_number()).into(),
         status: match game.result() {
             GameResult::Ongoing => "ongoing",
             GameResult::XWins => "Player X wins!",

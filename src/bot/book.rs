@@ -135,7 +135,8 @@ pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8
     bytes.extend_from_slice(MAGIC);
     bytes.push(FORMAT);
     bytes.push(variant_byte(variant));
-    bytes.extend_from_slice(&(positions.len() as u32).to_le_bytes());
+    bytes
+        .extend_from_slice(&u32::try_from(positions.len()).expect("a book of fewer than 2^32 positions").to_le_bytes());
     // One solver for many: the positions share most of their subtrees. It starts
     // afresh when its table would outgrow a few gigabytes.
     let mut solver = Solver::default();
@@ -146,10 +147,11 @@ pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8
         let solution = solver.solve(game);
         let (_, symmetry) = canonical_key(game);
         bytes.extend_from_slice(&key.to_le_bytes());
-        bytes.push(action_code(symmetry.apply(solution.action)) as u8);
+        bytes.push(u8::try_from(action_code(symmetry.apply(solution.action))).expect("action codes are below 90"));
         for number in [solution.value.points, solution.value.haste] {
             let scaled = number * SCALE;
             assert!(scaled.fract() == 0.0 && scaled.abs() <= f64::from(i16::MAX), "{number} does not fit the book");
+            #[expect(clippy::cast_possible_truncation, reason = "a whole number within i16's range, asserted above")]
             bytes.extend_from_slice(&(scaled as i16).to_le_bytes());
         }
         progress(done + 1, positions.len());

@@ -70,9 +70,14 @@ impl Square {
     pub const ALL: [Square; 9] =
         [Square(0), Square(1), Square(2), Square(3), Square(4), Square(5), Square(6), Square(7), Square(8)];
 
-    /// The square's number, 0-8.
+    /// The square's number, 0-8, to index with.
     pub fn index(self) -> usize {
         usize::from(self.0)
+    }
+
+    /// The square's number, 0-8.
+    pub fn number(self) -> u8 {
+        self.0
     }
 }
 

@@ -209,7 +209,7 @@ impl Game {
         if self.pending_collapse().is_some() {
             return Err(RuleError::CollapsePending);
         }
-        let number = self.moves.len() as MoveNumber + 1;
+        let number = self.next_move_number();
         let player = Player::of_move(number);
         if actor != Actor::Player(player) {
             return Err(RuleError::NotYourTurn);
@@ -319,8 +319,13 @@ impl Game {
         if self.is_over() || self.pending_collapse().is_some() {
             return None;
         }
-        let number = self.moves.len() as MoveNumber + 1;
+        let number = self.next_move_number();
         Some((Player::of_move(number), number))
+    }
+
+    /// The number the next move takes: one more than the moves placed.
+    pub fn next_move_number(&self) -> MoveNumber {
+        MoveNumber::try_from(self.moves.len()).expect("a game holds at most nine moves") + 1
     }
 
     /// Who must act next: the chooser of a pending collapse, or the player to move.

@@ -141,7 +141,7 @@ impl From<&NewEntry> for NewEntryRow {
                 }
             }
         };
-        let square_index = |square: Square| square.index() as i64;
+        let square_index = |square: Square| i64::from(square.number());
         NewEntryRow {
             kind,
             actor,

@@ -1,6 +1,6 @@
 //! Invariants of the rules over thousands of seeded random games.
 
-use qttt::engine::{Action, Actor, Game, MoveNumber, Player, Square, Variant, notation};
+use qttt::engine::{Action, Actor, Game, Player, Square, Variant, notation};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -122,7 +122,7 @@ fn random_action(rng: &mut StdRng) -> (Actor, Action) {
     let action = if rng.random_bool(0.5) {
         Action::Move { squares }
     } else {
-        Action::Collapse { move_number: rng.random_range(0..=10) as MoveNumber, square: squares[0] }
+        Action::Collapse { move_number: rng.random_range(0..=10_u8), square: squares[0] }
     };
     (actor, action)
 }

@@ -39,15 +39,16 @@ fn first_square_count(moves: &[[i64; 2]], trials: u32, rng: &mut StdRng) -> u32 
         game.play(Actor::Player(player), Action::Move { squares: [square(a), square(b)] }).unwrap();
     }
     let closer = Actor::Player(if earlier.len() % 2 == 0 { Player::X } else { Player::O });
-    let closing_move = moves.len() as u8;
+    let closing_move = u8::try_from(moves.len()).unwrap();
     let first = square(last[0].min(last[1]));
-    (0..trials)
+    let first_square = (0..trials)
         .filter(|_| {
             let mut measured = game;
             measured.play_measured(closer, Action::Move { squares: [square(last[0]), square(last[1])] }, rng).unwrap();
             measured.moves()[usize::from(closing_move) - 1].landed == Some(first)
         })
-        .count() as u32
+        .count();
+    u32::try_from(first_square).unwrap()
 }
 
 #[test]

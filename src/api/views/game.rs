@@ -236,7 +236,7 @@ impl From<&GameRecord> for GameView {
                 .into_iter()
                 .zip(odds)
                 .map(|(square, odds)| CellView {
-                    square: square.index() as u8,
+                    square: square.number(),
                     classical: game.classical(square).map(MarkName),
                     spooky: game.spooky(square).map(MarkName).collect(),
                     probabilities: ProbabilitiesView::from(odds),
@@ -245,7 +245,7 @@ impl From<&GameRecord> for GameView {
             next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
                 player: player.into(),
                 move_number,
-                forced_squares: game.forced_squares().map(|squares| squares.map(|s| s.index() as u8)),
+                forced_squares: game.forced_squares().map(|squares| squares.map(|s| s.number())),
             }),
             pending_collapse: game.pending_collapse().map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
@@ -275,15 +275,15 @@ impl From<&Collapse> for CollapseView {
                 .options
                 .iter()
                 .map(|option| CollapseOptionView {
-                    square: option.square.index() as u8,
+                    square: option.square.number(),
                     outcome: option
                         .outcome
                         .iter()
-                        .map(|&(move_number, square)| LandingView { move_number, square: square.index() as u8 })
+                        .map(|&(move_number, square)| LandingView { move_number, square: square.number() })
                         .collect(),
                 })
                 .collect(),
-            square: collapse.square.map(|square| square.index() as u8),
+            square: collapse.square.map(|square| square.number()),
         }
     }
 }
@@ -305,7 +305,7 @@ impl From<&Move> for MoveView {
             move_number: m.move_number,
             player: m.player().into(),
             squares: squares_of(m.squares),
-            landed: m.landed.map(|square| square.index() as u8),
+            landed: m.landed.map(|square| square.number()),
         }
     }
 }

@@ -60,7 +60,7 @@ impl From<&Hint> for HintView {
             action: match hint.solution.action {
                 Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
                 Action::Collapse { move_number, square } => {
-                    ActionView::Collapse { move_number, square: square.index() as u8 }
+                    ActionView::Collapse { move_number, square: square.number() }
                 }
             },
             value: hint.solution.value.points,

@@ -117,7 +117,7 @@ impl From<&StoredEntry> for LogEntryView {
                 squares: squares_of(squares),
             },
             Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
-                EventView::Collapse { chooser: actor.into(), closing_move: move_number, square: square.index() as u8 }
+                EventView::Collapse { chooser: actor.into(), closing_move: move_number, square: square.number() }
             }
         };
         LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }

@@ -27,5 +27,5 @@ pub struct Health {
 
 /// The squares as numbers 0-8, as the API writes them.
 fn squares_of<const N: usize>(squares: [Square; N]) -> Vec<u8> {
-    squares.iter().map(|s| s.index() as u8).collect()
+    squares.iter().map(|s| s.number()).collect()
 }

@@ -146,7 +146,7 @@ impl CollapseRequest {
     /// The engine action. A move number beyond any game's is clamped to one that
     /// is still no move, so that the engine judges it by its own rules.
     pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
-        let move_number = self.move_number.clamp(0, i64::from(u8::MAX)) as u8;
+        let move_number = u8::try_from(self.move_number.clamp(0, i64::from(u8::MAX))).expect("clamped to a u8");
         Ok(Action::Collapse { move_number, square: Square::try_from(self.square)? })
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::helpers::{Response, TestApp};
+use super::helpers::{Response, TestApp, open_squares};
 
 fn created_against(app: &TestApp, body: Value) -> (i64, String, Value) {
     let created = app.create_game(body);
@@ -50,7 +50,7 @@ fn the_bot_answers_each_action_until_it_is_the_humans_turn_again() {
                 )
             } else {
                 assert_eq!(view["next_to_move"]["player"], "X", "{view}");
-                let open: Vec<i64> = (0..9).filter(|&s| view["board"][s as usize]["classical"].is_null()).collect();
+                let open = open_squares(&view);
                 let squares = if open.len() == 1 { [open[0], open[0]] } else { [open[0], open[open.len() - 1]] };
                 app.place(id, &token, squares)
             };

@@ -160,12 +160,13 @@ fn a_server_killed_mid_load_keeps_every_acknowledged_write_and_no_half_written_g
                 entries.first().map(|entry| (&entry["kind"], &entry["player"])),
                 Some((&json!("seat"), &json!("X")))
             );
-            assert_eq!(game.json()["version"].as_i64(), Some(entries.len() as i64), "game {id}");
+            assert_eq!(game.json()["version"].as_i64(), Some(i64::try_from(entries.len()).unwrap()), "game {id}");
             logs.insert(id, entries);
         }
         for write in acknowledged.iter() {
             let entries = logs.get(&write.game).unwrap_or_else(|| panic!("acknowledged game {} is gone", write.game));
-            let entry = entries.get(write.seq as usize - 1).unwrap_or_else(|| panic!("{write:?} is gone"));
+            let entry =
+                entries.get(usize::try_from(write.seq - 1).unwrap()).unwrap_or_else(|| panic!("{write:?} is gone"));
             assert_eq!(entry["seq"].as_i64(), Some(write.seq));
             match write.squares {
                 None => assert_eq!(entry["kind"], "seat", "{write:?}"),

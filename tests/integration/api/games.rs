@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::helpers::{TestApp, TestDatabase};
+use super::helpers::{TestApp, TestDatabase, open_squares};
 
 #[test]
 fn creating_a_game_seats_the_creator_and_says_where_the_game_is() {
@@ -291,7 +291,7 @@ fn whole_games_play_to_the_end_in_both_variants_and_match_their_transcripts() {
                     let closing = pending["closing_move"].as_i64().unwrap();
                     app.collapse(id, token_of(&pending["chooser"]), closing, option["square"].as_i64().unwrap())
                 } else {
-                    let open: Vec<i64> = (0..9).filter(|&s| view["board"][s as usize]["classical"].is_null()).collect();
+                    let open = open_squares(&view);
                     let a = open[rng.random_range(0..open.len())];
                     let others: Vec<i64> = open.iter().copied().filter(|&s| s != a).collect();
                     let b = if others.is_empty() { a } else { others[rng.random_range(0..others.len())] };

@@ -193,6 +193,12 @@ impl TestApp {
     }
 }
 
+/// The squares of a game view that hold no classical mark, in order.
+pub fn open_squares(view: &Value) -> Vec<i64> {
+    let board = view["board"].as_array().expect("a board");
+    board.iter().zip(0..).filter(|(cell, _)| cell["classical"].is_null()).map(|(_, square)| square).collect()
+}
+
 /// One step of a scripted game: a move or a collapse, with the token of the seat that takes it.
 pub enum Step<'a> {
     Move(&'a str, [i64; 2]),

@@ -10,8 +10,9 @@ fn state_of_view(view: &Value) -> State {
     let strings = |value: &Value| -> Vec<String> {
         value.as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
     };
-    let numbers =
-        |value: &Value| -> Vec<u8> { value.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u8).collect() };
+    let numbers = |value: &Value| -> Vec<u8> {
+        value.as_array().unwrap().iter().map(|v| u8::try_from(v.as_u64().unwrap()).unwrap()).collect()
+    };
     let board = view["board"].as_array().unwrap();
     State {
         classical: board.iter().map(|cell| cell["classical"].as_str().map(String::from)).collect(),
@@ -20,13 +21,13 @@ fn state_of_view(view: &Value) -> State {
             Value::Null => None,
             pending => Some(PendingState {
                 chooser: pending["chooser"].as_str().unwrap().to_string(),
-                closing_move: pending["closing_move"].as_u64().unwrap() as u8,
+                closing_move: u8::try_from(pending["closing_move"].as_u64().unwrap()).unwrap(),
                 cycle_moves: numbers(&pending["cycle_moves"]),
                 options: pending["options"]
                     .as_array()
                     .unwrap()
                     .iter()
-                    .map(|o| o["square"].as_u64().unwrap() as usize)
+                    .map(|o| usize::try_from(o["square"].as_u64().unwrap()).unwrap())
                     .collect(),
             }),
         },
@@ -34,7 +35,7 @@ fn state_of_view(view: &Value) -> State {
             Value::Null => None,
             next => Some(NextToMove {
                 player: next["player"].as_str().unwrap().to_string(),
-                move_number: next["move"].as_u64().unwrap() as u8,
+                move_number: u8::try_from(next["move"].as_u64().unwrap()).unwrap(),
             }),
         },
         game_over: view["status"] == "finished",
@@ -46,8 +47,13 @@ fn state_of_view(view: &Value) -> State {
             .iter()
             .map(|line| LineState {
                 player: line["player"].as_str().unwrap().to_string(),
-                squares: line["squares"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap() as usize).collect(),
-                max_move: line["max_move"].as_u64().unwrap() as u8,
+                squares: line["squares"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| usize::try_from(s.as_u64().unwrap()).unwrap())
+                    .collect(),
+                max_move: u8::try_from(line["max_move"].as_u64().unwrap()).unwrap(),
                 points: line["points"].as_f64().unwrap(),
             })
             .collect(),
