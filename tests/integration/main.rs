@@ -4,6 +4,7 @@ mod api;
 mod bots;
 mod command_line;
 mod fixtures;
+mod layers;
 mod notation;
 #[path = "../support/postgres.rs"]
 mod postgres;

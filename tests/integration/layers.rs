@@ -1,0 +1,65 @@
+//! The rooms of the house, read from the sources: which module may name which.
+
+use std::path::{Path, PathBuf};
+
+/// Every Rust file under `folder`, with its text, comments left out (a comment
+/// may speak of another layer; only code depends on one).
+fn sources(folder: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(sources(&path));
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.lines().map(|line| line.split("//").next().unwrap_or_default()).collect::<Vec<_>>();
+            files.push((path, code.join("\n")));
+        }
+    }
+    files
+}
+
+/// The files of `src/` whose code names any of `names`, except those in `allowed`
+/// (paths relative to `src/`, a folder ending in `/`).
+fn naming(names: &[&str], within: &str, allowed: &[&str]) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found: Vec<String> = sources(&src.join(within))
+        .into_iter()
+        .map(|(path, code)| (path.strip_prefix(&src).unwrap().to_string_lossy().into_owned(), code))
+        .filter(|(path, _)| !allowed.iter().any(|allowed| path == allowed || path.starts_with(allowed)))
+        .filter(|(_, code)| names.iter().any(|name| code.contains(name)))
+        .map(|(path, _)| path)
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn only_the_api_and_start_up_name_actix() {
+    assert_eq!(naming(&["actix_web", "actix_cors"], "", &["api/", "server.rs", "main.rs"]), [] as [String; 0]);
+}
+
+#[test]
+fn the_store_knows_no_http_and_the_api_no_store() {
+    assert_eq!(naming(&["crate::api", "crate::error"], "store", &[]), [] as [String; 0]);
+    assert_eq!(naming(&["crate::store"], "api", &[]), [] as [String; 0]);
+}
+
+#[test]
+fn the_rules_the_simulator_and_the_bots_are_pure() {
+    for pure in ["engine", "quantum", "bot"] {
+        let io = ["crate::service", "crate::store", "crate::api", "crate::error", "crate::live", "sqlx", "rusqlite"];
+        assert_eq!(naming(&io, pure, &[]), [] as [String; 0], "{pure}");
+        assert_eq!(
+            naming(&["tokio", "actix", "std::fs", "std::net", "std::time"], pure, &[]),
+            [] as [String; 0],
+            "{pure}"
+        );
+    }
+}
+
+#[test]
+fn the_check_finds_what_it_looks_for() {
+    // The check itself can fail: the server does name actix_web.
+    assert_eq!(naming(&["actix_web"], "", &["api/", "main.rs"]), ["server.rs"]);
+}
