@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Number;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
 use utoipa::openapi::{ObjectBuilder, Required, Type};
 
 use super::problem::ApiError;
@@ -107,45 +108,57 @@ fn invalid_body(status: StatusCode, detail: String) -> ApiError {
     ApiError::InvalidBody { status, detail }
 }
 
-/// The seat token of `Authorization: Bearer <token>`.
+/// A seat's request on a game: the game's id (the path's `{id}`), the seat's
+/// token from `Authorization: Bearer <token>`, and the version `If-Match` asks
+/// for. The one place for these: how they are read, and beside that how the
+/// OpenAPI document describes them.
 #[derive(Debug)]
-pub struct SeatToken(pub String);
-
-impl FromRequest for SeatToken {
-    type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, ApiError>>;
-
-    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let token = match request.headers().get(header::AUTHORIZATION).map(|value| value.to_str()) {
-            None => Err(ApiError::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
-            Some(Err(_)) => Err(ApiError::Unauthorized("the Authorization header is not readable text".into())),
-            Some(Ok(value)) => match value.split_once(' ') {
-                Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
-                    Ok(SeatToken(token.trim().to_string()))
-                }
-                _ => Err(ApiError::Unauthorized("the Authorization header must read Bearer <token>".into())),
-            },
-        };
-        std::future::ready(token)
-    }
+pub struct SeatRequest {
+    /// The game's id.
+    pub id: i64,
+    /// The bearer token of the seat.
+    pub token: String,
+    /// `Some` when the action must apply only to that version of the game; `None`
+    /// without `If-Match` or with `*`.
+    pub expected_version: Option<i64>,
 }
-
-/// The version an `If-Match` header asks for: `Some` when the action must apply
-/// only to that version, `None` without the header or with `*`. The one place
-/// for the header: how it is read, and beside that how the OpenAPI document
-/// describes it.
-#[derive(Debug)]
-pub struct IfMatch(pub Option<i64>);
 
 /// What a well-formed `If-Match` looks like: `*`, or one version tag.
 const IF_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[0-9]{1,18}")$"#;
 
-impl FromRequest for IfMatch {
+impl FromRequest for SeatRequest {
     type Error = ApiError;
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(expected_version(request.headers()).map(IfMatch))
+        let read = || {
+            let id =
+                request.match_info().get("id").and_then(|id| id.parse().ok()).ok_or_else(|| invalid_id(request))?;
+            Ok(SeatRequest {
+                id,
+                token: seat_token(request.headers())?,
+                expected_version: expected_version(request.headers())?,
+            })
+        };
+        std::future::ready(read())
+    }
+}
+
+/// The answer to a game id in the path that is no whole number.
+pub fn invalid_id(request: &HttpRequest) -> ApiError {
+    ApiError::InvalidPath(format!("the game id in {} must be a whole number, as in /api/v1/games/42", request.path()))
+}
+
+fn seat_token(headers: &HeaderMap) -> Result<String, ApiError> {
+    match headers.get(header::AUTHORIZATION).map(|value| value.to_str()) {
+        None => Err(ApiError::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
+        Some(Err(_)) => Err(ApiError::Unauthorized("the Authorization header is not readable text".into())),
+        Some(Ok(value)) => match value.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+                Ok(token.trim().to_string())
+            }
+            _ => Err(ApiError::Unauthorized("the Authorization header must read Bearer <token>".into())),
+        },
     }
 }
 
@@ -165,16 +178,25 @@ fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
         .ok_or_else(|| ApiError::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
 }
 
-impl utoipa::IntoParams for IfMatch {
+impl utoipa::IntoParams for SeatRequest {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let schema = ObjectBuilder::new().schema_type(Type::String).pattern(Some(IF_MATCH_PATTERN));
+        let id =
+            ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)));
+        let if_match = ObjectBuilder::new().schema_type(Type::String).pattern(Some(IF_MATCH_PATTERN));
         vec![
+            ParameterBuilder::new()
+                .name("id")
+                .parameter_in(ParameterIn::Path)
+                .description(Some("The game's id."))
+                .required(Required::True)
+                .schema(Some(id))
+                .build(),
             ParameterBuilder::new()
                 .name("If-Match")
                 .parameter_in(ParameterIn::Header)
                 .description(Some("Apply only if the game is still at this version (an ETag); otherwise 409."))
                 .required(Required::False)
-                .schema(Some(schema))
+                .schema(Some(if_match))
                 .build(),
         ]
     }

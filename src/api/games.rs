@@ -2,11 +2,12 @@
 
 use actix_web::http::header::ContentType;
 use actix_web::http::{StatusCode, header};
+use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use super::extract::{IfMatch, JsonBody, SeatToken, etag, is_unchanged};
+use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
 use super::limit::CreationLimit;
 use super::problem::ApiError;
 use super::views::{
@@ -15,7 +16,10 @@ use super::views::{
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
-use crate::service::{GameRecord, GameService};
+use crate::service::{GameRecord, GameService, Page};
+
+/// What a game operation answers: a response, or a problem.
+type Answer = Result<HttpResponse, ApiError>;
 
 /// The path of a game, for `Location` headers.
 fn game_path(id: i64) -> String {
@@ -23,7 +27,7 @@ fn game_path(id: i64) -> String {
 }
 
 /// 201 with the game and the caller's new seat.
-fn seated(record: &GameRecord, seat: crate::service::Seat) -> Result<HttpResponse, ApiError> {
+fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer {
     with_game(
         HttpResponse::Created()
             .insert_header((header::LOCATION, game_path(record.stored.id)))
@@ -39,7 +43,7 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> Result<HttpRespons
 const GAME_JSON_CAPACITY: usize = 4096;
 
 /// `response` with `view`, a game, as its JSON body.
-fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Result<HttpResponse, ApiError> {
+fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Answer {
     let mut body = Vec::with_capacity(GAME_JSON_CAPACITY);
     serde_json::to_writer(&mut body, view).map_err(|error| Error::Internal(format!("a game view: {error}")))?;
     Ok(response.content_type(ContentType::json()).body(body))
@@ -71,7 +75,7 @@ async fn create_game(
     body: JsonBody<CreateGameRequest>,
     limit: Option<web::Data<CreationLimit>>,
     http: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Answer {
     if let (Some(limit), Some(peer)) = (limit, http.peer_addr()) {
         limit.admit(peer.ip())?;
     }
@@ -104,7 +108,7 @@ async fn create_game(
     )
 )]
 #[post("/games/{id}/join")]
-async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     let (record, seat) = service.join(id.into_inner()).await?;
     seated(&record, seat)
 }
@@ -131,11 +135,7 @@ async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Resul
     )
 )]
 #[get("/games/{id}")]
-async fn get_game(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-    request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+async fn get_game(service: web::Data<GameService>, id: web::Path<i64>, request: HttpRequest) -> Answer {
     let record = service.game(id.into_inner()).await?;
     let tag = etag(record.version());
     if is_unchanged(&request, record.version()) {
@@ -144,15 +144,9 @@ async fn get_game(
     with_game(HttpResponse::Ok().insert_header((header::ETAG, tag)).take(), &GameView::from(&record))
 }
 
-/// Lets the seat of `token` take `action`, answering 201 with the new game.
-async fn act(
-    service: &GameService,
-    id: i64,
-    token: SeatToken,
-    action: Result<Action, crate::engine::RuleError>,
-    expected: IfMatch,
-) -> Result<HttpResponse, ApiError> {
-    let record = service.act(id, &token.0, action?, expected.0).await?;
+/// Lets the seat of `seat` take `action`, answering 201 with the new game.
+async fn act(service: &GameService, seat: SeatRequest, action: Result<Action, crate::engine::RuleError>) -> Answer {
+    let record = service.act(seat.id, &seat.token, action?, seat.expected_version).await?;
     with_game(
         HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).take(),
         &GameView::from(&record),
@@ -164,25 +158,11 @@ async fn act(
 /// In the `measurement` variant a move that closes a cycle is measured at once and
 /// the answer shows the collapsed board. In `player_choice` the answer shows the
 /// `pending_collapse` for the other player to decide.
-#[utoipa::path(
-    tag = "games",
-    security(("seat_token" = [])),
-    params(
-        ("id" = i64, Path, description = "The game's id."),
-        IfMatch,
-    ),
-    request_body(content = MoveRequest),
-    responses(super::docs::ActionAnswers)
-)]
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), request_body = MoveRequest,
+    responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/moves")]
-async fn place_move(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-    token: SeatToken,
-    body: JsonBody<MoveRequest>,
-    expected: IfMatch,
-) -> Result<HttpResponse, ApiError> {
-    act(&service, id.into_inner(), token, body.0.action(), expected).await
+async fn place_move(service: Data<GameService>, seat: SeatRequest, body: JsonBody<MoveRequest>) -> Answer {
+    act(&service, seat, body.0.action()).await
 }
 
 /// Decide a pending collapse (`player_choice` only): "move `move` ends in square `square`".
@@ -190,25 +170,11 @@ async fn place_move(
 /// Only the player who did not close the cycle decides. Any move of the cycle may be
 /// named; each option of `pending_collapse` gives the closing move's square and
 /// where every move lands.
-#[utoipa::path(
-    tag = "games",
-    security(("seat_token" = [])),
-    params(
-        ("id" = i64, Path, description = "The game's id."),
-        IfMatch,
-    ),
-    request_body(content = CollapseRequest),
-    responses(super::docs::ActionAnswers)
-)]
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), request_body = CollapseRequest,
+    responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/collapse")]
-async fn choose_collapse(
-    service: web::Data<GameService>,
-    id: web::Path<i64>,
-    token: SeatToken,
-    body: JsonBody<CollapseRequest>,
-    expected: IfMatch,
-) -> Result<HttpResponse, ApiError> {
-    act(&service, id.into_inner(), token, body.0.action(), expected).await
+async fn choose_collapse(service: Data<GameService>, seat: SeatRequest, body: JsonBody<CollapseRequest>) -> Answer {
+    act(&service, seat, body.0.action()).await
 }
 
 /// Ask for the best action for the side to act, by perfect play.
@@ -229,7 +195,7 @@ async fn choose_collapse(
     )
 )]
 #[get("/games/{id}/hint")]
-async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     let (_, hint) = service.hint(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
@@ -263,7 +229,7 @@ const MAX_PAGE: u32 = 100;
     )
 )]
 #[get("/games")]
-async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Result<HttpResponse, ApiError> {
+async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Answer {
     let limit = query.limit.unwrap_or(20);
     if !(1..=MAX_PAGE).contains(&limit) {
         return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
@@ -277,7 +243,7 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
         ),
     };
     // One more than the page shows whether another page follows.
-    let mut games = service.list(query.status.map(Into::into), before, limit + 1).await?;
+    let mut games = service.list(Page { status: query.status.map(Into::into), before, limit: limit + 1 }).await?;
     let next_cursor = (games.len() > limit as usize).then(|| {
         games.truncate(limit as usize);
         games.last().map(|game| game.id.to_string())
@@ -301,7 +267,7 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
     )
 )]
 #[get("/games/{id}/log")]
-async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
@@ -329,7 +295,7 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Result
     )
 )]
 #[get("/games/{id}/transcript")]
-async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
+async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
 }

@@ -72,13 +72,7 @@ pub fn app(
             App::new()
                 .app_data(web::Data::new(service))
                 .app_data(web::PayloadConfig::new(BODY_LIMIT))
-                .app_data(web::PathConfig::default().error_handler(|_, request| {
-                    ApiError::InvalidPath(format!(
-                        "the game id in {} must be a whole number, as in /api/v1/games/42",
-                        request.path()
-                    ))
-                    .into()
-                }))
+                .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
                 .app_data(web::QueryConfig::default().error_handler(|error, _| {
                     ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()
                 })),

@@ -16,7 +16,7 @@ use crate::store::{NewEntry, NewGame, Notice, Store, Write};
 use crate::token;
 
 pub use randomness::Randomness;
-pub use records::{Event, GameRecord, ListedGame, Status, StoredEntry, StoredGame, Summary};
+pub use records::{Event, GameRecord, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 use records::{bot_seat, open_seats, summary};
 
 /// A player's action applied to a game as read from its log, with what follows it.
@@ -448,12 +448,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn list(
-        &self,
-        status: Option<Status>,
-        before: Option<i64>,
-        limit: u32,
-    ) -> Result<Vec<ListedGame>, Error> {
-        Ok(self.store.list_games(status, before, limit).await?)
+    pub async fn list(&self, page: Page) -> Result<Vec<ListedGame>, Error> {
+        Ok(self.store.list_games(page).await?)
     }
 }

@@ -88,6 +88,18 @@ pub struct Summary {
     pub result: GameResult,
 }
 
+/// A page of a listing of games, newest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Only games with this status, when given.
+    pub status: Option<Status>,
+    /// Only games with ids below this one, when given: the page after the one
+    /// that ended there.
+    pub before: Option<i64>,
+    /// At most this many games.
+    pub limit: u32,
+}
+
 /// One game of a listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedGame {

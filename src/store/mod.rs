@@ -19,7 +19,7 @@ use sqlite::SqliteStore;
 
 use crate::bot::Bot;
 use crate::engine::{Player, Variant};
-use crate::service::{Event, ListedGame, Status, StoredEntry, StoredGame, Summary};
+use crate::service::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -238,20 +238,14 @@ impl Store {
         }
     }
 
-    /// Up to `limit` games, newest first, with ids below `before` when given, and
-    /// only those with `status` when given.
+    /// The games of `page`, newest first.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn list_games(
-        &self,
-        status: Option<Status>,
-        before: Option<i64>,
-        limit: u32,
-    ) -> Result<Vec<ListedGame>, StoreError> {
+    pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         match &self.0 {
-            Backend::Sqlite(store) => store.list_games(status, before, limit).await,
-            Backend::Postgres(store) => Box::pin(store.list_games(status, before, limit)).await,
+            Backend::Sqlite(store) => store.list_games(page).await,
+            Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
         }
     }
 

@@ -15,7 +15,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{ListedGame, NewGame, Notice, Status, StoreError, StoredEntry, StoredGame, Write};
+use super::{ListedGame, NewGame, Notice, Page, Status, StoreError, StoredEntry, StoredGame, Write};
 use crate::engine::Player;
 
 /// The notification channel of the games' changes; each payload is `id version`.
@@ -204,16 +204,11 @@ impl PgStore {
         Ok((written, decided))
     }
 
-    pub(super) async fn list_games(
-        &self,
-        status: Option<Status>,
-        before: Option<i64>,
-        limit: u32,
-    ) -> Result<Vec<ListedGame>, StoreError> {
+    pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         let rows = sqlx::query(LIST_GAMES.as_str())
-            .bind(status.map(Status::code))
-            .bind(before)
-            .bind(i64::from(limit))
+            .bind(page.status.map(Status::code))
+            .bind(page.before)
+            .bind(i64::from(page.limit))
             .fetch_all(&self.pool)
             .await?;
         rows.iter()

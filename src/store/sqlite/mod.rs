@@ -14,7 +14,7 @@ pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 
 use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{Durability, ListedGame, NewGame, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::{Durability, ListedGame, NewGame, Page, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
 use crate::engine::Player;
 
 /// How many connections read at once: enough for the server's workers and the
@@ -155,12 +155,7 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn list_games(
-        &self,
-        status: Option<Status>,
-        before: Option<i64>,
-        limit: u32,
-    ) -> Result<Vec<ListedGame>, StoreError> {
+    pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
                 let mut listing = connection.prepare_cached(
@@ -169,16 +164,17 @@ impl SqliteStore {
                      WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
                      ORDER BY id DESC LIMIT ?3",
                 )?;
-                let rows = listing.query_map(params![status.map(Status::code), before, limit], |row| {
-                    Ok(SummaryRow {
-                        id: row.get(0)?,
-                        variant: row.get(1)?,
-                        created_at: row.get(2)?,
-                        status: row.get(3)?,
-                        result: row.get(4)?,
-                        version: row.get(5)?,
-                    })
-                })?;
+                let rows =
+                    listing.query_map(params![page.status.map(Status::code), page.before, page.limit], |row| {
+                        Ok(SummaryRow {
+                            id: row.get(0)?,
+                            variant: row.get(1)?,
+                            created_at: row.get(2)?,
+                            status: row.get(3)?,
+                            result: row.get(4)?,
+                            version: row.get(5)?,
+                        })
+                    })?;
                 rows.map(|row| row?.into_listed()).collect()
             })
             .await
@@ -360,7 +356,7 @@ mod tests {
 
         let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
         let game = store.load_game(7).await.unwrap();
-        let listed = store.list_games(Some(Status::Finished), None, 10).await.unwrap();
+        let listed = store.list_games(Page { status: Some(Status::Finished), before: None, limit: 10 }).await.unwrap();
         let missing_game = store
             .writer
             .run(|connection| {
