@@ -9,12 +9,13 @@
 //! - [`bot`]: computer players, pure: random, the original app's heuristic, and a
 //!   perfect player by exact search.
 //! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
-//!   action, append the new entries.
+//!   action, append the new entries; the games, log entries and listings it
+//!   hands the API; where its randomness comes from.
 //! - [`store`]: the only module with SQL: games, logs and seats, in SQLite or
-//!   PostgreSQL behind one set of operations.
-//! - [`api`]: HTTP handlers, request and response views, routes, the OpenAPI
-//!   document and Swagger UI.
-//! - [`error`]: the one error type, answered as RFC 9457 problem+json.
+//!   PostgreSQL behind one set of operations, with its own error type.
+//! - [`api`]: HTTP handlers, request and response views, routes, problem+json,
+//!   the OpenAPI document and Swagger UI.
+//! - [`error`]: what the service's operations fail with, in its own words.
 //! - [`config`]: settings from the environment, with defaults.
 //! - [`server`]: start-up and graceful shutdown.
 //! - [`token`]: seat tokens and their hashes.
