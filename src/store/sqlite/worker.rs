@@ -471,31 +471,14 @@ mod tests {
                 Err(other) => format!("{other:?}"),
             })
             .collect();
-        assert_eq!(
-            answers,
-            [
-                "0",
-                "1",
-                "2",
-                "write 3 fails",
-                "4",
-                "5",
-                "6",
-                "a database job panicked",
-                "write 8 fails",
-                "9",
-                "10",
-                "11",
-                "12",
-                "write 13 fails",
-                "14",
-                "15",
-                "16",
-                "17",
-                "write 18 fails",
-                "19"
-            ]
-        );
+        let expected: Vec<String> = (0..20)
+            .map(|n| match n {
+                7 => "a database job panicked".to_string(),
+                n if n % 5 == 3 => format!("write {n} fails"),
+                n => n.to_string(),
+            })
+            .collect();
+        assert_eq!(answers, expected);
         assert_eq!(rows, [0, 1, 2, 4, 5, 6, 9, 10, 11, 12, 14, 15, 16, 17, 19], "a failed write undid only itself");
         assert!(frames <= 2, "the writes made one commit of one page, not {frames} frames");
     }
