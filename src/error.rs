@@ -11,6 +11,8 @@ use crate::store::StoreError;
 pub enum Error {
     /// The action breaks a rule of the game; the rule's code names it.
     Rule(RuleError),
+    /// A hint was asked for while the game goes on, in a game without hints.
+    HintsDisabled,
     /// No game has that id.
     NotFound(String),
     /// The token is not a seat of this game.
@@ -30,10 +32,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
+    pub const CODES: [&'static str; 6] =
+        ["hints_disabled", "not_found", "forbidden", "conflict", "unavailable", "internal"];
+
     /// The stable code clients match on.
     pub fn code(&self) -> &'static str {
         match self {
             Error::Rule(rule) => rule.code(),
+            Error::HintsDisabled => "hints_disabled",
             Error::NotFound(_) => "not_found",
             Error::Forbidden(_) => "forbidden",
             Error::Conflict { .. } => "conflict",
@@ -46,6 +53,9 @@ impl Error {
     pub fn detail(&self) -> String {
         match self {
             Error::Rule(rule) => rule.to_string(),
+            Error::HintsDisabled => {
+                "this game gives no hints while it goes on; its creator can ask for them with \"hints\": true".into()
+            }
             Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

@@ -134,14 +134,18 @@ pub struct RuleBroken(Problem);
 /// This address created more games this minute than the server allows; the
 /// `Retry-After` header says how many seconds to wait.
 #[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:rate_limited",
+#[response(content_type = "application/problem+json",
+    headers(("Retry-After" = u64, description = "Seconds until this address may create another game.")),
+    example = json!({"type": "urn:qttt:problem:rate_limited",
     "title": "Too many games created", "status": 429,
     "detail": "this address created too many games; try again in 42 s", "code": "rate_limited"}))]
 pub struct TooManyGames(Problem);
 
-/// The database does not answer; try again shortly.
+/// The database does not answer; try again after the seconds `Retry-After` says.
 #[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:unavailable",
+#[response(content_type = "application/problem+json",
+    headers(("Retry-After" = u64, description = "Seconds to wait before trying again.")),
+    example = json!({"type": "urn:qttt:problem:unavailable",
     "title": "Service unavailable", "status": 503, "detail": "the database does not answer: pool timed out",
     "code": "unavailable"}))]
 pub struct Unavailable(Problem);

@@ -6,19 +6,19 @@ use std::time::Duration;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
-use serde::Serialize;
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::{Instant, Interval, interval_at, sleep_until};
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
-use utoipa::{PartialSchema, ToSchema};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::problem::ApiError;
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
-use crate::service::StoredEntry;
-use crate::service::{GameRecord, GameService};
+use crate::service::{GameRecord, GameService, Status};
 
 /// How often an idle stream sends a comment, so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -26,7 +26,12 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How long a watcher waits to read the log again after the database did not answer.
 const RETRY: Duration = Duration::from_secs(1);
 
-/// The data of one event: the log entry, and the game right after it.
+/// How long a browser waits to reconnect a stream that closed: from this many
+/// milliseconds, plus up to as many again at random, so that the reconnects of
+/// many watchers spread out instead of coming together.
+const RECONNECT_MS: u32 = 2000;
+
+/// The data of one event of the log: the log entry, and the game right after it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LiveEvent {
     /// What happened; its `seq` is the event's id.
@@ -35,13 +40,41 @@ pub struct LiveEvent {
     pub game: GameView,
 }
 
-/// One event as the stream sends it, its JSON `data` described by [`LiveEvent`]:
-/// the schema of each item of the stream, as OpenAPI 3.2's `itemSchema` would give it.
+/// The data of the `end` event, the last of a finished game's stream.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LiveEnd {
+    /// The game as it ended.
+    pub game: GameView,
+}
+
+/// One event as the stream sends it, its JSON `data` described by [`LiveEvent`]
+/// or, for `end`, [`LiveEnd`]: the schema of each item of the stream, as OpenAPI
+/// 3.2's `itemSchema` would give it.
 pub struct LiveEventMessage;
 
 impl utoipa::PartialSchema for LiveEventMessage {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
+        let data = |schema: &str, kinds: &[&str], description: &str| {
+            ObjectBuilder::new()
+                .property(
+                    "event",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some(kinds.iter().copied()))
+                        .description(Some("The event's kind.")),
+                )
+                .property(
+                    "data",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .content_media_type("application/json")
+                        .content_schema(Some(Ref::from_schema_name(schema)))
+                        .description(Some(description)),
+                )
+                .required("event")
+                .required("data")
+        };
+        let entry = data(LiveEvent::name().as_ref(), &["seat", "move", "collapse"], "A LiveEvent, as JSON.")
             .property(
                 "id",
                 ObjectBuilder::new()
@@ -49,38 +82,26 @@ impl utoipa::PartialSchema for LiveEventMessage {
                     .pattern(Some("^[0-9]+$"))
                     .description(Some("The entry's sequence number; send it back as Last-Event-ID to resume.")),
             )
-            .property(
-                "event",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .enum_values(Some(["seat", "move", "collapse"]))
-                    .description(Some("The entry's kind.")),
-            )
-            .property(
-                "data",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .content_media_type("application/json")
-                    .content_schema(Some(Ref::from_schema_name(LiveEvent::name())))
-                    .description(Some("A LiveEvent, as JSON.")),
-            )
             .required("id")
-            .required("event")
-            .required("data")
-            .description(Some("One Server-Sent Event."))
-            .into()
+            .description(Some("An entry of the game's log."));
+        let end = data(LiveEnd::name().as_ref(), &["end"], "A LiveEnd, as JSON.")
+            .description(Some("The end of a finished game's stream, which then closes; it has no id."));
+        OneOfBuilder::new().item(entry).item(end).description(Some("One Server-Sent Event.")).into()
     }
 }
 
 impl ToSchema for LiveEventMessage {
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
         schemas.push((LiveEvent::name().into(), LiveEvent::schema()));
+        schemas.push((LiveEnd::name().into(), LiveEnd::schema()));
         <LiveEvent as ToSchema>::schemas(schemas);
     }
 }
 
-fn event(entry: &StoredEntry, record: &GameRecord) -> Bytes {
-    let entry = LogEntryView::from(entry);
+/// The event of the last entry of `record`'s log, with the game right after it.
+fn event(record: &GameRecord) -> Bytes {
+    let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
+    let entry = LogEntryView::new(entry, move_number);
     let kind = match entry.event {
         EventView::Seat { .. } => "seat",
         EventView::Move { .. } => "move",
@@ -91,8 +112,15 @@ fn event(entry: &StoredEntry, record: &GameRecord) -> Bytes {
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
 }
 
-/// A watcher's stream: what is queued to send, how far it got, its notices, and
-/// when to read the log again if the last read found the database away.
+/// The `end` event of a finished game.
+fn end(record: &GameRecord) -> Bytes {
+    let data = serde_json::to_string(&LiveEnd { game: GameView::from(record) }).expect("an event serialises");
+    Bytes::from(format!("event: end\ndata: {data}\n\n"))
+}
+
+/// A watcher's stream: what is queued to send, how far it got, its notices, when
+/// to read the log again if the last read found the database away, and whether
+/// the game has ended (the stream closes once its queue is sent).
 struct Watch {
     service: web::Data<GameService>,
     id: i64,
@@ -101,14 +129,22 @@ struct Watch {
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
     retry_at: Option<Instant>,
+    ended: bool,
 }
 
 impl Watch {
-    fn enqueue(&mut self, history: Vec<(StoredEntry, GameRecord)>) {
-        for (entry, record) in history {
-            self.sent = entry.seq;
-            self.queue.push_back(event(&entry, &record));
+    /// Queues the events of `record`'s entries after those sent, and the end of a
+    /// finished game.
+    fn enqueue(&mut self, record: &GameRecord) -> Result<(), Error> {
+        for then in record.history(self.sent)? {
+            self.sent = then.version();
+            self.queue.push_back(event(&then));
         }
+        if record.status() == Status::Finished {
+            self.queue.push_back(end(record));
+            self.ended = true;
+        }
+        Ok(())
     }
 
     /// Queues what the log holds after what was sent. While the database is away
@@ -116,8 +152,8 @@ impl Watch {
     /// browser's `EventSource` to reconnect into a 503, after which it gives up.
     async fn catch_up(&mut self) -> Result<(), Error> {
         self.retry_at = None;
-        match self.service.history(self.id, self.sent).await {
-            Ok(history) => self.enqueue(history),
+        match self.service.game(self.id).await {
+            Ok(record) => self.enqueue(&record)?,
             Err(Error::Unavailable(detail)) => {
                 // Like a 503 answer, not worth a warning: with many watchers, an
                 // outage would log one every second for each.
@@ -134,6 +170,9 @@ impl Watch {
         loop {
             if let Some(bytes) = self.queue.pop_front() {
                 return Some((Ok(bytes), self));
+            }
+            if self.ended {
+                return None;
             }
             let caught_up = tokio::select! {
                 notice = self.notices.recv() => match notice {
@@ -156,10 +195,23 @@ impl Watch {
     }
 }
 
-/// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`.
-fn last_event_id(request: &HttpRequest) -> Result<i64, ApiError> {
+/// Where a stream resumes, for a client that cannot send `Last-Event-ID`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct Resume {
+    /// The last event seen, as `Last-Event-ID` gives it: a fresh `EventSource`
+    /// (after a page reload) cannot send the header, but can open
+    /// `events?last_event_id=N`. The header wins when both are sent: it is what a
+    /// reconnecting `EventSource` saw last.
+    #[param(minimum = 0)]
+    last_event_id: Option<i64>,
+}
+
+/// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`,
+/// else the query's `last_event_id`, else none (0).
+fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError> {
     match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(|v| v.trim().parse().ok())) {
-        None => Ok(0),
+        None => Ok(resume.last_event_id.unwrap_or(0)),
         Some(Some(seq)) => Ok(seq),
         Some(None) => Err(ApiError::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
     }
@@ -169,25 +221,33 @@ fn last_event_id(request: &HttpRequest) -> Result<i64, ApiError> {
 ///
 /// Every entry of the game's log is an event: its `id` is the entry's sequence
 /// number, its `event` the entry's kind (`seat`, `move` or `collapse`), its `data`
-/// `{"entry": ..., "game": ...}` with the game right after it. The stream first
-/// sends the entries after `Last-Event-ID` (all of them on a first connection),
-/// then each new one as it is written. A comment every 15 s keeps idle streams open.
-/// While the database is away the stream stays open, and goes on when it is back.
+/// a `LiveEvent`, `{"entry": ..., "game": ...}` with the game right after it. The
+/// stream first sends the entries after `Last-Event-ID` (or `?last_event_id=`; all
+/// of them on a first connection), then each new one as it is written. When the
+/// game is finished, a last event, `end` (with no id, its data a `LiveEnd`), and
+/// the stream closes; a reconnect that has seen every event gets 204, which tells
+/// an `EventSource` to stop. A comment every 15 s keeps idle streams open, and a
+/// `retry` field of 2-4 s spreads reconnects. While the database is away the
+/// stream stays open, and goes on when it is back. `EventSource` hides a 404 or
+/// 503: get the game first.
 ///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
 /// for (const kind of ["seat", "move", "collapse"])
 ///   events.addEventListener(kind, (e) => render(JSON.parse(e.data).game));
+/// events.addEventListener("end", (e) => { render(JSON.parse(e.data).game); events.close(); });
 /// ```
 #[utoipa::path(
     tag = "games",
     params(
         ("id" = i64, Path, description = "The game's id."),
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = r"^[0-9]{1,18}$", description = "The last event seen; the stream resumes after it."),
+        Resume,
     ),
     responses(
-        (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of LiveEvent JSON.",
+        (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of JSON.",
             content_type = "text/event-stream", body = LiveEventMessage),
+        (status = 204, description = "The game is finished and the client has seen every event: nothing more will come."),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
         (status = 500, response = super::docs::Internal),
@@ -198,13 +258,17 @@ fn last_event_id(request: &HttpRequest) -> Result<i64, ApiError> {
 async fn events(
     service: web::Data<GameService>,
     id: web::Path<i64>,
+    resume: web::Query<Resume>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, last) = (id.into_inner(), last_event_id(&request)?);
+    let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?);
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
-    let history = service.history(id, last).await?;
+    let record = service.game(id).await?;
+    if record.status() == Status::Finished && last >= record.version() {
+        return Ok(HttpResponse::NoContent().finish());
+    }
     let mut watch = Watch {
         service,
         id,
@@ -213,8 +277,11 @@ async fn events(
         notices,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
         retry_at: None,
+        ended: false,
     };
-    watch.enqueue(history);
+    let reconnect_after = RECONNECT_MS + rand::rng().random_range(0..=RECONNECT_MS);
+    watch.queue.push_back(Bytes::from(format!("retry: {reconnect_after}\n\n")));
+    watch.enqueue(&record)?;
     let stream = futures_util::stream::unfold(watch, Watch::next);
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")

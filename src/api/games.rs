@@ -11,8 +11,8 @@ use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
 use super::limit::CreationLimit;
 use super::problem::ApiError;
 use super::views::{
-    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LogEntryView, MoveRequest,
-    OpponentRequest, SeatedGame, StatusName,
+    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LegalActions, LogEntryView,
+    MoveRequest, SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
@@ -79,14 +79,9 @@ async fn create_game(
     if let (Some(limit), Some(peer)) = (limit, http.peer_addr()) {
         limit.admit(peer.ip())?;
     }
-    let JsonBody(request) = body;
-    let opponent = request
-        .opponent
-        .as_ref()
-        .map(OpponentRequest::bot)
-        .transpose()
-        .map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
-    let (record, seat) = service.create_game(request.variant.into(), request.play_as.into(), opponent).await?;
+    let settings =
+        body.0.settings().map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
+    let (record, seat) = service.create_game(settings).await?;
     seated(&record, seat)
 }
 
@@ -200,6 +195,28 @@ async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
 
+/// List every legal action of the side to act, in the shape the hint gives its
+/// action: a UI can grey out what cannot be played.
+///
+/// Every move (36 on the empty board), the two options of a pending collapse, or
+/// the forced last-square move alone; none once the game is over.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The legal actions.", body = LegalActions),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/legal")]
+async fn legal_actions(service: Data<GameService>, id: web::Path<i64>) -> Answer {
+    let record = service.game(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(LegalActions::from(&record.game)))
+}
+
 /// The query of a game listing.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -273,7 +290,7 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Answer
         game_id: record.stored.id,
         variant: record.game.variant().into(),
         version: record.version(),
-        entries: record.stored.log.iter().map(LogEntryView::from).collect(),
+        entries: record.numbered_log().map(|(entry, move_number)| LogEntryView::new(entry, move_number)).collect(),
     }))
 }
 
@@ -310,6 +327,7 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(place_move)
         .service(choose_collapse)
         .service(hint)
+        .service(legal_actions)
         .service(game_log)
         .service(game_transcript);
 }

@@ -128,7 +128,9 @@ fn cors(origins: &CorsOrigins) -> Cors {
     let cors = Cors::default()
         .allow_any_method()
         .allow_any_header()
-        .expose_headers([header::ETAG, header::LOCATION])
+        // Every header a client reads: a game's version, a new game's path, and
+        // how long to wait after a 429 or a 503.
+        .expose_headers([header::ETAG, header::LOCATION, header::RETRY_AFTER])
         .max_age(3600);
     match origins {
         CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),

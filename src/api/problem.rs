@@ -5,6 +5,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{Object, ObjectBuilder, Type};
 
 use crate::engine::RuleError;
 use crate::error::Error;
@@ -54,6 +55,10 @@ pub enum ApiError {
     },
 }
 
+/// The seconds a client waits after a 503 before trying again: long enough for a
+/// restarting database, short enough to go on soon after.
+const UNAVAILABLE_RETRY_AFTER: u64 = 2;
+
 /// An RFC 9457 problem: every error the API returns has this body, as
 /// `application/problem+json`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -74,17 +79,47 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong in this request.
     pub detail: String,
-    /// A stable code for programs: a rule code (`not_your_turn`, `square_is_classical`,
-    /// ...) or one of `not_found`, `unauthorized`, `forbidden`, `conflict`,
-    /// `invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `method_not_allowed`,
-    /// `rate_limited`, `unavailable`, `rejected` (refused before reaching the API), `internal`.
+    /// A stable code for programs: one of the enum, a broken rule's or another.
+    #[schema(schema_with = codes_schema)]
     pub code: String,
     /// With `conflict`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<i64>,
 }
 
+/// The codes of the refusals of the HTTP layer, as [`ApiError::code`] gives them.
+const HTTP_CODES: [&str; 8] = [
+    "invalid_body",
+    "invalid_path",
+    "invalid_query",
+    "invalid_header",
+    "unauthorized",
+    "method_not_allowed",
+    "rate_limited",
+    "rejected",
+];
+
+/// The schema of a problem's code: every code a problem can carry, so that a
+/// client can handle each.
+fn codes_schema() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(ApiError::codes()))
+        .description(Some(
+            "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
+             `hints_disabled`, `not_found`, `forbidden`, `conflict`, `unavailable`, `internal`, or a refusal of \
+             the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
+             `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
+        ))
+        .build()
+}
+
 impl ApiError {
+    /// Every code a problem can carry.
+    pub fn codes() -> Vec<&'static str> {
+        RuleError::ALL.iter().map(|rule| rule.code()).chain(Error::CODES).chain(HTTP_CODES).collect()
+    }
+
     /// The stable code clients match on.
     pub fn code(&self) -> &'static str {
         match self {
@@ -109,6 +144,7 @@ impl ApiError {
                 title.push_str(&words[1..]);
                 title
             }
+            ApiError::Service(Error::HintsDisabled) => "Hints disabled".into(),
             ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
             ApiError::Service(Error::Forbidden(_)) => "Not a seat of this game".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
@@ -190,7 +226,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::Service(error) => match error {
-                Error::Rule(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                Error::Rule(_) | Error::HintsDisabled => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
                 Error::Conflict { .. } => StatusCode::CONFLICT,
@@ -222,8 +258,68 @@ impl ResponseError for ApiError {
             ApiError::RateLimited { retry_after } => {
                 response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
             }
+            ApiError::Service(Error::Unavailable(_)) => {
+                response.insert_header((header::RETRY_AFTER, UNAVAILABLE_RETRY_AFTER.to_string()));
+            }
             _ => {}
         }
         response.body(serde_json::to_string(&self.problem()).expect("a problem serialises"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of each kind. The match below has no catch-all, so that a new kind
+    /// of error cannot be added without one here.
+    fn one_of_each() -> Vec<ApiError> {
+        let every_kind = RuleError::ALL.into_iter().map(|rule| ApiError::Service(Error::Rule(rule))).chain([
+            ApiError::Service(Error::HintsDisabled),
+            ApiError::Service(Error::NotFound(String::new())),
+            ApiError::Service(Error::Forbidden(String::new())),
+            ApiError::Service(Error::Conflict { detail: String::new(), current_version: None }),
+            ApiError::Service(Error::Unavailable(String::new())),
+            ApiError::Service(Error::Internal(String::new())),
+            ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail: String::new() },
+            ApiError::InvalidPath(String::new()),
+            ApiError::InvalidQuery(String::new()),
+            ApiError::InvalidHeader(String::new()),
+            ApiError::Unauthorized(String::new()),
+            ApiError::NoRoute(String::new()),
+            ApiError::MethodNotAllowed { allowed: Vec::new() },
+            ApiError::RateLimited { retry_after: 1 },
+            ApiError::Rejected { status: StatusCode::FORBIDDEN, detail: String::new() },
+        ]);
+        every_kind
+            .inspect(|error| match error {
+                ApiError::Service(
+                    Error::Rule(_)
+                    | Error::HintsDisabled
+                    | Error::NotFound(_)
+                    | Error::Forbidden(_)
+                    | Error::Conflict { .. }
+                    | Error::Unavailable(_)
+                    | Error::Internal(_),
+                )
+                | ApiError::InvalidBody { .. }
+                | ApiError::InvalidPath(_)
+                | ApiError::InvalidQuery(_)
+                | ApiError::InvalidHeader(_)
+                | ApiError::Unauthorized(_)
+                | ApiError::NoRoute(_)
+                | ApiError::MethodNotAllowed { .. }
+                | ApiError::RateLimited { .. }
+                | ApiError::Rejected { .. } => {}
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_codes_are_exactly_those_errors_carry() {
+        let carried: std::collections::BTreeSet<&str> = one_of_each().iter().map(ApiError::code).collect();
+        let documented: std::collections::BTreeSet<&str> = ApiError::codes().into_iter().collect();
+        assert_eq!(carried, documented);
+        assert_eq!(ApiError::codes().len(), documented.len(), "no code is listed twice");
     }
 }

@@ -392,8 +392,11 @@ impl Game {
     }
 
     /// What each square would hold if every unresolved move were measured now.
+    /// Once the game is over the spooky marks left no longer matter: a square
+    /// without a classical mark stays empty.
     pub fn square_probabilities(&self) -> [SquareProbabilities; 9] {
-        measurement::square_probabilities(&self.moves, &self.classical)
+        let unresolved = if self.is_over() { &[][..] } else { &self.moves[..] };
+        measurement::square_probabilities(unresolved, &self.classical)
     }
 
     /// Ongoing, or who won.

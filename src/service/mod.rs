@@ -16,7 +16,7 @@ use crate::store::{NewEntry, NewGame, Notice, Store, Write};
 use crate::token;
 
 pub use randomness::Randomness;
-pub use records::{Event, GameRecord, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 use records::{bot_seat, open_seats, summary};
 
 /// A player's action applied to a game as read from its log, with what follows it.
@@ -200,25 +200,6 @@ impl GameService {
         self.hub.close();
     }
 
-    /// The entries of game `id`'s log after sequence number `after`, each with the
-    /// game as it stood right after it.
-    ///
-    /// # Errors
-    /// [`Error::NotFound`]; a corrupt log; database failures.
-    pub async fn history(&self, id: i64, after: i64) -> Result<Vec<(StoredEntry, GameRecord)>, Error> {
-        let stored = self.game(id).await?.stored;
-        stored
-            .log
-            .iter()
-            .enumerate()
-            .filter(|(_, entry)| entry.seq > after)
-            .map(|(index, entry)| {
-                let then = StoredGame { log: stored.log[..=index].to_vec(), ..stored.clone() };
-                Ok((entry.clone(), GameRecord::replay(then)?))
-            })
-            .collect()
-    }
-
     /// Checks that the database answers.
     ///
     /// # Errors
@@ -228,17 +209,13 @@ impl GameService {
         self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))
     }
 
-    /// Creates a game of `variant` with the caller in the seat of `play_as`; with
-    /// `opponent`, a bot takes the other seat and opens when it is X.
+    /// Creates a game as `settings` say, with the caller in the seat of `play_as`;
+    /// with an opponent, a bot takes the other seat and opens when it is X.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn create_game(
-        &self,
-        variant: Variant,
-        play_as: Player,
-        opponent: Option<Bot>,
-    ) -> Result<(GameRecord, Seat), Error> {
+    pub async fn create_game(&self, settings: GameSettings) -> Result<(GameRecord, Seat), Error> {
+        let GameSettings { variant, play_as, opponent, hints } = settings;
         let token = token::new_token();
         let mut game = Game::new(variant);
         let mut opening = Vec::new();
@@ -260,6 +237,7 @@ impl GameService {
             play_as,
             token_hash: token::hash(&token),
             opponent,
+            hints: hints.unwrap_or(opponent.is_some()),
             opening,
             summary: summary(&game, &open_seats),
         };
@@ -407,7 +385,8 @@ impl GameService {
     /// Database failures.
     pub async fn reset_shared_game(&self, against_bot: bool, play_as: Player) -> Result<(GameRecord, Player), Error> {
         let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
-        let (record, _) = self.create_game(Variant::Measurement, play_as, opponent).await?;
+        let settings = GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None };
+        let (record, _) = self.create_game(settings).await?;
         self.store.set_shared_game(record.stored.id, play_as).await?;
         Ok((record, play_as))
     }
@@ -437,6 +416,9 @@ impl GameService {
         let Some(Actor::Player(player)) = record.game.actor_to_act() else {
             return Err(Error::Rule(RuleError::GameOver));
         };
+        if !record.stored.hints {
+            return Err(Error::HintsDisabled);
+        }
         let game = record.game;
         let solution = off_request_threads("the search", move || Ok(Solver::default().answer(&game))).await?;
         let hint = Hint { variant: record.game.variant(), player, solution };

@@ -3,7 +3,7 @@
 //! entries, and a listing.
 
 use crate::bot::Bot;
-use crate::engine::{Game, GameResult, LogEntry, Player, Variant};
+use crate::engine::{Action, Game, GameResult, LogEntry, MoveNumber, Player, Variant};
 use crate::error::Error;
 
 /// Something that happened to a game, as its log keeps it.
@@ -39,6 +39,8 @@ pub struct StoredGame {
     pub created_at: String,
     /// The bot that holds the seat the creator left, in a game against the computer.
     pub opponent: Option<Bot>,
+    /// Whether hints are given while the game goes on.
+    pub hints: bool,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
     /// The hash of each seat's token; a bot's seat has none.
@@ -86,6 +88,20 @@ pub struct Summary {
     pub status: Status,
     /// The engine's result.
     pub result: GameResult,
+}
+
+/// What a new game is to be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GameSettings {
+    /// Its collapse rule.
+    pub variant: Variant,
+    /// The seat its creator takes.
+    pub play_as: Player,
+    /// The bot that takes the other seat, in a game against the computer.
+    pub opponent: Option<Bot>,
+    /// Whether hints are given while the game goes on; by default only against a
+    /// bot: between two people a hint would be an advisor at the table.
+    pub hints: Option<bool>,
 }
 
 /// A page of a listing of games, newest first.
@@ -146,9 +162,32 @@ impl GameRecord {
         Ok(GameRecord { stored, game })
     }
 
+    /// The game as it stood right after each entry of its log after sequence
+    /// number `after`, in order: the last entry of each is the entry.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the log breaks a rule.
+    pub fn history(&self, after: i64) -> Result<Vec<GameRecord>, Error> {
+        let log = &self.stored.log;
+        (0..log.len())
+            .filter(|&index| log[index].seq > after)
+            .map(|index| GameRecord::replay(StoredGame { log: log[..=index].to_vec(), ..self.stored.clone() }))
+            .collect()
+    }
+
     /// The game's version: the sequence number of its last log entry.
     pub fn version(&self) -> i64 {
         self.stored.version()
+    }
+
+    /// Its log, each entry with the number of its move when it is a move.
+    pub fn numbered_log(&self) -> impl Iterator<Item = (&StoredEntry, Option<MoveNumber>)> {
+        let mut moves = 0;
+        self.stored.log.iter().map(move |entry| {
+            let is_move = matches!(entry.event, Event::Action(LogEntry { action: Action::Move { .. }, .. }));
+            moves += u8::from(is_move);
+            (entry, is_move.then_some(moves))
+        })
     }
 
     /// The seats nobody has taken yet.

@@ -94,6 +94,8 @@ pub struct NewGame {
     pub token_hash: Vec<u8>,
     /// The bot that takes the other seat, in a game against the computer.
     pub opponent: Option<Bot>,
+    /// Whether hints are given while the game goes on.
+    pub hints: bool,
     /// What is logged after the creator's seat: the bot's seat and first actions.
     pub opening: Vec<NewEntry>,
     /// Its summary after the opening.
@@ -125,6 +127,7 @@ impl NewGame {
             variant: self.variant,
             created_at,
             opponent: self.opponent,
+            hints: self.hints,
             log,
             token_hashes: vec![(self.play_as, self.token_hash)],
         }

@@ -40,8 +40,8 @@ static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
 });
 static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "INSERT INTO games (variant, status, result, bot, mistake_chance) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING id, {}",
+        "INSERT INTO games (variant, status, result, bot, mistake_chance, hints) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, {}",
         rfc3339("created_at")
     )
 });
@@ -142,6 +142,7 @@ impl PgStore {
             .bind(new.summary.result.code())
             .bind(new.bot())
             .bind(new.mistake_chance())
+            .bind(new.hints)
             .fetch_one(&mut *tx)
             .await?;
         let (id, created_at): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
@@ -295,10 +296,11 @@ async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame,
         created_at: row.try_get(2)?,
         bot: row.try_get(3)?,
         mistake_chance: row.try_get(4)?,
-        x_token_hash: row.try_get(5)?,
-        o_token_hash: row.try_get(6)?,
+        hints: row.try_get(5)?,
+        x_token_hash: row.try_get(6)?,
+        o_token_hash: row.try_get(7)?,
     };
-    game.into_game(EntryRow::from_json(row.try_get(7)?)?)
+    game.into_game(EntryRow::from_json(row.try_get(8)?)?)
 }
 
 /// Carries out `write` on game `id` in `tx`.

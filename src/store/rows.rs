@@ -14,6 +14,7 @@ pub(super) struct GameRow {
     pub created_at: String,
     pub bot: Option<String>,
     pub mistake_chance: Option<f64>,
+    pub hints: bool,
     pub x_token_hash: Option<Vec<u8>>,
     pub o_token_hash: Option<Vec<u8>>,
 }
@@ -22,7 +23,7 @@ pub(super) struct GameRow {
 /// creation time as `created_at` (the backend's expression for its RFC 3339 text).
 pub(super) fn game_columns(created_at: &str) -> String {
     format!(
-        "id, variant, {created_at}, bot, mistake_chance, \
+        "id, variant, {created_at}, bot, mistake_chance, hints, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash"
     )
@@ -53,6 +54,7 @@ impl GameRow {
             variant: variant(&self.variant)?,
             created_at: self.created_at,
             opponent,
+            hints: self.hints,
             log,
             token_hashes,
         })

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::{ActorName, BotName, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::bot::Bot;
-use crate::engine::{Collapse, Line, Mark, Move, Square, SquareProbabilities};
+use crate::engine::{Actor, Collapse, Game, Line, Mark, Move, Square, SquareProbabilities};
 use crate::service::{GameRecord, Seat};
 
 /// The bot a game is played against.
@@ -15,8 +15,8 @@ pub struct OpponentView {
     pub bot: BotName,
     /// The seat it holds.
     pub player: PlayerName,
-    /// `parasite` only: its probability of a random move.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `parasite`: its probability of a random move; null for the others.
+    #[schema(required = true)]
     pub mistake_chance: Option<f64>,
 }
 
@@ -36,15 +36,27 @@ pub struct GameView {
     /// When the game was created (RFC 3339, UTC).
     pub created_at: String,
     /// The seats nobody has taken yet.
+    #[schema(max_items = 2)]
     pub open_seats: Vec<PlayerName>,
     /// The bot in a game against the computer, else null.
+    #[schema(required = true)]
     pub opponent: Option<OpponentView>,
+    /// Whether `GET /games/{id}/hint` gives the best action while the game goes on
+    /// (else 422 `hints_disabled`): by default off between two people, on against a bot.
+    pub hints: bool,
     /// The nine squares, 0-8 row-major from the top-left.
+    #[schema(min_items = 9, max_items = 9)]
     pub board: Vec<CellView>,
+    /// Who acts now and how: a move, or the choice of a pending collapse; null once
+    /// the game is over. The one field a client needs to know whose turn it is.
+    #[schema(required = true)]
+    pub to_act: Option<ToAct>,
     /// Who places the next move and its number; null while a collapse is pending and
     /// after the end.
+    #[schema(required = true)]
     pub next_to_move: Option<NextToMove>,
     /// The closed cycle waiting for the chooser's decision, or null.
+    #[schema(required = true)]
     pub pending_collapse: Option<CollapseView>,
     /// Every collapse so far, in order, with how it was decided.
     pub collapses: Vec<CollapseView>,
@@ -68,13 +80,16 @@ pub struct CellView {
     /// The square, 0-8.
     pub square: u8,
     /// The classical mark, such as `X3`, or null.
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, required = true)]
     pub classical: Option<MarkName>,
     /// The spooky marks of unresolved moves, in move order.
     #[schema(value_type = Vec<String>)]
     pub spooky: Vec<MarkName>,
     /// The odds of what the square would hold if every unresolved move were
-    /// measured now; a UI can shade the square with them.
+    /// measured now; a UI can shade the square with them. While a collapse waits
+    /// for a player's choice they are a measurement's odds (the chooser decides:
+    /// `pending_collapse.options` give each outcome); once the game is over a
+    /// square without a classical mark is empty for certain.
     pub probabilities: ProbabilitiesView,
 }
 
@@ -103,6 +118,30 @@ pub struct ProbabilitiesView {
     pub empty: f64,
 }
 
+/// Who acts now, and how.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"player": "X", "kind": "move", "forced_squares": null}))]
+pub struct ToAct {
+    /// The player to act.
+    pub player: PlayerName,
+    /// `move`: place the next move (`POST /moves`); `collapse`: choose how the
+    /// pending cycle collapses (`POST /collapse`).
+    pub kind: ActionKind,
+    /// As in `next_to_move`: the squares of a forced last-square move, else null.
+    #[schema(required = true, min_items = 2, max_items = 2, value_type = Option<Vec<u8>>)]
+    pub forced_squares: Option<[u8; 2]>,
+}
+
+/// The kind of an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// Place a move.
+    Move,
+    /// Choose a collapse's outcome.
+    Collapse,
+}
+
 /// The next move to place.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct NextToMove {
@@ -126,10 +165,13 @@ pub struct CollapseView {
     /// The move that closed the cycle.
     pub closing_move: u8,
     /// The moves of the cycle, ascending; a choice may name any of them.
+    #[schema(min_items = 2, max_items = 9)]
     pub cycle_moves: Vec<u8>,
     /// The two possible outcomes, by the closing move's squares ascending.
+    #[schema(min_items = 2, max_items = 2)]
     pub options: Vec<CollapseOptionView>,
     /// The square the closing move ended in; null while pending.
+    #[schema(required = true)]
     pub square: Option<u8>,
 }
 
@@ -139,6 +181,7 @@ pub struct CollapseOptionView {
     /// The square the closing move ends in; choose it with `{"move": closing_move, "square": square}`.
     pub square: u8,
     /// Where every move of the collapsing component lands, in move order.
+    #[schema(min_items = 2, max_items = 9)]
     pub outcome: Vec<LandingView>,
 }
 
@@ -169,6 +212,7 @@ pub struct LineView {
     /// Whose line.
     pub player: PlayerName,
     /// Its three squares, ascending.
+    #[schema(min_items = 3, max_items = 3)]
     pub squares: Vec<u8>,
     /// Its highest subscript: the move that finished it.
     pub max_move: u8,
@@ -185,8 +229,10 @@ pub struct MoveView {
     /// Who made it.
     pub player: PlayerName,
     /// Its two squares, ascending.
+    #[schema(min_items = 2, max_items = 2)]
     pub squares: Vec<u8>,
     /// The square its classical mark landed in, or null while it is spooky.
+    #[schema(required = true)]
     pub landed: Option<u8>,
 }
 
@@ -220,6 +266,7 @@ impl From<&GameRecord> for GameView {
             status: record.status().into(),
             created_at: record.stored.created_at.clone(),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
+            hints: record.stored.hints,
             opponent: record.stored.opponent.zip(record.bot_seat()).map(|(bot, seat)| OpponentView {
                 bot: match bot {
                     Bot::Random => BotName::Random,
@@ -242,10 +289,18 @@ impl From<&GameRecord> for GameView {
                     probabilities: ProbabilitiesView::from(odds),
                 })
                 .collect(),
+            to_act: match game.actor_to_act() {
+                Some(Actor::Player(player)) => Some(ToAct {
+                    player: player.into(),
+                    kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
+                    forced_squares: forced_squares(game),
+                }),
+                Some(Actor::Measurement) | None => None,
+            },
             next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
                 player: player.into(),
                 move_number,
-                forced_squares: game.forced_squares().map(|squares| squares.map(|s| s.number())),
+                forced_squares: forced_squares(game),
             }),
             pending_collapse: game.pending_collapse().map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
@@ -255,6 +310,10 @@ impl From<&GameRecord> for GameView {
             moves: game.moves().iter().map(MoveView::from).collect(),
         }
     }
+}
+
+fn forced_squares(game: &Game) -> Option<[u8; 2]> {
+    game.forced_squares().map(|squares| squares.map(Square::number))
 }
 
 impl From<SquareProbabilities> for ProbabilitiesView {

@@ -4,7 +4,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{ActorName, PlayerName, ResultName, StatusName, VariantName, squares_of};
-use crate::engine::{Action, Actor, LogEntry};
+use crate::engine::{Action, Actor, LogEntry, MoveNumber};
 use crate::service::{Event, ListedGame, StoredEntry};
 
 /// A page of games, newest first.
@@ -13,6 +13,7 @@ pub struct GameList {
     /// The games of this page.
     pub games: Vec<GameSummary>,
     /// Pass as `cursor` for the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
@@ -76,7 +77,11 @@ pub enum EventView {
     Move {
         /// Who placed it.
         player: PlayerName,
+        /// The move's number, from 1.
+        #[serde(rename = "move")]
+        move_number: u8,
         /// The move's two squares, ascending.
+        #[schema(min_items = 2, max_items = 2)]
         squares: Vec<u8>,
     },
     /// A collapse was decided.
@@ -103,8 +108,9 @@ impl From<&ListedGame> for GameSummary {
     }
 }
 
-impl From<&StoredEntry> for LogEntryView {
-    fn from(entry: &StoredEntry) -> LogEntryView {
+impl LogEntryView {
+    /// The view of `entry`, the move `move_number` when it is a move.
+    pub fn new(entry: &StoredEntry, move_number: Option<MoveNumber>) -> LogEntryView {
         let event = match entry.event {
             Event::SeatTaken(player) => EventView::Seat { player: player.into() },
             Event::Action(LogEntry { actor, action: Action::Move { squares } }) => EventView::Move {
@@ -114,6 +120,7 @@ impl From<&StoredEntry> for LogEntryView {
                         unreachable!("the store reads a move's actor as a player")
                     }
                 },
+                move_number: move_number.expect("a move entry has its number"),
                 squares: squares_of(squares),
             },
             Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {

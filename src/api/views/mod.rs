@@ -1,7 +1,7 @@
 //! What the API reads and writes: request bodies and views, with their schemas.
 
+mod actions;
 mod game;
-mod hint;
 mod log;
 mod names;
 mod requests;
@@ -11,8 +11,8 @@ use utoipa::ToSchema;
 
 use crate::engine::Square;
 
+pub use actions::*;
 pub use game::*;
-pub use hint::*;
 pub use log::*;
 pub use names::*;
 pub use requests::*;

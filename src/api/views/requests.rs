@@ -10,11 +10,13 @@ use utoipa::openapi::schema::{
 use super::{BotName, PlayerName, VariantName};
 use crate::bot::Bot;
 use crate::engine::{Action, Square};
+use crate::service::GameSettings;
 
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1}}))]
+#[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1},
+    "hints": true}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -26,6 +28,26 @@ pub struct CreateGameRequest {
     /// the same request. Without it, a second player joins.
     #[serde(default)]
     pub opponent: Option<OpponentRequest>,
+    /// Whether `GET /games/{id}/hint` gives the best action while the game goes
+    /// on; default `false` between two people (a hint would be an advisor at the
+    /// table), `true` against a bot.
+    #[serde(default)]
+    pub hints: Option<bool>,
+}
+
+impl CreateGameRequest {
+    /// The game's settings.
+    ///
+    /// # Errors
+    /// A reason when the opponent is not one the API takes.
+    pub fn settings(&self) -> Result<GameSettings, String> {
+        Ok(GameSettings {
+            variant: self.variant.into(),
+            play_as: self.play_as.into(),
+            opponent: self.opponent.as_ref().map(OpponentRequest::bot).transpose()?,
+            hints: self.hints,
+        })
+    }
 }
 
 /// The bot to play against.

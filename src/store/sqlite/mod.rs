@@ -30,8 +30,8 @@ static SELECT_LOG: LazyLock<String> =
 static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 });
-const INSERT_GAME: &str =
-    "INSERT INTO games (variant, status, result, bot, mistake_chance, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+const INSERT_GAME: &str = "INSERT INTO games (variant, status, result, bot, mistake_chance, hints, created_at) \
+     VALUES (?, ?, ?, ?, ?, ?, ?)";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
 const UPDATE_SUMMARY: &str = "UPDATE games SET status = ?, result = ? WHERE id = ?";
 const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
@@ -119,6 +119,7 @@ impl SqliteStore {
                     new.summary.result.code(),
                     new.bot(),
                     new.mistake_chance(),
+                    new.hints,
                     created_at
                 ])?;
                 let id = tx.last_insert_rowid();
@@ -215,8 +216,9 @@ fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
                 created_at: row.get(2)?,
                 bot: row.get(3)?,
                 mistake_chance: row.get(4)?,
-                x_token_hash: row.get(5)?,
-                o_token_hash: row.get(6)?,
+                hints: row.get(5)?,
+                x_token_hash: row.get(6)?,
+                o_token_hash: row.get(7)?,
             })
         })
         .optional()?;

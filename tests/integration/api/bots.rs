@@ -94,7 +94,7 @@ fn an_opponent_must_be_a_known_bot_with_a_sensible_mistake_chance() {
 #[test]
 fn a_hint_gives_the_best_action_and_its_guaranteed_value() {
     let app = TestApp::spawn();
-    let (id, x, o) = app.two_player_game("player_choice");
+    let (id, x, o) = app.two_player_game_with(json!({ "variant": "player_choice", "hints": true }));
     for (token, squares) in
         [(&x, [0, 4]), (&o, [2, 8]), (&x, [0, 3]), (&o, [2, 5]), (&x, [3, 6]), (&o, [4, 8]), (&x, [0, 4])]
     {
@@ -115,7 +115,7 @@ fn a_hint_gives_the_best_action_and_its_guaranteed_value() {
 #[test]
 fn a_hint_in_the_measurement_variant_gives_an_expected_value() {
     let app = TestApp::spawn();
-    let (id, x, o) = app.two_player_game("measurement");
+    let (id, x, o) = app.two_player_game_with(json!({ "variant": "measurement", "hints": true }));
     // No cycle until O6 closes 0-1-8; measured, it makes no line, so X moves next.
     for (token, squares) in [(&x, [0, 1]), (&o, [2, 3]), (&x, [4, 5]), (&o, [6, 7]), (&x, [0, 8]), (&o, [1, 8])] {
         assert_eq!(app.place(id, token, squares).status, 201);

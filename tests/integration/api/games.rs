@@ -206,9 +206,9 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
         json!({ "game_id": id, "variant": "player_choice", "version": 6, "entries": [
             { "seq": 1, "kind": "seat", "player": "X", "by_bot": false },
             { "seq": 2, "kind": "seat", "player": "O", "by_bot": false },
-            { "seq": 3, "kind": "move", "player": "X", "squares": [0, 1], "by_bot": false },
-            { "seq": 4, "kind": "move", "player": "O", "squares": [1, 4], "by_bot": false },
-            { "seq": 5, "kind": "move", "player": "X", "squares": [0, 4], "by_bot": false },
+            { "seq": 3, "kind": "move", "player": "X", "move": 1, "squares": [0, 1], "by_bot": false },
+            { "seq": 4, "kind": "move", "player": "O", "move": 2, "squares": [1, 4], "by_bot": false },
+            { "seq": 5, "kind": "move", "player": "X", "move": 3, "squares": [0, 4], "by_bot": false },
             { "seq": 6, "kind": "collapse", "chooser": "O", "closing_move": 3, "square": 0, "by_bot": false }
         ]})
     );

@@ -153,7 +153,12 @@ impl TestApp {
 
     /// Creates a game of `variant`, joins it, and returns its id with X's and O's tokens.
     pub fn two_player_game(&self, variant: &str) -> (i64, String, String) {
-        let created = self.create_game(json!({ "variant": variant }));
+        self.two_player_game_with(json!({ "variant": variant }))
+    }
+
+    /// Creates a game with `body`, joins it, and returns its id with X's and O's tokens.
+    pub fn two_player_game_with(&self, body: Value) -> (i64, String, String) {
+        let created = self.create_game(body);
         assert_eq!(created.status, 201, "{}", created.body);
         let id = created.json()["game"]["id"].as_i64().expect("an id");
         let joined = self.join(id);
@@ -250,10 +255,10 @@ pub struct EventStream {
     received: String,
 }
 
-/// One event: its id, its kind and its data.
+/// One event: its id (none for `end`), its kind and its data.
 #[derive(Debug, Clone)]
 pub struct Event {
-    pub id: i64,
+    pub id: Option<i64>,
     pub kind: String,
     pub data: Value,
 }
@@ -261,9 +266,14 @@ pub struct Event {
 impl TestApp {
     /// Opens the event stream of game `id`, resuming after `last_event_id`.
     pub fn watch(&self, id: i64, last_event_id: Option<i64>) -> EventStream {
-        let mut stream = TcpStream::connect(self.address).expect("the server accepts");
         let resume = last_event_id.map(|seq| format!("Last-Event-ID: {seq}\r\n")).unwrap_or_default();
-        let head = format!("GET /api/v1/games/{id}/events HTTP/1.1\r\nHost: {}\r\n{resume}\r\n", self.address);
+        self.watch_at(&format!("/api/v1/games/{id}/events"), &resume)
+    }
+
+    /// Opens the event stream at `path_and_query`, with `headers` (each ending in CRLF).
+    pub fn watch_at(&self, path_and_query: &str, headers: &str) -> EventStream {
+        let mut stream = TcpStream::connect(self.address).expect("the server accepts");
+        let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {}\r\n{headers}\r\n", self.address);
         stream.write_all(head.as_bytes()).unwrap();
         stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
         EventStream { stream, received: String::new() }
@@ -276,32 +286,54 @@ impl EventStream {
         let deadline = std::time::Instant::now() + patience;
         loop {
             // Each event comes whole in one chunk: find its lines, skip the rest.
-            if let Some(start) = self.received.find("id: ")
+            let start = ["id: ", "event: "].iter().filter_map(|field| self.received.find(field)).min();
+            if let Some(start) = start
                 && let Some(length) = self.received[start..].find("\n\n")
             {
                 let block = self.received[start..start + length].to_string();
                 self.received.drain(..start + length + 2);
-                let field = |name: &str| {
-                    block.lines().find_map(|line| line.strip_prefix(name)).map(str::to_string).expect("a field")
-                };
+                let field = |name: &str| block.lines().find_map(|line| line.strip_prefix(name)).map(str::to_string);
                 return Some(Event {
-                    id: field("id: ").parse().expect("a numeric id"),
-                    kind: field("event: "),
-                    data: serde_json::from_str(&field("data: ")).expect("JSON data"),
+                    id: field("id: ").map(|id| id.parse().expect("a numeric id")),
+                    kind: field("event: ").expect("an event's kind"),
+                    data: serde_json::from_str(&field("data: ").expect("an event's data")).expect("JSON data"),
                 });
             }
-            if std::time::Instant::now() > deadline {
+            if std::time::Instant::now() > deadline || !self.read_more() {
                 return None;
             }
-            let mut buffer = [0u8; 65536];
-            match self.stream.read(&mut buffer) {
-                Ok(0) => return None,
-                Ok(read) => self.received.push_str(&String::from_utf8_lossy(&buffer[..read])),
-                Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                }
-                Err(error) => panic!("the event stream failed: {error}"),
+        }
+    }
+
+    /// Reads what has come; false once the server closed the connection.
+    fn read_more(&mut self) -> bool {
+        let mut buffer = [0u8; 65536];
+        match self.stream.read(&mut buffer) {
+            Ok(0) => false,
+            Ok(read) => {
+                self.received.push_str(&String::from_utf8_lossy(&buffer[..read]));
+                true
+            }
+            Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => true,
+            Err(error) => panic!("the event stream failed: {error}"),
+        }
+    }
+
+    /// Whether the stream ends (its last chunk comes) within `patience`, with
+    /// nothing but comments left unread.
+    pub fn ends_within(&mut self, patience: Duration) -> bool {
+        let deadline = std::time::Instant::now() + patience;
+        while !self.received.contains("\r\n0\r\n\r\n") {
+            if std::time::Instant::now() > deadline || !self.read_more() {
+                return false;
             }
         }
+        !self.received.contains("event: ")
+    }
+
+    /// Everything received and not yet taken as an event.
+    pub fn unread(&self) -> &str {
+        &self.received
     }
 
     /// The head of the answer, once it has come.

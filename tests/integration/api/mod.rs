@@ -8,6 +8,7 @@ mod docs;
 mod durability;
 mod errors;
 mod events;
+mod frontend;
 mod games;
 mod helpers;
 mod instances;

@@ -1,10 +1,10 @@
-//! The best action by perfect play.
+//! Actions as the API shows them: the legal ones, and the best by perfect play.
 
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{PlayerName, squares_of};
-use crate::engine::{Action, Variant};
+use crate::engine::{Action, Game, Variant};
 use crate::service::Hint;
 
 /// The best action for the side to act, by exact search.
@@ -41,6 +41,7 @@ pub enum ActionView {
     /// A move: post `{"squares": squares}` to `moves`.
     Move {
         /// Its two squares.
+        #[schema(min_items = 2, max_items = 2)]
         squares: Vec<u8>,
     },
     /// A collapse choice: post `{"move": move, "square": square}` to `collapse`.
@@ -53,16 +54,37 @@ pub enum ActionView {
     },
 }
 
+/// Every action the side to act may take.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"actions": [{"kind": "collapse", "move": 3, "square": 0}, {"kind": "collapse", "move": 3, "square": 4}]}))]
+pub struct LegalActions {
+    /// Every move (36 on the empty board), or the two options of a pending
+    /// collapse named by the closing move, or the forced last-square move alone;
+    /// none once the game is over.
+    #[schema(max_items = 36)]
+    pub actions: Vec<ActionView>,
+}
+
+impl From<Action> for ActionView {
+    fn from(action: Action) -> ActionView {
+        match action {
+            Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
+            Action::Collapse { move_number, square } => ActionView::Collapse { move_number, square: square.number() },
+        }
+    }
+}
+
+impl From<&Game> for LegalActions {
+    fn from(game: &Game) -> LegalActions {
+        LegalActions { actions: game.legal_actions().into_iter().map(ActionView::from).collect() }
+    }
+}
+
 impl From<&Hint> for HintView {
     fn from(hint: &Hint) -> HintView {
         HintView {
             player: hint.player.into(),
-            action: match hint.solution.action {
-                Action::Move { squares } => ActionView::Move { squares: squares_of(squares) },
-                Action::Collapse { move_number, square } => {
-                    ActionView::Collapse { move_number, square: square.number() }
-                }
-            },
+            action: hint.solution.action.into(),
             value: hint.solution.value.points,
             value_kind: match hint.variant {
                 Variant::PlayerChoice => ValueKind::Guaranteed,
