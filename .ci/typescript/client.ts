@@ -1,0 +1,104 @@
+// A small client of the API, typed from openapi/openapi.json by openapi-typescript
+// and checked by `tsc --strict` in CI: a field the spec types loosely, a code it
+// forgets, or a payload it does not name fails here before a frontend finds it.
+import type { components } from "./api";
+
+type Schemas = components["schemas"];
+type Game = Schemas["GameView"];
+type Code = Schemas["Problem"]["code"];
+
+/** Every code a problem can carry, handled; a new one breaks the build. */
+export function advice(code: Code): string {
+  switch (code) {
+    case "same_square_twice":
+    case "square_out_of_range":
+    case "square_is_classical":
+    case "move_not_in_cycle":
+    case "square_not_in_move":
+      return "choose other squares";
+    case "not_your_turn":
+    case "collapse_pending":
+    case "no_collapse_pending":
+    case "not_the_chooser":
+      return "wait for your turn";
+    case "game_over":
+      return "the game is over";
+    case "hints_disabled":
+      return "no hints in this game";
+    case "not_found":
+      return "no such game";
+    case "forbidden":
+    case "unauthorized":
+      return "take a seat first";
+    case "conflict":
+      return "reload the game and try again";
+    case "unavailable":
+    case "rate_limited":
+      return "try again shortly";
+    case "invalid_body":
+    case "invalid_path":
+    case "invalid_query":
+    case "invalid_header":
+    case "method_not_allowed":
+    case "rejected":
+      return "a bug in this client";
+    case "internal":
+      return "a fault on the server";
+    default: {
+      const unhandled: never = code;
+      return unhandled;
+    }
+  }
+}
+
+/** What the side to act may do now, from `to_act` and `pending_collapse` alone. */
+export function prompt(game: Game): string {
+  const toAct = game.to_act;
+  if (toAct === null) {
+    return `${game.result}: X ${game.score.X}, O ${game.score.O}`;
+  }
+  switch (toAct.kind) {
+    case "collapse": {
+      const pending = game.pending_collapse;
+      if (pending === null) {
+        throw new Error("a collapse to choose is pending");
+      }
+      const squares = pending.options.map((option) => option.square).join(" or ");
+      return `${toAct.player}: move ${pending.closing_move} ends in square ${squares}`;
+    }
+    case "move": {
+      const forced = toAct.forced_squares;
+      return forced === null ? `${toAct.player}: two squares` : `${toAct.player}: square ${forced[0]}, forced`;
+    }
+    default: {
+      const unhandled: never = toAct.kind;
+      return unhandled;
+    }
+  }
+}
+
+/** The board as one line: each square's classical mark, or its odds of X. */
+export function board(game: Game): string {
+  return game.board.map((cell) => cell.classical ?? `${Math.round(cell.probabilities.X * 100)}%`).join(" ");
+}
+
+/** Follows a game live; `render` sees each game as it changes, and the last. */
+export function watch(api: string, id: number, render: (game: Game) => void): EventSource {
+  const events = new EventSource(`${api}/games/${id}/events`);
+  for (const kind of ["seat", "move", "collapse"]) {
+    events.addEventListener(kind, (message: MessageEvent<string>) => {
+      const event: Schemas["LiveEvent"] = JSON.parse(message.data);
+      const entry = event.entry;
+      if (entry.kind === "move") {
+        console.log(`move ${entry.move} by ${entry.player} in ${entry.squares.join(", ")}`);
+      }
+      render(event.game);
+    });
+  }
+  events.addEventListener("end", (message: MessageEvent<string>) => {
+    const end: Schemas["LiveEnd"] = JSON.parse(message.data);
+    render(end.game);
+    events.close();
+  });
+  return events;
+}
