@@ -21,7 +21,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::future::join_all;
 use nix::time::{ClockId, clock_gettime};
 use qttt::config::CorsOrigins;
-use qttt::service::{GameService, Randomness};
+use qttt::service::{GameService, ServiceOptions};
 use qttt::store::{Durability, PoolSettings, Store};
 use serde_json::json;
 
@@ -92,7 +92,7 @@ fn complete_games(c: &mut Criterion) {
         let store =
             Store::connect(&url, Durability::Normal, PoolSettings::default()).await.expect("the database opens");
         test::init_service(qttt::api::app(
-            GameService::new(store, Randomness::System),
+            GameService::new(store, ServiceOptions::default()),
             CorsOrigins::Any,
             None::<web::Data<_>>,
         ))

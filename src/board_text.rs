@@ -49,6 +49,7 @@ pub fn status(game: &Game) -> String {
         GameResult::XWins => format!("X wins, {points}"),
         GameResult::OWins => format!("O wins, {points}"),
         GameResult::Draw => format!("Draw, {points}"),
+        GameResult::Aborted => "Aborted".to_string(),
         GameResult::Ongoing => match (game.pending_collapse(), game.next_to_move()) {
             (Some(pending), _) => format!(
                 "Move {} closed a cycle of moves {:?}; it waits to be collapsed",

@@ -3,6 +3,7 @@
 use std::env;
 use std::time::Duration;
 
+use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
 /// Everything the server reads from the environment at start-up.
@@ -35,6 +36,13 @@ pub struct Config {
     /// the same order play the same games: for tests and for reproducing a game,
     /// never for play, whose outcomes it makes predictable. Seat tokens stay random.
     pub random_seed: Option<u64>,
+    /// How long a game may wait for its second player before the server aborts
+    /// it, so that the lobby stays fresh; `WAITING_GAME_TIMEOUT_SECONDS`, default
+    /// 3600, 0 for never.
+    pub waiting_game_timeout: Option<Duration>,
+    /// How long after a game between two people ends its live streams wait for
+    /// news of a rematch before they end; `REMATCH_WINDOW_SECONDS`, default 60.
+    pub rematch_window: Duration,
 }
 
 /// Which origins may call the API from a browser.
@@ -127,6 +135,13 @@ impl Config {
             },
         };
         let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
+        let waiting_game_timeout = match whole_number(&lookup, "WAITING_GAME_TIMEOUT_SECONDS", 0..=31_536_000)? {
+            None => Some(DEFAULT_WAITING_TIMEOUT),
+            Some(0) => None,
+            Some(seconds) => Some(Duration::from_secs(seconds)),
+        };
+        let rematch_window = whole_number(&lookup, "REMATCH_WINDOW_SECONDS", 0..=86_400)?
+            .map_or(DEFAULT_REMATCH_WINDOW, Duration::from_secs);
         Ok(Config {
             host,
             port,
@@ -136,6 +151,8 @@ impl Config {
             cors_allowed_origins,
             create_rate_limit,
             random_seed,
+            waiting_game_timeout,
+            rematch_window,
         })
     }
 }
@@ -178,6 +195,8 @@ mod tests {
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: None,
                 random_seed: None,
+                waiting_game_timeout: Some(Duration::from_secs(3600)),
+                rematch_window: Duration::from_secs(60),
             })
         );
     }
@@ -195,6 +214,8 @@ mod tests {
             ("DATABASE_STATEMENT_TIMEOUT_MS", "250"),
             ("DATABASE_CONNECT_RETRY_SECONDS", "0"),
             ("RANDOM_SEED", "18446744073709551615"),
+            ("WAITING_GAME_TIMEOUT_SECONDS", "0"),
+            ("REMATCH_WINDOW_SECONDS", "5"),
         ])
         .unwrap();
         assert_eq!(
@@ -207,6 +228,9 @@ mod tests {
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(read.create_rate_limit, Some(30));
         assert_eq!(read.random_seed, Some(u64::MAX));
+        assert_eq!((read.waiting_game_timeout, read.rematch_window), (None, Duration::from_secs(5)));
+        let waiting = config(&[("WAITING_GAME_TIMEOUT_SECONDS", "90")]).unwrap().waiting_game_timeout;
+        assert_eq!(waiting, Some(Duration::from_secs(90)));
         assert_eq!(read.sqlite_synchronous, Durability::Full);
         assert_eq!(
             read.cors_allowed_origins,
@@ -232,6 +256,8 @@ mod tests {
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
         assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
+        assert!(error(&[("WAITING_GAME_TIMEOUT_SECONDS", "an hour")]).starts_with("WAITING_GAME_TIMEOUT_SECONDS is"));
+        assert!(error(&[("REMATCH_WINDOW_SECONDS", "-1")]).starts_with("REMATCH_WINDOW_SECONDS is"));
         assert_eq!(
             error(&[("SQLITE_SYNCHRONOUS", "OFF")]),
             r#"SQLITE_SYNCHRONOUS is "OFF"; it must be normal or full"#

@@ -13,6 +13,12 @@ pub enum Error {
     Rule(RuleError),
     /// A hint was asked for while the game goes on, in a game without hints.
     HintsDisabled,
+    /// A move, collapse or resignation while a seat is still free.
+    WaitingForOpponent,
+    /// An abort after both players have made their first move.
+    AbortNotAllowed,
+    /// A rematch of a game that is not over.
+    GameNotOver,
     /// No game has that id.
     NotFound(String),
     /// The token is not a seat of this game.
@@ -33,14 +39,26 @@ pub enum Error {
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 6] =
-        ["hints_disabled", "not_found", "forbidden", "conflict", "unavailable", "internal"];
+    pub const CODES: [&'static str; 9] = [
+        "hints_disabled",
+        "waiting_for_opponent",
+        "abort_not_allowed",
+        "game_not_over",
+        "not_found",
+        "forbidden",
+        "conflict",
+        "unavailable",
+        "internal",
+    ];
 
     /// The stable code clients match on.
     pub fn code(&self) -> &'static str {
         match self {
             Error::Rule(rule) => rule.code(),
             Error::HintsDisabled => "hints_disabled",
+            Error::WaitingForOpponent => "waiting_for_opponent",
+            Error::AbortNotAllowed => "abort_not_allowed",
+            Error::GameNotOver => "game_not_over",
             Error::NotFound(_) => "not_found",
             Error::Forbidden(_) => "forbidden",
             Error::Conflict { .. } => "conflict",
@@ -56,6 +74,11 @@ impl Error {
             Error::HintsDisabled => {
                 "this game gives no hints while it goes on; its creator can ask for them with \"hints\": true".into()
             }
+            Error::WaitingForOpponent => "nobody can act before both seats are taken".into(),
+            Error::AbortNotAllowed => {
+                "a game can be aborted only while it waits for its second player or before both have moved".into()
+            }
+            Error::GameNotOver => "a rematch follows a game that is over".into(),
             Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

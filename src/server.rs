@@ -4,10 +4,11 @@ use std::net::SocketAddr;
 
 use actix_web::dev::{Server, ServerHandle};
 use actix_web::{HttpServer, web};
+use tokio::task::JoinHandle;
 
 use crate::api;
 use crate::config::Config;
-use crate::service::{GameService, Randomness};
+use crate::service::{GameService, Randomness, ServiceOptions, TIMER_EVERY, Time};
 use crate::store::Store;
 
 /// How long requests in flight may take to finish after a stop signal.
@@ -17,6 +18,8 @@ const SHUTDOWN_SECONDS: u64 = 10;
 pub struct Running {
     server: Server,
     store: Store,
+    /// The server's timer, which writes the ends of overdue games.
+    timer: JoinHandle<()>,
     stopper: Stopper,
     /// Where it listens (the actual port when the configured one was 0).
     pub addresses: Vec<SocketAddr>,
@@ -47,8 +50,14 @@ impl Running {
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
             .map_err(|error| format!("cannot open the database {}: {error}", without_password(&config.database_url)))?;
-        let randomness = config.random_seed.map_or(Randomness::System, Randomness::seeded);
-        let service = GameService::new(store.clone(), randomness);
+        let options = ServiceOptions {
+            randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
+            time: Time::System,
+            waiting_timeout: config.waiting_game_timeout,
+            rematch_window: config.rematch_window,
+        };
+        let service = GameService::new(store.clone(), options);
+        let timer = actix_web::rt::spawn(run_timer(service.clone()));
         let (listening, hearing) = (store.clone(), service.clone());
         actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
         let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());
@@ -69,7 +78,7 @@ impl Running {
             log::info!("stopping: requests in flight finish, live streams end");
             on_signal.stop().await;
         });
-        Ok(Running { server, store, stopper, addresses })
+        Ok(Running { server, store, timer, stopper, addresses })
     }
 
     /// What stops the server from elsewhere.
@@ -84,8 +93,23 @@ impl Running {
     /// When the server fails.
     pub async fn finish(self) -> std::io::Result<()> {
         self.server.await?;
+        self.timer.abort();
         self.store.close().await;
         Ok(())
+    }
+}
+
+/// Every [`TIMER_EVERY`], writes down the ends of the games whose clocks ran out
+/// or that waited too long for their second player, until the server stops.
+async fn run_timer(service: GameService) {
+    let mut every = tokio::time::interval(TIMER_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        // An outage is answered elsewhere; the timer tries again at its next turn.
+        if let Err(error) = service.end_overdue_games().await {
+            log::debug!("the timer will look again: {error}");
+        }
     }
 }
 

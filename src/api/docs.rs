@@ -118,7 +118,10 @@ pub struct UnsupportedMediaType(Problem);
 /// The action breaks a rule of the game; `code` names the rule: `same_square_twice`,
 /// `square_out_of_range`, `square_is_classical`, `not_your_turn`, `collapse_pending`,
 /// `no_collapse_pending`, `not_the_chooser`, `move_not_in_cycle`, `square_not_in_move`
-/// or `game_over`. The game is unchanged.
+/// or `game_over` (also for a clock that ran out); or of its life:
+/// `waiting_for_opponent` (nobody acts before both seats are taken),
+/// `abort_not_allowed`, `game_not_over` (a rematch follows a finished game),
+/// `hints_disabled`. The game is unchanged.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", examples(
     ("not_your_turn" = (value = json!({"type": "urn:qttt:problem:not_your_turn", "title": "Not your turn",
@@ -157,8 +160,34 @@ pub struct Unavailable(Problem);
     "code": "internal"}))]
 pub struct Internal(Problem);
 
+/// The answers to ending a game: a resignation or an abort.
+#[derive(IntoResponses)]
+#[expect(clippy::large_enum_variant, reason = "only documents the answers: never built")]
+pub enum EndingAnswers {
+    /// The game, ended.
+    #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]
+    Created(GameView),
+    #[response(status = 400)]
+    BadRequest(#[ref_response] BadRequest),
+    #[response(status = 401)]
+    Unauthorized(#[ref_response] Unauthorized),
+    #[response(status = 403)]
+    Forbidden(#[ref_response] Forbidden),
+    #[response(status = 404)]
+    NotFound(#[ref_response] NotFound),
+    #[response(status = 409)]
+    Conflict(#[ref_response] Conflict),
+    #[response(status = 422)]
+    RuleBroken(#[ref_response] RuleBroken),
+    #[response(status = 500)]
+    Internal(#[ref_response] Internal),
+    #[response(status = 503)]
+    Unavailable(#[ref_response] Unavailable),
+}
+
 /// The answers to an action in a game: a move or a collapse choice.
 #[derive(IntoResponses)]
+#[expect(clippy::large_enum_variant, reason = "only documents the answers: never built")]
 pub enum ActionAnswers {
     /// The game after the action.
     #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]

@@ -18,7 +18,7 @@ use super::problem::ApiError;
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
-use crate::service::{GameRecord, GameService, Status};
+use crate::service::{GameRecord, GameService};
 
 /// How often an idle stream sends a comment, so that proxies keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -74,7 +74,7 @@ impl utoipa::PartialSchema for LiveEventMessage {
                 .required("event")
                 .required("data")
         };
-        let entry = data(LiveEvent::name().as_ref(), &["seat", "move", "collapse"], "A LiveEvent, as JSON.")
+        let entry = data(LiveEvent::name().as_ref(), &EventView::KINDS, "A LiveEvent, as JSON.")
             .property(
                 "id",
                 ObjectBuilder::new()
@@ -102,11 +102,7 @@ impl ToSchema for LiveEventMessage {
 fn event(record: &GameRecord) -> Bytes {
     let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
     let entry = LogEntryView::new(entry, move_number);
-    let kind = match entry.event {
-        EventView::Seat { .. } => "seat",
-        EventView::Move { .. } => "move",
-        EventView::Collapse { .. } => "collapse",
-    };
+    let kind = entry.event.kind();
     let seq = entry.seq;
     let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
@@ -129,20 +125,27 @@ struct Watch {
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
     retry_at: Option<Instant>,
+    /// When a finished game's rematch window closes, to look again then.
+    final_at: Option<Instant>,
     ended: bool,
 }
 
 impl Watch {
     /// Queues the events of `record`'s entries after those sent, and the end of a
-    /// finished game.
+    /// game to which nothing more will come; a finished game that may still get a
+    /// rematch is looked at again when its window closes.
     fn enqueue(&mut self, record: &GameRecord) -> Result<(), Error> {
         for then in record.history(self.sent)? {
             self.sent = then.version();
             self.queue.push_back(event(&then));
         }
-        if record.status() == Status::Finished {
+        self.final_at = None;
+        if self.service.is_final(record)? {
             self.queue.push_back(end(record));
             self.ended = true;
+        } else if let Some(final_ms) = self.service.final_at_ms(record)? {
+            let wait = u64::try_from(final_ms - self.service.now_ms()).unwrap_or(0);
+            self.final_at = Some(Instant::now() + Duration::from_millis(wait));
         }
         Ok(())
     }
@@ -184,6 +187,9 @@ impl Watch {
                     Err(RecvError::Closed) => return None,
                 },
                 () = sleep_until(self.retry_at.unwrap_or_else(Instant::now)), if self.retry_at.is_some() => {
+                    self.catch_up().await
+                }
+                () = sleep_until(self.final_at.unwrap_or_else(Instant::now)), if self.final_at.is_some() => {
                     self.catch_up().await
                 }
                 _ = self.keep_alive.tick() => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
@@ -266,7 +272,7 @@ async fn events(
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
     let record = service.game(id).await?;
-    if record.status() == Status::Finished && last >= record.version() {
+    if service.is_final(&record)? && last >= record.version() {
         return Ok(HttpResponse::NoContent().finish());
     }
     let mut watch = Watch {
@@ -277,6 +283,7 @@ async fn events(
         notices,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
         retry_at: None,
+        final_at: None,
         ended: false,
     };
     let reconnect_after = RECONNECT_MS + rand::rng().random_range(0..=RECONNECT_MS);

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::service::{GameRecord, GameService, Page};
 
 /// What a game operation answers: a response, or a problem.
-type Answer = Result<HttpResponse, ApiError>;
+pub(super) type Answer = Result<HttpResponse, ApiError>;
 
 /// The path of a game, for `Location` headers.
 fn game_path(id: i64) -> String {
@@ -27,7 +27,7 @@ fn game_path(id: i64) -> String {
 }
 
 /// 201 with the game and the caller's new seat.
-fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer {
+pub(super) fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer {
     with_game(
         HttpResponse::Created()
             .insert_header((header::LOCATION, game_path(record.stored.id)))
@@ -43,7 +43,7 @@ fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer {
 const GAME_JSON_CAPACITY: usize = 4096;
 
 /// `response` with `view`, a game, as its JSON body.
-fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Answer {
+pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Answer {
     let mut body = Vec::with_capacity(GAME_JSON_CAPACITY);
     serde_json::to_writer(&mut body, view).map_err(|error| Error::Internal(format!("a game view: {error}")))?;
     Ok(response.content_type(ContentType::json()).body(body))
@@ -141,10 +141,14 @@ async fn get_game(service: web::Data<GameService>, id: web::Path<i64>, request: 
 
 /// Lets the seat of `seat` take `action`, answering 201 with the new game.
 async fn act(service: &GameService, seat: SeatRequest, action: Result<Action, crate::engine::RuleError>) -> Answer {
-    let record = service.act(seat.id, &seat.token, action?, seat.expected_version).await?;
+    changed(&service.act(seat.id, &seat.token, action?, seat.expected_version).await?)
+}
+
+/// 201 with `record`, the game as an action left it.
+pub(super) fn changed(record: &GameRecord) -> Answer {
     with_game(
         HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).take(),
-        &GameView::from(&record),
+        &GameView::from(record),
     )
 }
 
@@ -214,7 +218,7 @@ async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
 #[get("/games/{id}/legal")]
 async fn legal_actions(service: Data<GameService>, id: web::Path<i64>) -> Answer {
     let record = service.game(id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(LegalActions::from(&record.game)))
+    Ok(HttpResponse::Ok().json(LegalActions::from(&record)))
 }
 
 /// The query of a game listing.

@@ -132,6 +132,7 @@ fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
             GameResult::XWins => "Player X wins!",
             GameResult::OWins => "Player O wins!",
             GameResult::Draw => "Draw!",
+            GameResult::Aborted => "Aborted",
         }
         .to_string(),
         mode: if record.stored.opponent.is_some() { LegacyMode::PlayerVsBot } else { LegacyMode::PlayerVsPlayer },

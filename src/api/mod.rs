@@ -6,6 +6,7 @@ mod extract;
 mod games;
 mod health;
 mod legacy;
+mod life;
 mod limit;
 pub mod problem;
 pub mod views;
@@ -44,7 +45,12 @@ where
     let (app, mut document) = app
         .into_utoipa_app()
         .openapi(docs::ApiDoc::openapi())
-        .service(utoipa_actix_web::scope("/api/v1").configure(games::routes).configure(events::routes))
+        .service(
+            utoipa_actix_web::scope("/api/v1")
+                .configure(games::routes)
+                .configure(life::routes)
+                .configure(events::routes),
+        )
         .configure(health::routes)
         .configure(legacy::routes)
         .split_for_parts();

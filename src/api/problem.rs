@@ -107,7 +107,8 @@ fn codes_schema() -> Object {
         .enum_values(Some(ApiError::codes()))
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
-             `hints_disabled`, `not_found`, `forbidden`, `conflict`, `unavailable`, `internal`, or a refusal of \
+             `hints_disabled`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `not_found`, `forbidden`, \
+             `conflict`, `unavailable`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
              `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
         ))
@@ -145,6 +146,9 @@ impl ApiError {
                 title
             }
             ApiError::Service(Error::HintsDisabled) => "Hints disabled".into(),
+            ApiError::Service(Error::WaitingForOpponent) => "Waiting for opponent".into(),
+            ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
+            ApiError::Service(Error::GameNotOver) => "Game not over".into(),
             ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
             ApiError::Service(Error::Forbidden(_)) => "Not a seat of this game".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
@@ -226,7 +230,11 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::Service(error) => match error {
-                Error::Rule(_) | Error::HintsDisabled => StatusCode::UNPROCESSABLE_ENTITY,
+                Error::Rule(_)
+                | Error::HintsDisabled
+                | Error::WaitingForOpponent
+                | Error::AbortNotAllowed
+                | Error::GameNotOver => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
                 Error::Conflict { .. } => StatusCode::CONFLICT,
@@ -276,6 +284,9 @@ mod tests {
     fn one_of_each() -> Vec<ApiError> {
         let every_kind = RuleError::ALL.into_iter().map(|rule| ApiError::Service(Error::Rule(rule))).chain([
             ApiError::Service(Error::HintsDisabled),
+            ApiError::Service(Error::WaitingForOpponent),
+            ApiError::Service(Error::AbortNotAllowed),
+            ApiError::Service(Error::GameNotOver),
             ApiError::Service(Error::NotFound(String::new())),
             ApiError::Service(Error::Forbidden(String::new())),
             ApiError::Service(Error::Conflict { detail: String::new(), current_version: None }),
@@ -296,6 +307,9 @@ mod tests {
                 ApiError::Service(
                     Error::Rule(_)
                     | Error::HintsDisabled
+                    | Error::WaitingForOpponent
+                    | Error::AbortNotAllowed
+                    | Error::GameNotOver
                     | Error::NotFound(_)
                     | Error::Forbidden(_)
                     | Error::Conflict { .. }

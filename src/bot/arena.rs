@@ -43,7 +43,7 @@ pub fn play(x: Bot, o: Bot, variant: Variant, games: u32, rng: &mut dyn Rng) -> 
         match game.result() {
             GameResult::XWins => tally.x_wins += 1,
             GameResult::OWins => tally.o_wins += 1,
-            GameResult::Draw | GameResult::Ongoing => tally.draws += 1,
+            GameResult::Draw | GameResult::Ongoing | GameResult::Aborted => tally.draws += 1,
         }
         tally.x_points += score.x.as_f64();
         tally.o_points += score.o.as_f64();

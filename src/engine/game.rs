@@ -395,8 +395,16 @@ impl Game {
     /// Once the game is over the spooky marks left no longer matter: a square
     /// without a classical mark stays empty.
     pub fn square_probabilities(&self) -> [SquareProbabilities; 9] {
-        let unresolved = if self.is_over() { &[][..] } else { &self.moves[..] };
-        measurement::square_probabilities(unresolved, &self.classical)
+        if self.is_over() {
+            return self.settled_square_probabilities();
+        }
+        measurement::square_probabilities(&self.moves, &self.classical)
+    }
+
+    /// The odds once nothing more will be measured, as at the end of a game: each
+    /// classical mark certain, every other square empty.
+    pub fn settled_square_probabilities(&self) -> [SquareProbabilities; 9] {
+        measurement::square_probabilities(&[], &self.classical)
     }
 
     /// Ongoing, or who won.

@@ -60,6 +60,9 @@ pub enum GameResult {
     OWins,
     /// Equal points: a full board without a line.
     Draw,
+    /// Called off before it got going: decided outside the rules, so the engine
+    /// never gives it (the service does), and by nobody's points.
+    Aborted,
 }
 
 impl GameResult {
@@ -70,6 +73,7 @@ impl GameResult {
             GameResult::XWins => "x_wins",
             GameResult::OWins => "o_wins",
             GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
         }
     }
 }

@@ -1,150 +1,33 @@
 //! The only orchestrator: load the log, replay it, apply the action, append.
+//!
+//! Its operations are split by what they do to a game: seating players and
+//! creating games (`seating.rs`), acting in them (`acting.rs`), and the server's
+//! own writes when a clock runs out or a game waits too long (`timer.rs`).
 
+mod acting;
+mod life;
 mod randomness;
 mod records;
+mod seating;
+mod time;
+mod timer;
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use rand::rngs::StdRng;
 use tokio::sync::broadcast;
 
-use crate::bot::{Bot, Solution, Solver};
-use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant};
+use crate::bot::{Solution, Solver};
+use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
-use crate::store::{NewEntry, NewGame, Notice, Store, Write};
-use crate::token;
+use crate::store::{Notice, Store};
 
+pub use life::{ClockSettings, ClockState, End, EndReason, Ending};
 pub use randomness::Randomness;
 pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
-use records::{bot_seat, open_seats, summary};
-
-/// A player's action applied to a game as read from its log, with what follows it.
-struct Played {
-    stored: StoredGame,
-    game: Game,
-    /// The engine's log entries the stored log already holds.
-    logged: usize,
-    open_seats: Vec<Player>,
-    /// The game's summary before the action.
-    before: Summary,
-    /// Whether the server plays a forced last-square move itself, for a client that
-    /// cannot send one (the original app's frontend sends two different squares).
-    plays_forced_moves: bool,
-    /// For the measurements and the bot's choices.
-    rng: StdRng,
-}
-
-impl Played {
-    /// `player`'s `action` in the game of `record`, and the forced move after it
-    /// when the server plays those.
-    ///
-    /// # Errors
-    /// [`Error::Rule`] for an illegal action.
-    fn new(
-        record: GameRecord,
-        player: Player,
-        action: Action,
-        plays_forced_moves: bool,
-        mut rng: StdRng,
-    ) -> Result<Played, Error> {
-        let GameRecord { stored, mut game } = record;
-        let logged = game.log().len();
-        let open_seats = open_seats(&stored.log);
-        let before = summary(&game, &open_seats);
-        game.play_measured(Actor::Player(player), action, &mut rng)?;
-        let mut played = Played { stored, game, logged, open_seats, before, plays_forced_moves, rng };
-        played.play_forced_move();
-        Ok(played)
-    }
-
-    /// Plays the last-square move for whoever must make it, when the server plays
-    /// forced moves. It ends the game: nothing follows it.
-    fn play_forced_move(&mut self) {
-        if let Some(squares) = self.game.forced_squares().filter(|_| self.plays_forced_moves) {
-            let player = Player::of_move(crate::engine::MAX_MOVES);
-            self.game
-                .play(Actor::Player(player), Action::Move { squares })
-                .expect("the forced move is the one legal action");
-        }
-    }
-
-    /// The game's bot and its seat, when the bot is to act now.
-    fn bot_to_answer(&self) -> Option<(Bot, Player)> {
-        let (bot, seat) = (self.stored.opponent?, bot_seat(&self.stored.log)?);
-        (self.game.actor_to_act() == Some(Actor::Player(seat))).then_some((bot, seat))
-    }
-
-    /// Lets the bot act as long as it is the one to act, then plays the forced
-    /// move that may follow, off the request threads: a perfect bot's search can
-    /// take a while.
-    ///
-    /// # Errors
-    /// [`Error::Internal`] when the bot picks an illegal action, a bug.
-    async fn answer_bot(mut self) -> Result<Played, Error> {
-        off_request_threads("the bot", move || {
-            if let Some((bot, seat)) = self.bot_to_answer() {
-                bot_turns(&mut self.game, bot, seat, &mut self.rng)?;
-            }
-            self.play_forced_move();
-            Ok(self)
-        })
-        .await
-    }
-
-    /// The write that logs the new entries after the version the game was read at.
-    fn write(&self) -> Write {
-        let after = summary(&self.game, &self.open_seats);
-        Write {
-            after: self.stored.version(),
-            seat: None,
-            entries: new_entries(&self.game.log()[self.logged..], bot_seat(&self.stored.log)).collect(),
-            new_summary: (after != self.before).then_some(after),
-        }
-    }
-
-    /// The game with `written`, the entries as stored, in its log.
-    fn into_record(self, written: Vec<StoredEntry>) -> GameRecord {
-        let Played { mut stored, game, .. } = self;
-        stored.log.extend(written);
-        GameRecord { stored, game }
-    }
-}
-
-/// The engine's new log entries as entries to store, those of the bot's seat
-/// marked as the bot's.
-fn new_entries(entries: &[LogEntry], bot_seat: Option<Player>) -> impl Iterator<Item = NewEntry> + '_ {
-    entries.iter().map(move |&entry| NewEntry {
-        event: Event::Action(entry),
-        by_bot: bot_seat.is_some_and(|seat| entry.actor == Actor::Player(seat)),
-    })
-}
-
-/// Lets `bot` act for `seat` as long as it is the one to act in `game`.
-///
-/// # Errors
-/// [`Error::Internal`] when the bot picks an illegal action, a bug.
-fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRng) -> Result<(), Error> {
-    let mut strategy = bot.strategy();
-    while game.actor_to_act() == Some(Actor::Player(seat)) {
-        let action = strategy.choose(game, rng);
-        game.play_measured(Actor::Player(seat), action, rng).map_err(|error| {
-            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", bot.code()))
-        })?;
-    }
-    Ok(())
-}
-
-/// Runs `work` on a thread for blocking work, off the threads that serve requests:
-/// a search can take a while. `what` names the work in the error of a failed thread.
-async fn off_request_threads<T: Send + 'static>(
-    what: &str,
-    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
-) -> Result<T, Error> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
-}
+pub use time::{Time, stamp_of_millis};
+pub use timer::TIMER_EVERY;
 
 /// What perfect play makes of a position: the best action for the side to act.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -166,6 +49,39 @@ pub struct Seat {
     pub token: String,
 }
 
+/// How long a game may wait for its second player, unless configured otherwise.
+pub const DEFAULT_WAITING_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How long a finished game's streams wait for a rematch, unless configured otherwise.
+pub const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
+
+/// How the service runs: where its randomness and its time come from, and how
+/// long a game may wait for its second player.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// For the measurements and the bots' choices.
+    pub randomness: Randomness,
+    /// For every write's stamp, every clock and every deadline.
+    pub time: Time,
+    /// How long a game may wait for its second player before the server aborts
+    /// it; `None` for ever.
+    pub waiting_timeout: Option<Duration>,
+    /// How long after a game between two people ends its live streams stay open
+    /// for news of a rematch, before their `end`.
+    pub rematch_window: Duration,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> ServiceOptions {
+        ServiceOptions {
+            randomness: Randomness::System,
+            time: Time::System,
+            waiting_timeout: Some(DEFAULT_WAITING_TIMEOUT),
+            rematch_window: DEFAULT_REMATCH_WINDOW,
+        }
+    }
+}
+
 /// The games service: every request goes through here.
 #[derive(Debug, Clone)]
 pub struct GameService {
@@ -173,13 +89,13 @@ pub struct GameService {
     /// Shared by the clones every worker holds, so that a write on one worker
     /// wakes the watchers on all.
     hub: Arc<Hub>,
-    randomness: Randomness,
+    options: ServiceOptions,
 }
 
 impl GameService {
-    /// A service over `store`, measuring and letting bots choose with `randomness`.
-    pub fn new(store: Store, randomness: Randomness) -> GameService {
-        GameService { store, hub: Arc::default(), randomness }
+    /// A service over `store`, run as `options` say.
+    pub fn new(store: Store, options: ServiceOptions) -> GameService {
+        GameService { store, hub: Arc::default(), options }
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
@@ -209,211 +125,53 @@ impl GameService {
         self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))
     }
 
-    /// Creates a game as `settings` say, with the caller in the seat of `play_as`;
-    /// with an opponent, a bot takes the other seat and opens when it is X.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn create_game(&self, settings: GameSettings) -> Result<(GameRecord, Seat), Error> {
-        let GameSettings { variant, play_as, opponent, hints } = settings;
-        let token = token::new_token();
-        let mut game = Game::new(variant);
-        let mut opening = Vec::new();
-        let mut open_seats = vec![play_as.other()];
-        if let Some(bot) = opponent {
-            let seat = play_as.other();
-            opening.push(NewEntry { event: Event::SeatTaken(seat), by_bot: true });
-            let mut rng = self.randomness.rng();
-            game = off_request_threads("the bot", move || {
-                bot_turns(&mut game, bot, seat, &mut rng)?;
-                Ok(game)
-            })
-            .await?;
-            opening.extend(new_entries(game.log(), Some(seat)));
-            open_seats.clear();
-        }
-        let new = NewGame {
-            variant,
-            play_as,
-            token_hash: token::hash(&token),
-            opponent,
-            hints: hints.unwrap_or(opponent.is_some()),
-            opening,
-            summary: summary(&game, &open_seats),
-        };
-        let stored = self.store.create_game(new).await?;
-        self.hub.publish(stored.id, stored.version());
-        Ok((GameRecord { stored, game }, Seat { player: play_as, token }))
+    /// The service's time now, in milliseconds since the epoch.
+    pub fn now_ms(&self) -> i64 {
+        self.options.time.now().as_millisecond()
     }
 
-    /// Seats the caller in the free seat of game `id` (X first).
-    ///
-    /// # Errors
-    /// [`Error::NotFound`]; [`Error::Conflict`] when both seats are taken or the game
-    /// is over; database failures.
-    pub async fn join(&self, id: i64) -> Result<(GameRecord, Seat), Error> {
-        let token = token::new_token();
-        let token_hash = token::hash(&token);
-        let seat_hash = token_hash.clone();
-        let decided = self.store.update(id, move |stored| {
-            let GameRecord { stored, game } = GameRecord::replay(stored)?;
-            // A bot's seat is logged as taken like any other.
-            let Some(&player) = open_seats(&stored.log).first() else {
-                return Err(Error::Conflict {
-                    detail: "both seats of this game are taken".into(),
-                    current_version: None,
-                });
-            };
-            if game.is_over() {
-                return Err(Error::Conflict { detail: "this game is over".into(), current_version: None });
-            }
-            let write = Write {
-                after: stored.version(),
-                seat: Some((player, seat_hash)),
-                entries: vec![NewEntry { event: Event::SeatTaken(player), by_bot: false }],
-                new_summary: Some(summary(&game, &[])),
-            };
-            Ok((Some(write), (stored, game, player)))
-        });
-        let (written, (mut stored, game, player)) = decided.await?;
-        stored.log.extend(written);
-        stored.token_hashes.push((player, token_hash));
-        self.hub.publish(id, stored.version());
-        Ok((GameRecord { stored, game }, Seat { player, token }))
-    }
-
-    /// Game `id`, replayed from its log.
+    /// Game `id`, replayed from its log, as of now.
     ///
     /// # Errors
     /// [`Error::NotFound`]; a corrupt log; database failures.
     pub async fn game(&self, id: i64) -> Result<GameRecord, Error> {
         let stored = self.store.load_game(id).await?;
-        GameRecord::replay(stored)
+        GameRecord::replay(stored, self.now_ms())
     }
 
-    /// Lets the seat holding `token` take `action` in game `id`. In the measurement
-    /// variant a move that closes a cycle is measured here and the outcome logged.
-    /// With `expected_version`, the action applies only to that version.
+    /// Whether nothing more will be written to `record`'s game: it is over, and
+    /// no rematch is to be expected any more (one was asked for, the opponent is
+    /// a bot, or the rematch window has passed).
     ///
     /// # Errors
-    /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of the
-    /// game; [`Error::Rule`] for an illegal action; [`Error::Conflict`] when the game
-    /// is not at `expected_version` or another write lands first; database failures.
-    pub async fn act(
-        &self,
-        id: i64,
-        token: &str,
-        action: Action,
-        expected_version: Option<i64>,
-    ) -> Result<GameRecord, Error> {
-        let token_hash = token::hash(token);
-        let seat = move |record: &GameRecord| {
-            let player = record
-                .stored
-                .seat_of(&token_hash)
-                .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
-            let version = record.version();
-            if let Some(expected) = expected_version.filter(|&expected| expected != version) {
-                return Err(Error::Conflict {
-                    detail: format!("the request was for version {expected}, and the game is at version {version}"),
-                    current_version: Some(version),
-                });
-            }
-            Ok(player)
-        };
-        self.play(id, seat, action, false).await
+    /// A corrupt log.
+    pub fn is_final(&self, record: &GameRecord) -> Result<bool, Error> {
+        Ok(self.final_at_ms(record)?.is_some_and(|final_ms| self.now_ms() >= final_ms))
     }
 
-    /// Lets the player that `seat` finds in game `id` take `action`, then the
-    /// game's bot answer (and, with `plays_forced_moves`, the server play a forced
-    /// last-square move), and logs it all. Reading, deciding and logging the
-    /// player's action are one unit of the store's work; a bot's search would hold
-    /// up every other write, so it runs after, and its answer is logged with the
-    /// action, after the version the game was read at.
-    async fn play(
-        &self,
-        id: i64,
-        seat: impl FnOnce(&GameRecord) -> Result<Player, Error> + Send + 'static,
-        action: Action,
-        plays_forced_moves: bool,
-    ) -> Result<GameRecord, Error> {
-        let rng = self.randomness.rng();
-        let decided = self.store.update(id, move |stored| {
-            let record = GameRecord::replay(stored)?;
-            let player = seat(&record)?;
-            let played = Played::new(record, player, action, plays_forced_moves, rng)?;
-            let write = played.bot_to_answer().is_none().then(|| played.write());
-            Ok::<_, Error>((write, played))
-        });
-        let (mut written, mut played) = decided.await?;
-        if played.bot_to_answer().is_some() {
-            played = played.answer_bot().await?;
-            written = self.store.write(id, played.write()).await?;
+    /// When nothing more will be written to `record`'s game, once it is over: at
+    /// its end when it has a rematch already or is played against a bot, else
+    /// when the rematch window closes.
+    ///
+    /// # Errors
+    /// A corrupt log.
+    pub fn final_at_ms(&self, record: &GameRecord) -> Result<Option<i64>, Error> {
+        let Some(ended_at_ms) = record.ended_at_ms()? else { return Ok(None) };
+        if record.rematch().is_some() || record.stored.opponent.is_some() {
+            return Ok(Some(ended_at_ms));
         }
-        let record = played.into_record(written);
-        self.hub.publish(id, record.version());
-        Ok(record)
-    }
-
-    /// The one game the original app's routes play, and the seat its player chose;
-    /// a measurement game against the parasite bot, the player X, the first time.
-    ///
-    /// # Errors
-    /// A corrupt log; database failures.
-    pub async fn shared_game(&self) -> Result<(GameRecord, Player), Error> {
-        let (id, play_as) = self.shared_game_id().await?;
-        Ok((self.game(id).await?, play_as))
-    }
-
-    /// The id of the original app's game and its player's mark, the game created
-    /// as [`GameService::shared_game`] says the first time.
-    async fn shared_game_id(&self) -> Result<(i64, Player), Error> {
-        match self.store.shared_game().await? {
-            Some(shared) => Ok(shared),
-            None => {
-                let (record, play_as) = self.reset_shared_game(true, Player::X).await?;
-                Ok((record.stored.id, play_as))
-            }
-        }
-    }
-
-    /// Points the original app's routes at a new measurement game: against the
-    /// parasite bot holding the other mark when `against_bot`, else two players
-    /// taking turns at one screen.
-    ///
-    /// # Errors
-    /// Database failures.
-    pub async fn reset_shared_game(&self, against_bot: bool, play_as: Player) -> Result<(GameRecord, Player), Error> {
-        let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
-        let settings = GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None };
-        let (record, _) = self.create_game(settings).await?;
-        self.store.set_shared_game(record.stored.id, play_as).await?;
-        Ok((record, play_as))
-    }
-
-    /// Plays `action` in the original app's game for the side to move (and the
-    /// bot's answer against the computer). A forced last-square move that follows
-    /// is played too, for whoever must make it: the original frontend cannot send
-    /// one, and would be stuck.
-    ///
-    /// # Errors
-    /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
-    /// write lands first; database failures.
-    pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
-        // The game is read once, where the move is decided.
-        let (id, play_as) = self.shared_game_id().await?;
-        let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
-        Ok((self.play(id, side_to_move, action, true).await?, play_as))
+        Ok(Some(ended_at_ms.saturating_add(i64::try_from(self.options.rematch_window.as_millis()).unwrap_or(i64::MAX))))
     }
 
     /// The best action of game `id` for the side to act, by exact search.
     ///
     /// # Errors
-    /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act; a corrupt
-    /// log; database failures.
+    /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act;
+    /// [`Error::HintsDisabled`] in a game without hints; a corrupt log; database
+    /// failures.
     pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
         let record = self.game(id).await?;
-        let Some(Actor::Player(player)) = record.game.actor_to_act() else {
+        let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
             return Err(Error::Rule(RuleError::GameOver));
         };
         if !record.stored.hints {
@@ -425,12 +183,43 @@ impl GameService {
         Ok((record, hint))
     }
 
-    /// A page of games, newest first: up to `limit`, older than `before` if given,
-    /// with `status` if given.
+    /// A page of games, newest first.
     ///
     /// # Errors
     /// Database failures.
     pub async fn list(&self, page: Page) -> Result<Vec<ListedGame>, Error> {
         Ok(self.store.list_games(page).await?)
     }
+}
+
+/// The seat the token hashing to `token_hash` holds in `record`'s game, when the
+/// request is for the version it is at (or for any, without `expected_version`).
+///
+/// # Errors
+/// [`Error::Forbidden`] for a token that is no seat of the game;
+/// [`Error::Conflict`] when the game is at another version.
+fn seat_of(record: &GameRecord, token_hash: &[u8], expected_version: Option<i64>) -> Result<Player, Error> {
+    let player = record
+        .stored
+        .seat_of(token_hash)
+        .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
+    let version = record.version();
+    if let Some(expected) = expected_version.filter(|&expected| expected != version) {
+        return Err(Error::Conflict {
+            detail: format!("the request was for version {expected}, and the game is at version {version}"),
+            current_version: Some(version),
+        });
+    }
+    Ok(player)
+}
+
+/// Runs `work` on a thread for blocking work, off the threads that serve requests:
+/// a search can take a while. `what` names the work in the error of a failed thread.
+async fn off_request_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
 }

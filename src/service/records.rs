@@ -2,9 +2,12 @@
 //! which converts its rows into them: a game as stored and as replayed, its log
 //! entries, and a listing.
 
+use super::life::{ClockSettings, ClockState, End, Ending, Life};
+use super::time::{millis, stamp_of_millis};
 use crate::bot::Bot;
-use crate::engine::{Action, Game, GameResult, LogEntry, MoveNumber, Player, Variant};
+use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player, Variant};
 use crate::error::Error;
+use crate::store::Write;
 
 /// Something that happened to a game, as its log keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +16,15 @@ pub enum Event {
     SeatTaken(Player),
     /// A move or a collapse outcome, as the engine logs it.
     Action(LogEntry),
+    /// An ending beside the rules: a resignation, a timeout or an abort.
+    Ended(Ending),
+    /// `player` asked for a rematch, which is played in game `game_id`.
+    Rematch {
+        /// Who asked first.
+        player: Player,
+        /// The new game.
+        game_id: i64,
+    },
 }
 
 /// One entry of a stored log.
@@ -41,6 +53,13 @@ pub struct StoredGame {
     pub opponent: Option<Bot>,
     /// Whether hints are given while the game goes on.
     pub hints: bool,
+    /// Its clock, if it is a timed game.
+    pub clock: Option<ClockSettings>,
+    /// The game this one is the rematch of, if it is one: its free seat is kept
+    /// for the other player of that game.
+    pub rematch_of: Option<i64>,
+    /// Its summary as stored, which a write updates when it changes.
+    pub summary: Summary,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
     /// The hash of each seat's token; a bot's seat has none.
@@ -82,12 +101,17 @@ impl Status {
 }
 
 /// The summary a listing shows, kept beside the log and written with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     /// Waiting, ongoing or finished.
     pub status: Status,
-    /// The engine's result.
+    /// The result so far.
     pub result: GameResult,
+    /// How it ended, once it has.
+    pub end: Option<End>,
+    /// When the running clock runs out, in a timed game: the server's timer looks
+    /// for games past theirs.
+    pub deadline: Option<String>,
 }
 
 /// What a new game is to be.
@@ -102,6 +126,8 @@ pub struct GameSettings {
     /// Whether hints are given while the game goes on; by default only against a
     /// bot: between two people a hint would be an advisor at the table.
     pub hints: Option<bool>,
+    /// A clock, for a timed game.
+    pub clock: Option<ClockSettings>,
 }
 
 /// A page of a listing of games, newest first.
@@ -131,47 +157,110 @@ pub struct ListedGame {
     pub status: Status,
     /// Its result so far.
     pub result: GameResult,
+    /// How it ended, once it has.
+    pub end: Option<End>,
 }
 
-/// A game as a request sees it: what is stored, and the state its log rebuilds.
+/// A game as a request sees it: what is stored, the state its log rebuilds, and
+/// its life around the rules, as of the moment it was read.
 #[derive(Debug, Clone)]
 pub struct GameRecord {
     /// The stored game and its whole log.
     pub stored: StoredGame,
     /// The state, replayed from the log.
     pub game: Game,
+    /// Seats, clocks and the endings beside the rules, folded with the game.
+    life: Life,
+    /// The moment the record speaks of, in milliseconds since the epoch: clocks
+    /// run, and run out, until then.
+    now_ms: i64,
+    /// The entry after which the game was over, if it is.
+    ended_by: Option<usize>,
 }
 
 impl GameRecord {
-    /// Rebuilds the game from its stored log.
+    /// Rebuilds the game and its life from its stored log, as of `now_ms`.
     ///
     /// # Errors
-    /// [`Error::Internal`] when the log breaks a rule: it is corrupt, and it is never
-    /// silently repaired.
-    pub(super) fn replay(stored: StoredGame) -> Result<GameRecord, Error> {
-        let actions: Vec<_> = stored
-            .log
-            .iter()
-            .filter_map(|entry| match entry.event {
-                Event::Action(action) => Some(action),
-                Event::SeatTaken(_) => None,
-            })
+    /// [`Error::Internal`] when the log breaks a rule, goes on after the game's
+    /// end, or holds a time that is none: it is corrupt, and it is never silently
+    /// repaired.
+    pub(super) fn replay(stored: StoredGame, now_ms: i64) -> Result<GameRecord, Error> {
+        let corrupt = |detail: String| Error::Internal(format!("game {}: corrupt log: {detail}", stored.id));
+        // Only a clocked game reads its entries' times.
+        let times: Vec<i64> = match stored.clock {
+            Some(_) => {
+                stored.log.iter().map(|entry| millis(&entry.created_at)).collect::<Result<_, _>>().map_err(corrupt)?
+            }
+            None => Vec::new(),
+        };
+        let mut game = Game::new(stored.variant);
+        let mut life = Life::new(stored.clock, bot_seat(&stored.log));
+        let mut ended_by = None;
+        for (index, entry) in stored.log.iter().enumerate() {
+            let at = || times[index];
+            match entry.event {
+                Event::SeatTaken(player) => life.seat_taken(player, &game, &at),
+                Event::Action(_) | Event::Ended(_) if ended_by.is_some() => {
+                    return Err(corrupt(format!("entry {} comes after the end", entry.seq)));
+                }
+                Event::Action(logged) => {
+                    game.play(logged.actor, logged.action).map_err(|error| {
+                        corrupt(format!("entry {} breaks a rule: {error} ({})", entry.seq, error.code()))
+                    })?;
+                    life.acted(logged.actor, &game, &at);
+                }
+                Event::Ended(ending) => life.ended(ending, &game, &at),
+                Event::Rematch { .. } => {}
+            }
+            if ended_by.is_none() && life.is_over(&game) {
+                ended_by = Some(index);
+            }
+        }
+        Ok(GameRecord { stored, game, life, now_ms, ended_by })
+    }
+
+    /// The game as it will stand once `events` (each with whether the bot did
+    /// it) and `seat` are written after its log at `at_ms`, and the write that
+    /// does it: the summary goes with it when it changes from the stored one.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the events break a rule, a bug.
+    pub(super) fn with(
+        &self,
+        events: &[(Event, bool)],
+        seat: Option<(Player, Vec<u8>)>,
+        at_ms: i64,
+    ) -> Result<(GameRecord, Write), Error> {
+        let created_at = stamp_of_millis(at_ms);
+        let entries: Vec<StoredEntry> = (self.version() + 1..)
+            .zip(events)
+            .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at: created_at.clone(), event, by_bot })
             .collect();
-        let game = Game::replay(stored.variant, &actions)
-            .map_err(|error| Error::Internal(format!("game {}: corrupt log: {error}", stored.id)))?;
-        Ok(GameRecord { stored, game })
+        let mut stored = self.stored.clone();
+        stored.log.extend(entries.iter().cloned());
+        stored.token_hashes.extend(seat.clone());
+        let after = GameRecord::replay(stored, at_ms)?;
+        let summary = after.summary();
+        let write = Write { seat, entries, summary: (summary != self.stored.summary).then(|| summary.clone()) };
+        let mut after = after;
+        after.stored.summary = summary;
+        Ok((after, write))
     }
 
     /// The game as it stood right after each entry of its log after sequence
     /// number `after`, in order: the last entry of each is the entry.
     ///
     /// # Errors
-    /// [`Error::Internal`] when the log breaks a rule.
+    /// [`Error::Internal`] when the log is corrupt.
     pub fn history(&self, after: i64) -> Result<Vec<GameRecord>, Error> {
         let log = &self.stored.log;
         (0..log.len())
             .filter(|&index| log[index].seq > after)
-            .map(|index| GameRecord::replay(StoredGame { log: log[..=index].to_vec(), ..self.stored.clone() }))
+            .map(|index| {
+                let then = StoredGame { log: log[..=index].to_vec(), ..self.stored.clone() };
+                GameRecord::replay(then, self.now_ms)
+            })
             .collect()
     }
 
@@ -192,17 +281,88 @@ impl GameRecord {
 
     /// The seats nobody has taken yet.
     pub fn open_seats(&self) -> Vec<Player> {
-        open_seats(&self.stored.log)
-    }
-
-    /// Waiting for a player, ongoing, or finished.
-    pub fn status(&self) -> Status {
-        summary(&self.game, &self.open_seats()).status
+        [Player::X, Player::O]
+            .into_iter()
+            .filter(|&player| !self.stored.log.iter().any(|entry| entry.event == Event::SeatTaken(player)))
+            .collect()
     }
 
     /// The seat the game's bot holds, in a game against the computer.
     pub fn bot_seat(&self) -> Option<Player> {
         bot_seat(&self.stored.log)
+    }
+
+    /// How the game ended, if it has: by the rules, an entry of its life, or a
+    /// clock that has run out (written down by the server soon after).
+    pub fn end(&self) -> Option<End> {
+        self.life.end(&self.game, self.now_ms)
+    }
+
+    /// Waiting for a player, ongoing, or finished.
+    pub fn status(&self) -> Status {
+        if self.end().is_some() {
+            Status::Finished
+        } else if self.life.both_seated() {
+            Status::Ongoing
+        } else {
+            Status::Waiting
+        }
+    }
+
+    /// The result: the rules', or a win by resignation or timeout, or an abort.
+    pub fn result(&self) -> GameResult {
+        self.life.result(&self.game, self.now_ms)
+    }
+
+    /// The clocks as of the record's moment, in a clocked game.
+    pub fn clock(&self) -> Option<ClockState> {
+        self.life.clock(self.now_ms)
+    }
+
+    /// The player whose clock has run out, before the log says so.
+    pub fn flagged(&self) -> Option<Player> {
+        self.life.flagged(self.now_ms)
+    }
+
+    /// The clock's time as of the record's moment, in milliseconds since the epoch.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+
+    /// The player who acts now, and whether by a move or a collapse choice:
+    /// nobody while a seat is free or once the game is over.
+    pub fn to_act(&self) -> Option<Player> {
+        match (self.status(), self.game.actor_to_act()) {
+            (Status::Ongoing, Some(Actor::Player(player))) => Some(player),
+            _ => None,
+        }
+    }
+
+    /// The game a rematch of this one is played in, once asked for.
+    pub fn rematch(&self) -> Option<i64> {
+        self.rematch_request().map(|(_, game_id)| game_id)
+    }
+
+    /// Who asked for a rematch of this game, and the game it is played in.
+    pub fn rematch_request(&self) -> Option<(Player, i64)> {
+        self.stored.log.iter().find_map(|entry| match entry.event {
+            Event::Rematch { player, game_id } => Some((player, game_id)),
+            _ => None,
+        })
+    }
+
+    /// When the game was over, in milliseconds since the epoch, if it is.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the time of that entry is none: a corrupt log.
+    pub fn ended_at_ms(&self) -> Result<Option<i64>, Error> {
+        self.ended_by.map(|index| millis(&self.stored.log[index].created_at).map_err(Error::Internal)).transpose()
+    }
+
+    /// The summary a listing shows, as of the record's moment.
+    pub fn summary(&self) -> Summary {
+        let deadline = self.clock().and_then(|clock| clock.deadline_ms).map(stamp_of_millis);
+        Summary { status: self.status(), result: self.result(), end: self.end(), deadline }
     }
 }
 
@@ -211,22 +371,4 @@ pub(super) fn bot_seat(log: &[StoredEntry]) -> Option<Player> {
         Event::SeatTaken(player) if entry.by_bot => Some(player),
         _ => None,
     })
-}
-
-pub(super) fn open_seats(log: &[StoredEntry]) -> Vec<Player> {
-    [Player::X, Player::O]
-        .into_iter()
-        .filter(|&player| !log.iter().any(|entry| entry.event == Event::SeatTaken(player)))
-        .collect()
-}
-
-pub(super) fn summary(game: &Game, open_seats: &[Player]) -> Summary {
-    let status = if game.is_over() {
-        Status::Finished
-    } else if open_seats.is_empty() {
-        Status::Ongoing
-    } else {
-        Status::Waiting
-    };
-    Summary { status, result: game.result() }
 }

@@ -18,8 +18,9 @@ pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
 
 use crate::bot::Bot;
-use crate::engine::{Player, Variant};
-use crate::service::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+use crate::engine::Player;
+use crate::service::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Page, Status, StoredEntry};
+use crate::service::{StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -61,77 +62,41 @@ pub enum Durability {
     Full,
 }
 
-/// An entry to append to a log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NewEntry {
-    /// What happened.
-    pub event: Event,
-    /// Whether the game's bot did it.
-    pub by_bot: bool,
-}
-
-/// A write to one game's log, decided on the version it was read at.
+/// A write to one game's log, decided on the version it was read at: its
+/// entries follow that version, and the first of them cannot land if another
+/// write took its sequence number first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Write {
-    /// The version the decision was made at: the entries follow it.
-    pub after: i64,
     /// A seat taken, with the hash of its token.
     pub seat: Option<(Player, Vec<u8>)>,
-    /// The entries to append.
-    pub entries: Vec<NewEntry>,
+    /// The entries to append, numbered and stamped.
+    pub entries: Vec<StoredEntry>,
     /// The game's new summary, when the entries change it.
-    pub new_summary: Option<Summary>,
+    pub summary: Option<Summary>,
 }
 
-/// A game to create.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewGame {
-    /// Its collapse rule.
-    pub variant: Variant,
-    /// The creator's seat.
-    pub play_as: Player,
-    /// The hash of the creator's token.
-    pub token_hash: Vec<u8>,
-    /// The bot that takes the other seat, in a game against the computer.
-    pub opponent: Option<Bot>,
-    /// Whether hints are given while the game goes on.
-    pub hints: bool,
-    /// What is logged after the creator's seat: the bot's seat and first actions.
-    pub opening: Vec<NewEntry>,
-    /// Its summary after the opening.
-    pub summary: Summary,
+/// The entry a new game's creation writes in the game it is the rematch of: by
+/// `player`, at sequence number `seq` of game `game_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RematchOf {
+    /// The finished game.
+    pub game_id: i64,
+    /// The entry's place in that game's log: a rematch asked for by both players
+    /// at once lands once.
+    pub seq: i64,
+    /// Who asked for it.
+    pub player: Player,
 }
 
-impl NewGame {
-    /// The whole log to write: the creator's seat, then the opening.
-    fn entries(&self) -> Vec<NewEntry> {
-        let seated = NewEntry { event: Event::SeatTaken(self.play_as), by_bot: false };
-        std::iter::once(seated).chain(self.opening.iter().copied()).collect()
-    }
+fn bot_code(game: &StoredGame) -> Option<&'static str> {
+    game.opponent.map(Bot::code)
+}
 
-    fn bot(&self) -> Option<&'static str> {
-        self.opponent.map(Bot::code)
-    }
-
-    fn mistake_chance(&self) -> Option<f64> {
-        self.opponent.and_then(|level| match level {
-            Bot::Parasite { mistake_chance } => Some(mistake_chance),
-            Bot::Random | Bot::Perfect => None,
-        })
-    }
-
-    /// The game as stored under `id` at `created_at` with `log`.
-    fn into_stored(self, id: i64, created_at: String, log: Vec<StoredEntry>) -> StoredGame {
-        StoredGame {
-            id,
-            variant: self.variant,
-            created_at,
-            opponent: self.opponent,
-            hints: self.hints,
-            log,
-            token_hashes: vec![(self.play_as, self.token_hash)],
-        }
-    }
+fn mistake_chance(game: &StoredGame) -> Option<f64> {
+    game.opponent.and_then(|bot| match bot {
+        Bot::Parasite { mistake_chance } => Some(mistake_chance),
+        Bot::Random | Bot::Perfect => None,
+    })
 }
 
 /// Whether `url` names a PostgreSQL database.
@@ -185,14 +150,17 @@ impl Store {
         }
     }
 
-    /// Creates `new` and answers it as stored.
+    /// Creates `game` as it is (but for its id, which the database gives, and is
+    /// answered), its seats, log and summary; with `rematch`, writes the rematch
+    /// entry into the game it follows, in the same transaction.
     ///
     /// # Errors
-    /// When the database fails.
-    pub async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+    /// [`StoreError::Conflict`] when that game's log already holds the rematch's
+    /// sequence number; when the database fails.
+    pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
         match &self.0 {
-            Backend::Sqlite(store) => store.create_game(new).await,
-            Backend::Postgres(store) => Box::pin(store.create_game(new)).await,
+            Backend::Sqlite(store) => store.create_game(game, rematch).await,
+            Backend::Postgres(store) => Box::pin(store.create_game(game, rematch)).await,
         }
     }
 
@@ -213,9 +181,9 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::Conflict`] with the current version when another write
-    /// already took the sequence number after `write.after` or the seat; any
-    /// database failure.
-    pub async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
+    /// already took the sequence number of the write's first entry, or the seat;
+    /// any database failure.
+    pub async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
         match &self.0 {
             Backend::Sqlite(store) => store.write(id, write).await,
             Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
@@ -234,7 +202,7 @@ impl Store {
         &self,
         id: i64,
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
-    ) -> Result<(Vec<StoredEntry>, T), E> {
+    ) -> Result<T, E> {
         match &self.0 {
             Backend::Sqlite(store) => store.update(id, decide).await,
             Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
@@ -249,6 +217,19 @@ impl Store {
         match &self.0 {
             Backend::Sqlite(store) => store.list_games(page).await,
             Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
+        }
+    }
+
+    /// The games the server's timer must look at: those ongoing past their
+    /// `deadline` at `now`, and those still waiting that were created before
+    /// `waiting_before`, if given. A few at a time.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<i64>, StoreError> {
+        match &self.0 {
+            Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
+            Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
         }
     }
 

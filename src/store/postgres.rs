@@ -11,12 +11,15 @@ use std::str::FromStr;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
-use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{ListedGame, NewGame, Notice, Page, Status, StoreError, StoredEntry, StoredGame, Write};
+use super::rows::{EntryRow, GameRow, ListingRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns};
+use super::rows::{entry_columns, game_columns, listing_columns};
+use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Write};
+use super::{bot_code, mistake_chance};
 use crate::engine::Player;
+use crate::service::Event;
 
 /// The notification channel of the games' changes; each payload is `id version`.
 const CHANNEL: &str = "qttt_games";
@@ -27,39 +30,40 @@ fn rfc3339(column: &str) -> String {
 }
 
 // The statements built from the shared column lists, once; as `&'static str`
-// they are known to sqlx to be safe from injection.
+// they are known to sqlx to be safe from injection. Times are written as the
+// service stamps them, RFC 3339 text, into TIMESTAMPTZ columns, and read back as
+// that text.
 /// A game and its whole log in one statement, one snapshot: the log as a JSON
 /// array of arrays, in the column order of [`EntryRow`].
 static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {}, (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seq), '[]')::TEXT \
          FROM log_entries WHERE game_id = games.id) AS log FROM games WHERE id = $1",
-        game_columns(&rfc3339("created_at")),
+        game_columns(rfc3339),
         entry_columns(&rfc3339("created_at"))
     )
 });
-static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO games (variant, status, result, bot, mistake_chance, hints) \
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, {}",
-        rfc3339("created_at")
-    )
-});
+const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline) \
+     VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ) RETURNING id";
 static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {}",
-        rfc3339("created_at")
+        "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::TIMESTAMPTZ)"
     )
 });
+const UPDATE_SUMMARY: &str = "UPDATE games SET status = $1, result = $2, end_reason = $3, end_player = $4, \
+     deadline = $5::TIMESTAMPTZ WHERE id = $6";
 static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT id, variant, {}, status, result, \
-         (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version FROM games \
-         WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
+        "SELECT {} FROM games WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
          ORDER BY id DESC LIMIT $3",
-        rfc3339("created_at")
+        listing_columns(rfc3339)
     )
 });
+/// The timer's question: see [`super::Store::overdue_games`].
+const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1::TIMESTAMPTZ \
+     UNION SELECT id FROM games WHERE $2::TEXT IS NOT NULL AND status = 'waiting' AND created_at <= $2::TIMESTAMPTZ \
+     LIMIT 100";
 
 /// How the store connects: `DATABASE_POOL_SIZE`, `DATABASE_STATEMENT_TIMEOUT_MS`
 /// and `DATABASE_CONNECT_RETRY_SECONDS`.
@@ -134,33 +138,28 @@ impl PgStore {
         Ok(())
     }
 
-    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query(INSERT_GAME.as_str())
-            .bind(new.variant.code())
-            .bind(new.summary.status.code())
-            .bind(new.summary.result.code())
-            .bind(new.bot())
-            .bind(new.mistake_chance())
-            .bind(new.hints)
-            .fetch_one(&mut *tx)
-            .await?;
-        let (id, created_at): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
-        insert_seat(&mut tx, id, new.play_as, &new.token_hash).await?;
-        let log = insert_entries(&mut tx, id, 0, &new.entries()).await?;
+        let created = insert_game(&mut tx, &game, rematch).await;
+        // A rematch asked for at the same moment by the other player took the
+        // place in the old game's log, or the old game's one rematch.
+        let id = match rematch {
+            Some(rematch) => self.unless_raced(rematch.game_id, created).await?,
+            None => created?,
+        };
         tx.commit().await?;
-        Ok(new.into_stored(id, created_at, log))
+        Ok(id)
     }
 
     pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
         read_game(&self.pool, id).await
     }
 
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        let written = self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?;
+        self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?;
         tx.commit().await?;
-        Ok(written)
+        Ok(())
     }
 
     /// The outcome of a write to game `id`, with a unique key violation (another
@@ -183,7 +182,7 @@ impl PgStore {
         &self,
         id: i64,
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
-    ) -> Result<(Vec<StoredEntry>, T), E> {
+    ) -> Result<T, E> {
         let mut tx = self.pool.begin().await.map_err(StoreError::from)?;
         // The game's row stays locked until the commit: the other writers of this
         // game, on any instance, wait, and then read what this one wrote. The read
@@ -197,12 +196,19 @@ impl PgStore {
             return Err(StoreError::NotFound { id }.into());
         }
         let (write, decided) = decide(read_game(&mut *tx, id).await?)?;
-        let written = match write {
-            Some(write) => self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?,
-            None => Vec::new(),
-        };
+        if let Some(write) = write {
+            self.unless_raced(id, write_entries(&mut tx, id, &write).await).await?;
+        }
         tx.commit().await.map_err(StoreError::from)?;
-        Ok((written, decided))
+        Ok(decided)
+    }
+
+    pub(super) async fn overdue_games(
+        &self,
+        now: String,
+        waiting_before: Option<String>,
+    ) -> Result<Vec<i64>, StoreError> {
+        Ok(sqlx::query_scalar(OVERDUE_GAMES).bind(now).bind(waiting_before).fetch_all(&self.pool).await?)
     }
 
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
@@ -214,13 +220,12 @@ impl PgStore {
             .await?;
         rows.iter()
             .map(|row| {
-                SummaryRow {
+                ListingRow {
                     id: row.try_get(0)?,
                     variant: row.try_get(1)?,
                     created_at: row.try_get(2)?,
-                    status: row.try_get(3)?,
-                    result: row.try_get(4)?,
-                    version: row.try_get(5)?,
+                    version: row.try_get(3)?,
+                    summary: summary_columns(row, 4)?,
                 }
                 .into_listed()
             })
@@ -297,58 +302,106 @@ async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame,
         bot: row.try_get(3)?,
         mistake_chance: row.try_get(4)?,
         hints: row.try_get(5)?,
-        x_token_hash: row.try_get(6)?,
-        o_token_hash: row.try_get(7)?,
+        clock: (row.try_get(6)?, row.try_get(7)?),
+        rematch_of: row.try_get(8)?,
+        summary: summary_columns(&row, 9)?,
+        token_hashes: [row.try_get(14)?, row.try_get(15)?],
     };
-    game.into_game(EntryRow::from_json(row.try_get(8)?)?)
+    game.into_game(EntryRow::from_json(row.try_get(16)?)?)
+}
+
+/// The summary's columns of `row`, from column `first` on.
+fn summary_columns(row: &PgRow, first: usize) -> Result<SummaryColumns, sqlx::Error> {
+    Ok(SummaryColumns {
+        status: row.try_get(first)?,
+        result: row.try_get(first + 1)?,
+        end_reason: row.try_get(first + 2)?,
+        end_player: row.try_get(first + 3)?,
+        deadline: row.try_get(first + 4)?,
+    })
+}
+
+/// Creates `game` in `tx`, and with `rematch` its entry in the game it follows.
+async fn insert_game(
+    tx: &mut Transaction<'_, Postgres>,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+) -> Result<i64, sqlx::Error> {
+    let summary = SummaryColumns::of(&game.summary);
+    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    let id: i64 = sqlx::query_scalar(INSERT_GAME)
+        .bind(game.variant.code())
+        .bind(&game.created_at)
+        .bind(bot_code(game))
+        .bind(mistake_chance(game))
+        .bind(game.hints)
+        .bind(clock.map(|(initial, _)| initial))
+        .bind(clock.map(|(_, increment)| increment))
+        .bind(game.rematch_of)
+        .bind(summary.status)
+        .bind(summary.result)
+        .bind(summary.end_reason)
+        .bind(summary.end_player)
+        .bind(summary.deadline)
+        .fetch_one(&mut **tx)
+        .await?;
+    for (player, token_hash) in &game.token_hashes {
+        insert_seat(tx, id, *player, token_hash).await?;
+    }
+    insert_entries(tx, id, &game.log).await?;
+    if let Some(RematchOf { game_id, seq, player }) = rematch {
+        let event = Event::Rematch { player, game_id: id };
+        insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }])
+            .await?;
+    }
+    Ok(id)
 }
 
 /// Carries out `write` on game `id` in `tx`.
-async fn write_entries(
-    tx: &mut Transaction<'_, Postgres>,
-    id: i64,
-    write: &Write,
-) -> Result<Vec<StoredEntry>, sqlx::Error> {
+async fn write_entries(tx: &mut Transaction<'_, Postgres>, id: i64, write: &Write) -> Result<(), sqlx::Error> {
     if let Some((player, token_hash)) = &write.seat {
         insert_seat(tx, id, *player, token_hash).await?;
     }
-    let written = insert_entries(tx, id, write.after, &write.entries).await?;
-    if let Some(summary) = write.new_summary {
-        sqlx::query("UPDATE games SET status = $1, result = $2 WHERE id = $3")
-            .bind(summary.status.code())
-            .bind(summary.result.code())
+    insert_entries(tx, id, &write.entries).await?;
+    if let Some(summary) = &write.summary {
+        let columns = SummaryColumns::of(summary);
+        sqlx::query(UPDATE_SUMMARY)
+            .bind(columns.status)
+            .bind(columns.result)
+            .bind(columns.end_reason)
+            .bind(columns.end_player)
+            .bind(columns.deadline)
             .bind(id)
             .execute(&mut **tx)
             .await?;
     }
-    Ok(written)
+    Ok(())
 }
 
-/// Writes `entries` as the entries after `after` of game `id`, and returns them as stored.
+/// Writes `entries` into the log of game `id`.
 async fn insert_entries(
     tx: &mut Transaction<'_, Postgres>,
     id: i64,
-    after: i64,
-    entries: &[super::NewEntry],
-) -> Result<Vec<StoredEntry>, sqlx::Error> {
-    let mut written = Vec::with_capacity(entries.len());
-    for (seq, entry) in (after + 1..).zip(entries) {
+    entries: &[StoredEntry],
+) -> Result<(), sqlx::Error> {
+    for entry in entries {
         let row = NewEntryRow::from(entry);
-        let created_at: String = sqlx::query_scalar(INSERT_ENTRY.as_str())
+        sqlx::query(INSERT_ENTRY.as_str())
             .bind(id)
-            .bind(seq)
+            .bind(entry.seq)
             .bind(row.kind)
             .bind(row.actor)
             .bind(row.square_a)
             .bind(row.square_b)
             .bind(row.closing_move)
             .bind(row.square)
+            .bind(row.rematch)
             .bind(row.by_bot)
-            .fetch_one(&mut **tx)
+            .bind(&entry.created_at)
+            .execute(&mut **tx)
             .await?;
-        written.push(StoredEntry { seq, created_at, event: entry.event, by_bot: entry.by_bot });
     }
-    Ok(written)
+    Ok(())
 }
 
 /// Keeps the hash of `player`'s token in game `id`.

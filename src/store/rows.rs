@@ -1,9 +1,10 @@
-//! Rows as the database holds them, and their checked conversion to and from
-//! engine types: the same columns on every backend.
+//! Rows as the database holds them, and their checked conversion to and from the
+//! service's types: the same columns on every backend.
 
 use serde::Deserialize;
 
-use super::{Event, ListedGame, NewEntry, Status, StoreError, StoredEntry, StoredGame};
+use super::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Status, StoreError, StoredEntry};
+use super::{StoredGame, Summary};
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 
@@ -15,18 +16,68 @@ pub(super) struct GameRow {
     pub bot: Option<String>,
     pub mistake_chance: Option<f64>,
     pub hints: bool,
-    pub x_token_hash: Option<Vec<u8>>,
-    pub o_token_hash: Option<Vec<u8>>,
+    pub clock: (Option<i64>, Option<i64>),
+    pub rematch_of: Option<i64>,
+    pub summary: SummaryColumns,
+    pub token_hashes: [Option<Vec<u8>>; 2],
 }
 
-/// The columns a game is read with, in the order of [`GameRow`]'s fields, its
-/// creation time as `created_at` (the backend's expression for its RFC 3339 text).
-pub(super) fn game_columns(created_at: &str) -> String {
+/// The columns a game is read with, in the order of [`GameRow`]'s fields (the
+/// summary's in the order of [`SummaryColumns`]' fields), its times given by
+/// `time`, the backend's expression for a column's RFC 3339 text.
+pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
-        "id, variant, {created_at}, bot, mistake_chance, hints, \
+        "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
+         status, result, end_reason, end_player, {}, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
-         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash"
+         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash",
+        time("created_at"),
+        time("deadline")
     )
+}
+
+/// A game's summary as its columns hold it.
+pub(super) struct SummaryColumns {
+    pub status: String,
+    pub result: String,
+    pub end_reason: Option<String>,
+    pub end_player: Option<String>,
+    pub deadline: Option<String>,
+}
+
+impl SummaryColumns {
+    /// The columns of `summary`, to write.
+    pub(super) fn of(summary: &Summary) -> SummaryColumns {
+        SummaryColumns {
+            status: summary.status.code().to_string(),
+            result: summary.result.code().to_string(),
+            end_reason: summary.end.map(|end| end.reason.code().to_string()),
+            end_player: summary.end.and_then(|end| end.player).map(|player| player.to_string()),
+            deadline: summary.deadline.clone(),
+        }
+    }
+
+    fn into_summary(self) -> Result<Summary, StoreError> {
+        let status = [Status::Waiting, Status::Ongoing, Status::Finished]
+            .into_iter()
+            .find(|s| s.code() == self.status)
+            .ok_or_else(|| corrupt("status", &self.status))?;
+        let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw, GameResult::Aborted]
+            .into_iter()
+            .find(|r| r.code() == self.result)
+            .ok_or_else(|| corrupt("result", &self.result))?;
+        let end = match self.end_reason {
+            None => None,
+            Some(reason) => Some(End {
+                reason: EndReason::ALL
+                    .into_iter()
+                    .find(|r| r.code() == reason)
+                    .ok_or_else(|| corrupt("end_reason", &reason))?,
+                player: self.end_player.as_deref().map(player).transpose()?,
+            }),
+        };
+        Ok(Summary { status, result, end, deadline: self.deadline })
+    }
 }
 
 impl GameRow {
@@ -36,10 +87,9 @@ impl GameRow {
         if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
             return Err(corrupt("seq", "a log with gaps"));
         }
-        let token_hashes = [(Player::X, self.x_token_hash), (Player::O, self.o_token_hash)]
-            .into_iter()
-            .filter_map(|(player, hash)| Some((player, hash?)))
-            .collect();
+        let [x, o] = self.token_hashes;
+        let token_hashes =
+            [(Player::X, x), (Player::O, o)].into_iter().filter_map(|(player, hash)| Some((player, hash?))).collect();
         let opponent = match (self.bot.as_deref(), self.mistake_chance) {
             (None, _) => None,
             (Some("random"), _) => Some(Bot::Random),
@@ -49,12 +99,20 @@ impl GameRow {
             }
             (Some(other), _) => return Err(corrupt("bot", other)),
         };
+        let clock = match self.clock {
+            (Some(initial_ms), Some(increment_ms)) => Some(ClockSettings { initial_ms, increment_ms }),
+            (None, None) => None,
+            other => return Err(corrupt("clock", &format!("{other:?}"))),
+        };
         Ok(StoredGame {
             id: self.id,
             variant: variant(&self.variant)?,
             created_at: self.created_at,
             opponent,
             hints: self.hints,
+            clock,
+            rematch_of: self.rematch_of,
+            summary: self.summary.into_summary()?,
             log,
             token_hashes,
         })
@@ -62,32 +120,36 @@ impl GameRow {
 }
 
 /// A row of a listing.
-pub(super) struct SummaryRow {
+pub(super) struct ListingRow {
     pub id: i64,
     pub variant: String,
     pub created_at: String,
-    pub status: String,
-    pub result: String,
     pub version: i64,
+    pub summary: SummaryColumns,
 }
 
-impl SummaryRow {
+/// The columns of a listing's rows, in the order of [`ListingRow`]'s fields, its
+/// creation time given by `time` as for [`game_columns`].
+pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
+    format!(
+        "id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
+         status, result, end_reason, end_player, {}",
+        time("created_at"),
+        time("deadline")
+    )
+}
+
+impl ListingRow {
     pub(super) fn into_listed(self) -> Result<ListedGame, StoreError> {
-        let status = [Status::Waiting, Status::Ongoing, Status::Finished]
-            .into_iter()
-            .find(|s| s.code() == self.status)
-            .ok_or_else(|| corrupt("status", &self.status))?;
-        let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw]
-            .into_iter()
-            .find(|r| r.code() == self.result)
-            .ok_or_else(|| corrupt("result", &self.result))?;
+        let summary = self.summary.into_summary()?;
         Ok(ListedGame {
             id: self.id,
             variant: variant(&self.variant)?,
             created_at: self.created_at,
             version: self.version,
-            status,
-            result,
+            status: summary.status,
+            result: summary.result,
+            end: summary.end,
         })
     }
 }
@@ -102,6 +164,7 @@ pub(super) struct EntryRow {
     pub square_b: Option<i64>,
     pub closing_move: Option<i64>,
     pub square: Option<i64>,
+    pub rematch: Option<i64>,
     pub by_bot: bool,
     pub created_at: String,
 }
@@ -109,13 +172,13 @@ pub(super) struct EntryRow {
 /// The columns an entry is read with, in the order of [`EntryRow`]'s fields, its
 /// creation time as `created_at` (the backend's expression for its RFC 3339 text).
 pub(super) fn entry_columns(created_at: &str) -> String {
-    format!("seq, kind, actor, square_a, square_b, closing_move, square, by_bot, {created_at}")
+    format!("seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, {created_at}")
 }
 
 /// The columns of an entry to write, in the order of [`NewEntryRow`]'s fields
-/// after the game's id and the sequence number.
+/// after the game's id and the sequence number, and before its time.
 pub(super) const NEW_ENTRY_COLUMNS: &str =
-    "game_id, seq, kind, actor, square_a, square_b, closing_move, square, by_bot";
+    "game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at";
 
 /// An entry to write, as columns.
 pub(super) struct NewEntryRow {
@@ -125,33 +188,49 @@ pub(super) struct NewEntryRow {
     pub square_b: Option<i64>,
     pub closing_move: Option<i64>,
     pub square: Option<i64>,
+    pub rematch: Option<i64>,
     pub by_bot: bool,
 }
 
-impl From<&NewEntry> for NewEntryRow {
-    fn from(entry: &NewEntry) -> NewEntryRow {
-        let (kind, actor, squares, collapse) = match entry.event {
-            Event::SeatTaken(player) => ("seat", player.to_string(), None, None),
+impl From<&StoredEntry> for NewEntryRow {
+    fn from(entry: &StoredEntry) -> NewEntryRow {
+        let square_number = |square: Square| i64::from(square.number());
+        let row = |kind, actor: String| NewEntryRow {
+            kind,
+            actor,
+            square_a: None,
+            square_b: None,
+            closing_move: None,
+            square: None,
+            rematch: None,
+            by_bot: entry.by_bot,
+        };
+        match entry.event {
+            Event::SeatTaken(player) => row("seat", player.to_string()),
             Event::Action(LogEntry { actor, action }) => {
                 let actor = match actor {
                     Actor::Player(player) => player.to_string(),
                     Actor::Measurement => "measurement".to_string(),
                 };
                 match action {
-                    Action::Move { squares } => ("move", actor, Some(squares), None),
-                    Action::Collapse { move_number, square } => ("collapse", actor, None, Some((move_number, square))),
+                    Action::Move { squares: [a, b] } => NewEntryRow {
+                        square_a: Some(square_number(a)),
+                        square_b: Some(square_number(b)),
+                        ..row("move", actor)
+                    },
+                    Action::Collapse { move_number, square } => NewEntryRow {
+                        closing_move: Some(i64::from(move_number)),
+                        square: Some(square_number(square)),
+                        ..row("collapse", actor)
+                    },
                 }
             }
-        };
-        let square_index = |square: Square| i64::from(square.number());
-        NewEntryRow {
-            kind,
-            actor,
-            square_a: squares.map(|[a, _]| square_index(a)),
-            square_b: squares.map(|[_, b]| square_index(b)),
-            closing_move: collapse.map(|(number, _)| i64::from(number)),
-            square: collapse.map(|(_, square)| square_index(square)),
-            by_bot: entry.by_bot,
+            Event::Ended(Ending::Resigned(player)) => row("resign", player.to_string()),
+            Event::Ended(Ending::TimedOut(player)) => row("timeout", player.to_string()),
+            Event::Ended(Ending::Aborted(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
+            Event::Rematch { player, game_id } => {
+                NewEntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
+            }
         }
     }
 }
@@ -185,6 +264,16 @@ impl EntryRow {
                     square: square(self.square)?,
                 },
             }),
+            "resign" => Event::Ended(Ending::Resigned(player(&self.actor)?)),
+            "timeout" => Event::Ended(Ending::TimedOut(player(&self.actor)?)),
+            "abort" => Event::Ended(Ending::Aborted(match self.actor.as_str() {
+                "server" => None,
+                other => Some(player(other)?),
+            })),
+            "rematch" => Event::Rematch {
+                player: player(&self.actor)?,
+                game_id: self.rematch.ok_or_else(|| corrupt("rematch", "none"))?,
+            },
             other => return Err(corrupt("kind", other)),
         };
         Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot })

@@ -4,8 +4,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{PlayerName, squares_of};
-use crate::engine::{Action, Game, Variant};
-use crate::service::Hint;
+use crate::engine::{Action, Variant};
+use crate::service::{GameRecord, Hint};
 
 /// The best action for the side to act, by exact search.
 #[derive(Debug, Serialize, ToSchema)]
@@ -60,7 +60,7 @@ pub enum ActionView {
 pub struct LegalActions {
     /// Every move (36 on the empty board), or the two options of a pending
     /// collapse named by the closing move, or the forced last-square move alone;
-    /// none once the game is over.
+    /// none while a seat is free or once the game is over.
     #[schema(max_items = 36)]
     pub actions: Vec<ActionView>,
 }
@@ -74,9 +74,11 @@ impl From<Action> for ActionView {
     }
 }
 
-impl From<&Game> for LegalActions {
-    fn from(game: &Game) -> LegalActions {
-        LegalActions { actions: game.legal_actions().into_iter().map(ActionView::from).collect() }
+impl From<&GameRecord> for LegalActions {
+    fn from(record: &GameRecord) -> LegalActions {
+        // Nobody acts while a seat is free, nor once the game has ended.
+        let actions = record.to_act().map(|_| record.game.legal_actions()).unwrap_or_default();
+        LegalActions { actions: actions.into_iter().map(ActionView::from).collect() }
     }
 }
 

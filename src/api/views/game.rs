@@ -3,10 +3,10 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, BotName, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::bot::Bot;
-use crate::engine::{Actor, Collapse, Game, Line, Mark, Move, Square, SquareProbabilities};
-use crate::service::{GameRecord, Seat};
+use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
+use crate::service::{ClockState, End, GameRecord, Seat, stamp_of_millis};
 
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]
@@ -47,8 +47,9 @@ pub struct GameView {
     /// The nine squares, 0-8 row-major from the top-left.
     #[schema(min_items = 9, max_items = 9)]
     pub board: Vec<CellView>,
-    /// Who acts now and how: a move, or the choice of a pending collapse; null once
-    /// the game is over. The one field a client needs to know whose turn it is.
+    /// Who acts now and how: a move, or the choice of a pending collapse; null
+    /// while a seat is free and once the game is over. The one field a client
+    /// needs to know whose turn it is.
     #[schema(required = true)]
     pub to_act: Option<ToAct>,
     /// Who places the next move and its number; null while a collapse is pending and
@@ -60,10 +61,24 @@ pub struct GameView {
     pub pending_collapse: Option<CollapseView>,
     /// Every collapse so far, in order, with how it was decided.
     pub collapses: Vec<CollapseView>,
-    /// The outcome by the rules: `ongoing` until the game is finished (a waiting
-    /// game too), then `x_wins`, `o_wins` or `draw`. (`status` says where the game
-    /// is in its life.)
+    /// The outcome: `ongoing` until the game is finished (a waiting game too), then
+    /// `x_wins`, `o_wins` or `draw` (a resignation or a timeout is a win for the
+    /// other player whatever the points), or `aborted`. (`status` says where the
+    /// game is in its life, `end` how it ended.)
     pub result: ResultName,
+    /// How the game ended: null while it goes on.
+    #[schema(required = true)]
+    pub end: Option<EndView>,
+    /// The players' clocks in a timed game, as of this answer; null in an untimed one.
+    #[schema(required = true)]
+    pub clock: Option<ClockView>,
+    /// The rematch of this game, once a player asked for it: the other player
+    /// joins it with `POST /games/{id}/rematch` too. Null before.
+    #[schema(required = true)]
+    pub rematch: Option<RematchView>,
+    /// The game this one is the rematch of, or null.
+    #[schema(required = true)]
+    pub rematch_of: Option<i64>,
     /// Each player's points: 1 for the earliest line, 1/2 for any later one.
     pub score: ScoreView,
     /// Every completed line.
@@ -116,6 +131,76 @@ pub struct ProbabilitiesView {
     pub o: f64,
     /// No mark.
     pub empty: f64,
+}
+
+/// How a game ended.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"reason": "resignation", "player": "O"}))]
+pub struct EndView {
+    /// `lines` (a collapse made a line), `full_board`, `resignation`, `timeout`
+    /// or `aborted`.
+    pub reason: EndReasonName,
+    /// The seat that resigned, ran out of time or aborted; null for `lines`,
+    /// `full_board`, and a game the server aborted because nobody took its seat.
+    #[schema(required = true)]
+    pub player: Option<PlayerName>,
+}
+
+/// The players' clocks, as of the answer they came with.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"initial_ms": 300000, "increment_ms": 2000, "remaining_ms": {"X": 291532, "O": 300000},
+    "running": "O", "deadline": "2026-12-01T10:15:02.120Z"}))]
+pub struct ClockView {
+    /// Each player's time at the start, in milliseconds.
+    pub initial_ms: i64,
+    /// What each action of a player adds to their time, in milliseconds.
+    pub increment_ms: i64,
+    /// Each player's time left as of this answer, in milliseconds.
+    pub remaining_ms: RemainingView,
+    /// The player whose clock runs (the one to act, once both seats are taken;
+    /// never a bot), or null.
+    #[schema(required = true)]
+    pub running: Option<PlayerName>,
+    /// When the running clock reaches zero (RFC 3339, UTC), or null: a frontend
+    /// counts down to it, and the player to act loses then.
+    #[schema(required = true)]
+    pub deadline: Option<String>,
+}
+
+/// Time left per player, in milliseconds.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RemainingView {
+    /// X's.
+    #[serde(rename = "X")]
+    pub x: i64,
+    /// O's.
+    #[serde(rename = "O")]
+    pub o: i64,
+}
+
+/// A rematch.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RematchView {
+    /// The game it is played in.
+    pub game_id: i64,
+}
+
+impl From<End> for EndView {
+    fn from(end: End) -> EndView {
+        EndView { reason: end.reason.into(), player: end.player.map(PlayerName::from) }
+    }
+}
+
+impl From<ClockState> for ClockView {
+    fn from(clock: ClockState) -> ClockView {
+        ClockView {
+            initial_ms: clock.settings.initial_ms,
+            increment_ms: clock.settings.increment_ms,
+            remaining_ms: RemainingView { x: clock.remaining(Player::X), o: clock.remaining(Player::O) },
+            running: clock.running.map(PlayerName::from),
+            deadline: clock.deadline_ms.map(stamp_of_millis),
+        }
+    }
 }
 
 /// Who acts now, and how.
@@ -258,7 +343,10 @@ pub struct SeatedGame {
 impl From<&GameRecord> for GameView {
     fn from(record: &GameRecord) -> GameView {
         let game = &record.game;
-        let odds = game.square_probabilities();
+        let end = record.end();
+        // Once the game has ended, by the rules or beside them, nothing more is
+        // measured, and nothing waits for a choice.
+        let odds = if end.is_some() { game.settled_square_probabilities() } else { game.square_probabilities() };
         GameView {
             id: record.stored.id,
             variant: game.variant().into(),
@@ -289,22 +377,23 @@ impl From<&GameRecord> for GameView {
                     probabilities: ProbabilitiesView::from(odds),
                 })
                 .collect(),
-            to_act: match game.actor_to_act() {
-                Some(Actor::Player(player)) => Some(ToAct {
-                    player: player.into(),
-                    kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
-                    forced_squares: forced_squares(game),
-                }),
-                Some(Actor::Measurement) | None => None,
-            },
-            next_to_move: game.next_to_move().map(|(player, move_number)| NextToMove {
+            to_act: record.to_act().map(|player| ToAct {
+                player: player.into(),
+                kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
+                forced_squares: forced_squares(game),
+            }),
+            next_to_move: game.next_to_move().filter(|_| end.is_none()).map(|(player, move_number)| NextToMove {
                 player: player.into(),
                 move_number,
                 forced_squares: forced_squares(game),
             }),
-            pending_collapse: game.pending_collapse().map(CollapseView::from),
+            pending_collapse: game.pending_collapse().filter(|_| end.is_none()).map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
-            result: game.result().into(),
+            result: record.result().into(),
+            end: end.map(EndView::from),
+            clock: record.clock().map(ClockView::from),
+            rematch: record.rematch().map(|game_id| RematchView { game_id }),
+            rematch_of: record.stored.rematch_of,
             score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
             lines: game.lines().iter().map(LineView::from).collect(),
             moves: game.moves().iter().map(MoveView::from).collect(),

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber};
-use crate::service::{Event, ListedGame, StoredEntry};
+use crate::service::{Ending, Event, ListedGame, StoredEntry};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]
@@ -27,10 +27,13 @@ pub struct GameSummary {
     /// Where the game is in its life: `waiting` while a seat is free, `ongoing`
     /// once both are taken, `finished` at the end. (`result` says who won.)
     pub status: StatusName,
-    /// The outcome by the rules: `ongoing` until the game is finished (a waiting
-    /// game too), then `x_wins`, `o_wins` or `draw`. (`status` says where the game
-    /// is in its life.)
+    /// The outcome: `ongoing` until the game is finished (a waiting game too), then
+    /// `x_wins`, `o_wins`, `draw` or `aborted`. (`status` says where the game is in
+    /// its life.)
     pub result: ResultName,
+    /// How it ended, or null while it goes on.
+    #[schema(required = true)]
+    pub end: Option<EndView>,
     /// The game's version.
     pub version: i64,
     /// When it was created.
@@ -93,6 +96,48 @@ pub enum EventView {
         /// The square the closing move ended in.
         square: u8,
     },
+    /// A player resigned: the other won.
+    Resign {
+        /// Who resigned.
+        player: PlayerName,
+    },
+    /// A player's clock ran out: the other won. The server writes it.
+    Timeout {
+        /// Whose clock.
+        player: PlayerName,
+    },
+    /// The game was called off.
+    Abort {
+        /// Who aborted it, or null when the server did: nobody took its free seat
+        /// in time.
+        #[schema(required = true)]
+        player: Option<PlayerName>,
+    },
+    /// A player asked for a rematch, which is played in a new game.
+    Rematch {
+        /// Who asked first.
+        player: PlayerName,
+        /// The new game.
+        game_id: i64,
+    },
+}
+
+impl EventView {
+    /// The kind of the entry, as the log and the live events name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventView::Seat { .. } => "seat",
+            EventView::Move { .. } => "move",
+            EventView::Collapse { .. } => "collapse",
+            EventView::Resign { .. } => "resign",
+            EventView::Timeout { .. } => "timeout",
+            EventView::Abort { .. } => "abort",
+            EventView::Rematch { .. } => "rematch",
+        }
+    }
+
+    /// Every kind, for the live events' documentation.
+    pub const KINDS: [&'static str; 7] = ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"];
 }
 
 impl From<&ListedGame> for GameSummary {
@@ -102,6 +147,7 @@ impl From<&ListedGame> for GameSummary {
             variant: listed.variant.into(),
             status: listed.status.into(),
             result: listed.result.into(),
+            end: listed.end.map(EndView::from),
             version: listed.version,
             created_at: listed.created_at.clone(),
         }
@@ -126,6 +172,10 @@ impl LogEntryView {
             Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
                 EventView::Collapse { chooser: actor.into(), closing_move: move_number, square: square.number() }
             }
+            Event::Ended(Ending::Resigned(player)) => EventView::Resign { player: player.into() },
+            Event::Ended(Ending::TimedOut(player)) => EventView::Timeout { player: player.into() },
+            Event::Ended(Ending::Aborted(player)) => EventView::Abort { player: player.map(PlayerName::from) },
+            Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },
         };
         LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }
     }

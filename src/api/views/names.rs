@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::{Actor, GameResult, Player, Variant};
-use crate::service::Status;
+use crate::service::{EndReason, Status};
 
 /// A player: X opens and makes the odd moves, O the even ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
@@ -86,18 +86,22 @@ impl From<Actor> for ActorName {
     }
 }
 
-/// The outcome of a game by the rules; its `status` says where it is in its life.
+/// The outcome of a game; its `status` says where it is in its life, its `end`
+/// how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultName {
     /// Not decided yet: the game waits for a player or is being played.
     Ongoing,
-    /// X ended with more points.
+    /// X ended with more points, or O resigned or ran out of time.
     XWins,
-    /// O ended with more points.
+    /// O ended with more points, or X resigned or ran out of time.
     OWins,
     /// Equal points: a full board without a line.
     Draw,
+    /// Called off before it got going, by a seat holder or because nobody took
+    /// the free seat in time: nobody won.
+    Aborted,
 }
 
 impl From<GameResult> for ResultName {
@@ -107,6 +111,35 @@ impl From<GameResult> for ResultName {
             GameResult::XWins => ResultName::XWins,
             GameResult::OWins => ResultName::OWins,
             GameResult::Draw => ResultName::Draw,
+            GameResult::Aborted => ResultName::Aborted,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReasonName {
+    /// A collapse made a line.
+    Lines,
+    /// The board filled without a line.
+    FullBoard,
+    /// A player resigned.
+    Resignation,
+    /// A player's clock ran out.
+    Timeout,
+    /// Called off before it got going.
+    Aborted,
+}
+
+impl From<EndReason> for EndReasonName {
+    fn from(reason: EndReason) -> EndReasonName {
+        match reason {
+            EndReason::Lines => EndReasonName::Lines,
+            EndReason::FullBoard => EndReasonName::FullBoard,
+            EndReason::Resignation => EndReasonName::Resignation,
+            EndReason::Timeout => EndReasonName::Timeout,
+            EndReason::Aborted => EndReasonName::Aborted,
         }
     }
 }

@@ -10,13 +10,13 @@ use utoipa::openapi::schema::{
 use super::{BotName, PlayerName, VariantName};
 use crate::bot::Bot;
 use crate::engine::{Action, Square};
-use crate::service::GameSettings;
+use crate::service::{ClockSettings, GameSettings};
 
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1},
-    "hints": true}))]
+    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -33,6 +33,55 @@ pub struct CreateGameRequest {
     /// table), `true` against a bot.
     #[serde(default)]
     pub hints: Option<bool>,
+    /// A Fischer clock, for a timed game: each player's time at the start and what
+    /// each of their actions adds. Without it, the game is untimed.
+    #[serde(default)]
+    pub clock: Option<ClockRequest>,
+}
+
+/// A Fischer clock for a timed game. It starts when both seats are taken; the
+/// clock of whoever must act runs (the chooser's during a pending collapse), and
+/// the player to act whose time runs out loses.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"initial_ms": 300000, "increment_ms": 2000}))]
+pub struct ClockRequest {
+    /// Each player's time at the start, in milliseconds: from 1000 (a second) to
+    /// 604800000 (seven days).
+    #[serde(deserialize_with = "crate::api::extract::whole_number")]
+    #[schema(minimum = 1000, maximum = 604800000)]
+    pub initial_ms: i64,
+    /// What each action of a player adds to their time, in milliseconds: from 0
+    /// to 3600000 (an hour).
+    #[serde(deserialize_with = "crate::api::extract::whole_number")]
+    #[schema(minimum = 0, maximum = 3600000)]
+    pub increment_ms: i64,
+}
+
+impl ClockRequest {
+    /// The clock, checked.
+    ///
+    /// # Errors
+    /// A reason when a time is out of its range.
+    pub fn clock(&self) -> Result<ClockSettings, String> {
+        let initial = ClockSettings::MIN_INITIAL_MS..=ClockSettings::MAX_INITIAL_MS;
+        if !initial.contains(&self.initial_ms) {
+            return Err(format!(
+                "clock.initial_ms must be from {} to {}, not {}",
+                initial.start(),
+                initial.end(),
+                self.initial_ms
+            ));
+        }
+        if !(0..=ClockSettings::MAX_INCREMENT_MS).contains(&self.increment_ms) {
+            return Err(format!(
+                "clock.increment_ms must be from 0 to {}, not {}",
+                ClockSettings::MAX_INCREMENT_MS,
+                self.increment_ms
+            ));
+        }
+        Ok(ClockSettings { initial_ms: self.initial_ms, increment_ms: self.increment_ms })
+    }
 }
 
 impl CreateGameRequest {
@@ -46,6 +95,7 @@ impl CreateGameRequest {
             play_as: self.play_as.into(),
             opponent: self.opponent.as_ref().map(OpponentRequest::bot).transpose()?,
             hints: self.hints,
+            clock: self.clock.as_ref().map(ClockRequest::clock).transpose()?,
         })
     }
 }

@@ -13,38 +13,50 @@ use sqlx::{ConnectOptions, Connection as _};
 pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 
-use super::rows::{EntryRow, GameRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryRow, entry_columns, game_columns};
-use super::{Durability, ListedGame, NewGame, Page, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::rows::{EntryRow, GameRow, ListingRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns};
+use super::rows::{entry_columns, game_columns, listing_columns};
+use super::{Durability, ListedGame, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::{bot_code, mistake_chance};
 use crate::engine::Player;
+use crate::service::Event;
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
 const READERS: usize = 4;
 
+/// Times are kept as written: RFC 3339 text, to the millisecond.
+fn as_written(column: &str) -> String {
+    column.to_string()
+}
+
 static SELECT_GAME: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns("created_at")));
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns(as_written)));
 static SELECT_LOG: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
-// The statements of writes, named so that a test reads the programs of these very
-// statements: none builds a temporary table.
-static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
-    format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {} FROM games WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) ORDER BY id DESC LIMIT ?3",
+        listing_columns(as_written)
+    )
 });
-const INSERT_GAME: &str = "INSERT INTO games (variant, status, result, bot, mistake_chance, hints, created_at) \
-     VALUES (?, ?, ?, ?, ?, ?, ?)";
+// The statements of writes, named so that a test reads the programs of these very
+// statements: none builds a temporary table. Every time is the service's: a row
+// is stamped with it rather than reading a default back with `RETURNING`, which
+// SQLite carries out by building a temporary table per statement (in the load
+// profile, a quarter of a move's insert).
+static INSERT_ENTRY: LazyLock<String> =
+    LazyLock::new(|| format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
-const UPDATE_SUMMARY: &str = "UPDATE games SET status = ?, result = ? WHERE id = ?";
+const UPDATE_SUMMARY: &str =
+    "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ? WHERE id = ?";
 const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
-
-/// The time now, as the schema's defaults write it (`strftime('%Y-%m-%dT%H:%M:%fZ',
-/// 'now')`). A write stamps its rows with it instead of reading their defaults
-/// back with `RETURNING`, which SQLite carries out by building a temporary table
-/// per statement: in the load profile, a quarter of a move's insert.
-fn now() -> String {
-    // RFC 3339 in UTC with three decimals: SQLite's `'now'` is to the millisecond.
-    format!("{:.3}", jiff::Timestamp::now())
-}
+/// The timer's question: see [`super::Store::overdue_games`].
+const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 \
+     UNION SELECT id FROM games WHERE ?2 IS NOT NULL AND status = 'waiting' AND created_at <= ?2 LIMIT 100";
 
 /// The games in one SQLite file.
 #[derive(Debug, Clone)]
@@ -109,23 +121,16 @@ impl SqliteStore {
         self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
-    pub(super) async fn create_game(&self, new: NewGame) -> Result<StoredGame, StoreError> {
+    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
         self.writer
             .write(move |tx| {
-                let created_at = now();
-                tx.prepare_cached(INSERT_GAME)?.execute(params![
-                    new.variant.code(),
-                    new.summary.status.code(),
-                    new.summary.result.code(),
-                    new.bot(),
-                    new.mistake_chance(),
-                    new.hints,
-                    created_at
-                ])?;
-                let id = tx.last_insert_rowid();
-                insert_seat(tx, id, new.play_as, &new.token_hash)?;
-                let log = insert_entries(tx, id, 0, &new.entries(), &created_at)?;
-                Ok(new.into_stored(id, created_at, log))
+                let created = insert_game(tx, &game, rematch);
+                // A rematch asked for at the same moment by the other player took
+                // the place in the old game's log, or the old game's one rematch.
+                match rematch {
+                    Some(rematch) => lost_race(tx, rematch.game_id, created),
+                    None => Ok(created?),
+                }
             })
             .await
     }
@@ -134,7 +139,7 @@ impl SqliteStore {
         self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
     }
 
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<Vec<StoredEntry>, StoreError> {
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
         self.writer.write(move |tx| write_game(tx, id, &write)).await
     }
 
@@ -142,16 +147,29 @@ impl SqliteStore {
         &self,
         id: i64,
         decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
-    ) -> Result<(Vec<StoredEntry>, T), E> {
+    ) -> Result<T, E> {
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
                 let (write, decided) = decide(read_game(tx, id)?)?;
-                let written = match write {
-                    Some(write) => write_entries(tx, id, &write).map_err(StoreError::from)?,
-                    None => Vec::new(),
-                };
-                Ok((written, decided))
+                if let Some(write) = write {
+                    write_entries(tx, id, &write).map_err(StoreError::from)?;
+                }
+                Ok(decided)
+            })
+            .await
+    }
+
+    pub(super) async fn overdue_games(
+        &self,
+        now: String,
+        waiting_before: Option<String>,
+    ) -> Result<Vec<i64>, StoreError> {
+        self.readers
+            .run(move |connection| {
+                let mut overdue = connection.prepare_cached(OVERDUE_GAMES)?;
+                let ids = overdue.query_map(params![now, waiting_before], |row| row.get(0))?;
+                Ok(ids.collect::<rusqlite::Result<_>>()?)
             })
             .await
     }
@@ -159,21 +177,15 @@ impl SqliteStore {
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut listing = connection.prepare_cached(
-                    "SELECT id, variant, created_at, status, result, \
-                     (SELECT MAX(seq) FROM log_entries WHERE game_id = games.id) AS version FROM games \
-                     WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) \
-                     ORDER BY id DESC LIMIT ?3",
-                )?;
+                let mut listing = connection.prepare_cached(&LIST_GAMES)?;
                 let rows =
                     listing.query_map(params![page.status.map(Status::code), page.before, page.limit], |row| {
-                        Ok(SummaryRow {
+                        Ok(ListingRow {
                             id: row.get(0)?,
                             variant: row.get(1)?,
                             created_at: row.get(2)?,
-                            status: row.get(3)?,
-                            result: row.get(4)?,
-                            version: row.get(5)?,
+                            version: row.get(3)?,
+                            summary: summary_columns(row, 4)?,
                         })
                     })?;
                 rows.map(|row| row?.into_listed()).collect()
@@ -204,6 +216,37 @@ impl SqliteStore {
     }
 }
 
+/// Creates `game` in `tx`, and with `rematch` its entry in the game it follows.
+fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<i64> {
+    let summary = SummaryColumns::of(&game.summary);
+    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    tx.prepare_cached(INSERT_GAME)?.execute(params![
+        game.variant.code(),
+        game.created_at,
+        bot_code(game),
+        mistake_chance(game),
+        game.hints,
+        clock.map(|(initial, _)| initial),
+        clock.map(|(_, increment)| increment),
+        game.rematch_of,
+        summary.status,
+        summary.result,
+        summary.end_reason,
+        summary.end_player,
+        summary.deadline
+    ])?;
+    let id = tx.last_insert_rowid();
+    for (player, token_hash) in &game.token_hashes {
+        insert_seat(tx, id, *player, token_hash)?;
+    }
+    insert_entries(tx, id, &game.log)?;
+    if let Some(RematchOf { game_id, seq, player }) = rematch {
+        let event = Event::Rematch { player, game_id: id };
+        insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }])?;
+    }
+    Ok(id)
+}
+
 /// Game `id` and its whole log, read in `tx`, a transaction, so that both come
 /// from one snapshot.
 fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
@@ -217,8 +260,10 @@ fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
                 bot: row.get(3)?,
                 mistake_chance: row.get(4)?,
                 hints: row.get(5)?,
-                x_token_hash: row.get(6)?,
-                o_token_hash: row.get(7)?,
+                clock: (row.get(6)?, row.get(7)?),
+                rematch_of: row.get(8)?,
+                summary: summary_columns(row, 9)?,
+                token_hashes: [row.get(14)?, row.get(15)?],
             })
         })
         .optional()?;
@@ -226,6 +271,17 @@ fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
     let mut entries = tx.prepare_cached(&SELECT_LOG)?;
     let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
     game.into_game(log)
+}
+
+/// The summary's columns of `row`, from column `first` on.
+fn summary_columns(row: &Row<'_>, first: usize) -> rusqlite::Result<SummaryColumns> {
+    Ok(SummaryColumns {
+        status: row.get(first)?,
+        result: row.get(first + 1)?,
+        end_reason: row.get(first + 2)?,
+        end_player: row.get(first + 3)?,
+        deadline: row.get(first + 4)?,
+    })
 }
 
 fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
@@ -237,17 +293,24 @@ fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
         square_b: row.get(4)?,
         closing_move: row.get(5)?,
         square: row.get(6)?,
-        by_bot: row.get(7)?,
-        created_at: row.get(8)?,
+        rematch: row.get(7)?,
+        by_bot: row.get(8)?,
+        created_at: row.get(9)?,
     })
 }
 
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
-/// it when it fails; a lost race for the next sequence number or the seat is a
-/// conflict. (The race is lost at the first row: what the write inserted before
-/// it, a seat at most, is not in the log whose last number the conflict reports.)
-fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry>, StoreError> {
-    match write_entries(tx, id, write) {
+/// it when it fails.
+fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<(), StoreError> {
+    lost_race(tx, id, write_entries(tx, id, write))
+}
+
+/// The outcome of a write to game `id`, with a lost race for its next sequence
+/// number or its seat told as a conflict. (The race is lost at the first row:
+/// what the write inserted before it, a seat at most, is not in the log whose
+/// last number the conflict reports, and the savepoint undoes it.)
+fn lost_race<T>(tx: &Connection, id: i64, written: rusqlite::Result<T>) -> Result<T, StoreError> {
+    match written {
         Err(error) if is_unique_violation(&error) => {
             let current_version = tx
                 .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
@@ -259,46 +322,37 @@ fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<Vec<StoredEntry
 }
 
 /// Carries out `write` on game `id` in `tx`.
-fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<Vec<StoredEntry>> {
+fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<()> {
     if let Some((player, token_hash)) = &write.seat {
         insert_seat(tx, id, *player, token_hash)?;
     }
-    let written = insert_entries(tx, id, write.after, &write.entries, &now())?;
-    if let Some(summary) = write.new_summary {
+    insert_entries(tx, id, &write.entries)?;
+    if let Some(summary) = &write.summary {
         set_summary(tx, id, summary)?;
     }
-    Ok(written)
+    Ok(())
 }
 
-/// Writes `entries` as the entries after `after` of game `id`, made at
-/// `created_at`, and returns them as stored.
-fn insert_entries(
-    tx: &Connection,
-    id: i64,
-    after: i64,
-    entries: &[super::NewEntry],
-    created_at: &str,
-) -> rusqlite::Result<Vec<StoredEntry>> {
+/// Writes `entries` into the log of game `id`.
+fn insert_entries(tx: &Connection, id: i64, entries: &[StoredEntry]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
-    (after + 1..)
-        .zip(entries)
-        .map(|(seq, entry)| {
-            let row = NewEntryRow::from(entry);
-            insert.execute(params![
-                id,
-                seq,
-                row.kind,
-                row.actor,
-                row.square_a,
-                row.square_b,
-                row.closing_move,
-                row.square,
-                row.by_bot,
-                created_at
-            ])?;
-            Ok(StoredEntry { seq, created_at: created_at.to_string(), event: entry.event, by_bot: entry.by_bot })
-        })
-        .collect()
+    for entry in entries {
+        let row = NewEntryRow::from(entry);
+        insert.execute(params![
+            id,
+            entry.seq,
+            row.kind,
+            row.actor,
+            row.square_a,
+            row.square_b,
+            row.closing_move,
+            row.square,
+            row.rematch,
+            row.by_bot,
+            entry.created_at
+        ])?;
+    }
+    Ok(())
 }
 
 /// Keeps the hash of `player`'s token in game `id`.
@@ -307,8 +361,16 @@ fn insert_seat(tx: &Connection, id: i64, player: Player, token_hash: &[u8]) -> r
     Ok(())
 }
 
-fn set_summary(tx: &Connection, id: i64, summary: Summary) -> rusqlite::Result<()> {
-    tx.prepare_cached(UPDATE_SUMMARY)?.execute(params![summary.status.code(), summary.result.code(), id])?;
+fn set_summary(tx: &Connection, id: i64, summary: &Summary) -> rusqlite::Result<()> {
+    let columns = SummaryColumns::of(summary);
+    tx.prepare_cached(UPDATE_SUMMARY)?.execute(params![
+        columns.status,
+        columns.result,
+        columns.end_reason,
+        columns.end_player,
+        columns.deadline,
+        id
+    ])?;
     Ok(())
 }
 
@@ -430,18 +492,5 @@ mod tests {
         for (write, temporary_tables) in temporary_tables {
             assert_eq!(temporary_tables, 0, "{write}");
         }
-    }
-
-    #[test]
-    fn rows_are_stamped_as_the_schema_stamps_them() {
-        let connection = Connection::open_in_memory().unwrap();
-        let (before, stamped, after) = (
-            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
-            now(),
-            connection.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get::<_, String>(0)),
-        );
-        let (before, after) = (before.unwrap(), after.unwrap());
-        assert_eq!(stamped.len(), "2026-11-30T18:38:57.985Z".len(), "{stamped}");
-        assert!(before <= stamped && stamped <= after, "{before} <= {stamped} <= {after}");
     }
 }

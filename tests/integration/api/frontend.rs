@@ -172,7 +172,8 @@ fn a_finished_games_squares_without_a_classical_mark_are_empty() {
 
 #[test]
 fn a_finished_games_stream_ends_with_an_end_event_and_a_reconnect_gets_204() {
-    let app = TestApp::spawn();
+    // No wait for a rematch: the stream ends with the game.
+    let app = TestApp::spawn_with(|config| config.rematch_window = Duration::ZERO);
     let (id, x, o) = app.two_player_game("player_choice");
     let mut watcher = app.watch(id, None);
     let seats = [watcher.next_event(PATIENCE).unwrap(), watcher.next_event(PATIENCE).unwrap()];

@@ -13,4 +13,5 @@ mod games;
 mod helpers;
 mod instances;
 mod legacy;
+mod life;
 mod scenarios;

@@ -1,0 +1,65 @@
+//! The life of a game around its rules: resigning, aborting, a rematch.
+
+use actix_web::post;
+use actix_web::web::Data;
+
+use super::extract::SeatRequest;
+use super::games::{Answer, changed, seated};
+use crate::service::GameService;
+
+/// Resign: the other player wins, whatever the board's points.
+///
+/// Refused while a seat is free (`waiting_for_opponent`: abort instead) and once
+/// the game is over (`game_over`).
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::EndingAnswers))]
+#[post("/games/{id}/resign")]
+async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service.resign(seat.id, &seat.token, seat.expected_version).await?)
+}
+
+/// Abort: call the game off, `result` `aborted`, nobody wins.
+///
+/// Allowed while the game waits for its second player, or before both players
+/// have made their first move; later `abort_not_allowed`. (A game nobody joins
+/// is aborted by the server after `WAITING_GAME_TIMEOUT_SECONDS`.)
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::EndingAnswers))]
+#[post("/games/{id}/abort")]
+async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service.abort(seat.id, &seat.token, seat.expected_version).await?)
+}
+
+/// Ask for a rematch of a finished game: a new game with the same variant, clock,
+/// opponent and hints, the colours swapped.
+///
+/// The first player to ask gets the new game and the seat of their new colour;
+/// the finished game's view then shows `rematch`, and its watchers get a
+/// `rematch` event. The other player's call takes the other seat of that same
+/// game (it is kept for them: nobody else can join it). Against a bot, the bot
+/// takes its seat at once. Refused while the game goes on (`game_not_over`).
+#[utoipa::path(
+    tag = "games",
+    security(("seat_token" = [])),
+    params(SeatRequest),
+    responses(
+        (status = 201, description = "The new game and your seat in it.", body = crate::api::views::SeatedGame,
+            headers(("Location" = String, description = "The new game's path."), ("ETag" = String, description = "Its version."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 403, response = super::docs::Forbidden),
+        (status = 404, response = super::docs::NotFound),
+        (status = 409, response = super::docs::Conflict),
+        (status = 422, response = super::docs::RuleBroken),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/games/{id}/rematch")]
+async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    let (record, seat) = service.rematch(seat.id, &seat.token, seat.expected_version).await?;
+    seated(&record, seat)
+}
+
+/// Registers the operations of a game's life.
+pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    config.service(resign).service(abort).service(rematch);
+}

@@ -1,0 +1,248 @@
+//! Acting in a game: a player's move or collapse choice and the bot's answer, a
+//! resignation, an abort.
+
+use rand::rngs::StdRng;
+
+use super::{Ending, Event, GameRecord, GameService, Status, off_request_threads, seat_of};
+use crate::bot::Bot;
+use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
+use crate::error::Error;
+use crate::token;
+
+/// A player's action applied to a game as read from its log, with what follows it.
+struct Played {
+    /// The game as read.
+    record: GameRecord,
+    /// The rules' game after the action and what followed it.
+    game: Game,
+    /// When it is written, in milliseconds since the epoch.
+    at_ms: i64,
+    /// Whether the server plays a forced last-square move itself, for a client that
+    /// cannot send one (the original app's frontend sends two different squares).
+    plays_forced_moves: bool,
+    /// For the measurements and the bot's choices.
+    rng: StdRng,
+}
+
+impl Played {
+    /// `player`'s `action` in the game of `record`, and the forced move after it
+    /// when the server plays those.
+    ///
+    /// # Errors
+    /// [`Error::WaitingForOpponent`] while a seat is free; [`RuleError::GameOver`]
+    /// once the game has ended, by the rules or beside them (a clock run out
+    /// included); [`Error::Rule`] for an illegal action.
+    fn new(
+        record: GameRecord,
+        player: Player,
+        action: Action,
+        plays_forced_moves: bool,
+        mut rng: StdRng,
+    ) -> Result<Played, Error> {
+        match record.status() {
+            Status::Finished => return Err(Error::Rule(RuleError::GameOver)),
+            Status::Waiting => return Err(Error::WaitingForOpponent),
+            Status::Ongoing => {}
+        }
+        let mut game = record.game;
+        game.play_measured(Actor::Player(player), action, &mut rng)?;
+        let at_ms = record.now_ms();
+        let mut played = Played { record, game, at_ms, plays_forced_moves, rng };
+        played.play_forced_move();
+        Ok(played)
+    }
+
+    /// Plays the last-square move for whoever must make it, when the server plays
+    /// forced moves. It ends the game: nothing follows it.
+    fn play_forced_move(&mut self) {
+        if let Some(squares) = self.game.forced_squares().filter(|_| self.plays_forced_moves) {
+            self.game
+                .play(Actor::Player(Player::of_move(MAX_MOVES)), Action::Move { squares })
+                .expect("the forced move is the one legal action");
+        }
+    }
+
+    /// The game's bot and its seat, when the bot is to act now.
+    fn bot_to_answer(&self) -> Option<(Bot, Player)> {
+        let (bot, seat) = (self.record.stored.opponent?, self.record.bot_seat()?);
+        (self.game.actor_to_act() == Some(Actor::Player(seat))).then_some((bot, seat))
+    }
+
+    /// Lets the bot act as long as it is the one to act, then plays the forced
+    /// move that may follow, off the request threads: a perfect bot's search can
+    /// take a while.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the bot picks an illegal action, a bug.
+    async fn answer_bot(mut self) -> Result<Played, Error> {
+        off_request_threads("the bot", move || {
+            if let Some((bot, seat)) = self.bot_to_answer() {
+                bot_turns(&mut self.game, bot, seat, &mut self.rng)?;
+            }
+            self.play_forced_move();
+            Ok(self)
+        })
+        .await
+    }
+
+    /// The game with the new entries, and the write that logs them after the
+    /// version the game was read at.
+    fn written(&self) -> Result<(GameRecord, crate::store::Write), Error> {
+        let logged = self.record.game.log().len();
+        let bot = self.record.bot_seat();
+        let events: Vec<(Event, bool)> = self.game.log()[logged..]
+            .iter()
+            .map(|&entry| (Event::Action(entry), bot.is_some_and(|seat| entry.actor == Actor::Player(seat))))
+            .collect();
+        self.record.with(&events, None, self.at_ms)
+    }
+}
+
+/// Lets `bot` act for `seat` as long as it is the one to act in `game`.
+///
+/// # Errors
+/// [`Error::Internal`] when the bot picks an illegal action, a bug.
+pub(super) fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRng) -> Result<(), Error> {
+    let mut strategy = bot.strategy();
+    while game.actor_to_act() == Some(Actor::Player(seat)) {
+        let action = strategy.choose(game, rng);
+        game.play_measured(Actor::Player(seat), action, rng).map_err(|error| {
+            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", bot.code()))
+        })?;
+    }
+    Ok(())
+}
+
+impl GameService {
+    /// Lets the seat holding `token` take `action` in game `id`. In the measurement
+    /// variant a move that closes a cycle is measured here and the outcome logged.
+    /// With `expected_version`, the action applies only to that version.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of the
+    /// game; [`Error::WaitingForOpponent`] while a seat is free; [`Error::Rule`] for
+    /// an illegal action or one after the end; [`Error::Conflict`] when the game is
+    /// not at `expected_version` or another write lands first; database failures.
+    pub async fn act(
+        &self,
+        id: i64,
+        token: &str,
+        action: Action,
+        expected_version: Option<i64>,
+    ) -> Result<GameRecord, Error> {
+        let token_hash = token::hash(token);
+        self.play(id, move |record| seat_of(record, &token_hash, expected_version), action, false).await
+    }
+
+    /// Lets the player that `seat` finds in game `id` take `action`, then the
+    /// game's bot answer (and, with `plays_forced_moves`, the server play a forced
+    /// last-square move), and logs it all. Reading, deciding and logging the
+    /// player's action are one unit of the store's work; a bot's search would hold
+    /// up every other write, so it runs after, and its answer is logged with the
+    /// action, after the version the game was read at.
+    pub(super) async fn play(
+        &self,
+        id: i64,
+        seat: impl FnOnce(&GameRecord) -> Result<Player, Error> + Send + 'static,
+        action: Action,
+        plays_forced_moves: bool,
+    ) -> Result<GameRecord, Error> {
+        let (rng, now_ms) = (self.options.randomness.rng(), self.now_ms());
+        let decided = self.store.update(id, move |stored| {
+            let record = GameRecord::replay(stored, now_ms)?;
+            let player = seat(&record)?;
+            let played = Played::new(record, player, action, plays_forced_moves, rng)?;
+            if played.bot_to_answer().is_some() {
+                return Ok((None, (played, None)));
+            }
+            let (after, write) = played.written()?;
+            Ok::<_, Error>((Some(write), (played, Some(after))))
+        });
+        let record = match decided.await? {
+            (_, Some(after)) => after,
+            (played, None) => {
+                let (after, write) = played.answer_bot().await?.written()?;
+                self.store.write(id, write).await?;
+                after
+            }
+        };
+        self.hub.publish(id, record.version());
+        Ok(record)
+    }
+
+    /// Lets the seat holding `token` resign game `id`: the other player wins.
+    ///
+    /// # Errors
+    /// As [`GameService::act`]: no seat, a free seat, a game already over.
+    pub async fn resign(&self, id: i64, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+        let token_hash = token::hash(token);
+        self.end(id, move |record| {
+            let player = seat_of(record, &token_hash, expected_version)?;
+            match record.status() {
+                Status::Finished => Err(Error::Rule(RuleError::GameOver)),
+                Status::Waiting => Err(Error::WaitingForOpponent),
+                Status::Ongoing => Ok(Some(Ending::Resigned(player))),
+            }
+        })
+        .await
+        .map(|ended| ended.expect("a resignation ends the game"))
+    }
+
+    /// Lets the seat holding `token` call game `id` off: while it waits for its
+    /// second player, or before both players have made their first move.
+    ///
+    /// # Errors
+    /// [`Error::AbortNotAllowed`] once both players have moved; as
+    /// [`GameService::act`] otherwise.
+    pub async fn abort(&self, id: i64, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+        let token_hash = token::hash(token);
+        self.end(id, move |record| {
+            let player = seat_of(record, &token_hash, expected_version)?;
+            match record.status() {
+                Status::Finished => Err(Error::Rule(RuleError::GameOver)),
+                Status::Ongoing if record.game.moves().len() >= 2 => Err(Error::AbortNotAllowed),
+                Status::Waiting | Status::Ongoing => Ok(Some(Ending::Aborted(Some(player)))),
+            }
+        })
+        .await
+        .map(|ended| ended.expect("an abort ends the game"))
+    }
+
+    /// Ends game `id` as `ending` decides from the game as read (or leaves it as
+    /// it is, when that says none), and logs it; answers the game if it ended it.
+    pub(super) async fn end(
+        &self,
+        id: i64,
+        ending: impl FnOnce(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
+    ) -> Result<Option<GameRecord>, Error> {
+        let now_ms = self.now_ms();
+        let ended = self
+            .store
+            .update(id, move |stored| {
+                let record = GameRecord::replay(stored, now_ms)?;
+                let Some(ending) = ending(&record)? else { return Ok((None, None)) };
+                let (after, write) = record.with(&[(Event::Ended(ending), false)], None, now_ms)?;
+                Ok::<_, Error>((Some(write), Some(after)))
+            })
+            .await?;
+        if let Some(record) = &ended {
+            self.hub.publish(id, record.version());
+        }
+        Ok(ended)
+    }
+
+    /// Plays `action` in the original app's game for the side to move (and the
+    /// bot's answer against the computer). A forced last-square move that follows
+    /// is played too, for whoever must make it: the original frontend cannot send
+    /// one, and would be stuck.
+    ///
+    /// # Errors
+    /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
+    /// write lands first; database failures.
+    pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
+        // The game is read once, where the move is decided.
+        let (id, play_as) = self.shared_game_id().await?;
+        let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
+        Ok((self.play(id, side_to_move, action, true).await?, play_as))
+    }
+}

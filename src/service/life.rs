@@ -1,0 +1,400 @@
+//! The life of a game around its rules: seats taken, clocks, and the endings the
+//! rules do not know (a resignation, a timeout, an abort), folded from the log
+//! entry by entry with the times they were written. Pure: the time now is an
+//! argument, so that the arithmetic is tested with chosen times.
+
+use crate::engine::{Actor, Game, GameResult, Player};
+
+/// A Fischer clock: each player's time at the start, and what each of their
+/// actions adds to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockSettings {
+    /// Each player's time when the clock starts, in milliseconds.
+    pub initial_ms: i64,
+    /// The time each action of a player adds to their clock, in milliseconds.
+    pub increment_ms: i64,
+}
+
+impl ClockSettings {
+    /// The shortest clock a game may have: one second.
+    pub const MIN_INITIAL_MS: i64 = 1_000;
+    /// The longest: seven days.
+    pub const MAX_INITIAL_MS: i64 = 7 * 24 * 3_600_000;
+    /// The largest increment: an hour.
+    pub const MAX_INCREMENT_MS: i64 = 3_600_000;
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// A collapse made a line.
+    Lines,
+    /// The board filled without a line.
+    FullBoard,
+    /// A player resigned.
+    Resignation,
+    /// A player's clock ran out.
+    Timeout,
+    /// A seat holder called the game off before it got going, or nobody took the
+    /// free seat in time.
+    Aborted,
+}
+
+impl EndReason {
+    /// Every reason, for listings and tests.
+    pub const ALL: [EndReason; 5] =
+        [EndReason::Lines, EndReason::FullBoard, EndReason::Resignation, EndReason::Timeout, EndReason::Aborted];
+
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            EndReason::Lines => "lines",
+            EndReason::FullBoard => "full_board",
+            EndReason::Resignation => "resignation",
+            EndReason::Timeout => "timeout",
+            EndReason::Aborted => "aborted",
+        }
+    }
+}
+
+/// How a game ended: why, and the player it was about (who resigned, ran out of
+/// time or aborted; none for the rules' ends and for an abort by the server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End {
+    /// Why.
+    pub reason: EndReason,
+    /// Whose doing, or whose clock.
+    pub player: Option<Player>,
+}
+
+/// An ending the log records beside the rules' actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The player resigned: the other wins.
+    Resigned(Player),
+    /// The player's clock ran out: the other wins.
+    TimedOut(Player),
+    /// The game was called off, by a seat holder or (`None`) by the server.
+    Aborted(Option<Player>),
+}
+
+impl Ending {
+    fn end(self) -> End {
+        match self {
+            Ending::Resigned(player) => End { reason: EndReason::Resignation, player: Some(player) },
+            Ending::TimedOut(player) => End { reason: EndReason::Timeout, player: Some(player) },
+            Ending::Aborted(player) => End { reason: EndReason::Aborted, player },
+        }
+    }
+}
+
+/// Each player's clock as of a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockState {
+    /// The clock's settings.
+    pub settings: ClockSettings,
+    /// X's and O's time left, in milliseconds; never below zero.
+    pub remaining_ms: [i64; 2],
+    /// The player whose clock runs: the one to act, once both seats are taken
+    /// (never a bot); none before, between and after.
+    pub running: Option<Player>,
+    /// When the running clock reaches zero, in milliseconds since the epoch.
+    pub deadline_ms: Option<i64>,
+}
+
+impl ClockState {
+    /// The time left to `player`.
+    pub fn remaining(&self, player: Player) -> i64 {
+        self.remaining_ms[seat(player)]
+    }
+}
+
+fn seat(player: Player) -> usize {
+    match player {
+        Player::X => 0,
+        Player::O => 1,
+    }
+}
+
+/// The life of a game, folded from its log: feed it each entry in order with the
+/// engine's game right after it, then ask how the game stands at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Life {
+    clock: Option<ClockSettings>,
+    /// The bot's seat: its actions take no time of anyone's.
+    bot: Option<Player>,
+    seated: [bool; 2],
+    /// Each player's time left when their clock last stopped or started.
+    remaining_ms: [i64; 2],
+    /// The player whose clock runs, and since when.
+    running: Option<(Player, i64)>,
+    ended: Option<Ending>,
+}
+
+/// The time an entry was written, in milliseconds since the epoch, read only in a
+/// clocked game: an unclocked game's entries are not parsed for their times.
+pub type EntryTime<'a> = &'a dyn Fn() -> i64;
+
+impl Life {
+    /// The life of a game with `clock`, whose bot (if any) holds `bot`.
+    pub fn new(clock: Option<ClockSettings>, bot: Option<Player>) -> Life {
+        let initial = clock.map_or(0, |clock| clock.initial_ms);
+        Life { clock, bot, seated: [false; 2], remaining_ms: [initial; 2], running: None, ended: None }
+    }
+
+    /// Takes in that `player` took a seat at `at`; `game` is the game then.
+    pub fn seat_taken(&mut self, player: Player, game: &Game, at: EntryTime<'_>) {
+        self.seated[seat(player)] = true;
+        self.after_entry(None, game, at);
+    }
+
+    /// Takes in an action of the rules by `actor` at `at`; `game` is the game
+    /// right after it.
+    pub fn acted(&mut self, actor: Actor, game: &Game, at: EntryTime<'_>) {
+        self.after_entry(Some(actor), game, at);
+    }
+
+    /// Takes in `ending`, written at `at`.
+    pub fn ended(&mut self, ending: Ending, game: &Game, at: EntryTime<'_>) {
+        self.ended = Some(ending);
+        self.after_entry(None, game, at);
+    }
+
+    /// Stops the running clock at `at`, charging its player, and gives an acting
+    /// player the increment; then starts the clock of whoever acts now.
+    fn after_entry(&mut self, actor: Option<Actor>, game: &Game, at: EntryTime<'_>) {
+        let Some(clock) = self.clock else { return };
+        let now = at();
+        if let Some((player, since)) = self.running.take() {
+            let left = &mut self.remaining_ms[seat(player)];
+            *left = (*left - (now - since)).max(0);
+        }
+        if let Some(Actor::Player(player)) = actor
+            && Some(player) != self.bot
+        {
+            self.remaining_ms[seat(player)] += clock.increment_ms;
+        }
+        self.running = self.player_to_act(game).map(|player| (player, now));
+    }
+
+    /// Whether the game is over by an entry or by the rules (a clock that ran
+    /// out counts once the server has written it down).
+    pub fn is_over(&self, game: &Game) -> bool {
+        self.ended.is_some() || game.is_over()
+    }
+
+    /// The person whose clock runs in `game`: the one to act once both seats are
+    /// taken and while nothing has ended it; never the bot nor the measurement.
+    fn player_to_act(&self, game: &Game) -> Option<Player> {
+        match game.actor_to_act() {
+            Some(Actor::Player(player))
+                if self.seated == [true; 2] && !self.is_over(game) && Some(player) != self.bot =>
+            {
+                Some(player)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether both seats are taken.
+    pub fn both_seated(&self) -> bool {
+        self.seated == [true; 2]
+    }
+
+    /// The clocks as of `now_ms`, in a clocked game.
+    pub fn clock(&self, now_ms: i64) -> Option<ClockState> {
+        let settings = self.clock?;
+        let mut remaining_ms = self.remaining_ms;
+        let (running, deadline_ms) = match self.running {
+            Some((player, since)) => {
+                let left = &mut remaining_ms[seat(player)];
+                let deadline = since + *left;
+                *left = (*left - (now_ms - since)).max(0);
+                (Some(player), Some(deadline))
+            }
+            None => (None, None),
+        };
+        Some(ClockState { settings, remaining_ms, running, deadline_ms })
+    }
+
+    /// The player whose clock has run out by `now_ms`, before any entry says so.
+    pub fn flagged(&self, now_ms: i64) -> Option<Player> {
+        let (player, since) = self.running?;
+        (now_ms - since >= self.remaining_ms[seat(player)]).then_some(player)
+    }
+
+    /// How the game ended as of `now_ms`, if it has: by an entry of its life, by
+    /// the rules, or by a clock that ran out, which the server writes down soon.
+    pub fn end(&self, game: &Game, now_ms: i64) -> Option<End> {
+        if let Some(ending) = self.ended {
+            return Some(ending.end());
+        }
+        if game.is_over() {
+            let reason = if game.lines().is_empty() { EndReason::FullBoard } else { EndReason::Lines };
+            return Some(End { reason, player: None });
+        }
+        self.flagged(now_ms).map(|player| Ending::TimedOut(player).end())
+    }
+
+    /// The result as of `now_ms`: a resignation or a timeout is a win for the
+    /// other player whatever the board's points; an abort decides nothing.
+    pub fn result(&self, game: &Game, now_ms: i64) -> GameResult {
+        let win_for = |player: Player| match player {
+            Player::X => GameResult::XWins,
+            Player::O => GameResult::OWins,
+        };
+        match self.end(game, now_ms) {
+            Some(End { reason: EndReason::Resignation | EndReason::Timeout, player: Some(player) }) => {
+                win_for(player.other())
+            }
+            Some(End { reason: EndReason::Aborted, .. }) => GameResult::Aborted,
+            _ => game.result(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Action, Square, Variant};
+
+    const CLOCK: ClockSettings = ClockSettings { initial_ms: 10_000, increment_ms: 2_000 };
+
+    fn squares(a: usize, b: usize) -> Action {
+        Action::Move { squares: [Square::ALL[a], Square::ALL[b]] }
+    }
+
+    /// Plays `moves` (each with the time it was made, milliseconds after the game
+    /// was created at 0) by X and O in turn, both seated at `seated_at`.
+    fn life_of(moves: &[(i64, Action)], seated_at: i64, bot: Option<Player>) -> (Life, Game) {
+        let mut game = Game::new(Variant::PlayerChoice);
+        let mut life = Life::new(Some(CLOCK), bot);
+        life.seat_taken(Player::X, &game, &|| 0);
+        life.seat_taken(Player::O, &game, &|| seated_at);
+        for &(at, action) in moves {
+            let actor = game.actor_to_act().unwrap();
+            game.play(actor, action).unwrap();
+            life.acted(actor, &game, &|| at);
+        }
+        (life, game)
+    }
+
+    #[test]
+    fn the_clock_of_the_player_to_act_runs_from_the_second_seat_and_gains_the_increment() {
+        // Seated at 1 s; X moves at 4 s (3 s spent), O at 4.5 s (0.5 s spent).
+        let (life, game) = life_of(&[(4_000, squares(0, 1)), (4_500, squares(2, 3))], 1_000, None);
+        let clock = life.clock(5_000).unwrap();
+        assert_eq!(clock.running, Some(Player::X));
+        // X: 10 - 3 + 2 = 9 s left at O's move, then 0.5 s more on its clock now.
+        assert_eq!(clock.remaining_ms, [8_500, 11_500]);
+        assert_eq!(clock.deadline_ms, Some(4_500 + 9_000));
+        assert_eq!(life.end(&game, 5_000), None);
+        assert_eq!(life.clock(700_000).unwrap().remaining_ms, [0, 11_500], "never below zero");
+    }
+
+    #[test]
+    fn before_both_seats_are_taken_no_clock_runs() {
+        let mut life = Life::new(Some(CLOCK), None);
+        let game = Game::new(Variant::PlayerChoice);
+        life.seat_taken(Player::X, &game, &|| 0);
+        let clock = life.clock(60_000).unwrap();
+        assert_eq!((clock.running, clock.deadline_ms, clock.remaining_ms), (None, None, [10_000, 10_000]));
+        assert_eq!(life.flagged(60_000), None);
+    }
+
+    #[test]
+    fn a_clock_that_runs_out_ends_the_game_for_the_other_player() {
+        let (life, game) = life_of(&[(2_000, squares(0, 1))], 0, None);
+        // O to move since 2 s, with 10 s: out at 12 s.
+        assert_eq!(life.clock(0).unwrap().deadline_ms, Some(12_000));
+        assert_eq!(life.flagged(11_999), None);
+        assert_eq!(life.flagged(12_000), Some(Player::O));
+        assert_eq!(life.end(&game, 12_000), Some(End { reason: EndReason::Timeout, player: Some(Player::O) }));
+        assert_eq!(life.result(&game, 12_000), GameResult::XWins);
+    }
+
+    #[test]
+    fn the_chooser_of_a_pending_collapse_is_the_one_whose_clock_runs() {
+        // O2 closes the 2-cycle at 3 s: X chooses.
+        let (life, game) = life_of(&[(1_000, squares(0, 1)), (3_000, squares(0, 1))], 0, None);
+        assert!(game.pending_collapse().is_some());
+        assert_eq!(life.clock(4_000).unwrap().running, Some(Player::X));
+    }
+
+    #[test]
+    fn against_a_bot_only_the_persons_clock_runs() {
+        // The bot is O: its moves take no time of anyone's and gain nothing.
+        let (life, _) = life_of(&[(1_000, squares(0, 1)), (9_000, squares(2, 3))], 0, Some(Player::O));
+        let clock = life.clock(9_000).unwrap();
+        assert_eq!(clock.remaining_ms, [11_000, 10_000], "X: 10 - 1 + 2; the bot's clock stands");
+        assert_eq!(clock.running, Some(Player::X));
+    }
+
+    #[test]
+    fn a_resignation_wins_for_the_other_player_whatever_the_points_and_stops_the_clocks() {
+        let (mut life, game) = life_of(&[(1_000, squares(0, 1))], 0, None);
+        life.ended(Ending::Resigned(Player::O), &game, &|| 5_000);
+        assert_eq!(life.end(&game, 6_000), Some(End { reason: EndReason::Resignation, player: Some(Player::O) }));
+        assert_eq!(life.result(&game, 6_000), GameResult::XWins);
+        let clock = life.clock(99_000).unwrap();
+        assert_eq!((clock.running, clock.remaining_ms), (None, [11_000, 6_000]));
+        assert!(life.is_over(&game));
+    }
+
+    #[test]
+    fn an_abort_decides_nothing() {
+        let mut life = Life::new(None, None);
+        let game = Game::new(Variant::Measurement);
+        life.seat_taken(Player::X, &game, &|| 0);
+        life.ended(Ending::Aborted(None), &game, &|| 3_600_000);
+        assert_eq!(life.end(&game, 0), Some(End { reason: EndReason::Aborted, player: None }));
+        assert_eq!(life.result(&game, 0), GameResult::Aborted);
+        assert_eq!(life.clock(0), None, "an unclocked game has no clock");
+    }
+
+    /// Random whole games with random times: `check` sees the life after each
+    /// entry, and the moments of the game so far.
+    fn random_lives(check: impl Fn(&Life, &Game, i64, i64)) {
+        use rand::rngs::StdRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = StdRng::seed_from_u64(17);
+        for _ in 0..300 {
+            let mut game = Game::new(Variant::PlayerChoice);
+            let mut life = Life::new(Some(CLOCK), None);
+            let seated_at = rng.random_range(0..5_000);
+            life.seat_taken(Player::X, &game, &|| 0);
+            life.seat_taken(Player::O, &game, &|| seated_at);
+            let mut at = seated_at;
+            while let Some(actor) = game.actor_to_act() {
+                let actions = game.legal_actions();
+                // At most the increment per action: no clock runs dry.
+                at += rng.random_range(0..=CLOCK.increment_ms);
+                game.play(actor, actions[rng.random_range(0..actions.len())]).unwrap();
+                life.acted(actor, &game, &|| at);
+                check(&life, &game, seated_at, at);
+            }
+        }
+    }
+
+    #[test]
+    fn time_left_never_grows_but_by_increments() {
+        random_lives(|life, _, _, at| {
+            let (now, later) = (life.clock(at).unwrap(), life.clock(at + 1_500).unwrap());
+            for player in [Player::X, Player::O] {
+                assert!(later.remaining(player) <= now.remaining(player), "{now:?} then {later:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn the_time_both_players_spent_is_the_time_since_both_seats_were_taken() {
+        random_lives(|life, game, seated_at, at| {
+            let clock = life.clock(at).unwrap();
+            let actions = game.log().iter().filter(|entry| matches!(entry.actor, Actor::Player(_)));
+            let gained = i64::try_from(actions.count()).unwrap() * CLOCK.increment_ms;
+            let spent = 2 * CLOCK.initial_ms + gained - clock.remaining_ms[0] - clock.remaining_ms[1];
+            // Every moment since the second seat is on one clock or the other.
+            assert_eq!(spent, at - seated_at, "{clock:?}");
+        });
+    }
+}

@@ -1,0 +1,52 @@
+//! The server's own writes: a clock that ran out, a game that waited too long
+//! for its second player. Every instance runs the timer; the store's update makes
+//! each such write land once.
+
+use std::time::Duration;
+
+use super::time::{millis, stamp_of_millis};
+use super::{Ending, GameRecord, GameService, Status};
+use crate::error::Error;
+
+/// How often the timer looks for overdue games: a timeout is written within
+/// this of its deadline (and a client sees it at once: the game shows it).
+pub const TIMER_EVERY: Duration = Duration::from_millis(250);
+
+impl GameService {
+    /// Writes down the end of every game whose running clock has run out, and
+    /// aborts every game that waited longer than the waiting timeout for its
+    /// second player. Answers how many it ended.
+    ///
+    /// # Errors
+    /// Database failures; a game's own failure is logged and the others go on.
+    pub async fn end_overdue_games(&self) -> Result<usize, Error> {
+        let now_ms = self.now_ms();
+        let waiting_before_ms = self.waiting_cutoff_ms(now_ms);
+        let overdue = self.store.overdue_games(stamp_of_millis(now_ms), waiting_before_ms.map(stamp_of_millis)).await?;
+        let mut ended = 0;
+        for id in overdue {
+            // As the game stands when its write is decided: another instance, or
+            // an action, may have got there first.
+            let ending = move |record: &GameRecord| {
+                if let Some(player) = record.flagged() {
+                    return Ok(Some(Ending::TimedOut(player)));
+                }
+                let created_ms = millis(&record.stored.created_at).map_err(Error::Internal)?;
+                let waited_too_long = waiting_before_ms.is_some_and(|before| created_ms <= before);
+                Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Aborted(None)))
+            };
+            match self.end(id, ending).await {
+                Ok(written) => ended += usize::from(written.is_some()),
+                Err(Error::Conflict { .. }) => {}
+                Err(error) => log::warn!("the timer could not end game {id}: {error}"),
+            }
+        }
+        Ok(ended)
+    }
+
+    /// Before when a waiting game must have been created to be aborted now.
+    fn waiting_cutoff_ms(&self, now_ms: i64) -> Option<i64> {
+        let timeout = self.options.waiting_timeout?;
+        Some(now_ms - i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX))
+    }
+}

@@ -1,0 +1,316 @@
+//! The life of a game: no move before both seats are taken, resignation, clocks
+//! and timeouts, abort, a game that waits too long, rematch.
+
+use std::time::{Duration, Instant};
+
+use qttt::engine::{Action, Square};
+use qttt::service::{ClockSettings, EndReason, GameService, GameSettings, ServiceOptions, Status, Time};
+use qttt::store::{Durability, PoolSettings, Store};
+use serde_json::{Value, json};
+
+use super::events::PATIENCE;
+use super::helpers::{Response, TestApp, TestDatabase};
+
+fn post(app: &TestApp, id: i64, operation: &str, token: &str) -> Response {
+    app.post_with_token(&format!("/api/v1/games/{id}/{operation}"), token, json!({}))
+}
+
+fn log_kinds(app: &TestApp, id: i64) -> Vec<String> {
+    let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
+    log["entries"].as_array().unwrap().iter().map(|entry| entry["kind"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn nobody_acts_before_both_seats_are_taken() {
+    let app = TestApp::spawn();
+    let created = app.create_game(json!({ "variant": "player_choice" })).json();
+    let (id, x) = (created["game"]["id"].as_i64().unwrap(), created["seat"]["token"].as_str().unwrap().to_string());
+    assert_eq!((&created["game"]["to_act"], &created["game"]["status"]), (&json!(null), &json!("waiting")));
+    app.place(id, &x, [0, 1]).assert_problem(422, "waiting_for_opponent");
+    app.collapse(id, &x, 1, 0).assert_problem(422, "waiting_for_opponent");
+    post(&app, id, "resign", &x).assert_problem(422, "waiting_for_opponent");
+    let legal = app.request("GET", &format!("/api/v1/games/{id}/legal"), &[], None).json();
+    assert_eq!(legal["actions"], json!([]));
+    assert_eq!(log_kinds(&app, id), ["seat"], "nothing was written");
+    app.join(id);
+    assert_eq!(app.place(id, &x, [0, 1]).status, 201);
+}
+
+#[test]
+fn either_player_may_resign_in_either_variant_and_the_other_wins() {
+    let app = TestApp::spawn();
+    for variant in ["player_choice", "measurement"] {
+        for resigner in ["X", "O"] {
+            let (id, x, o) = app.two_player_game(variant);
+            assert_eq!(app.place(id, &x, [0, 1]).status, 201);
+            let token = if resigner == "X" { &x } else { &o };
+            let resigned = post(&app, id, "resign", token);
+            assert_eq!(resigned.status, 201, "{}", resigned.body);
+            let view = resigned.json();
+            let winner = if resigner == "X" { "o_wins" } else { "x_wins" };
+            assert_eq!((&view["status"], &view["result"]), (&json!("finished"), &json!(winner)));
+            assert_eq!(view["end"], json!({ "reason": "resignation", "player": resigner }));
+            assert_eq!(view["score"], json!({ "X": 0.0, "O": 0.0 }), "the board's points stay");
+            assert_eq!((&view["to_act"], &view["next_to_move"]), (&json!(null), &json!(null)));
+            assert_eq!(log_kinds(&app, id).last().map(String::as_str), Some("resign"));
+            post(&app, id, "resign", &o).assert_problem(422, "game_over");
+            app.place(id, &o, [2, 3]).assert_problem(422, "game_over");
+            post(&app, id, "resign", "not-a-seat").assert_problem(403, "forbidden");
+        }
+    }
+    app.request("POST", "/api/v1/games/404/resign", &[("Authorization", "Bearer x")], None)
+        .assert_problem(404, "not_found");
+    app.request("POST", "/api/v1/games/1/resign", &[], None).assert_problem(401, "unauthorized");
+}
+
+#[test]
+fn a_seat_holder_aborts_before_both_have_moved_and_not_after() {
+    let app = TestApp::spawn();
+    // Waiting for the second player.
+    let created = app.create_game(json!({})).json();
+    let (id, x) = (created["game"]["id"].as_i64().unwrap(), created["seat"]["token"].as_str().unwrap().to_string());
+    let aborted = post(&app, id, "abort", &x).json();
+    assert_eq!((&aborted["status"], &aborted["result"]), (&json!("finished"), &json!("aborted")));
+    assert_eq!(aborted["end"], json!({ "reason": "aborted", "player": "X" }));
+    post(&app, id, "abort", &x).assert_problem(422, "game_over");
+    app.join(id).assert_problem(409, "conflict");
+    // After X's first move, O may still call it off.
+    let (id, x, o) = app.two_player_game("measurement");
+    app.place(id, &x, [0, 1]);
+    assert_eq!(post(&app, id, "abort", &o).json()["end"], json!({ "reason": "aborted", "player": "O" }));
+    // Once both have moved, no more.
+    let (id, x, o) = app.two_player_game("measurement");
+    app.place(id, &x, [0, 1]);
+    app.place(id, &o, [2, 3]);
+    post(&app, id, "abort", &x).assert_problem(422, "abort_not_allowed");
+    assert_eq!(app.get_game(id).json()["status"], "ongoing");
+}
+
+#[test]
+fn a_game_nobody_joins_in_time_is_aborted_by_the_server() {
+    let app = TestApp::spawn_with(|config| config.waiting_game_timeout = Some(Duration::from_secs(1)));
+    let id = app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap();
+    let (joined, _, _) = app.two_player_game("measurement");
+    assert_eq!(app.request("GET", "/api/v1/games?status=waiting", &[], None).json()["games"][0]["id"], id);
+    let started = Instant::now();
+    let view = loop {
+        let view = app.get_game(id).json();
+        if view["status"] == "finished" || started.elapsed() > Duration::from_secs(5) {
+            break view;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!((&view["result"], &view["end"]), (&json!("aborted"), &json!({ "reason": "aborted", "player": null })));
+    assert_eq!(log_kinds(&app, id), ["seat", "abort"]);
+    let waiting = app.request("GET", "/api/v1/games?status=waiting", &[], None).json();
+    assert_eq!(waiting["games"], json!([]), "the lobby is fresh");
+    let listed = app.request("GET", "/api/v1/games?status=finished", &[], None).json();
+    assert_eq!(listed["games"][0]["end"], json!({ "reason": "aborted", "player": null }));
+    assert_eq!(app.get_game(joined).json()["status"], "ongoing", "a game with both seats taken never expires");
+}
+
+/// A timed game of two people, X to move once both are seated.
+fn timed_game(app: &TestApp, initial_ms: i64, increment_ms: i64) -> (i64, String, String) {
+    let body =
+        json!({ "variant": "player_choice", "clock": { "initial_ms": initial_ms, "increment_ms": increment_ms } });
+    app.two_player_game_with(body)
+}
+
+fn millis(stamp: &Value) -> i64 {
+    stamp.as_str().expect("a time").parse::<jiff::Timestamp>().expect("RFC 3339").as_millisecond()
+}
+
+#[test]
+fn a_clock_that_runs_out_while_nobody_asks_ends_the_game_for_every_watcher() {
+    let app = TestApp::spawn();
+    let (id, _, _) = timed_game(&app, 2_000, 0);
+    let view = app.get_game(id).json();
+    assert_eq!(view["clock"]["running"], "X");
+    assert_eq!(view["clock"]["remaining_ms"]["O"], 2_000);
+    let deadline = millis(&view["clock"]["deadline"]);
+    let mut watcher = app.watch(id, Some(view["version"].as_i64().unwrap()));
+    let timeout = watcher.next_event(Duration::from_secs(5)).expect("the timeout comes by itself");
+    let late_ms = jiff::Timestamp::now().as_millisecond() - deadline;
+    assert_eq!(timeout.kind, "timeout");
+    assert!(late_ms < 1_500, "{late_ms} ms after the deadline");
+    let game = &timeout.data["game"];
+    assert_eq!((&game["result"], &game["end"]), (&json!("o_wins"), &json!({ "reason": "timeout", "player": "X" })));
+    assert_eq!(game["clock"]["remaining_ms"]["X"], 0);
+    assert_eq!(game["clock"]["running"], json!(null));
+    assert_eq!(log_kinds(&app, id).iter().filter(|kind| *kind == "timeout").count(), 1);
+}
+
+#[test]
+fn a_move_just_after_the_deadline_is_refused_and_the_game_shows_the_timeout() {
+    let app = TestApp::spawn();
+    let (id, x, _) = timed_game(&app, 1_000, 0);
+    let deadline = millis(&app.get_game(id).json()["clock"]["deadline"]);
+    let wait = deadline - jiff::Timestamp::now().as_millisecond();
+    std::thread::sleep(Duration::from_millis(u64::try_from(wait).unwrap_or(0) + 20));
+    app.place(id, &x, [0, 1]).assert_problem(422, "game_over");
+    let view = app.get_game(id).json();
+    assert_eq!((&view["status"], &view["end"]["reason"]), (&json!("finished"), &json!("timeout")));
+    assert_eq!(view["moves"], json!([]));
+}
+
+#[test]
+fn a_restarted_server_keeps_both_clocks_where_they_were() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    let (id, x, _) = timed_game(&app, 600_000, 5_000);
+    app.place(id, &x, [0, 1]);
+    let before = app.get_game(id).json()["clock"].clone();
+    app.stop();
+    std::thread::sleep(Duration::from_millis(300));
+    let restarted = TestApp::spawn_on(&database);
+    let after = restarted.get_game(id).json()["clock"].clone();
+    assert_eq!(after["deadline"], before["deadline"], "a deadline is absolute");
+    assert_eq!(after["running"], "O");
+    assert_eq!(after["remaining_ms"]["X"], before["remaining_ms"]["X"], "X's clock stands");
+    let o_spent = before["remaining_ms"]["O"].as_i64().unwrap() - after["remaining_ms"]["O"].as_i64().unwrap();
+    assert!(o_spent >= 300, "the time the server was down counts: {o_spent} ms");
+}
+
+/// A service on `database` whose clock stands until the test moves it on, and a
+/// runtime to drive it: no sleeping for the clock arithmetic.
+fn service_on(database: &TestDatabase) -> (tokio::runtime::Runtime, GameService, Time) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let time = Time::manual(jiff::Timestamp::from_second(1_800_000_000).unwrap());
+    let store = runtime
+        .block_on(Store::connect(&database.url(), Durability::Normal, PoolSettings::default()))
+        .expect("the database opens");
+    let options = ServiceOptions { time: time.clone(), ..ServiceOptions::default() };
+    (runtime, GameService::new(store, options), time)
+}
+
+fn squares(a: usize, b: usize) -> Action {
+    Action::Move { squares: [Square::ALL[a], Square::ALL[b]] }
+}
+
+#[test]
+fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
+    let database = TestDatabase::new();
+    let (runtime, service, time) = service_on(&database);
+    runtime.block_on(async {
+        let settings = GameSettings {
+            variant: qttt::engine::Variant::PlayerChoice,
+            play_as: qttt::engine::Player::X,
+            opponent: None,
+            hints: None,
+            clock: Some(ClockSettings { initial_ms: 10_000, increment_ms: 3_000 }),
+        };
+        let (game, x) = service.create_game(settings).await.unwrap();
+        let id = game.stored.id;
+        time.advance(Duration::from_secs(30));
+        let (_, o) = service.join(id).await.unwrap();
+        // X thinks 4 s, O 1 s, X 2 s: each gains 3 s per action.
+        for (thinking, token, action) in [(4, &x, squares(0, 1)), (1, &o, squares(2, 3)), (2, &x, squares(4, 5))] {
+            time.advance(Duration::from_secs(thinking));
+            service.act(id, &token.token, action, None).await.unwrap();
+        }
+        let clock = service.game(id).await.unwrap().clock().unwrap();
+        assert_eq!(clock.remaining_ms, [10_000 - 4_000 + 3_000 - 2_000 + 3_000, 10_000 - 1_000 + 3_000]);
+        assert_eq!(clock.running, Some(qttt::engine::Player::O));
+        // O's 12 s run out; nothing has been written yet, and an action is refused.
+        time.advance(Duration::from_millis(12_000));
+        let flagged = service.game(id).await.unwrap();
+        assert_eq!(
+            (flagged.status(), flagged.end().map(|end| end.reason)),
+            (Status::Finished, Some(EndReason::Timeout))
+        );
+        let version = flagged.version();
+        let late = service.act(id, &o.token, squares(6, 7), None).await.unwrap_err();
+        assert_eq!(late.code(), "game_over");
+        // The timer writes it, once however often it runs.
+        assert_eq!(service.end_overdue_games().await.unwrap(), 1);
+        assert_eq!(service.end_overdue_games().await.unwrap(), 0);
+        let written = service.game(id).await.unwrap();
+        assert_eq!(written.version(), version + 1);
+        assert_eq!(written.result(), qttt::engine::GameResult::XWins);
+        assert_eq!(written.clock().unwrap().remaining_ms[1], 0);
+    });
+}
+
+#[test]
+fn both_players_asking_for_a_rematch_end_up_in_one_new_game_with_the_colours_swapped() {
+    let app = TestApp::spawn();
+    let (id, x, o) = timed_game(&app, 300_000, 2_000);
+    app.place(id, &x, [0, 1]).json();
+    post(&app, id, "rematch", &x).assert_problem(422, "game_not_over");
+    post(&app, id, "resign", &o);
+    let mut watcher = app.watch(id, Some(app.get_game(id).json()["version"].as_i64().unwrap()));
+    let first = post(&app, id, "rematch", &x);
+    assert_eq!(first.status, 201, "{}", first.body);
+    let (new, x_now_o) = (first.json()["game"].clone(), first.json()["seat"].clone());
+    let new_id = new["id"].as_i64().unwrap();
+    assert_eq!(first.header("location"), Some(format!("/api/v1/games/{new_id}").as_str()));
+    assert_eq!((&x_now_o["player"], &new["status"], &new["rematch_of"]), (&json!("O"), &json!("waiting"), &json!(id)));
+    assert_eq!(
+        (&new["variant"], &new["clock"]["initial_ms"], &new["clock"]["increment_ms"]),
+        (&json!("player_choice"), &json!(300_000), &json!(2_000))
+    );
+    assert_eq!(app.get_game(id).json()["rematch"], json!({ "game_id": new_id }));
+    let event = watcher.next_event(PATIENCE).expect("the watchers hear of it");
+    assert_eq!((event.kind.as_str(), &event.data["entry"]["game_id"]), ("rematch", &json!(new_id)));
+    assert_eq!(watcher.next_event(PATIENCE).map(|event| event.kind), Some("end".into()), "nothing more will come");
+    // Its seat is kept for O, who takes it by asking too.
+    app.join(new_id).assert_problem(409, "conflict");
+    post(&app, id, "rematch", &x).assert_problem(409, "conflict");
+    let second = post(&app, id, "rematch", &o);
+    assert_eq!(second.status, 201, "{}", second.body);
+    assert_eq!((&second.json()["game"]["id"], &second.json()["seat"]["player"]), (&json!(new_id), &json!("X")));
+    assert_eq!(second.json()["game"]["status"], "ongoing");
+    let o_now_x = second.json()["seat"]["token"].as_str().unwrap().to_string();
+    assert_eq!(app.place(new_id, &o_now_x, [4, 5]).status, 201, "the new X opens");
+}
+
+#[test]
+fn rematch_calls_at_the_same_moment_make_one_game() {
+    let app = TestApp::spawn();
+    for _ in 0..5 {
+        let (id, x, o) = app.two_player_game("measurement");
+        app.place(id, &x, [0, 1]);
+        post(&app, id, "resign", &x);
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| post(&app, id, "rematch", &x));
+            let b = scope.spawn(|| post(&app, id, "rematch", &o));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!((a.status, b.status), (201, 201), "{} / {}", a.body, b.body);
+        assert_eq!(a.json()["game"]["id"], b.json()["game"]["id"], "one new game");
+        let seats = [a.json()["seat"]["player"].clone(), b.json()["seat"]["player"].clone()];
+        assert_eq!(seats, [json!("O"), json!("X")], "colours swapped");
+    }
+}
+
+#[test]
+fn against_a_bot_the_rematch_seats_the_bot_at_once() {
+    let app = TestApp::spawn();
+    let created = app.create_game(json!({ "opponent": { "bot": "random" } })).json();
+    let (id, token) = (created["game"]["id"].as_i64().unwrap(), created["seat"]["token"].as_str().unwrap().to_string());
+    post(&app, id, "resign", &token);
+    let rematch = post(&app, id, "rematch", &token).json();
+    assert_eq!((&rematch["seat"]["player"], &rematch["game"]["status"]), (&json!("O"), &json!("ongoing")));
+    assert_eq!(rematch["game"]["moves"].as_array().unwrap().len(), 1, "the bot, now X, opened");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn two_instances_running_the_timer_write_one_timeout() {
+    let database = TestDatabase::new();
+    assert!(matches!(database, TestDatabase::Postgres(_)), "set QTTT_TEST_POSTGRES to run this test");
+    let instances = [TestApp::spawn_on(&database), TestApp::spawn_on(&database)];
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let body = json!({ "clock": { "initial_ms": 1_000, "increment_ms": 0 } });
+        let created = instances[0].create_game(body).json();
+        let id = created["game"]["id"].as_i64().unwrap();
+        assert_eq!(instances[1].join(id).status, 201);
+        ids.push(id);
+    }
+    std::thread::sleep(Duration::from_millis(2_500));
+    for id in ids {
+        let timeouts = log_kinds(&instances[1], id).iter().filter(|kind| *kind == "timeout").count();
+        assert_eq!(timeouts, 1, "game {id}");
+    }
+}
