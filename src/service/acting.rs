@@ -87,7 +87,7 @@ impl Played {
 
     /// The game with the new entries, and the write that logs them after the
     /// version the game was read at.
-    fn written(&self) -> Result<(GameRecord, crate::store::Write), Error> {
+    fn written(self) -> Result<(GameRecord, crate::store::Write), Error> {
         let logged = self.record.game.log().len();
         let bot = self.record.bot_seat();
         let events: Vec<(Event, bool)> = self.game.log()[logged..]
@@ -96,6 +96,14 @@ impl Played {
             .collect();
         self.record.with(&events, None, self.at_ms)
     }
+}
+
+/// What the store's unit of work on an action decided.
+enum Decided {
+    /// The action is written: the game as it now stands.
+    Written(GameRecord),
+    /// The game's bot is to answer first; the action is written with its answer.
+    BotToAnswer(Played),
 }
 
 /// Lets `bot` act for `seat` as long as it is the one to act in `game`.
@@ -153,14 +161,16 @@ impl GameService {
             let player = seat(&record)?;
             let played = Played::new(record, player, action, plays_forced_moves, rng)?;
             if played.bot_to_answer().is_some() {
-                return Ok((None, (played, None)));
+                return Ok((None, Decided::BotToAnswer(played)));
             }
             let (after, write) = played.written()?;
-            Ok::<_, Error>((Some(write), (played, Some(after))))
+            Ok::<_, Error>((Some(write), Decided::Written(after)))
         });
         let record = match decided.await? {
-            (_, Some(after)) => after,
-            (played, None) => {
+            Decided::Written(after) => after,
+            // The bot answers after the store's unit of work, and its answer is
+            // written with the action.
+            Decided::BotToAnswer(played) => {
                 let (after, write) = played.answer_bot().await?.written()?;
                 self.store.write(id, write).await?;
                 after

@@ -227,7 +227,7 @@ impl GameRecord {
     /// # Errors
     /// [`Error::Internal`] when the events break a rule, a bug.
     pub(super) fn with(
-        &self,
+        self,
         events: &[(Event, bool)],
         seat: Option<(Player, Vec<u8>)>,
         at_ms: i64,
@@ -237,15 +237,14 @@ impl GameRecord {
             .zip(events)
             .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at: created_at.clone(), event, by_bot })
             .collect();
-        let mut stored = self.stored.clone();
+        let mut stored = self.stored;
         stored.log.extend(entries.iter().cloned());
         stored.token_hashes.extend(seat.clone());
-        let after = GameRecord::replay(stored, at_ms)?;
+        let mut after = GameRecord::replay(stored, at_ms)?;
         let summary = after.summary();
-        let write = Write { seat, entries, summary: (summary != self.stored.summary).then(|| summary.clone()) };
-        let mut after = after;
+        let changed = (summary != after.stored.summary).then(|| summary.clone());
         after.stored.summary = summary;
-        Ok((after, write))
+        Ok((after, Write { seat, entries, summary: changed }))
     }
 
     /// The game as it stood right after each entry of its log after sequence
