@@ -99,6 +99,7 @@ impl Played {
 }
 
 /// What the store's unit of work on an action decided.
+#[expect(clippy::large_enum_variant, reason = "one a request, moved once: a box would cost an allocation")]
 enum Decided {
     /// The action is written: the game as it now stands.
     Written(GameRecord),
