@@ -25,6 +25,12 @@ export function advice(code: Code): string {
       return "the game is over";
     case "hints_disabled":
       return "no hints in this game";
+    case "waiting_for_opponent":
+      return "wait for the other player to join";
+    case "abort_not_allowed":
+      return "resign instead";
+    case "game_not_over":
+      return "finish the game first";
     case "not_found":
       return "no such game";
     case "forbidden":
@@ -77,6 +83,20 @@ export function prompt(game: Game): string {
   }
 }
 
+/** How the game ended, and the clocks, from `end` and `clock`. */
+export function ending(game: Game): string {
+  const end = game.end;
+  const clock = game.clock;
+  const clocks = clock === null ? "untimed" : `X ${clock.remaining_ms.X} ms, O ${clock.remaining_ms.O} ms`;
+  if (end === null) {
+    const deadline = clock === null || clock.deadline === null ? "" : `, until ${clock.deadline}`;
+    return `goes on (${clocks}${deadline})`;
+  }
+  const who = end.player === null ? "" : ` by ${end.player}`;
+  const rematch = game.rematch === null ? "" : `; rematch in game ${game.rematch.game_id}`;
+  return `${end.reason}${who}: ${game.result}${rematch}`;
+}
+
 /** The board as one line: each square's classical mark, or its odds of X. */
 export function board(game: Game): string {
   return game.board.map((cell) => cell.classical ?? `${Math.round(cell.probabilities.X * 100)}%`).join(" ");
@@ -85,7 +105,7 @@ export function board(game: Game): string {
 /** Follows a game live; `render` sees each game as it changes, and the last. */
 export function watch(api: string, id: number, render: (game: Game) => void): EventSource {
   const events = new EventSource(`${api}/games/${id}/events`);
-  for (const kind of ["seat", "move", "collapse"]) {
+  for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"]) {
     events.addEventListener(kind, (message: MessageEvent<string>) => {
       const event: Schemas["LiveEvent"] = JSON.parse(message.data);
       const entry = event.entry;

@@ -160,11 +160,12 @@ pub struct Unavailable(Problem);
     "code": "internal"}))]
 pub struct Internal(Problem);
 
-/// The answers to ending a game: a resignation or an abort.
+/// The answers to an action in a game: a move, a collapse choice, a resignation,
+/// an abort. (Those with a body can be refused for it too: see [`BodyRefusals`].)
 #[derive(IntoResponses)]
 #[expect(clippy::large_enum_variant, reason = "only documents the answers: never built")]
-pub enum EndingAnswers {
-    /// The game, ended.
+pub enum ActionAnswers {
+    /// The game after the action.
     #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]
     Created(GameView),
     #[response(status = 400)]
@@ -185,33 +186,13 @@ pub enum EndingAnswers {
     Unavailable(#[ref_response] Unavailable),
 }
 
-/// The answers to an action in a game: a move or a collapse choice.
+/// The refusals of an operation's body: too large, or not JSON.
 #[derive(IntoResponses)]
-#[expect(clippy::large_enum_variant, reason = "only documents the answers: never built")]
-pub enum ActionAnswers {
-    /// The game after the action.
-    #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]
-    Created(GameView),
-    #[response(status = 400)]
-    BadRequest(#[ref_response] BadRequest),
-    #[response(status = 401)]
-    Unauthorized(#[ref_response] Unauthorized),
-    #[response(status = 403)]
-    Forbidden(#[ref_response] Forbidden),
-    #[response(status = 404)]
-    NotFound(#[ref_response] NotFound),
-    #[response(status = 409)]
-    Conflict(#[ref_response] Conflict),
+pub enum BodyRefusals {
     #[response(status = 413)]
     PayloadTooLarge(#[ref_response] PayloadTooLarge),
     #[response(status = 415)]
     UnsupportedMediaType(#[ref_response] UnsupportedMediaType),
-    #[response(status = 422)]
-    RuleBroken(#[ref_response] RuleBroken),
-    #[response(status = 500)]
-    Internal(#[ref_response] Internal),
-    #[response(status = 503)]
-    Unavailable(#[ref_response] Unavailable),
 }
 
 /// Links from the answers that hand out a seat token to the operations that need

@@ -209,15 +209,28 @@ struct Resume {
     /// (after a page reload) cannot send the header, but can open
     /// `events?last_event_id=N`. The header wins when both are sent: it is what a
     /// reconnecting `EventSource` saw last.
-    #[param(minimum = 0)]
-    last_event_id: Option<i64>,
+    #[param(pattern = r"^[0-9]{1,18}$")]
+    last_event_id: Option<String>,
+}
+
+/// The sequence number an event id names: up to 18 digits, as the spec says.
+fn event_seq(id: &str) -> Option<i64> {
+    let id = id.trim();
+    (!id.is_empty() && id.len() <= 18 && id.bytes().all(|digit| digit.is_ascii_digit())).then(|| id.parse().ok())?
 }
 
 /// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`,
-/// else the query's `last_event_id`, else none (0).
+/// else the query's `last_event_id`, else none (0). Both are checked when both
+/// are sent.
 fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError> {
-    match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(|v| v.trim().parse().ok())) {
-        None => Ok(resume.last_event_id.unwrap_or(0)),
+    let query = match &resume.last_event_id {
+        None => None,
+        Some(id) => Some(event_seq(id).ok_or_else(|| {
+            ApiError::InvalidQuery(format!("last_event_id must be the id of an event, a whole number, not {id:?}"))
+        })?),
+    };
+    match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(event_seq)) {
+        None => Ok(query.unwrap_or(0)),
         Some(Some(seq)) => Ok(seq),
         Some(None) => Err(ApiError::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
     }
@@ -226,12 +239,14 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// Watch a game live, as Server-Sent Events.
 ///
 /// Every entry of the game's log is an event: its `id` is the entry's sequence
-/// number, its `event` the entry's kind (`seat`, `move` or `collapse`), its `data`
+/// number, its `event` the entry's kind (`seat`, `move`, `collapse`, `resign`,
+/// `timeout`, `abort` or `rematch`), its `data`
 /// a `LiveEvent`, `{"entry": ..., "game": ...}` with the game right after it. The
 /// stream first sends the entries after `Last-Event-ID` (or `?last_event_id=`; all
 /// of them on a first connection), then each new one as it is written. When the
-/// game is finished, a last event, `end` (with no id, its data a `LiveEnd`), and
-/// the stream closes; a reconnect that has seen every event gets 204, which tells
+/// game is finished and nothing more will come (against a bot at once; between two
+/// people once a rematch is asked for, or the rematch window after the end), a last
+/// event, `end` (with no id, its data a `LiveEnd`), and the stream closes; a reconnect that has seen every event gets 204, which tells
 /// an `EventSource` to stop. A comment every 15 s keeps idle streams open, and a
 /// `retry` field of 2-4 s spreads reconnects. While the database is away the
 /// stream stays open, and goes on when it is back. `EventSource` hides a 404 or
@@ -239,7 +254,7 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 ///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
-/// for (const kind of ["seat", "move", "collapse"])
+/// for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"])
 ///   events.addEventListener(kind, (e) => render(JSON.parse(e.data).game));
 /// events.addEventListener("end", (e) => { render(JSON.parse(e.data).game); events.close(); });
 /// ```

@@ -158,7 +158,7 @@ pub(super) fn changed(record: &GameRecord) -> Answer {
 /// the answer shows the collapsed board. In `player_choice` the answer shows the
 /// `pending_collapse` for the other player to decide.
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), request_body = MoveRequest,
-    responses(super::docs::ActionAnswers))]
+    responses(super::docs::ActionAnswers, super::docs::BodyRefusals))]
 #[post("/games/{id}/moves")]
 async fn place_move(service: Data<GameService>, seat: SeatRequest, body: JsonBody<MoveRequest>) -> Answer {
     act(&service, seat, body.0.action()).await
@@ -170,7 +170,7 @@ async fn place_move(service: Data<GameService>, seat: SeatRequest, body: JsonBod
 /// named; each option of `pending_collapse` gives the closing move's square and
 /// where every move lands.
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), request_body = CollapseRequest,
-    responses(super::docs::ActionAnswers))]
+    responses(super::docs::ActionAnswers, super::docs::BodyRefusals))]
 #[post("/games/{id}/collapse")]
 async fn choose_collapse(service: Data<GameService>, seat: SeatRequest, body: JsonBody<CollapseRequest>) -> Answer {
     act(&service, seat, body.0.action()).await

@@ -11,7 +11,7 @@ use crate::service::GameService;
 ///
 /// Refused while a seat is free (`waiting_for_opponent`: abort instead) and once
 /// the game is over (`game_over`).
-#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::EndingAnswers))]
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/resign")]
 async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
     changed(&service.resign(seat.id, &seat.token, seat.expected_version).await?)
@@ -22,7 +22,7 @@ async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
 /// Allowed while the game waits for its second player, or before both players
 /// have made their first move; later `abort_not_allowed`. (A game nobody joins
 /// is aborted by the server after `WAITING_GAME_TIMEOUT_SECONDS`.)
-#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::EndingAnswers))]
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/abort")]
 async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
     changed(&service.abort(seat.id, &seat.token, seat.expected_version).await?)

@@ -231,6 +231,11 @@ fn a_stream_resumes_from_the_query_as_from_the_header_and_spreads_its_reconnects
     assert!(retries.iter().any(|&ms| ms != retries[0]), "spread: {retries:?}");
     app.request("GET", &format!("/api/v1/games/{id}/events?last_event_id=x"), &[], None)
         .assert_problem(400, "invalid_query");
+    // Checked even when the header wins.
+    app.request("GET", &format!("/api/v1/games/{id}/events?last_event_id=-1"), &[("Last-Event-ID", "0")], None)
+        .assert_problem(400, "invalid_query");
+    app.request("GET", &format!("/api/v1/games/{id}/events"), &[("Last-Event-ID", "-1")], None)
+        .assert_problem(400, "invalid_header");
 }
 
 #[test]
