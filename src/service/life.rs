@@ -109,6 +109,12 @@ impl ClockState {
     }
 }
 
+/// The time spent from `since` to `now`: never less than none, though the clocks
+/// of several instances that stamp the log may disagree by a little.
+fn spent(since: i64, now: i64) -> i64 {
+    (now - since).max(0)
+}
+
 fn seat(player: Player) -> usize {
     match player {
         Player::X => 0,
@@ -167,7 +173,7 @@ impl Life {
         let now = at();
         if let Some((player, since)) = self.running.take() {
             let left = &mut self.remaining_ms[seat(player)];
-            *left = (*left - (now - since)).max(0);
+            *left = (*left - spent(since, now)).max(0);
         }
         if let Some(Actor::Player(player)) = actor
             && Some(player) != self.bot
@@ -209,7 +215,7 @@ impl Life {
             Some((player, since)) => {
                 let left = &mut remaining_ms[seat(player)];
                 let deadline = since + *left;
-                *left = (*left - (now_ms - since)).max(0);
+                *left = (*left - spent(since, now_ms)).max(0);
                 (Some(player), Some(deadline))
             }
             None => (None, None),
@@ -220,7 +226,7 @@ impl Life {
     /// The player whose clock has run out by `now_ms`, before any entry says so.
     pub fn flagged(&self, now_ms: i64) -> Option<Player> {
         let (player, since) = self.running?;
-        (now_ms - since >= self.remaining_ms[seat(player)]).then_some(player)
+        (spent(since, now_ms) >= self.remaining_ms[seat(player)]).then_some(player)
     }
 
     /// How the game ended as of `now_ms`, if it has: by an entry of its life, by
@@ -311,6 +317,13 @@ mod tests {
         assert_eq!(life.flagged(12_000), Some(Player::O));
         assert_eq!(life.end(&game, 12_000), Some(End { reason: EndReason::Timeout, player: Some(Player::O) }));
         assert_eq!(life.result(&game, 12_000), GameResult::XWins);
+    }
+
+    #[test]
+    fn an_entry_stamped_before_the_last_takes_no_time_and_gives_none() {
+        // O's move stamped 0.3 s before X's, by another instance's clock.
+        let (life, _) = life_of(&[(5_000, squares(0, 1)), (4_700, squares(2, 3))], 0, None);
+        assert_eq!(life.clock(4_700).unwrap().remaining_ms, [7_000, 12_000]);
     }
 
     #[test]
