@@ -121,6 +121,22 @@ fn millis(stamp: &Value) -> i64 {
 }
 
 #[test]
+fn a_clock_out_of_its_bounds_is_refused() {
+    let app = TestApp::spawn();
+    for (clock, said) in [
+        (json!({ "initial_ms": 999, "increment_ms": 0 }), "clock.initial_ms must be from 1000 to 604800000, not 999"),
+        (json!({ "initial_ms": 604_800_001, "increment_ms": 0 }), "clock.initial_ms must be from 1000"),
+        (json!({ "initial_ms": 60_000, "increment_ms": 3_600_001 }), "clock.increment_ms must be from 0 to 3600000"),
+        (json!({ "initial_ms": 60_000, "increment_ms": -1 }), "clock.increment_ms must be from 0"),
+        (json!({ "initial_ms": 60_000 }), "missing field `increment_ms`"),
+    ] {
+        let refused = app.create_game(json!({ "clock": clock })).assert_problem(400, "invalid_body");
+        assert!(refused["detail"].as_str().unwrap().contains(said), "{refused}");
+    }
+    assert_eq!(app.request("GET", "/api/v1/games", &[], None).json()["games"], json!([]), "nothing was created");
+}
+
+#[test]
 fn a_clock_that_runs_out_while_nobody_asks_ends_the_game_for_every_watcher() {
     let app = TestApp::spawn();
     let (id, _, _) = timed_game(&app, 2_000, 0);
