@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
-use super::rows::{EntryRow, GameRow, ListingRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns};
+use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
+use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
@@ -218,18 +219,7 @@ impl PgStore {
             .bind(i64::from(page.limit))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter()
-            .map(|row| {
-                ListingRow {
-                    id: row.try_get(0)?,
-                    variant: row.try_get(1)?,
-                    created_at: row.try_get(2)?,
-                    version: row.try_get(3)?,
-                    summary: summary_columns(row, 4)?,
-                }
-                .into_listed()
-            })
-            .collect()
+        rows.iter().map(listed_game_from_row).collect()
     }
 
     pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
@@ -295,30 +285,13 @@ impl PgStore {
 async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame, StoreError> {
     let row = sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(executor).await?;
     let row = row.ok_or(StoreError::NotFound { id })?;
-    let game = GameRow {
-        id: row.try_get(0)?,
-        variant: row.try_get(1)?,
-        created_at: row.try_get(2)?,
-        bot: row.try_get(3)?,
-        mistake_chance: row.try_get(4)?,
-        hints: row.try_get(5)?,
-        clock: (row.try_get(6)?, row.try_get(7)?),
-        rematch_of: row.try_get(8)?,
-        summary: summary_columns(&row, 9)?,
-        token_hashes: [row.try_get(14)?, row.try_get(15)?],
-    };
-    game.into_game(EntryRow::from_json(row.try_get(16)?)?)
+    stored_game_from_row(&row, EntryRow::from_json(row.try_get(16)?)?)
 }
 
-/// The summary's columns of `row`, from column `first` on.
-fn summary_columns(row: &PgRow, first: usize) -> Result<SummaryColumns, sqlx::Error> {
-    Ok(SummaryColumns {
-        status: row.try_get(first)?,
-        result: row.try_get(first + 1)?,
-        end_reason: row.try_get(first + 2)?,
-        end_player: row.try_get(first + 3)?,
-        deadline: row.try_get(first + 4)?,
-    })
+impl Columns for PgRow {
+    fn column<T: Value>(&self, index: usize) -> Result<T, StoreError> {
+        Ok(self.try_get(index)?)
+    }
 }
 
 /// Creates `game` in `tx`, and with `rematch` its entry in the game it follows.

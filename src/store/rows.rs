@@ -8,23 +8,26 @@ use super::{StoredGame, Summary};
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 
-/// A row of `games`, with its seats' token hashes.
-pub(super) struct GameRow {
-    pub id: i64,
-    pub variant: String,
-    pub created_at: String,
-    pub bot: Option<String>,
-    pub mistake_chance: Option<f64>,
-    pub hints: bool,
-    pub clock: (Option<i64>, Option<i64>),
-    pub rematch_of: Option<i64>,
-    pub summary: SummaryColumns,
-    pub token_hashes: [Option<Vec<u8>>; 2],
+/// A row as any backend gives it, read column by column, so that what each
+/// column holds is written here once for every backend.
+pub(super) trait Columns {
+    /// The value of column `index`, counted from 0.
+    fn column<T: Value>(&self, index: usize) -> Result<T, StoreError>;
 }
 
-/// The columns a game is read with, in the order of [`GameRow`]'s fields (the
-/// summary's in the order of [`SummaryColumns`]' fields), its times given by
-/// `time`, the backend's expression for a column's RFC 3339 text.
+/// A value that every backend reads from a column.
+pub(super) trait Value:
+    rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
+{
+}
+
+impl<T> Value for T where
+    T: rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
+{
+}
+
+/// The columns a game is read with, as [`stored_game_from_row`] reads them, its
+/// times given by `time`, the backend's expression for a column's RFC 3339 text.
 pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
@@ -34,6 +37,19 @@ pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
         time("created_at"),
         time("deadline")
     )
+}
+
+/// The summary in `row`, from column `first` on, in the order of
+/// [`SummaryColumns`]' fields.
+fn summary_from_row(row: &impl Columns, first: usize) -> Result<Summary, StoreError> {
+    SummaryColumns {
+        status: row.column(first)?,
+        result: row.column(first + 1)?,
+        end_reason: row.column(first + 2)?,
+        end_player: row.column(first + 3)?,
+        deadline: row.column(first + 4)?,
+    }
+    .into_summary()
 }
 
 /// A game's summary as its columns hold it.
@@ -80,56 +96,46 @@ impl SummaryColumns {
     }
 }
 
-impl GameRow {
-    /// The game, with `log`: its entries in order.
-    pub(super) fn into_game(self, log: Vec<EntryRow>) -> Result<StoredGame, StoreError> {
-        let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
-        if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
-            return Err(corrupt("seq", "a log with gaps"));
-        }
-        let [x, o] = self.token_hashes;
-        let token_hashes =
-            [(Player::X, x), (Player::O, o)].into_iter().filter_map(|(player, hash)| Some((player, hash?))).collect();
-        let opponent = match (self.bot.as_deref(), self.mistake_chance) {
-            (None, _) => None,
-            (Some("random"), _) => Some(Bot::Random),
-            (Some("perfect"), _) => Some(Bot::Perfect),
-            (Some("parasite"), chance) => {
-                Some(Bot::Parasite { mistake_chance: chance.unwrap_or(Bot::DEFAULT_MISTAKE_CHANCE) })
-            }
-            (Some(other), _) => return Err(corrupt("bot", other)),
-        };
-        let clock = match self.clock {
-            (Some(initial_ms), Some(increment_ms)) => Some(ClockSettings { initial_ms, increment_ms }),
-            (None, None) => None,
-            other => return Err(corrupt("clock", &format!("{other:?}"))),
-        };
-        Ok(StoredGame {
-            id: self.id,
-            variant: variant(&self.variant)?,
-            created_at: self.created_at,
-            opponent,
-            hints: self.hints,
-            clock,
-            rematch_of: self.rematch_of,
-            summary: self.summary.into_summary()?,
-            log,
-            token_hashes,
-        })
+/// The game in `row`, read with [`game_columns`], and `log`: its entries in order.
+pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Result<StoredGame, StoreError> {
+    let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
+    if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
+        return Err(corrupt("seq", "a log with gaps"));
     }
+    let token_hashes = [(Player::X, row.column(14)?), (Player::O, row.column(15)?)]
+        .into_iter()
+        .filter_map(|(player, hash): (Player, Option<Vec<u8>>)| Some((player, hash?)))
+        .collect();
+    let opponent = match (row.column::<Option<String>>(3)?.as_deref(), row.column::<Option<f64>>(4)?) {
+        (None, _) => None,
+        (Some("random"), _) => Some(Bot::Random),
+        (Some("perfect"), _) => Some(Bot::Perfect),
+        (Some("parasite"), chance) => {
+            Some(Bot::Parasite { mistake_chance: chance.unwrap_or(Bot::DEFAULT_MISTAKE_CHANCE) })
+        }
+        (Some(other), _) => return Err(corrupt("bot", other)),
+    };
+    let clock = match (row.column(6)?, row.column(7)?) {
+        (Some(initial_ms), Some(increment_ms)) => Some(ClockSettings { initial_ms, increment_ms }),
+        (None, None) => None,
+        other => return Err(corrupt("clock", &format!("{other:?}"))),
+    };
+    Ok(StoredGame {
+        id: row.column(0)?,
+        variant: variant(&row.column::<String>(1)?)?,
+        created_at: row.column(2)?,
+        opponent,
+        hints: row.column(5)?,
+        clock,
+        rematch_of: row.column(8)?,
+        summary: summary_from_row(row, 9)?,
+        log,
+        token_hashes,
+    })
 }
 
-/// A row of a listing.
-pub(super) struct ListingRow {
-    pub id: i64,
-    pub variant: String,
-    pub created_at: String,
-    pub version: i64,
-    pub summary: SummaryColumns,
-}
-
-/// The columns of a listing's rows, in the order of [`ListingRow`]'s fields, its
-/// creation time given by `time` as for [`game_columns`].
+/// The columns of a listing's rows, as [`listed_game_from_row`] reads them, its
+/// times given by `time` as for [`game_columns`].
 pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
@@ -139,19 +145,18 @@ pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
     )
 }
 
-impl ListingRow {
-    pub(super) fn into_listed(self) -> Result<ListedGame, StoreError> {
-        let summary = self.summary.into_summary()?;
-        Ok(ListedGame {
-            id: self.id,
-            variant: variant(&self.variant)?,
-            created_at: self.created_at,
-            version: self.version,
-            status: summary.status,
-            result: summary.result,
-            end: summary.end,
-        })
-    }
+/// The game in `row`, a row of a listing read with [`listing_columns`].
+pub(super) fn listed_game_from_row(row: &impl Columns) -> Result<ListedGame, StoreError> {
+    let summary = summary_from_row(row, 4)?;
+    Ok(ListedGame {
+        id: row.column(0)?,
+        variant: variant(&row.column::<String>(1)?)?,
+        created_at: row.column(2)?,
+        version: row.column(3)?,
+        status: summary.status,
+        result: summary.result,
+        end: summary.end,
+    })
 }
 
 /// A row of `log_entries`, or the JSON array of its columns in this order.
@@ -236,6 +241,22 @@ impl From<&StoredEntry> for NewEntryRow {
 }
 
 impl EntryRow {
+    /// The entry in `row`, read with [`entry_columns`].
+    pub(super) fn from_row(row: &impl Columns) -> Result<EntryRow, StoreError> {
+        Ok(EntryRow {
+            seq: row.column(0)?,
+            kind: row.column(1)?,
+            actor: row.column(2)?,
+            square_a: row.column(3)?,
+            square_b: row.column(4)?,
+            closing_move: row.column(5)?,
+            square: row.column(6)?,
+            rematch: row.column(7)?,
+            by_bot: row.column(8)?,
+            created_at: row.column(9)?,
+        })
+    }
+
     /// The rows of `log`, a JSON array of such arrays.
     pub(super) fn from_json(log: &str) -> Result<Vec<EntryRow>, StoreError> {
         serde_json::from_str(log).map_err(|error| corrupt("log", &error.to_string()))

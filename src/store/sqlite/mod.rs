@@ -13,8 +13,9 @@ use sqlx::{ConnectOptions, Connection as _};
 pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 
-use super::rows::{EntryRow, GameRow, ListingRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns};
+use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
+use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{Durability, ListedGame, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
@@ -178,17 +179,12 @@ impl SqliteStore {
         self.readers
             .run(move |connection| {
                 let mut listing = connection.prepare_cached(&LIST_GAMES)?;
-                let rows =
-                    listing.query_map(params![page.status.map(Status::code), page.before, page.limit], |row| {
-                        Ok(ListingRow {
-                            id: row.get(0)?,
-                            variant: row.get(1)?,
-                            created_at: row.get(2)?,
-                            version: row.get(3)?,
-                            summary: summary_columns(row, 4)?,
-                        })
-                    })?;
-                rows.map(|row| row?.into_listed()).collect()
+                let mut rows = listing.query(params![page.status.map(Status::code), page.before, page.limit])?;
+                let mut games = Vec::new();
+                while let Some(row) = rows.next()? {
+                    games.push(listed_game_from_row(row)?);
+                }
+                Ok(games)
             })
             .await
     }
@@ -250,53 +246,22 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
 /// Game `id` and its whole log, read in `tx`, a transaction, so that both come
 /// from one snapshot.
 fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
-    let game = tx
-        .prepare_cached(&SELECT_GAME)?
-        .query_row([id], |row| {
-            Ok(GameRow {
-                id: row.get(0)?,
-                variant: row.get(1)?,
-                created_at: row.get(2)?,
-                bot: row.get(3)?,
-                mistake_chance: row.get(4)?,
-                hints: row.get(5)?,
-                clock: (row.get(6)?, row.get(7)?),
-                rematch_of: row.get(8)?,
-                summary: summary_columns(row, 9)?,
-                token_hashes: [row.get(14)?, row.get(15)?],
-            })
-        })
-        .optional()?;
-    let game = game.ok_or(StoreError::NotFound { id })?;
-    let mut entries = tx.prepare_cached(&SELECT_LOG)?;
-    let log = entries.query_map([id], entry_row)?.collect::<rusqlite::Result<_>>()?;
-    game.into_game(log)
+    let mut select_game = tx.prepare_cached(&SELECT_GAME)?;
+    let mut games = select_game.query([id])?;
+    let game = games.next()?.ok_or(StoreError::NotFound { id })?;
+    let mut select_log = tx.prepare_cached(&SELECT_LOG)?;
+    let mut entries = select_log.query([id])?;
+    let mut log = Vec::new();
+    while let Some(entry) = entries.next()? {
+        log.push(EntryRow::from_row(entry)?);
+    }
+    stored_game_from_row(game, log)
 }
 
-/// The summary's columns of `row`, from column `first` on.
-fn summary_columns(row: &Row<'_>, first: usize) -> rusqlite::Result<SummaryColumns> {
-    Ok(SummaryColumns {
-        status: row.get(first)?,
-        result: row.get(first + 1)?,
-        end_reason: row.get(first + 2)?,
-        end_player: row.get(first + 3)?,
-        deadline: row.get(first + 4)?,
-    })
-}
-
-fn entry_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
-    Ok(EntryRow {
-        seq: row.get(0)?,
-        kind: row.get(1)?,
-        actor: row.get(2)?,
-        square_a: row.get(3)?,
-        square_b: row.get(4)?,
-        closing_move: row.get(5)?,
-        square: row.get(6)?,
-        rematch: row.get(7)?,
-        by_bot: row.get(8)?,
-        created_at: row.get(9)?,
-    })
+impl Columns for Row<'_> {
+    fn column<T: Value>(&self, index: usize) -> Result<T, StoreError> {
+        Ok(self.get(index)?)
+    }
 }
 
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
