@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, PgExecutor, Postgres, Row, Transaction};
 
-use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns, Value};
+use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Write};
@@ -358,10 +358,10 @@ async fn insert_entries(
     entries: &[StoredEntry],
 ) -> Result<(), sqlx::Error> {
     for entry in entries {
-        let row = NewEntryRow::from(entry);
+        let row = EntryRow::from(entry);
         sqlx::query(INSERT_ENTRY.as_str())
             .bind(id)
-            .bind(entry.seq)
+            .bind(row.seq)
             .bind(row.kind)
             .bind(row.actor)
             .bind(row.square_a)
@@ -370,7 +370,7 @@ async fn insert_entries(
             .bind(row.square)
             .bind(row.rematch)
             .bind(row.by_bot)
-            .bind(&entry.created_at)
+            .bind(row.created_at)
             .execute(&mut **tx)
             .await?;
     }

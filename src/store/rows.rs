@@ -180,28 +180,17 @@ pub(super) fn entry_columns(created_at: &str) -> String {
     format!("seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, {created_at}")
 }
 
-/// The columns of an entry to write, in the order of [`NewEntryRow`]'s fields
-/// after the game's id and the sequence number, and before its time.
+/// The columns of an entry to write: the game's id, then those of [`EntryRow`]
+/// in the order of its fields.
 pub(super) const NEW_ENTRY_COLUMNS: &str =
     "game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at";
 
-/// An entry to write, as columns.
-pub(super) struct NewEntryRow {
-    pub kind: &'static str,
-    pub actor: String,
-    pub square_a: Option<i64>,
-    pub square_b: Option<i64>,
-    pub closing_move: Option<i64>,
-    pub square: Option<i64>,
-    pub rematch: Option<i64>,
-    pub by_bot: bool,
-}
-
-impl From<&StoredEntry> for NewEntryRow {
-    fn from(entry: &StoredEntry) -> NewEntryRow {
+impl From<&StoredEntry> for EntryRow {
+    fn from(entry: &StoredEntry) -> EntryRow {
         let square_number = |square: Square| i64::from(square.number());
-        let row = |kind, actor: String| NewEntryRow {
-            kind,
+        let row = |kind: &str, actor: String| EntryRow {
+            seq: entry.seq,
+            kind: kind.to_string(),
             actor,
             square_a: None,
             square_b: None,
@@ -209,6 +198,7 @@ impl From<&StoredEntry> for NewEntryRow {
             square: None,
             rematch: None,
             by_bot: entry.by_bot,
+            created_at: entry.created_at.clone(),
         };
         match entry.event {
             Event::SeatTaken(player) => row("seat", player.to_string()),
@@ -218,12 +208,12 @@ impl From<&StoredEntry> for NewEntryRow {
                     Actor::Measurement => "measurement".to_string(),
                 };
                 match action {
-                    Action::Move { squares: [a, b] } => NewEntryRow {
+                    Action::Move { squares: [a, b] } => EntryRow {
                         square_a: Some(square_number(a)),
                         square_b: Some(square_number(b)),
                         ..row("move", actor)
                     },
-                    Action::Collapse { move_number, square } => NewEntryRow {
+                    Action::Collapse { move_number, square } => EntryRow {
                         closing_move: Some(i64::from(move_number)),
                         square: Some(square_number(square)),
                         ..row("collapse", actor)
@@ -234,7 +224,7 @@ impl From<&StoredEntry> for NewEntryRow {
             Event::Ended(Ending::TimedOut(player)) => row("timeout", player.to_string()),
             Event::Ended(Ending::Aborted(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
             Event::Rematch { player, game_id } => {
-                NewEntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
+                EntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
             }
         }
     }

@@ -13,7 +13,7 @@ use sqlx::{ConnectOptions, Connection as _};
 pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 
-use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, NewEntryRow, SummaryColumns, Value};
+use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{Durability, ListedGame, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
@@ -302,10 +302,10 @@ fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<()
 fn insert_entries(tx: &Connection, id: i64, entries: &[StoredEntry]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
     for entry in entries {
-        let row = NewEntryRow::from(entry);
+        let row = EntryRow::from(entry);
         insert.execute(params![
             id,
-            entry.seq,
+            row.seq,
             row.kind,
             row.actor,
             row.square_a,
@@ -314,7 +314,7 @@ fn insert_entries(tx: &Connection, id: i64, entries: &[StoredEntry]) -> rusqlite
             row.square,
             row.rematch,
             row.by_bot,
-            entry.created_at
+            row.created_at
         ])?;
     }
     Ok(())
