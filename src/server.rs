@@ -9,7 +9,7 @@ use tokio::task::JoinHandle;
 use crate::api;
 use crate::config::Config;
 use crate::service::{GameService, Randomness, ServiceOptions, TIMER_EVERY, Time};
-use crate::store::Store;
+use crate::store::{Store, database_name};
 
 /// How long requests in flight may take to finish after a stop signal.
 const SHUTDOWN_SECONDS: u64 = 10;
@@ -49,7 +49,7 @@ impl Running {
     pub async fn start(config: &Config) -> Result<Running, String> {
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
-            .map_err(|error| format!("cannot open the database {}: {error}", without_password(&config.database_url)))?;
+            .map_err(|error| format!("cannot open the {}: {error}", database_name(&config.database_url)))?;
         let options = ServiceOptions {
             randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
             time: Time::System,
@@ -120,27 +120,5 @@ async fn stop_signal() {
     tokio::select! {
         _ = terminate.recv() => {}
         _ = tokio::signal::ctrl_c() => {}
-    }
-}
-
-/// `url` with its password, if any, hidden: for messages.
-fn without_password(url: &str) -> String {
-    let Some((_, rest)) = url.split_once("://") else { return url.to_string() };
-    let authority = rest.split('/').next().unwrap_or_default();
-    match authority.rsplit_once('@').and_then(|(user_info, _)| user_info.split_once(':')) {
-        Some((user, password)) => url.replacen(&format!("{user}:{password}@"), &format!("{user}:***@"), 1),
-        None => url.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_password;
-
-    #[test]
-    fn a_database_password_is_never_shown() {
-        assert_eq!(without_password("postgres://qttt:s3cret@db:5432/qttt"), "postgres://qttt:***@db:5432/qttt");
-        assert_eq!(without_password("postgres://qttt@db/qttt"), "postgres://qttt@db/qttt");
-        assert_eq!(without_password("sqlite:/data/qttt.db"), "sqlite:/data/qttt.db");
     }
 }

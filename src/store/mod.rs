@@ -104,6 +104,12 @@ pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
 }
 
+/// The database of `url` named for messages by where it is and nothing more: a
+/// URL may carry a password in any of its parts, so it is never shown.
+pub fn database_name(url: &str) -> String {
+    if is_postgres(url) { postgres::name_of(url) } else { sqlite::name_of(url) }
+}
+
 // Each PostgreSQL call's future is boxed: sqlx's futures are kilobytes large, and
 // unboxed they made every request's future as large on SQLite too (a move's was
 // 10 KB, which actix moves into the heap for every request).
@@ -252,6 +258,27 @@ impl Store {
         match &self.0 {
             Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
             Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::database_name;
+
+    #[test]
+    fn a_database_is_named_by_where_it_is_never_by_its_password() {
+        for (url, name) in [
+            ("postgres://qttt:hunter2@db:5433/games", "PostgreSQL database games at db:5433"),
+            ("postgres://qttt@127.0.0.1:1/qttt?password=hunter2", "PostgreSQL database qttt at 127.0.0.1:1"),
+            ("postgresql://qttt:hunter2@db?dbname=games&password=hunter2", "PostgreSQL database games at db:5432"),
+            ("postgres://qttt:hun%2Fter2@db/qttt", "PostgreSQL database qttt at db:5432"),
+            // A raw `/` in the password makes the URL unreadable: nothing of it is shown.
+            ("postgres://qttt:hun/ter2@db/qttt", "PostgreSQL database (its URL cannot be read)"),
+            ("postgres://qttt:p@ss:w@rd@db/qttt", "PostgreSQL database qttt at db:5432"),
+            ("sqlite:/data/qttt.db", "SQLite file /data/qttt.db"),
+        ] {
+            assert_eq!(database_name(url), name, "{url}");
         }
     }
 }

@@ -94,6 +94,19 @@ pub(super) struct PgStore {
     pool: PgPool,
 }
 
+/// The database of `url` by host, port and name.
+pub(super) fn name_of(url: &str) -> String {
+    match PgConnectOptions::from_str(url) {
+        Ok(options) => format!(
+            "PostgreSQL database {} at {}:{}",
+            options.get_database().unwrap_or(options.get_username()),
+            options.get_host(),
+            options.get_port()
+        ),
+        Err(_) => "PostgreSQL database (its URL cannot be read)".into(),
+    }
+}
+
 impl PgStore {
     /// Connects to the database at `url`, retrying for as long as `settings` say,
     /// and migrates it.

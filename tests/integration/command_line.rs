@@ -5,7 +5,14 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs `qttt` with `args`, `input` on its standard input.
 pub fn qttt(args: &[&str], input: &str) -> Output {
+    qttt_with(&[], args, input)
+}
+
+/// Runs `qttt` with the environment variables `vars` set, `args`, and `input` on its
+/// standard input.
+pub fn qttt_with(vars: &[(&str, &str)], args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
+        .envs(vars.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -75,4 +82,22 @@ fn show_prints_the_board_of_a_transcript() {
     assert!(shown.status.success(), "{}", text(&shown.stderr));
     let printed = text(&shown.stdout);
     assert!(printed.contains("[O2]") && printed.contains("[X1]"), "{printed}");
+}
+
+#[test]
+fn a_database_that_cannot_be_opened_is_named_without_its_password() {
+    for url in [
+        "postgres://qttt:hunter2@127.0.0.1:1/qttt",
+        "postgres://qttt@127.0.0.1:1/qttt?password=hunter2",
+        "postgresql://qttt:hun%2Fter2@127.0.0.1:1/qttt?sslmode=disable",
+        "postgres://qttt:hun/ter2@127.0.0.1:1/qttt",
+        "postgres://qttt:hun@ter2@127.0.0.1:1/qttt",
+    ] {
+        let vars = [("DATABASE_URL", url), ("DATABASE_CONNECT_RETRY_SECONDS", "0"), ("PORT", "1")];
+        let refused = qttt_with(&vars, &["serve"], "");
+        assert_eq!(refused.status.code(), Some(1), "{url}");
+        let said = text(&refused.stderr);
+        assert!(said.contains("cannot open the PostgreSQL database"), "{url}: {said}");
+        assert!(!said.contains("hunter2") && !said.contains("ter2"), "{url}: {said}");
+    }
 }

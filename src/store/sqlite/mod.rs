@@ -59,6 +59,14 @@ const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) 
 const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 \
      UNION SELECT id FROM games WHERE ?2 IS NOT NULL AND status = 'waiting' AND created_at <= ?2 LIMIT 100";
 
+/// The database of `url` by its file.
+pub(super) fn name_of(url: &str) -> String {
+    match SqliteConnectOptions::from_str(url) {
+        Ok(options) => format!("SQLite file {}", options.get_filename().display()),
+        Err(_) => "SQLite file (its URL cannot be read)".into(),
+    }
+}
+
 /// The games in one SQLite file.
 #[derive(Debug, Clone)]
 pub(super) struct SqliteStore {
