@@ -16,11 +16,11 @@ use std::time::Duration;
 use actix_http::Request;
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};
-use actix_web::{test, web};
+use actix_web::test;
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures_util::future::join_all;
 use nix::time::{ClockId, clock_gettime};
-use qttt::config::CorsOrigins;
+use qttt::config::Config;
 use qttt::service::{GameService, ServiceOptions};
 use qttt::store::{Durability, PoolSettings, Store};
 use serde_json::json;
@@ -91,12 +91,8 @@ fn complete_games(c: &mut Criterion) {
     let app = system.block_on(async {
         let store =
             Store::connect(&url, Durability::Normal, PoolSettings::default()).await.expect("the database opens");
-        test::init_service(qttt::api::app(
-            GameService::new(store, ServiceOptions::default()),
-            CorsOrigins::Any,
-            None::<web::Data<_>>,
-        ))
-        .await
+        let options = qttt::api::ApiOptions::of(&Config::from_lookup(|_| None).expect("the defaults are valid"));
+        test::init_service(qttt::api::app(GameService::new(store, ServiceOptions::default()), options)).await
     });
     for variant in ["measurement", "player_choice"] {
         c.bench_function(&format!("CPU time of {GAMES_AT_ONCE} complete games at once ({variant})"), |b| {

@@ -3,6 +3,8 @@
 use std::env;
 use std::time::Duration;
 
+use ipnet::IpNet;
+
 use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
@@ -28,9 +30,37 @@ pub struct Config {
     /// comma-separated list, default any origin (never with credentials: the API
     /// authenticates by bearer token, not cookies).
     pub cors_allowed_origins: CorsOrigins,
-    /// The most games one client address may create per minute; `CREATE_RATE_LIMIT`,
-    /// default none (off). Beyond it, 429 with `Retry-After`.
+    /// The most rows one client address may create per minute: games created
+    /// (new, rematches, the original app's `/reset`) and seats taken by joining;
+    /// `CREATE_RATE_LIMIT`, default none (off). Beyond it, 429 with `Retry-After`.
     pub create_rate_limit: Option<u32>,
+    /// The proxies whose word on a client's address is taken: a connection from
+    /// one of them is the client its `X-Forwarded-For` names; `TRUSTED_PROXIES`,
+    /// comma-separated addresses or CIDR ranges, default none (every client is
+    /// the address it connects from).
+    pub trusted_proxies: Vec<IpNet>,
+    /// How long a request's body may take to arrive after its head;
+    /// `REQUEST_BODY_TIMEOUT_SECONDS`, default 5. A slower one gets 408 and its
+    /// connection is closed.
+    pub request_body_timeout: Duration,
+    /// The most connections each worker (one per core) serves at once;
+    /// `MAX_CONNECTIONS_PER_WORKER`, default 10000. Beyond it, new connections
+    /// wait to be accepted.
+    pub max_connections_per_worker: usize,
+    /// The most live event streams open at once; `MAX_LIVE_STREAMS`, default
+    /// 4096. Beyond it, 429.
+    pub max_live_streams: usize,
+    /// The most live event streams one client address holds open at once;
+    /// `MAX_LIVE_STREAMS_PER_ADDRESS`, default 32. Beyond it, 429.
+    pub max_live_streams_per_address: usize,
+    /// How long finished and aborted games are kept, with their logs and seats,
+    /// before the server deletes them; `RETENTION_DAYS`, default none (for ever, as
+    /// does 0).
+    pub retention: Option<Duration>,
+    /// Whether the original app's anonymous routes (`/state`, `/reset`, `/move`)
+    /// are served; `ORIGINAL_APP_ROUTES`, `on` (the default: a drop-in for the
+    /// original frontend) or `off`.
+    pub original_app_routes: bool,
     /// Seeds the measurements and the bots' choices; `RANDOM_SEED`, default none
     /// (the operating system seeds every action). With a seed the same requests in
     /// the same order play the same games: for tests and for reproducing a game,
@@ -44,6 +74,9 @@ pub struct Config {
     /// news of a rematch before they end; `REMATCH_WINDOW_SECONDS`, default 60.
     pub rematch_window: Duration,
 }
+
+/// How long a request's body may take to arrive, unless configured otherwise.
+pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +167,39 @@ impl Config {
                 }
             },
         };
+        let trusted_proxies = match lookup("TRUSTED_PROXIES") {
+            None => Vec::new(),
+            Some(text) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|proxy| !proxy.is_empty())
+                .map(|proxy| {
+                    proxy.parse::<IpNet>().or_else(|_| proxy.parse::<std::net::IpAddr>().map(IpNet::from)).map_err(|_| {
+                        format!(
+                            "TRUSTED_PROXIES has {proxy:?}; list addresses or CIDR ranges, such as 10.0.0.5 or 10.0.0.0/8"
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let request_body_timeout = whole_number(&lookup, "REQUEST_BODY_TIMEOUT_SECONDS", 1..=600)?
+            .map_or(DEFAULT_REQUEST_BODY_TIMEOUT, Duration::from_secs);
+        let count = |name, default| -> Result<usize, String> {
+            Ok(whole_number(&lookup, name, 1..=1_000_000)?
+                .map_or(default, |count| usize::try_from(count).expect("at most a million")))
+        };
+        let max_connections_per_worker = count("MAX_CONNECTIONS_PER_WORKER", 10_000)?;
+        let max_live_streams = count("MAX_LIVE_STREAMS", 4096)?;
+        let max_live_streams_per_address = count("MAX_LIVE_STREAMS_PER_ADDRESS", 32)?;
+        let retention = whole_number(&lookup, "RETENTION_DAYS", 0..=36_500)?
+            .filter(|&days| days > 0)
+            .map(|days| Duration::from_secs(days * 86_400));
+        let original_app_routes = match lookup("ORIGINAL_APP_ROUTES") {
+            None => true,
+            Some(text) if text.trim().eq_ignore_ascii_case("on") => true,
+            Some(text) if text.trim().eq_ignore_ascii_case("off") => false,
+            Some(text) => return Err(format!("ORIGINAL_APP_ROUTES is {text:?}; it must be on or off")),
+        };
         let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
         let waiting_game_timeout = match whole_number(&lookup, "WAITING_GAME_TIMEOUT_SECONDS", 0..=31_536_000)? {
             None => Some(DEFAULT_WAITING_TIMEOUT),
@@ -150,6 +216,13 @@ impl Config {
             sqlite_synchronous,
             cors_allowed_origins,
             create_rate_limit,
+            trusted_proxies,
+            request_body_timeout,
+            max_connections_per_worker,
+            max_live_streams,
+            max_live_streams_per_address,
+            retention,
+            original_app_routes,
             random_seed,
             waiting_game_timeout,
             rematch_window,
@@ -194,6 +267,13 @@ mod tests {
                 sqlite_synchronous: Durability::Normal,
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: None,
+                trusted_proxies: Vec::new(),
+                request_body_timeout: Duration::from_secs(5),
+                max_connections_per_worker: 10_000,
+                max_live_streams: 4096,
+                max_live_streams_per_address: 32,
+                retention: None,
+                original_app_routes: true,
                 random_seed: None,
                 waiting_game_timeout: Some(Duration::from_secs(3600)),
                 rematch_window: Duration::from_secs(60),
@@ -216,8 +296,21 @@ mod tests {
             ("RANDOM_SEED", "18446744073709551615"),
             ("WAITING_GAME_TIMEOUT_SECONDS", "0"),
             ("REMATCH_WINDOW_SECONDS", "5"),
+            ("TRUSTED_PROXIES", "10.0.0.5, 192.168.0.0/16,::1"),
+            ("REQUEST_BODY_TIMEOUT_SECONDS", "2"),
+            ("MAX_CONNECTIONS_PER_WORKER", "300"),
+            ("MAX_LIVE_STREAMS", "100"),
+            ("MAX_LIVE_STREAMS_PER_ADDRESS", "3"),
+            ("RETENTION_DAYS", "30"),
+            ("ORIGINAL_APP_ROUTES", "OFF"),
         ])
         .unwrap();
+        let proxies: Vec<IpNet> =
+            ["10.0.0.5/32", "192.168.0.0/16", "::1/128"].iter().map(|p| p.parse().unwrap()).collect();
+        assert_eq!(read.trusted_proxies, proxies);
+        assert_eq!((read.request_body_timeout, read.max_connections_per_worker), (Duration::from_secs(2), 300));
+        assert_eq!((read.max_live_streams, read.max_live_streams_per_address), (100, 3));
+        assert_eq!((read.retention, read.original_app_routes), (Some(Duration::from_secs(30 * 86_400)), false));
         assert_eq!(
             read.database_pool,
             PoolSettings { pool_size: 4, statement_timeout: Duration::from_millis(250), connect_retry: Duration::ZERO }
@@ -258,6 +351,15 @@ mod tests {
         assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
         assert!(error(&[("WAITING_GAME_TIMEOUT_SECONDS", "an hour")]).starts_with("WAITING_GAME_TIMEOUT_SECONDS is"));
         assert!(error(&[("REMATCH_WINDOW_SECONDS", "-1")]).starts_with("REMATCH_WINDOW_SECONDS is"));
+        assert!(error(&[("TRUSTED_PROXIES", "10.0.0.0/33")]).starts_with(r#"TRUSTED_PROXIES has "10.0.0.0/33""#));
+        assert!(error(&[("TRUSTED_PROXIES", "proxy.local")]).starts_with("TRUSTED_PROXIES has"));
+        assert!(error(&[("REQUEST_BODY_TIMEOUT_SECONDS", "0")]).starts_with("REQUEST_BODY_TIMEOUT_SECONDS is"));
+        assert!(error(&[("MAX_CONNECTIONS_PER_WORKER", "0")]).starts_with("MAX_CONNECTIONS_PER_WORKER is"));
+        assert!(error(&[("MAX_LIVE_STREAMS", "many")]).starts_with("MAX_LIVE_STREAMS is"));
+        assert!(error(&[("MAX_LIVE_STREAMS_PER_ADDRESS", "-2")]).starts_with("MAX_LIVE_STREAMS_PER_ADDRESS is"));
+        assert!(error(&[("RETENTION_DAYS", "-1")]).starts_with("RETENTION_DAYS is"));
+        assert_eq!(config(&[("RETENTION_DAYS", "0")]).unwrap().retention, None);
+        assert_eq!(error(&[("ORIGINAL_APP_ROUTES", "no")]), r#"ORIGINAL_APP_ROUTES is "no"; it must be on or off"#);
         assert_eq!(
             error(&[("SQLITE_SYNCHRONOUS", "OFF")]),
             r#"SQLITE_SYNCHRONOUS is "OFF"; it must be normal or full"#

@@ -18,6 +18,7 @@
 //! - [`error`]: what the service's operations fail with, in its own words.
 //! - [`config`]: settings from the environment, with defaults.
 //! - [`server`]: start-up and graceful shutdown.
+//! - [`logging`]: the server's log, with clients' faults kept out of its errors.
 //! - [`token`]: seat tokens and their hashes.
 //! - [`live`]: who watches which game, for the live event streams; news of other
 //!   instances' writes reaches it from the store.
@@ -31,6 +32,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod live;
+pub mod logging;
 pub mod quantum;
 pub mod server;
 pub mod service;

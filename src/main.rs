@@ -226,7 +226,7 @@ async fn main() -> ExitCode {
 /// Runs the server until SIGTERM or Ctrl-C; requests in flight finish first.
 async fn serve() -> Result<(), String> {
     let config = Config::from_env()?;
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    qttt::logging::init();
     let running = Running::start(&config).await?;
     log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
     running.finish().await.map_err(|error| format!("the server stopped: {error}"))?;

@@ -2,8 +2,8 @@
 
 use std::net::SocketAddr;
 
+use actix_web::HttpServer;
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::{HttpServer, web};
 use tokio::task::JoinHandle;
 
 use crate::api;
@@ -60,13 +60,18 @@ impl Running {
         let timer = actix_web::rt::spawn(run_timer(service.clone()));
         let (listening, hearing) = (store.clone(), service.clone());
         actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
-        let (app_service, origins) = (service.clone(), config.cors_allowed_origins.clone());
-        // One count for all workers.
-        let creation_limit = config.create_rate_limit.map(|limit| web::Data::new(api::CreationLimit::new(limit)));
-        let listener = HttpServer::new(move || api::app(app_service.clone(), origins.clone(), creation_limit.clone()))
+        // One count of each limit for all workers.
+        let (app_service, api_options) = (service.clone(), api::ApiOptions::of(config));
+        let listener = HttpServer::new(move || api::app(app_service.clone(), api_options.clone()))
             .bind((config.host.as_str(), config.port))
             .map_err(|error| format!("cannot listen on {}:{}: {error}", config.host, config.port))?
             .shutdown_timeout(SHUTDOWN_SECONDS)
+            .max_connections(config.max_connections_per_worker)
+            // A client that closes its connection has gone: what it asked for is
+            // dropped at once (a search stops, a stream gives its place back)
+            // instead of when the answer is written. No HTTP client half-closes a
+            // connection to wait for an answer.
+            .h1_allow_half_closed(false)
             // Signals are handled below, to end the live streams first.
             .disable_signals();
         let addresses = listener.addrs();

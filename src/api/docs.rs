@@ -31,8 +31,9 @@ on this server unchanged: one shared game in the measurement variant, errors as 
     ),
     components(
         schemas(Problem),
-        responses(BadRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, UnsupportedMediaType,
-            RuleBroken, TooManyGames, Unavailable, Internal)
+        responses(BadRequest, Unauthorized, Forbidden, NotFound, Conflict, RequestTimeout, PayloadTooLarge,
+            UnsupportedMediaType,
+            RuleBroken, TooManyRequests, Unavailable, Internal)
     ),
     modifiers(&SeatTokenScheme)
 )]
@@ -108,6 +109,14 @@ pub struct Conflict(Problem);
     "code": "invalid_body"}))]
 pub struct PayloadTooLarge(Problem);
 
+/// The body did not arrive in time after the request's head; the connection is
+/// closed.
+#[derive(ToResponse)]
+#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
+    "title": "Invalid request body", "status": 408, "detail": "the body did not arrive within 5 s",
+    "code": "invalid_body"}))]
+pub struct RequestTimeout(Problem);
+
 /// The body is not sent as JSON.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
@@ -134,15 +143,21 @@ pub struct UnsupportedMediaType(Problem);
 ))]
 pub struct RuleBroken(Problem);
 
-/// This address created more games this minute than the server allows; the
-/// `Retry-After` header says how many seconds to wait.
+/// This address created more games and seats this minute than the server
+/// allows, or holds as many live streams as it may; the `Retry-After` header says
+/// how many seconds to wait.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json",
-    headers(("Retry-After" = u64, description = "Seconds until this address may create another game.")),
-    example = json!({"type": "urn:qttt:problem:rate_limited",
-    "title": "Too many games created", "status": 429,
-    "detail": "this address created too many games; try again in 42 s", "code": "rate_limited"}))]
-pub struct TooManyGames(Problem);
+    headers(("Retry-After" = u64, description = "Seconds to wait before trying again.")),
+    examples(
+    ("rate_limited" = (value = json!({"type": "urn:qttt:problem:rate_limited", "title": "Too many requests",
+        "status": 429, "detail": "this address created too many games and seats; try again in 42 s",
+        "code": "rate_limited"}))),
+    ("streams" = (value = json!({"type": "urn:qttt:problem:rate_limited", "title": "Too many requests",
+        "status": 429, "detail": "this address has 32 live streams open, the most it may; close one first",
+        "code": "rate_limited"})))
+))]
+pub struct TooManyRequests(Problem);
 
 /// The database does not answer; try again after the seconds `Retry-After` says.
 #[derive(ToResponse)]
@@ -186,9 +201,11 @@ pub enum ActionAnswers {
     Unavailable(#[ref_response] Unavailable),
 }
 
-/// The refusals of an operation's body: too large, or not JSON.
+/// The refusals of an operation's body: too slow, too large, or not JSON.
 #[derive(IntoResponses)]
 pub enum BodyRefusals {
+    #[response(status = 408)]
+    RequestTimeout(#[ref_response] RequestTimeout),
     #[response(status = 413)]
     PayloadTooLarge(#[ref_response] PayloadTooLarge),
     #[response(status = 415)]

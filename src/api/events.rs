@@ -14,14 +14,16 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
 use crate::service::{GameRecord, GameService};
 
-/// How often an idle stream sends a comment, so that proxies keep it open.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How often an idle stream sends a comment, so that proxies keep it open and a
+/// connection that went away unannounced is found out by a failed write.
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
 /// How long a watcher waits to read the log again after the database did not answer.
 const RETRY: Duration = Duration::from_secs(1);
@@ -128,6 +130,8 @@ struct Watch {
     /// When a finished game's rematch window closes, to look again then.
     final_at: Option<Instant>,
     ended: bool,
+    /// Its place among the streams a client may hold open, given back with it.
+    _place: StreamPlace,
 }
 
 impl Watch {
@@ -247,10 +251,11 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// game is finished and nothing more will come (against a bot at once; between two
 /// people once a rematch is asked for, or the rematch window after the end), a last
 /// event, `end` (with no id, its data a `LiveEnd`), and the stream closes; a reconnect that has seen every event gets 204, which tells
-/// an `EventSource` to stop. A comment every 15 s keeps idle streams open, and a
+/// an `EventSource` to stop. A comment every 5 s keeps idle streams open, and a
 /// `retry` field of 2-4 s spreads reconnects. While the database is away the
-/// stream stays open, and goes on when it is back. `EventSource` hides a 404 or
-/// 503: get the game first.
+/// stream stays open, and goes on when it is back. One client address holds at
+/// most `MAX_LIVE_STREAMS_PER_ADDRESS` streams open (32 by default): 429 beyond.
+/// `EventSource` hides a 404, 429 or 503: get the game first.
 ///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
@@ -271,6 +276,7 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
         (status = 204, description = "The game is finished and the client has seen every event: nothing more will come."),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
@@ -281,8 +287,11 @@ async fn events(
     id: web::Path<i64>,
     resume: web::Query<Resume>,
     request: HttpRequest,
+    limits: web::Data<Limits>,
+    client: ClientAddress,
 ) -> Result<HttpResponse, ApiError> {
     let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?);
+    let place = Limits::open_stream(&limits, client)?;
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
@@ -300,6 +309,7 @@ async fn events(
         retry_at: None,
         final_at: None,
         ended: false,
+        _place: place,
     };
     let reconnect_after = RECONNECT_MS + rand::rng().random_range(0..=RECONNECT_MS);
     watch.queue.push_back(Bytes::from(format!("retry: {reconnect_after}\n\n")));

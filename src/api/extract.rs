@@ -18,6 +18,11 @@ use super::problem::ApiError;
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
 
+/// How long a request's body may take to arrive, from when its head did; the
+/// slowest client's connection is closed then, not held.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyTimeout(pub std::time::Duration);
+
 /// A JSON request body. No body at all, or `null`, reads as `{}`, so that
 /// operations whose fields all have defaults need no body.
 #[derive(Debug)]
@@ -29,9 +34,16 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
 
     fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json = is_json(request.headers());
-        let body = web::Bytes::from_request(request, payload);
+        let timeout = request.app_data::<BodyTimeout>().copied().expect("the app sets the body timeout").0;
+        let body = tokio::time::timeout(timeout, web::Bytes::from_request(request, payload));
         Box::pin(async move {
-            let bytes = body.await.map_err(|error| {
+            let Ok(body) = body.await else {
+                return Err(invalid_body(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the body did not arrive within {} s", timeout.as_secs_f64()),
+                ));
+            };
+            let bytes = body.map_err(|error| {
                 let status = error.as_response_error().status_code();
                 if status == StatusCode::PAYLOAD_TOO_LARGE {
                     invalid_body(status, format!("the body is larger than {BODY_LIMIT} bytes"))

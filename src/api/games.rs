@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
-use super::limit::CreationLimit;
+use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
     CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LegalActions, LogEntryView,
@@ -62,23 +62,20 @@ pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize
         (status = 201, description = "The game and your seat.", body = SeatedGame,
             headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
-        (status = 413, response = super::docs::PayloadTooLarge),
-        (status = 415, response = super::docs::UnsupportedMediaType),
-        (status = 429, response = super::docs::TooManyGames),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
+        super::docs::BodyRefusals,
     )
 )]
 #[post("/games")]
 async fn create_game(
     service: web::Data<GameService>,
     body: JsonBody<CreateGameRequest>,
-    limit: Option<web::Data<CreationLimit>>,
-    http: HttpRequest,
+    limits: web::Data<Limits>,
+    client: ClientAddress,
 ) -> Answer {
-    if let (Some(limit), Some(peer)) = (limit, http.peer_addr()) {
-        limit.admit(peer.ip())?;
-    }
+    limits.admit_creation(client)?;
     let settings =
         body.0.settings().map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
     let (record, seat) = service.create_game(settings).await?;
@@ -98,12 +95,19 @@ async fn create_game(
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[post("/games/{id}/join")]
-async fn join_game(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn join_game(
+    service: web::Data<GameService>,
+    id: web::Path<i64>,
+    limits: web::Data<Limits>,
+    client: ClientAddress,
+) -> Answer {
+    limits.admit_creation(client)?;
     let (record, seat) = service.join(id.into_inner()).await?;
     seated(&record, seat)
 }

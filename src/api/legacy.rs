@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::extract::JsonBody;
+use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{MoveRequest, PlayerName};
 use crate::engine::{GameResult, Player, Square};
@@ -112,7 +113,11 @@ impl ResponseError for LegacyError {
 
     fn error_response(&self) -> HttpResponse {
         self.0.log_if_internal();
-        HttpResponse::build(self.status_code()).json(LegacyProblem { detail: self.0.detail() })
+        let mut response = HttpResponse::build(self.status_code());
+        if let ApiError::RateLimited { retry_after, .. } = &self.0 {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, retry_after.to_string()));
+        }
+        response.json(LegacyProblem { detail: self.0.detail() })
     }
 }
 
@@ -159,13 +164,18 @@ async fn state(service: web::Data<GameService>) -> Result<HttpResponse, LegacyEr
     responses(
         (status = 200, description = "The new game.", body = LegacyState),
         (status = 400, description = "The body is not the JSON this route takes.", body = LegacyProblem),
+        (status = 429, description = "This address created too many games; `Retry-After` says how many seconds to wait.",
+            body = LegacyProblem, headers(("Retry-After" = u64, description = "Seconds to wait before trying again."))),
     )
 )]
 #[post("/reset")]
 async fn reset(
     service: web::Data<GameService>,
     body: Result<JsonBody<LegacyResetRequest>, ApiError>,
+    limits: web::Data<Limits>,
+    client: ClientAddress,
 ) -> Result<HttpResponse, LegacyError> {
+    limits.admit_creation(client)?;
     let JsonBody(request) = body?;
     let against_bot = request.mode == LegacyMode::PlayerVsBot;
     let (record, play_as) = service.reset_shared_game(against_bot, request.player_mark.into()).await?;

@@ -15,30 +15,34 @@ use actix_cors::Cors;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::middleware::{Condition, ErrorHandlerResponse, ErrorHandlers, Logger};
+use actix_web::middleware::{Condition, DefaultHeaders, ErrorHandlerResponse, ErrorHandlers, Logger};
 use actix_web::{App, HttpRequest, HttpResponse, ResponseError, web};
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDocument;
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::config::CorsOrigins;
+use std::time::Duration;
+
+use crate::config::{Config, CorsOrigins};
 use crate::service::GameService;
 use problem::ApiError;
 
 pub use extract::BODY_LIMIT;
-pub use limit::CreationLimit;
+use extract::BodyTimeout;
+pub use limit::Limits;
 
 /// Where the OpenAPI document is served.
 pub const OPENAPI_PATH: &str = "/api-docs/openapi.json";
 
-/// The OpenAPI document of the API, as served at [`OPENAPI_PATH`].
+/// The OpenAPI document of the API, as served at [`OPENAPI_PATH`] by default.
 pub fn openapi() -> OpenApiDocument {
-    documented(App::new()).1
+    documented(App::new(), true).1
 }
 
-/// Registers every documented operation on `app` and collects their document.
-fn documented<T>(app: App<T>) -> (App<T>, OpenApiDocument)
+/// Registers every documented operation on `app`, the original app's routes
+/// with `original_app_routes`, and collects their document.
+fn documented<T>(app: App<T>, original_app_routes: bool) -> (App<T>, OpenApiDocument)
 where
     T: ServiceFactory<ServiceRequest, Config = (), Error = actix_web::Error, InitError = ()>,
 {
@@ -52,18 +56,51 @@ where
                 .configure(events::routes),
         )
         .configure(health::routes)
-        .configure(legacy::routes)
+        .configure(|config| {
+            if original_app_routes {
+                legacy::routes(config);
+            }
+        })
         .split_for_parts();
     docs::link_seat_tokens(&mut document);
     (app, document)
+}
+
+/// How the API serves, the same for every worker.
+#[derive(Debug, Clone)]
+pub struct ApiOptions {
+    /// The browser origins allowed to call it.
+    pub cors_origins: CorsOrigins,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: Duration,
+    /// What each client may take, counted across all workers.
+    pub limits: web::Data<Limits>,
+    /// Whether the original app's routes are served.
+    pub original_app_routes: bool,
+}
+
+impl ApiOptions {
+    /// The API as `config` sets it up, with counts of its own.
+    pub fn of(config: &Config) -> ApiOptions {
+        ApiOptions {
+            cors_origins: config.cors_allowed_origins.clone(),
+            body_timeout: config.request_body_timeout,
+            limits: web::Data::new(Limits::new(
+                config.create_rate_limit,
+                config.max_live_streams,
+                config.max_live_streams_per_address,
+                config.trusted_proxies.clone(),
+            )),
+            original_app_routes: config.original_app_routes,
+        }
+    }
 }
 
 /// The whole application: the API over `service`, the docs, CORS and the
 /// problem+json answers for everything that matches no operation.
 pub fn app(
     service: GameService,
-    cors_origins: CorsOrigins,
-    creation_limit: Option<web::Data<CreationLimit>>,
+    options: ApiOptions,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -78,24 +115,37 @@ pub fn app(
             App::new()
                 .app_data(web::Data::new(service))
                 .app_data(web::PayloadConfig::new(BODY_LIMIT))
+                .app_data(BodyTimeout(options.body_timeout))
+                .app_data(options.limits)
                 .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
                 .app_data(web::QueryConfig::default().error_handler(|error, _| {
                     ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()
                 })),
+            options.original_app_routes,
         );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
-    let app = match creation_limit {
-        Some(limit) => app.app_data(limit),
-        None => app,
-    };
     app.app_data(known_routes)
         .service(SwaggerUi::new("/swagger-ui/{_:.*}").url(OPENAPI_PATH, document))
         .service(web::redirect("/swagger-ui", "/swagger-ui/"))
         .service(web::redirect("/docs", "/swagger-ui/"))
         .default_service(web::to(unmatched))
-        .wrap(cors(&cors_origins))
+        .wrap(cors(&options.cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
+        .wrap(security_headers())
         .wrap(access_log())
+}
+
+/// The headers that keep a browser from misreading an answer: none is sniffed
+/// into another type, and none is framed by another site. The policy is the
+/// Swagger UI page's, which loads its scripts and styles from the server itself
+/// (it works offline) and calls only the API; an API answer is no page, and
+/// the policy costs it nothing.
+fn security_headers() -> DefaultHeaders {
+    DefaultHeaders::new().add((header::X_CONTENT_TYPE_OPTIONS, "nosniff")).add((header::X_FRAME_OPTIONS, "DENY")).add((
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
+             font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ))
 }
 
 /// A line per request at `info`, when the log filter lets it through. Left out

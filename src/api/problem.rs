@@ -18,9 +18,10 @@ pub enum ApiError {
     /// 422, 404, 403, 409, 503 or 500: the service's answer (a broken rule, no
     /// such game, no seat of it, a conflict, no database, a fault).
     Service(Error),
-    /// 400, 413 or 415: the body is not the JSON the operation takes.
+    /// 400, 408, 413 or 415: the body is not the JSON the operation takes.
     InvalidBody {
-        /// 400 for bad JSON or fields, 413 for too large, 415 for not JSON.
+        /// 400 for bad JSON or fields, 408 for too slow, 413 for too large, 415
+        /// for not JSON.
         status: StatusCode,
         /// What is wrong with it.
         detail: String,
@@ -40,10 +41,13 @@ pub enum ApiError {
         /// The methods the path takes, for the `Allow` header.
         allowed: Vec<String>,
     },
-    /// 429: this client created more games than the configured limit allows.
+    /// 429: this client created more games and seats than the configured limit
+    /// allows, or holds as many live streams as it may.
     RateLimited {
-        /// Seconds until it may create another.
+        /// Seconds until it may try again.
         retry_after: u64,
+        /// Which limit, and what to do.
+        detail: String,
     },
     /// Any 4xx or 5xx status: refused before it reached the API, such as a CORS
     /// preflight from an origin that is not allowed.
@@ -160,7 +164,7 @@ impl ApiError {
             ApiError::InvalidHeader(_) => "Invalid header".into(),
             ApiError::Unauthorized(_) => "Seat token needed".into(),
             ApiError::MethodNotAllowed { .. } => "Method not allowed".into(),
-            ApiError::RateLimited { .. } => "Too many games created".into(),
+            ApiError::RateLimited { .. } => "Too many requests".into(),
             ApiError::Rejected { status, .. } => status.canonical_reason().unwrap_or("Rejected").into(),
         }
     }
@@ -174,10 +178,9 @@ impl ApiError {
             | ApiError::InvalidHeader(detail)
             | ApiError::Unauthorized(detail)
             | ApiError::NoRoute(detail) => detail.clone(),
-            ApiError::InvalidBody { detail, .. } | ApiError::Rejected { detail, .. } => detail.clone(),
-            ApiError::RateLimited { retry_after } => {
-                format!("this address created too many games; try again in {retry_after} s")
-            }
+            ApiError::InvalidBody { detail, .. }
+            | ApiError::Rejected { detail, .. }
+            | ApiError::RateLimited { detail, .. } => detail.clone(),
             ApiError::MethodNotAllowed { allowed } => format!("this path takes {}", allowed.join(", ")),
         }
     }
@@ -263,7 +266,7 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed { allowed } => {
                 response.insert_header((header::ALLOW, allowed.join(", ")));
             }
-            ApiError::RateLimited { retry_after } => {
+            ApiError::RateLimited { retry_after, .. } => {
                 response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
             }
             ApiError::Service(Error::Unavailable(_)) => {
@@ -299,7 +302,7 @@ mod tests {
             ApiError::Unauthorized(String::new()),
             ApiError::NoRoute(String::new()),
             ApiError::MethodNotAllowed { allowed: Vec::new() },
-            ApiError::RateLimited { retry_after: 1 },
+            ApiError::RateLimited { retry_after: 1, detail: String::new() },
             ApiError::Rejected { status: StatusCode::FORBIDDEN, detail: String::new() },
         ]);
         every_kind

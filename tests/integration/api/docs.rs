@@ -77,3 +77,39 @@ fn swagger_ui_loads_the_spec_offline() {
         assert_eq!((redirect.status, redirect.header("location")), (307, Some("/swagger-ui/")), "{path}");
     }
 }
+
+#[test]
+fn every_answer_carries_the_security_headers() {
+    let app = TestApp::spawn();
+    for path in ["/swagger-ui/", "/swagger-ui/swagger-ui-bundle.js", "/api/v1/games", "/api/v1/games/9", "/nowhere"] {
+        let answer = app.request("GET", path, &[], None);
+        assert_eq!(answer.header("x-content-type-options"), Some("nosniff"), "{path}");
+        assert_eq!(answer.header("x-frame-options"), Some("DENY"), "{path}");
+        let policy = answer.header("content-security-policy").unwrap_or_default();
+        assert!(policy.starts_with("default-src 'none'; script-src 'self';"), "{path}: {policy}");
+        assert!(policy.contains("frame-ancestors 'none'"), "{path}: {policy}");
+    }
+}
+
+/// Swagger UI in a real browser, with the page's security policy in force: it
+/// lists the operations, so its scripts ran and fetched the document.
+#[test]
+#[ignore = "needs Chromium (QTTT_TEST_CHROMIUM, default chromium): .ci/run installs it"]
+fn swagger_ui_renders_in_a_browser_under_its_security_policy() {
+    let app = TestApp::spawn();
+    let chromium = std::env::var("QTTT_TEST_CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let profile = tempfile::tempdir().unwrap();
+    let rendered = std::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--virtual-time-budget=15000", "--dump-dom"])
+        .arg(format!("http://{}/swagger-ui/", app.address))
+        .output()
+        .expect("chromium runs");
+    let (dom, log) = (String::from_utf8_lossy(&rendered.stdout), String::from_utf8_lossy(&rendered.stderr));
+    assert!(rendered.status.success(), "{log}");
+    for path in ["/api/v1/games", "/api/v1/games/{id}/events", "/healthz"] {
+        assert!(dom.contains(&format!("data-path=\"{path}\"")), "{path} is not listed:\n{dom}");
+    }
+    assert!(!log.contains("Content Security Policy"), "the policy refused something:\n{log}");
+}

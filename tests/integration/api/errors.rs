@@ -189,6 +189,7 @@ fn with_a_creation_limit_a_client_that_creates_too_many_games_waits() {
     refused.assert_problem(429, "rate_limited");
     let wait: u64 = refused.header("retry-after").expect("Retry-After").parse().expect("seconds");
     assert!((1..=60).contains(&wait), "{wait}");
+    assert!(refused.json()["detail"].as_str().unwrap().contains("too many games and seats"), "{}", refused.body);
     // Only creation is limited.
     assert_eq!(app.request("GET", "/api/v1/games", &[], None).status, 200);
     // Without a limit, the default, nothing is refused.

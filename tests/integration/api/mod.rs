@@ -10,6 +10,7 @@ mod errors;
 mod events;
 mod frontend;
 mod games;
+mod hardening;
 mod helpers;
 mod instances;
 mod legacy;

@@ -1,0 +1,112 @@
+//! What one client can cost the server: slow bodies, rows created, streams held,
+//! and the routes an operator may turn off.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::helpers::TestApp;
+
+#[test]
+fn a_body_that_does_not_arrive_in_time_gets_408_and_its_connection_closes() {
+    let app = TestApp::spawn_with(|config| config.request_body_timeout = Duration::from_secs(1));
+    let started = Instant::now();
+    let mut slow = TcpStream::connect(app.address).unwrap();
+    let head = "POST /api/v1/games HTTP/1.1\r\nHost: qttt\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{\"va";
+    slow.write_all(head.as_bytes()).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answer = Vec::new();
+    slow.read_to_end(&mut answer).expect("the server closes the connection");
+    let (answer, waited) = (String::from_utf8_lossy(&answer), started.elapsed());
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"invalid_body\"") && answer.contains("within 1 s"), "{answer}");
+    assert!(waited >= Duration::from_secs(1) && waited < Duration::from_secs(4), "{waited:?}");
+    // A body that comes in time is read as ever.
+    assert_eq!(app.create_game(json!({})).status, 201);
+}
+
+#[test]
+fn creations_joins_and_resets_share_one_limit_per_address() {
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = Some(3));
+    let created = app.create_game(json!({}));
+    let id = created.json()["game"]["id"].as_i64().unwrap();
+    assert_eq!(app.join(id).status, 201);
+    let reset = || app.request("POST", "/reset", &[("Content-Type", "application/json")], Some("{}"));
+    assert_eq!(reset().status, 200);
+    let refused = reset();
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(refused.json()["detail"].as_str().unwrap().contains("too many games"), "{}", refused.body);
+    assert!(refused.header("retry-after").is_some_and(|seconds| seconds.parse::<u64>().is_ok()));
+    let other = app.create_game(json!({}));
+    other.assert_problem(429, "rate_limited");
+    // Reading is never limited.
+    assert_eq!(app.request("GET", "/state", &[], None).status, 200);
+    assert_eq!(app.get_game(id).status, 200);
+}
+
+#[test]
+fn a_trusted_proxy_names_each_client_and_nobody_else_can() {
+    let create_as = |app: &TestApp, client: &str| {
+        app.request(
+            "POST",
+            "/api/v1/games",
+            &[("Content-Type", "application/json"), ("X-Forwarded-For", client)],
+            Some("{}"),
+        )
+        .status
+    };
+    let behind_proxy = TestApp::spawn_with(|config| {
+        config.create_rate_limit = Some(1);
+        config.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    });
+    assert_eq!(create_as(&behind_proxy, "198.51.100.1"), 201);
+    assert_eq!(create_as(&behind_proxy, "198.51.100.2"), 201, "another client behind the same proxy");
+    assert_eq!(create_as(&behind_proxy, "198.51.100.1"), 429);
+    // What a client writes before the proxy's entry is not believed.
+    assert_eq!(create_as(&behind_proxy, "203.0.113.7, 198.51.100.2"), 429);
+    let direct = TestApp::spawn_with(|config| config.create_rate_limit = Some(1));
+    assert_eq!(create_as(&direct, "198.51.100.1"), 201);
+    assert_eq!(create_as(&direct, "198.51.100.2"), 429, "an untrusted client cannot pose as another");
+}
+
+#[test]
+fn a_client_over_the_stream_cap_gets_429_until_it_closes_one() {
+    let app = TestApp::spawn_with(|config| config.max_live_streams_per_address = 2);
+    let created = app.create_game(json!({}));
+    let id = created.json()["game"]["id"].as_i64().unwrap();
+    let mut first = app.watch(id, None);
+    let mut second = app.watch(id, None);
+    assert!(first.head().starts_with("HTTP/1.1 200") && second.head().starts_with("HTTP/1.1 200"));
+    let refused = app.request("GET", &format!("/api/v1/games/{id}/events"), &[], None);
+    let problem = refused.assert_problem(429, "rate_limited");
+    assert!(problem["detail"].as_str().unwrap().contains("2 live streams open"), "{problem}");
+    assert_eq!(refused.header("retry-after"), Some("5"));
+    // A closed stream gives its place back at once, not at its next keep-alive.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let reopened = loop {
+        let mut third = app.watch(id, None);
+        if third.head().starts_with("HTTP/1.1 200") {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(reopened, "the closed stream's place was not given back within 2 s");
+}
+
+#[test]
+fn an_operator_can_turn_off_the_original_apps_routes() {
+    let app = TestApp::spawn_with(|config| config.original_app_routes = false);
+    for (method, path) in [("GET", "/state"), ("POST", "/reset"), ("POST", "/move")] {
+        app.request(method, path, &[("Content-Type", "application/json")], Some("{}")).assert_problem(404, "not_found");
+    }
+    let document = app.request("GET", "/api-docs/openapi.json", &[], None).json();
+    assert!(document["paths"].get("/state").is_none());
+    assert!(document["paths"].get("/api/v1/games").is_some());
+    assert_eq!(app.create_game(json!({})).status, 201);
+}
