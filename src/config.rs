@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use ipnet::IpNet;
 
-use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT};
+use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
 /// Everything the server reads from the environment at start-up.
@@ -57,6 +57,10 @@ pub struct Config {
     /// before the server deletes them; `RETENTION_DAYS`, default none (for ever, as
     /// does 0).
     pub retention: Option<Duration>,
+    /// How many perfect searches (hints, the perfect bot's answers) run at once;
+    /// `SEARCH_THREADS`, default one per core. Four times as many wait; beyond
+    /// them, 503 `busy`.
+    pub search_threads: usize,
     /// Whether the original app's anonymous routes (`/state`, `/reset`, `/move`)
     /// are served; `ORIGINAL_APP_ROUTES`, `on` (the default: a drop-in for the
     /// original frontend) or `off`.
@@ -191,6 +195,8 @@ impl Config {
         let max_connections_per_worker = count("MAX_CONNECTIONS_PER_WORKER", 10_000)?;
         let max_live_streams = count("MAX_LIVE_STREAMS", 4096)?;
         let max_live_streams_per_address = count("MAX_LIVE_STREAMS_PER_ADDRESS", 32)?;
+        let search_threads = whole_number(&lookup, "SEARCH_THREADS", 1..=1024)?
+            .map_or_else(default_search_threads, |threads| usize::try_from(threads).expect("at most 1024"));
         let retention = whole_number(&lookup, "RETENTION_DAYS", 0..=36_500)?
             .filter(|&days| days > 0)
             .map(|days| Duration::from_secs(days * 86_400));
@@ -222,6 +228,7 @@ impl Config {
             max_live_streams,
             max_live_streams_per_address,
             retention,
+            search_threads,
             original_app_routes,
             random_seed,
             waiting_game_timeout,
@@ -273,6 +280,7 @@ mod tests {
                 max_live_streams: 4096,
                 max_live_streams_per_address: 32,
                 retention: None,
+                search_threads: std::thread::available_parallelism().unwrap().get(),
                 original_app_routes: true,
                 random_seed: None,
                 waiting_game_timeout: Some(Duration::from_secs(3600)),
@@ -303,6 +311,7 @@ mod tests {
             ("MAX_LIVE_STREAMS_PER_ADDRESS", "3"),
             ("RETENTION_DAYS", "30"),
             ("ORIGINAL_APP_ROUTES", "OFF"),
+            ("SEARCH_THREADS", "3"),
         ])
         .unwrap();
         let proxies: Vec<IpNet> =
@@ -311,6 +320,7 @@ mod tests {
         assert_eq!((read.request_body_timeout, read.max_connections_per_worker), (Duration::from_secs(2), 300));
         assert_eq!((read.max_live_streams, read.max_live_streams_per_address), (100, 3));
         assert_eq!((read.retention, read.original_app_routes), (Some(Duration::from_secs(30 * 86_400)), false));
+        assert_eq!(read.search_threads, 3);
         assert_eq!(
             read.database_pool,
             PoolSettings { pool_size: 4, statement_timeout: Duration::from_millis(250), connect_retry: Duration::ZERO }
@@ -358,6 +368,7 @@ mod tests {
         assert!(error(&[("MAX_LIVE_STREAMS", "many")]).starts_with("MAX_LIVE_STREAMS is"));
         assert!(error(&[("MAX_LIVE_STREAMS_PER_ADDRESS", "-2")]).starts_with("MAX_LIVE_STREAMS_PER_ADDRESS is"));
         assert!(error(&[("RETENTION_DAYS", "-1")]).starts_with("RETENTION_DAYS is"));
+        assert!(error(&[("SEARCH_THREADS", "0")]).starts_with("SEARCH_THREADS is"));
         assert_eq!(config(&[("RETENTION_DAYS", "0")]).unwrap().retention, None);
         assert_eq!(error(&[("ORIGINAL_APP_ROUTES", "no")]), r#"ORIGINAL_APP_ROUTES is "no"; it must be on or off"#);
         assert_eq!(

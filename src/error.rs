@@ -33,13 +33,15 @@ pub enum Error {
     },
     /// The database does not answer.
     Unavailable(String),
+    /// As many searches run and wait as the server allows.
+    Busy,
     /// A bug or a corrupt log. Logged in full; a client sees only that it happened.
     Internal(String),
 }
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 9] = [
+    pub const CODES: [&'static str; 10] = [
         "hints_disabled",
         "waiting_for_opponent",
         "abort_not_allowed",
@@ -48,6 +50,7 @@ impl Error {
         "forbidden",
         "conflict",
         "unavailable",
+        "busy",
         "internal",
     ];
 
@@ -63,6 +66,7 @@ impl Error {
             Error::Forbidden(_) => "forbidden",
             Error::Conflict { .. } => "conflict",
             Error::Unavailable(_) => "unavailable",
+            Error::Busy => "busy",
             Error::Internal(_) => "internal",
         }
     }
@@ -79,6 +83,7 @@ impl Error {
                 "a game can be aborted only while it waits for its second player or before both have moved".into()
             }
             Error::GameNotOver => "a rematch follows a game that is over".into(),
+            Error::Busy => "the server is searching as much as it can; try again in a moment".into(),
             Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

@@ -55,6 +55,7 @@ impl Running {
             time: Time::System,
             waiting_timeout: config.waiting_game_timeout,
             rematch_window: config.rematch_window,
+            search_threads: config.search_threads,
         };
         let service = GameService::new(store.clone(), options);
         let timer = actix_web::rt::spawn(run_timer(service.clone()));
@@ -84,6 +85,11 @@ impl Running {
             on_signal.stop().await;
         });
         Ok(Running { server, store, timer, stopper, addresses })
+    }
+
+    /// The service it serves, to look at from elsewhere (as tests do).
+    pub fn service(&self) -> GameService {
+        self.stopper.service.clone()
     }
 
     /// What stops the server from elsewhere.

@@ -39,6 +39,7 @@ export function advice(code: Code): string {
     case "conflict":
       return "reload the game and try again";
     case "unavailable":
+    case "busy":
     case "rate_limited":
       return "try again shortly";
     case "invalid_body":

@@ -159,13 +159,17 @@ pub struct RuleBroken(Problem);
 ))]
 pub struct TooManyRequests(Problem);
 
-/// The database does not answer; try again after the seconds `Retry-After` says.
+/// The database does not answer, or (`busy`) the server is searching as much as
+/// it may; try again after the seconds `Retry-After` says.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json",
     headers(("Retry-After" = u64, description = "Seconds to wait before trying again.")),
-    example = json!({"type": "urn:qttt:problem:unavailable",
-    "title": "Service unavailable", "status": 503, "detail": "the database does not answer: pool timed out",
-    "code": "unavailable"}))]
+    examples(
+    ("unavailable" = (value = json!({"type": "urn:qttt:problem:unavailable", "title": "Service unavailable",
+        "status": 503, "detail": "the database does not answer: pool timed out", "code": "unavailable"}))),
+    ("busy" = (value = json!({"type": "urn:qttt:problem:busy", "title": "Busy", "status": 503,
+        "detail": "the server is searching as much as it can; try again in a moment", "code": "busy"})))
+))]
 pub struct Unavailable(Problem);
 
 /// A fault on the server, logged there; the body says no more.

@@ -63,6 +63,10 @@ pub enum ApiError {
 /// restarting database, short enough to go on soon after.
 const UNAVAILABLE_RETRY_AFTER: u64 = 2;
 
+/// The seconds a client waits after a 503 `busy`: the searches' queue drains in
+/// a fraction of that.
+const BUSY_RETRY_AFTER: u64 = 1;
+
 /// An RFC 9457 problem: every error the API returns has this body, as
 /// `application/problem+json`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -112,7 +116,7 @@ fn codes_schema() -> Object {
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
              `hints_disabled`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `not_found`, `forbidden`, \
-             `conflict`, `unavailable`, `internal`, or a refusal of \
+             `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
              `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
         ))
@@ -157,6 +161,7 @@ impl ApiError {
             ApiError::Service(Error::Forbidden(_)) => "Not a seat of this game".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
             ApiError::Service(Error::Unavailable(_)) => "Service unavailable".into(),
+            ApiError::Service(Error::Busy) => "Busy".into(),
             ApiError::Service(Error::Internal(_)) => "Internal error".into(),
             ApiError::InvalidBody { .. } => "Invalid request body".into(),
             ApiError::InvalidPath(_) => "Invalid path parameter".into(),
@@ -241,7 +246,7 @@ impl ResponseError for ApiError {
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
                 Error::Conflict { .. } => StatusCode::CONFLICT,
-                Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Unavailable(_) | Error::Busy => StatusCode::SERVICE_UNAVAILABLE,
                 Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             ApiError::InvalidBody { status, .. } | ApiError::Rejected { status, .. } => *status,
@@ -272,6 +277,9 @@ impl ResponseError for ApiError {
             ApiError::Service(Error::Unavailable(_)) => {
                 response.insert_header((header::RETRY_AFTER, UNAVAILABLE_RETRY_AFTER.to_string()));
             }
+            ApiError::Service(Error::Busy) => {
+                response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER.to_string()));
+            }
             _ => {}
         }
         response.body(serde_json::to_string(&self.problem()).expect("a problem serialises"))
@@ -294,6 +302,7 @@ mod tests {
             ApiError::Service(Error::Forbidden(String::new())),
             ApiError::Service(Error::Conflict { detail: String::new(), current_version: None }),
             ApiError::Service(Error::Unavailable(String::new())),
+            ApiError::Service(Error::Busy),
             ApiError::Service(Error::Internal(String::new())),
             ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail: String::new() },
             ApiError::InvalidPath(String::new()),
@@ -317,6 +326,7 @@ mod tests {
                     | Error::Forbidden(_)
                     | Error::Conflict { .. }
                     | Error::Unavailable(_)
+                    | Error::Busy
                     | Error::Internal(_),
                 )
                 | ApiError::InvalidBody { .. }

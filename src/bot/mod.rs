@@ -8,6 +8,9 @@ mod perfect;
 mod random;
 mod symmetry;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand::Rng;
 
 use crate::engine::{Action, Game};
@@ -54,10 +57,38 @@ impl Bot {
 
     /// The strategy this bot plays.
     pub fn strategy(self) -> Box<dyn Strategy> {
+        self.strategy_stopped_by(Stop::default())
+    }
+
+    /// The strategy this bot plays, giving up its search once `stop` is set.
+    pub fn strategy_stopped_by(self, stop: Stop) -> Box<dyn Strategy> {
         match self {
             Bot::Random => Box::new(RandomBot),
             Bot::Parasite { mistake_chance } => Box::new(Parasite { mistake_chance }),
-            Bot::Perfect => Box::new(Perfect::default()),
+            Bot::Perfect => Box::new(Perfect::stopped_by(stop)),
         }
+    }
+
+    /// Whether this bot searches: its answers cost tens of milliseconds of a core,
+    /// where the others cost microseconds.
+    pub fn searches(self) -> bool {
+        self == Bot::Perfect
+    }
+}
+
+/// Tells a search to give up, from another thread: set by its asker when it no
+/// longer waits for the answer.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    /// Tells the search to give up.
+    pub fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the search should give up.
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 }

@@ -14,7 +14,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rand::Rng;
 
 use super::symmetry::canonical_key;
-use super::{Strategy, book};
+use super::{Stop, Strategy, book};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, Stack};
 
 /// What a position is worth to X: compared by `points` first, then by `haste`.
@@ -118,17 +118,30 @@ pub struct Solver {
     history: [[u64; ACTION_CODES]; 2],
     /// Positions visited so far, for benchmarks and notes.
     pub nodes: u64,
+    /// Looked at every [`STOP_EVERY`] positions: once set, the search unwinds.
+    stop: Stop,
+    stopped: bool,
 }
+
+/// How many positions a search visits between looks at its [`Stop`]: well under
+/// a millisecond of work.
+const STOP_EVERY: u64 = 1024;
 
 impl Default for Solver {
     fn default() -> Solver {
-        // Room for a mid-game search without rehashing; an opening search grows past it.
-        let table = HashMap::with_capacity_and_hasher(1 << 15, BuildHasherDefault::default());
-        Solver { table, history: [[0; ACTION_CODES]; 2], nodes: 0 }
+        Solver::stopped_by(Stop::default())
     }
 }
 
 impl Solver {
+    /// A solver that gives up once `stop` is set: its answers are then
+    /// meaningless, for an asker that no longer waits for them.
+    pub fn stopped_by(stop: Stop) -> Solver {
+        // Room for a mid-game search without rehashing; an opening search grows past it.
+        let table = HashMap::with_capacity_and_hasher(1 << 15, BuildHasherDefault::default());
+        Solver { table, history: [[0; ACTION_CODES]; 2], nodes: 0, stop, stopped: false }
+    }
+
     /// The best action of `game` for the side to act and its value: from the
     /// opening book when it holds the position, else by search.
     ///
@@ -175,6 +188,13 @@ impl Solver {
     /// else a bound on the side of the window it falls.
     fn search(&mut self, game: &Game, mut alpha: Value, mut beta: Value) -> Value {
         self.nodes += 1;
+        if self.nodes.is_multiple_of(STOP_EVERY) && self.stop.is_set() {
+            self.stopped = true;
+        }
+        if self.stopped {
+            // Any value: nobody reads it, and it is not remembered.
+            return Value::LOWEST;
+        }
         let Some(actor) = game.actor_to_act() else {
             return Value::of_finished(game);
         };
@@ -254,7 +274,9 @@ impl Solver {
         if let Some(action) = best {
             entry.best = Some(symmetry.apply(action));
         }
-        self.table.insert(key, entry);
+        if !self.stopped {
+            self.table.insert(key, entry);
+        }
         value
     }
 
@@ -301,6 +323,14 @@ fn after(game: &Game, actor: Actor, action: Action) -> Game {
 #[derive(Default)]
 pub struct Perfect {
     solver: Solver,
+}
+
+impl Perfect {
+    /// A perfect bot whose search gives up once `stop` is set, when its answer is
+    /// meaningless.
+    pub fn stopped_by(stop: Stop) -> Perfect {
+        Perfect { solver: Solver::stopped_by(stop) }
+    }
 }
 
 impl Strategy for Perfect {

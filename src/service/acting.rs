@@ -3,8 +3,8 @@
 
 use rand::rngs::StdRng;
 
-use super::{Ending, Event, GameRecord, GameService, Status, off_request_threads, seat_of};
-use crate::bot::Bot;
+use super::{Ending, Event, GameRecord, GameService, Status, seat_of};
+use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::Error;
 use crate::token;
@@ -68,21 +68,21 @@ impl Played {
         (self.game.actor_to_act() == Some(Actor::Player(seat))).then_some((bot, seat))
     }
 
-    /// Lets the bot act as long as it is the one to act, then plays the forced
-    /// move that may follow, off the request threads: a perfect bot's search can
-    /// take a while.
+    /// Lets `bot` act for `seat` as long as it is the one to act, then plays the
+    /// forced move that may follow, off the request threads: a perfect bot's
+    /// search can take a while.
     ///
     /// # Errors
-    /// [`Error::Internal`] when the bot picks an illegal action, a bug.
-    async fn answer_bot(mut self) -> Result<Played, Error> {
-        off_request_threads("the bot", move || {
-            if let Some((bot, seat)) = self.bot_to_answer() {
-                bot_turns(&mut self.game, bot, seat, &mut self.rng)?;
-            }
-            self.play_forced_move();
-            Ok(self)
-        })
-        .await
+    /// [`Error::Busy`] when too many searches wait; [`Error::Internal`] when the
+    /// bot picks an illegal action, a bug.
+    async fn answer_bot(mut self, bot: Bot, seat: Player, service: &GameService) -> Result<Played, Error> {
+        service
+            .for_bot(bot, move |stop| {
+                bot_turns(&mut self.game, bot, seat, &mut self.rng, stop)?;
+                self.play_forced_move();
+                Ok(self)
+            })
+            .await
     }
 
     /// The game with the new entries, and the write that logs them after the
@@ -103,16 +103,18 @@ impl Played {
 enum Decided {
     /// The action is written: the game as it now stands.
     Written(GameRecord),
-    /// The game's bot is to answer first; the action is written with its answer.
-    BotToAnswer(Played),
+    /// The game's bot, in its seat, is to answer first; the action is written
+    /// with its answer.
+    BotToAnswer(Played, Bot, Player),
 }
 
-/// Lets `bot` act for `seat` as long as it is the one to act in `game`.
+/// Lets `bot` act for `seat` as long as it is the one to act in `game`, giving up
+/// its search once `stop` is set.
 ///
 /// # Errors
 /// [`Error::Internal`] when the bot picks an illegal action, a bug.
-pub(super) fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRng) -> Result<(), Error> {
-    let mut strategy = bot.strategy();
+pub(super) fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRng, stop: Stop) -> Result<(), Error> {
+    let mut strategy = bot.strategy_stopped_by(stop);
     while game.actor_to_act() == Some(Actor::Player(seat)) {
         let action = strategy.choose(game, rng);
         game.play_measured(Actor::Player(seat), action, rng).map_err(|error| {
@@ -161,8 +163,8 @@ impl GameService {
             let record = GameRecord::replay(stored, now_ms)?;
             let player = seat(&record)?;
             let played = Played::new(record, player, action, plays_forced_moves, rng)?;
-            if played.bot_to_answer().is_some() {
-                return Ok((None, Decided::BotToAnswer(played)));
+            if let Some((bot, seat)) = played.bot_to_answer() {
+                return Ok((None, Decided::BotToAnswer(played, bot, seat)));
             }
             let (after, write) = played.written()?;
             Ok::<_, Error>((Some(write), Decided::Written(after)))
@@ -171,8 +173,8 @@ impl GameService {
             Decided::Written(after) => after,
             // The bot answers after the store's unit of work, and its answer is
             // written with the action.
-            Decided::BotToAnswer(played) => {
-                let (after, write) = played.answer_bot().await?.written()?;
+            Decided::BotToAnswer(played, bot, seat) => {
+                let (after, write) = played.answer_bot(bot, seat, self).await?.written()?;
                 self.store.write(id, write).await?;
                 after
             }

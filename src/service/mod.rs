@@ -8,6 +8,7 @@ mod acting;
 mod life;
 mod randomness;
 mod records;
+mod searches;
 mod seating;
 mod time;
 mod timer;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
-use crate::bot::{Solution, Solver};
+use crate::bot::{Bot, Solution, Stop};
 use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
@@ -26,6 +27,7 @@ use crate::store::{Notice, Store};
 pub use life::{ClockSettings, ClockState, End, EndReason, Ending};
 pub use randomness::Randomness;
 pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+pub use searches::Searches;
 pub use time::{Time, stamp_of_millis};
 pub use timer::TIMER_EVERY;
 
@@ -69,6 +71,8 @@ pub struct ServiceOptions {
     /// How long after a game between two people ends its live streams stay open
     /// for news of a rematch, before their `end`.
     pub rematch_window: Duration,
+    /// How many perfect searches (hints, the perfect bot's answers) run at once.
+    pub search_threads: usize,
 }
 
 impl Default for ServiceOptions {
@@ -78,8 +82,14 @@ impl Default for ServiceOptions {
             time: Time::System,
             waiting_timeout: Some(DEFAULT_WAITING_TIMEOUT),
             rematch_window: DEFAULT_REMATCH_WINDOW,
+            search_threads: default_search_threads(),
         }
     }
+}
+
+/// One search thread per core, unless configured otherwise.
+pub fn default_search_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
 /// The games service: every request goes through here.
@@ -89,13 +99,16 @@ pub struct GameService {
     /// Shared by the clones every worker holds, so that a write on one worker
     /// wakes the watchers on all.
     hub: Arc<Hub>,
+    /// Shared by all workers: the cores are.
+    searches: Arc<Searches>,
     options: ServiceOptions,
 }
 
 impl GameService {
     /// A service over `store`, run as `options` say.
     pub fn new(store: Store, options: ServiceOptions) -> GameService {
-        GameService { store, hub: Arc::default(), options }
+        let searches = Arc::new(Searches::new(options.search_threads));
+        GameService { store, hub: Arc::default(), searches, options }
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
@@ -167,8 +180,8 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act;
-    /// [`Error::HintsDisabled`] in a game without hints; a corrupt log; database
-    /// failures.
+    /// [`Error::HintsDisabled`] in a game without hints; [`Error::Busy`] when too
+    /// many searches wait; a corrupt log; database failures.
     pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
         let record = self.game(id).await?;
         let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
@@ -177,10 +190,34 @@ impl GameService {
         if !record.stored.hints {
             return Err(Error::HintsDisabled);
         }
-        let game = record.game;
-        let solution = off_request_threads("the search", move || Ok(Solver::default().answer(&game))).await?;
+        let solution = self.searches.hint(id, record.version(), record.game).await?;
         let hint = Hint { variant: record.game.variant(), player, solution };
         Ok((record, hint))
+    }
+
+    /// How many perfect searches have begun since the server started.
+    pub fn searches_begun(&self) -> u64 {
+        self.searches.begun()
+    }
+
+    /// Runs `work`, the turns of `bot`, off the request threads: a perfect bot's
+    /// search among the searches (see [`Searches::run`]), any other bot's cheap
+    /// choice on a thread for blocking work.
+    ///
+    /// # Errors
+    /// [`Error::Busy`] when too many searches wait; what `work` fails with.
+    async fn for_bot<T: Send + 'static>(
+        &self,
+        bot: Bot,
+        work: impl FnOnce(Stop) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        if bot.searches() {
+            self.searches.run(work).await
+        } else {
+            tokio::task::spawn_blocking(move || work(Stop::default()))
+                .await
+                .map_err(|error| Error::Internal(format!("the bot's thread failed: {error}")))?
+        }
     }
 
     /// A page of games, newest first.
@@ -211,15 +248,4 @@ fn seat_of(record: &GameRecord, token_hash: &[u8], expected_version: Option<i64>
         });
     }
     Ok(player)
-}
-
-/// Runs `work` on a thread for blocking work, off the threads that serve requests:
-/// a search can take a while. `what` names the work in the error of a failed thread.
-async fn off_request_threads<T: Send + 'static>(
-    what: &str,
-    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
-) -> Result<T, Error> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
 }

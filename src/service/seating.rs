@@ -3,7 +3,7 @@
 
 use super::acting::bot_turns;
 use super::{Event, GameRecord, GameService, GameSettings, Seat, Status, StoredGame, Summary};
-use super::{off_request_threads, seat_of, time};
+use super::{seat_of, time};
 use crate::bot::Bot;
 use crate::engine::{Game, GameResult, Player, Variant};
 use crate::error::Error;
@@ -34,12 +34,13 @@ impl GameService {
             let seat = play_as.other();
             events.push((Event::SeatTaken(seat), true));
             let mut rng = self.options.randomness.rng();
-            let opening = off_request_threads("the bot", move || {
-                let mut game = Game::new(variant);
-                bot_turns(&mut game, bot, seat, &mut rng)?;
-                Ok(game)
-            })
-            .await?;
+            let opening = self
+                .for_bot(bot, move |stop| {
+                    let mut game = Game::new(variant);
+                    bot_turns(&mut game, bot, seat, &mut rng, stop)?;
+                    Ok(game)
+                })
+                .await?;
             events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
         }
         let new = StoredGame {

@@ -1,7 +1,9 @@
 //! The bots: legal play from both seats in both variants, and the perfect player's
 //! values against a plain minimax.
 
-use qttt::bot::{Bot, Solver, arena};
+use std::time::Duration;
+
+use qttt::bot::{Bot, Solver, Stop, arena};
 use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -243,4 +245,23 @@ fn the_perfect_bot_never_ends_worse_than_the_games_value() {
         let as_o = arena::play(opponent, Bot::Perfect, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_o.best_for_x <= 0.5, "as O against {}: {as_o:?}", opponent.code());
     }
+}
+
+#[test]
+fn a_stopped_search_gives_up_at_once() {
+    // The opening, searched without the book, takes minutes; stopped, it ends
+    // within a few positions of the stop.
+    let stop = Stop::default();
+    let setter = stop.clone();
+    let started = std::time::Instant::now();
+    let stopping = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        setter.set();
+    });
+    let mut solver = Solver::stopped_by(stop);
+    solver.solve(&Game::new(Variant::Measurement));
+    stopping.join().unwrap();
+    let (took, nodes) = (started.elapsed(), solver.nodes);
+    assert!(took < Duration::from_secs(2), "the search went on for {took:?}");
+    assert!(nodes > 1024, "it searched before the stop: {nodes}");
 }

@@ -110,3 +110,75 @@ fn an_operator_can_turn_off_the_original_apps_routes() {
     assert!(document["paths"].get("/api/v1/games").is_some());
     assert_eq!(app.create_game(json!({})).status, 201);
 }
+
+/// A game between two people with hints, after four moves: out of the opening
+/// book, so that a hint is a search of its own.
+fn game_out_of_the_book(app: &TestApp) -> i64 {
+    let (id, x, o) = app.two_player_game_with(json!({ "variant": "measurement", "hints": true }));
+    for (token, squares) in [(&x, [0, 1]), (&o, [2, 3]), (&x, [4, 5]), (&o, [6, 7])] {
+        assert_eq!(app.place(id, token, squares).status, 201);
+    }
+    id
+}
+
+/// A GET of each of `paths` at once, each on a connection of its own.
+fn all_at_once(app: &TestApp, paths: Vec<String>) -> Vec<super::helpers::Response> {
+    let address = app.address;
+    let requests: Vec<_> = paths
+        .into_iter()
+        .map(|path| std::thread::spawn(move || super::helpers::request(address, "GET", &path, &[], None)))
+        .collect();
+    requests.into_iter().map(|request| request.join().unwrap()).collect()
+}
+
+#[test]
+fn a_game_versions_hint_is_searched_once_however_many_ask() {
+    let app = TestApp::spawn();
+    let id = game_out_of_the_book(&app);
+    let before = app.service.searches_begun();
+    let answers = all_at_once(&app, vec![format!("/api/v1/games/{id}/hint"); 200]);
+    assert!(answers.iter().all(|answer| answer.status == 200), "{:?}", answers.iter().find(|a| a.status != 200));
+    assert!(answers.iter().all(|answer| answer.body == answers[0].body), "one answer for all");
+    assert_eq!(app.service.searches_begun() - before, 1, "200 asked at once");
+    assert_eq!(app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).body, answers[0].body);
+    assert_eq!(app.service.searches_begun() - before, 1, "asked again later");
+}
+
+#[test]
+fn searches_beyond_the_queue_are_refused_as_busy() {
+    // One search thread: one search runs and four wait.
+    let app = TestApp::spawn_with(|config| config.search_threads = 1);
+    let games: Vec<i64> = (0..30).map(|_| game_out_of_the_book(&app)).collect();
+    let before = app.service.searches_begun();
+    let answers = all_at_once(&app, games.iter().map(|id| format!("/api/v1/games/{id}/hint")).collect());
+    let busy: Vec<_> = answers.iter().filter(|answer| answer.status == 503).collect();
+    assert!(!busy.is_empty(), "30 searches at once on one thread: none was refused");
+    for refused in &busy {
+        refused.assert_problem(503, "busy");
+        assert_eq!(refused.header("retry-after"), Some("1"));
+    }
+    let searched = answers.iter().filter(|answer| answer.status == 200).count();
+    assert_eq!(searched + busy.len(), 30);
+    assert_eq!(app.service.searches_begun() - before, u64::try_from(searched).unwrap());
+    // Once the queue has drained, a refused hint is answered.
+    let id = games[answers.iter().position(|answer| answer.status == 503).unwrap()];
+    assert_eq!(app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).status, 200);
+}
+
+#[test]
+fn a_search_nobody_waits_for_gives_its_thread_back_at_once() {
+    use qttt::bot::Solver;
+    use qttt::engine::{Game, Variant};
+    use qttt::service::Searches;
+    actix_web::rt::System::new().block_on(async {
+        let searches = Searches::new(1);
+        // The opening without the book: minutes of search.
+        let endless = searches.run(|stop| Ok(Solver::stopped_by(stop).solve(&Game::new(Variant::PlayerChoice))));
+        assert!(tokio::time::timeout(Duration::from_millis(300), endless).await.is_err(), "it is still searching");
+        // Its asker has gone: the next search gets the one thread within a second.
+        let started = Instant::now();
+        let next = tokio::time::timeout(Duration::from_secs(5), searches.run(|_| Ok(7))).await;
+        assert_eq!(next.expect("the thread came free"), Ok(7));
+        assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    });
+}

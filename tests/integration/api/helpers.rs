@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use qttt::config::{Config, CorsOrigins};
 use qttt::server::{Running, Stopper};
+use qttt::service::GameService;
 use serde_json::{Value, json};
 
 use crate::postgres::{self, PostgresDatabase};
@@ -72,6 +73,8 @@ pub const TEST_SEED: u64 = 1;
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
 pub struct TestApp {
     pub address: SocketAddr,
+    /// The server's service, to look at what HTTP does not show.
+    pub service: GameService,
     stopper: Stopper,
     thread: Option<JoinHandle<()>>,
     /// Kept so that the database outlives the server.
@@ -123,12 +126,12 @@ impl TestApp {
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
                 let running = Running::start(&config).await.expect("the server starts");
-                started.send((running.addresses[0], running.stopper())).expect("the test waits");
+                started.send((running.addresses[0], running.stopper(), running.service())).expect("the test waits");
                 running.finish().await.expect("the server stops cleanly");
             })
         });
-        let (address, stopper) = start.recv().expect("the server reports its address");
-        TestApp { address, stopper, thread: Some(thread), _database: None }
+        let (address, stopper, service) = start.recv().expect("the server reports its address");
+        TestApp { address, service, stopper, thread: Some(thread), _database: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.

@@ -1,0 +1,121 @@
+//! The perfect searches, hints and the perfect bot's answers: tens of
+//! milliseconds of a core each, where any other request costs a fraction of one.
+//! So that no client can take the cores from the others, they run at most one
+//! per search thread at once behind a short queue, and beyond it are refused
+//! (503 `busy`); a search whose asker has gone gives up; and the hint of a game
+//! version is searched once, then served from a small cache.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use quick_cache::sync::Cache;
+use tokio::sync::Semaphore;
+
+use crate::bot::{Solution, Solver, Stop};
+use crate::engine::Game;
+use crate::error::Error;
+
+/// How many searches wait for a thread, for each thread: a short queue, which
+/// drains in a fraction of a second.
+const QUEUED_PER_THREAD: usize = 4;
+
+/// How many game versions' hints are kept.
+const HINTS_KEPT: usize = 4096;
+
+/// The searches of one server.
+#[derive(Debug)]
+pub struct Searches {
+    /// A permit for each search thread, held for as long as a search runs.
+    threads: Arc<Semaphore>,
+    /// The searches running or waiting for a thread.
+    admitted: AtomicUsize,
+    /// The most that may run or wait.
+    most: usize,
+    /// The hint of each (game id, version) searched lately.
+    hints: Cache<(i64, i64), Solution>,
+    /// How many searches have begun, for tests and figures.
+    begun: AtomicU64,
+}
+
+impl Searches {
+    /// At most `threads` searches at once.
+    pub fn new(threads: usize) -> Searches {
+        Searches {
+            threads: Arc::new(Semaphore::new(threads)),
+            admitted: AtomicUsize::new(0),
+            most: threads * (1 + QUEUED_PER_THREAD),
+            hints: Cache::new(HINTS_KEPT),
+            begun: AtomicU64::new(0),
+        }
+    }
+
+    /// How many searches have begun since the server started.
+    pub fn begun(&self) -> u64 {
+        self.begun.load(Ordering::Relaxed)
+    }
+
+    /// The best action of `game`, version `version` of game `id`: searched once
+    /// however many ask at once, then remembered.
+    ///
+    /// # Errors
+    /// [`Error::Busy`] when the queue is full.
+    pub async fn hint(&self, id: i64, version: i64, game: Game) -> Result<Solution, Error> {
+        // The askers of one version wait for the first; if it goes, the next searches.
+        match self.hints.get_value_or_guard_async(&(id, version)).await {
+            Ok(solution) => Ok(solution),
+            Err(placeholder) => {
+                let solution = self.run(move |stop| Ok(Solver::stopped_by(stop).answer(&game))).await?;
+                // Another asker may have filled it first; either answer is the same.
+                let _ = placeholder.insert(solution);
+                Ok(solution)
+            }
+        }
+    }
+
+    /// Runs `search` on a thread for blocking work once a search thread is free.
+    /// If the returned future is dropped (its client went away), `search`'s
+    /// [`Stop`] is set.
+    ///
+    /// # Errors
+    /// [`Error::Busy`] when as many searches run and wait as may; what `search`
+    /// fails with.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        search: impl FnOnce(Stop) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        if self.admitted.fetch_add(1, Ordering::AcqRel) >= self.most {
+            self.admitted.fetch_sub(1, Ordering::AcqRel);
+            return Err(Error::Busy);
+        }
+        let _admitted = Admitted(&self.admitted);
+        let permit = Arc::clone(&self.threads).acquire_owned().await.expect("the semaphore is never closed");
+        self.begun.fetch_add(1, Ordering::Relaxed);
+        let stop = StopOnDrop(Stop::default());
+        let stopper = stop.0.clone();
+        tokio::task::spawn_blocking(move || {
+            // The thread is taken until the search ends, even once nobody waits.
+            let _permit = permit;
+            search(stopper)
+        })
+        .await
+        .map_err(|error| Error::Internal(format!("a search's thread failed: {error}")))?
+    }
+}
+
+/// Counts a search out when it ends, or is dropped while it waits.
+struct Admitted<'a>(&'a AtomicUsize);
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Stops a search when its asker stops waiting for it.
+struct StopOnDrop(Stop);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.set();
+    }
+}
