@@ -78,11 +78,16 @@ pub struct BadRequest(Problem);
     "detail": "send the seat's token as Authorization: Bearer <token>", "code": "unauthorized"}))]
 pub struct Unauthorized(Problem);
 
-/// The token holds no seat of this game.
+/// The token holds no seat of this game, or (joining) the game is private and
+/// the invite is missing or wrong.
 #[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:forbidden",
-    "title": "Not a seat of this game", "status": 403, "detail": "this token holds no seat of this game",
-    "code": "forbidden"}))]
+#[response(content_type = "application/problem+json", examples(
+    ("not_a_seat" = (value = json!({"type": "urn:qttt:problem:forbidden", "title": "Forbidden", "status": 403,
+        "detail": "this token holds no seat of this game", "code": "forbidden"}))),
+    ("private" = (value = json!({"type": "urn:qttt:problem:forbidden", "title": "Forbidden", "status": 403,
+        "detail": "this game is private: joining it needs the invite its creator was given, sent as {\"invite\": \"...\"}",
+        "code": "forbidden"})))
+))]
 pub struct Forbidden(Problem);
 
 /// No game has this id.

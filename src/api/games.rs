@@ -11,8 +11,8 @@ use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
-    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, LegalActions, LogEntryView,
-    MoveRequest, SeatedGame, StatusName,
+    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, JoinRequest, LegalActions,
+    LogEntryView, MoveRequest, SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
@@ -85,30 +85,35 @@ async fn create_game(
 /// Take the free seat of a game.
 ///
 /// Answers with the seat that was free (O when the creator is X) and its token,
-/// shown only here.
+/// shown only here. A private game takes the `invite` its creator was given
+/// (else 403); a public one needs no body.
 #[utoipa::path(
     tag = "games",
     params(("id" = i64, Path, description = "The game's id.")),
+    request_body(content = Option<JoinRequest>, description = "A private game's invite; optional for a public one."),
     responses(
         (status = 201, description = "The game and your seat.", body = SeatedGame,
             headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
+        (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
         (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
+        super::docs::BodyRefusals,
     )
 )]
 #[post("/games/{id}/join")]
 async fn join_game(
     service: web::Data<GameService>,
     id: web::Path<i64>,
+    body: JsonBody<JoinRequest>,
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
     limits.admit_creation(client)?;
-    let (record, seat) = service.join(id.into_inner()).await?;
+    let (record, seat) = service.join(id.into_inner(), body.0.invite.as_deref()).await?;
     seated(&record, seat)
 }
 

@@ -158,7 +158,7 @@ impl ApiError {
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
             ApiError::Service(Error::GameNotOver) => "Game not over".into(),
             ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
-            ApiError::Service(Error::Forbidden(_)) => "Not a seat of this game".into(),
+            ApiError::Service(Error::Forbidden(_)) => "Forbidden".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
             ApiError::Service(Error::Unavailable(_)) => "Service unavailable".into(),
             ApiError::Service(Error::Busy) => "Busy".into(),

@@ -49,6 +49,9 @@ pub struct Seat {
     pub player: Player,
     /// The bearer token that acts for the seat.
     pub token: String,
+    /// With the creator's seat of a private game: the game's invite, which
+    /// joining it needs, shown once too.
+    pub invite: Option<String>,
 }
 
 /// How long a game may wait for its second player, unless configured otherwise.

@@ -64,6 +64,9 @@ pub struct StoredGame {
     pub log: Vec<StoredEntry>,
     /// The hash of each seat's token; a bot's seat has none.
     pub token_hashes: Vec<(Player, Vec<u8>)>,
+    /// A private game's invite's hash: joining it needs the invite. A private
+    /// game is not listed.
+    pub invite_hash: Option<Vec<u8>>,
 }
 
 impl StoredGame {
@@ -112,6 +115,9 @@ pub struct Summary {
     /// When the running clock runs out, in a timed game: the server's timer looks
     /// for games past theirs.
     pub deadline: Option<String>,
+    /// When it ended, RFC 3339 in UTC, once it has: the server deletes the games
+    /// that ended before the retention period.
+    pub ended_at: Option<String>,
 }
 
 /// What a new game is to be.
@@ -128,6 +134,8 @@ pub struct GameSettings {
     pub hints: Option<bool>,
     /// A clock, for a timed game.
     pub clock: Option<ClockSettings>,
+    /// Whether the game is private: not listed, and joined only with its invite.
+    pub private: bool,
 }
 
 /// A page of a listing of games, newest first.
@@ -361,7 +369,8 @@ impl GameRecord {
     /// The summary a listing shows, as of the record's moment.
     pub fn summary(&self) -> Summary {
         let deadline = self.clock().and_then(|clock| clock.deadline_ms).map(stamp_of_millis);
-        Summary { status: self.status(), result: self.result(), end: self.end(), deadline }
+        let ended_at = self.ended_by.map(|index| self.stored.log[index].created_at.clone());
+        Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at }
     }
 }
 

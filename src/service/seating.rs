@@ -10,6 +10,14 @@ use crate::error::Error;
 use crate::store::RematchOf;
 use crate::token;
 
+/// Who takes a seat.
+enum Seating {
+    /// Anyone joining a game, with the invite's hash a private game needs.
+    Join { invite_hash: Option<Vec<u8>> },
+    /// The other player of a finished game, taking the seat its rematch keeps.
+    Rematch { kept_for: Player },
+}
+
 impl GameService {
     /// Creates a game as `settings` say, with the caller in the seat of `play_as`;
     /// with an opponent, a bot takes the other seat and opens when it is X.
@@ -27,7 +35,8 @@ impl GameService {
     /// [`Error::Conflict`] when the other game's log already holds the rematch's
     /// place; when the database fails.
     async fn create(&self, settings: GameSettings, rematch: Option<RematchOf>) -> Result<(GameRecord, Seat), Error> {
-        let GameSettings { variant, play_as, opponent, hints, clock } = settings;
+        let GameSettings { variant, play_as, opponent, hints, clock, private } = settings;
+        let invite = private.then(token::new_token);
         let now_ms = self.now_ms();
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
@@ -52,9 +61,16 @@ impl GameService {
             hints: hints.unwrap_or(opponent.is_some()),
             clock,
             rematch_of: rematch.map(|rematch| rematch.game_id),
-            summary: Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None },
+            summary: Summary {
+                status: Status::Waiting,
+                result: GameResult::Ongoing,
+                end: None,
+                deadline: None,
+                ended_at: None,
+            },
             log: Vec::new(),
             token_hashes: Vec::new(),
+            invite_hash: invite.as_deref().map(token::hash),
         };
         let token = token::new_token();
         let seat = Some((play_as, token::hash(&token)));
@@ -64,21 +80,22 @@ impl GameService {
         if let Some(rematch) = rematch {
             self.hub.publish(rematch.game_id, rematch.seq);
         }
-        Ok((record, Seat { player: play_as, token }))
+        Ok((record, Seat { player: play_as, token, invite }))
     }
 
-    /// Seats the caller in the free seat of game `id` (X first).
+    /// Seats the caller in the free seat of game `id` (X first); a private game
+    /// only with its `invite`.
     ///
     /// # Errors
-    /// [`Error::NotFound`]; [`Error::Conflict`] when both seats are taken, the game
-    /// is over, or it is a rematch, whose seat is kept; database failures.
-    pub async fn join(&self, id: i64) -> Result<(GameRecord, Seat), Error> {
-        self.take_seat(id, None).await
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for a private game without its
+    /// invite; [`Error::Conflict`] when both seats are taken, the game is over, or
+    /// it is a rematch, whose seat is kept; database failures.
+    pub async fn join(&self, id: i64, invite: Option<&str>) -> Result<(GameRecord, Seat), Error> {
+        self.take_seat(id, Seating::Join { invite_hash: invite.map(token::hash) }).await
     }
 
-    /// Seats the caller in the free seat of game `id`; in a rematch, only as
-    /// `kept_for`, the player that seat is kept for.
-    async fn take_seat(&self, id: i64, kept_for: Option<Player>) -> Result<(GameRecord, Seat), Error> {
+    /// Seats the caller in the free seat of game `id`, as `seating` says.
+    async fn take_seat(&self, id: i64, seating: Seating) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
         let now_ms = self.now_ms();
@@ -87,6 +104,20 @@ impl GameService {
             .store
             .update(id, move |stored| {
                 let record = GameRecord::replay(stored, now_ms)?;
+                let kept_for = match &seating {
+                    Seating::Join { invite_hash } => {
+                        if record.stored.invite_hash.as_ref().is_some_and(|needed| invite_hash.as_ref() != Some(needed))
+                        {
+                            return Err(Error::Forbidden(
+                                "this game is private: joining it needs the invite its creator was given, \
+                                 sent as {\"invite\": \"...\"}"
+                                    .into(),
+                            ));
+                        }
+                        None
+                    }
+                    Seating::Rematch { kept_for } => Some(*kept_for),
+                };
                 if record.status() == Status::Finished {
                     return Err(conflict("this game is over".into()));
                 }
@@ -107,7 +138,7 @@ impl GameService {
             .await?;
         self.hub.publish(id, record.version());
         let player = record.stored.seat_of(&token::hash(&token)).expect("the seat just taken");
-        Ok((record, Seat { player, token }))
+        Ok((record, Seat { player, token, invite: None }))
     }
 
     /// A rematch of finished game `id` for the seat holding `token`: the first of
@@ -141,7 +172,7 @@ impl GameService {
                         current_version: Some(record.version()),
                     });
                 }
-                return self.take_seat(new_id, Some(player.other())).await;
+                return self.take_seat(new_id, Seating::Rematch { kept_for: player.other() }).await;
             }
             let stored = &record.stored;
             let settings = GameSettings {
@@ -150,6 +181,9 @@ impl GameService {
                 opponent: stored.opponent,
                 hints: Some(stored.hints),
                 clock: stored.clock,
+                // The other seat is kept for the other player: a rematch of a
+                // private game is no more listed than its first game.
+                private: stored.invite_hash.is_some(),
             };
             let rematch = RematchOf { game_id: id, seq: record.version() + 1, player };
             match self.create(settings, Some(rematch)).await {
@@ -189,11 +223,12 @@ impl GameService {
     /// Database failures.
     pub async fn reset_shared_game(&self, against_bot: bool, play_as: Player) -> Result<(GameRecord, Player), Error> {
         let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
-        let settings = GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None, clock: None };
+        let settings =
+            GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None, clock: None, private: false };
         let (mut record, _) = self.create_game(settings).await?;
         if !against_bot {
             // The original app's routes need no tokens: both players play at one screen.
-            (record, _) = self.join(record.stored.id).await?;
+            (record, _) = self.join(record.stored.id, None).await?;
         }
         self.store.set_shared_game(record.stored.id, play_as).await?;
         Ok((record, play_as))

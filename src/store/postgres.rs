@@ -45,19 +45,20 @@ static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
     )
 });
 const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline) \
-     VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ) RETURNING id";
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
+     VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, $15) \
+     RETURNING id";
 static INSERT_ENTRY: LazyLock<String> = LazyLock::new(|| {
     format!(
         "INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::TIMESTAMPTZ)"
     )
 });
 const UPDATE_SUMMARY: &str = "UPDATE games SET status = $1, result = $2, end_reason = $3, end_player = $4, \
-     deadline = $5::TIMESTAMPTZ WHERE id = $6";
+     deadline = $5::TIMESTAMPTZ, ended_at = $6::TIMESTAMPTZ WHERE id = $7";
 static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {} FROM games WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
-         ORDER BY id DESC LIMIT $3",
+         AND invite_hash IS NULL ORDER BY id DESC LIMIT $3",
         listing_columns(rfc3339)
     )
 });
@@ -329,6 +330,8 @@ async fn insert_game(
         .bind(summary.end_reason)
         .bind(summary.end_player)
         .bind(summary.deadline)
+        .bind(summary.ended_at)
+        .bind(&game.invite_hash)
         .fetch_one(&mut **tx)
         .await?;
     for (player, token_hash) in &game.token_hashes {
@@ -357,6 +360,7 @@ async fn write_entries(tx: &mut Transaction<'_, Postgres>, id: i64, write: &Writ
             .bind(columns.end_reason)
             .bind(columns.end_player)
             .bind(columns.deadline)
+            .bind(columns.ended_at)
             .bind(id)
             .execute(&mut **tx)
             .await?;

@@ -31,11 +31,12 @@ impl<T> Value for T where
 pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, {}, \
+         status, result, end_reason, end_player, {}, {}, \
          (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
-         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash",
+         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash, invite_hash",
         time("created_at"),
-        time("deadline")
+        time("deadline"),
+        time("ended_at")
     )
 }
 
@@ -48,6 +49,7 @@ fn summary_from_row(row: &impl Columns, first: usize) -> Result<Summary, StoreEr
         end_reason: row.column(first + 2)?,
         end_player: row.column(first + 3)?,
         deadline: row.column(first + 4)?,
+        ended_at: row.column(first + 5)?,
     }
     .into_summary()
 }
@@ -59,6 +61,7 @@ pub(super) struct SummaryColumns {
     pub end_reason: Option<String>,
     pub end_player: Option<String>,
     pub deadline: Option<String>,
+    pub ended_at: Option<String>,
 }
 
 impl SummaryColumns {
@@ -70,6 +73,7 @@ impl SummaryColumns {
             end_reason: summary.end.map(|end| end.reason.code().to_string()),
             end_player: summary.end.and_then(|end| end.player).map(|player| player.to_string()),
             deadline: summary.deadline.clone(),
+            ended_at: summary.ended_at.clone(),
         }
     }
 
@@ -92,7 +96,7 @@ impl SummaryColumns {
                 player: self.end_player.as_deref().map(player).transpose()?,
             }),
         };
-        Ok(Summary { status, result, end, deadline: self.deadline })
+        Ok(Summary { status, result, end, deadline: self.deadline, ended_at: self.ended_at })
     }
 }
 
@@ -102,7 +106,7 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
     if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
         return Err(corrupt("seq", "a log with gaps"));
     }
-    let token_hashes = [(Player::X, row.column(14)?), (Player::O, row.column(15)?)]
+    let token_hashes = [(Player::X, row.column(15)?), (Player::O, row.column(16)?)]
         .into_iter()
         .filter_map(|(player, hash): (Player, Option<Vec<u8>>)| Some((player, hash?)))
         .collect();
@@ -131,6 +135,7 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
         summary: summary_from_row(row, 9)?,
         log,
         token_hashes,
+        invite_hash: row.column(17)?,
     })
 }
 
@@ -139,9 +144,10 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
 pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
-         status, result, end_reason, end_player, {}",
+         status, result, end_reason, end_player, {}, {}",
         time("created_at"),
-        time("deadline")
+        time("deadline"),
+        time("ended_at")
     )
 }
 

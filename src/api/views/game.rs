@@ -44,6 +44,8 @@ pub struct GameView {
     /// Whether `GET /games/{id}/hint` gives the best action while the game goes on
     /// (else 422 `hints_disabled`): by default off between two people, on against a bot.
     pub hints: bool,
+    /// Whether the game is private: not listed, and joined only with its invite.
+    pub private: bool,
     /// The nine squares, 0-8 row-major from the top-left.
     #[schema(min_items = 9, max_items = 9)]
     pub board: Vec<CellView>,
@@ -338,6 +340,10 @@ pub struct SeatedGame {
     pub game: GameView,
     /// The caller's seat.
     pub seat: SeatView,
+    /// A new private game's invite, for its creator to pass on: joining the game
+    /// needs it. Shown only here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
 }
 
 impl From<&GameRecord> for GameView {
@@ -355,6 +361,7 @@ impl From<&GameRecord> for GameView {
             created_at: record.stored.created_at.clone(),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
             hints: record.stored.hints,
+            private: record.stored.invite_hash.is_some(),
             opponent: record.stored.opponent.zip(record.bot_seat()).map(|(bot, seat)| OpponentView {
                 bot: match bot {
                     Bot::Random => BotName::Random,
@@ -461,6 +468,10 @@ impl From<&Move> for MoveView {
 impl SeatedGame {
     /// The view of `record` with the caller's new `seat`.
     pub fn new(record: &GameRecord, seat: Seat) -> SeatedGame {
-        SeatedGame { game: GameView::from(record), seat: SeatView { player: seat.player.into(), token: seat.token } }
+        SeatedGame {
+            game: GameView::from(record),
+            seat: SeatView { player: seat.player.into(), token: seat.token },
+            invite: seat.invite,
+        }
     }
 }

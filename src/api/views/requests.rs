@@ -16,7 +16,7 @@ use crate::service::{ClockSettings, GameSettings};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1},
-    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}}))]
+    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}, "private": false}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -37,6 +37,20 @@ pub struct CreateGameRequest {
     /// each of their actions adds. Without it, the game is untimed.
     #[serde(default)]
     pub clock: Option<ClockRequest>,
+    /// Whether the game is private: it is not listed, and joining it needs the
+    /// `invite` the creator gets in the answer; default `false`.
+    #[serde(default)]
+    pub private: bool,
+}
+
+/// `POST /games/{id}/join`: the invite of a private game. Optional for a public one.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"invite": "mV3q2kX9T0bE8cJ1a7Lf4g"}))]
+pub struct JoinRequest {
+    /// A private game's invite, as its creator got it.
+    #[serde(default)]
+    pub invite: Option<String>,
 }
 
 /// A Fischer clock for a timed game. It starts when both seats are taken; the
@@ -96,6 +110,7 @@ impl CreateGameRequest {
             opponent: self.opponent.as_ref().map(OpponentRequest::bot).transpose()?,
             hints: self.hints,
             clock: self.clock.as_ref().map(ClockRequest::clock).transpose()?,
+            private: self.private,
         })
     }
 }

@@ -36,7 +36,8 @@ static SELECT_LOG: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
 static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {} FROM games WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) ORDER BY id DESC LIMIT ?3",
+        "SELECT {} FROM games WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) AND invite_hash IS NULL \
+         ORDER BY id DESC LIMIT ?3",
         listing_columns(as_written)
     )
 });
@@ -48,11 +49,11 @@ static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
 static INSERT_ENTRY: LazyLock<String> =
     LazyLock::new(|| format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
 const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline) \
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
 const UPDATE_SUMMARY: &str =
-    "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ? WHERE id = ?";
+    "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
 /// The timer's question: see [`super::Store::overdue_games`].
@@ -237,7 +238,9 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
         summary.result,
         summary.end_reason,
         summary.end_player,
-        summary.deadline
+        summary.deadline,
+        summary.ended_at,
+        game.invite_hash
     ])?;
     let id = tx.last_insert_rowid();
     for (player, token_hash) in &game.token_hashes {
@@ -342,6 +345,7 @@ fn set_summary(tx: &Connection, id: i64, summary: &Summary) -> rusqlite::Result<
         columns.end_reason,
         columns.end_player,
         columns.deadline,
+        columns.ended_at,
         id
     ])?;
     Ok(())

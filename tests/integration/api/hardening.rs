@@ -182,3 +182,38 @@ fn a_search_nobody_waits_for_gives_its_thread_back_at_once() {
         assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
     });
 }
+
+#[test]
+fn a_private_game_is_not_listed_and_is_joined_only_with_its_invite() {
+    let app = TestApp::spawn();
+    let public = app.create_game(json!({})).json();
+    assert!(public.get("invite").is_none(), "{public}");
+    assert_eq!(public["game"]["private"], false);
+    let created = app.create_game(json!({ "private": true, "variant": "player_choice" }));
+    assert_eq!(created.status, 201);
+    let created = created.json();
+    let (id, invite) = (created["game"]["id"].as_i64().unwrap(), created["invite"].as_str().unwrap().to_string());
+    assert_eq!(created["game"]["private"], true);
+    let listed: Vec<i64> = app.request("GET", "/api/v1/games?status=waiting", &[], None).json()["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|game| game["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(listed, vec![public["game"]["id"].as_i64().unwrap()], "only the public game is listed");
+    let join = |body: Option<&str>| {
+        app.request("POST", &format!("/api/v1/games/{id}/join"), &[("Content-Type", "application/json")], body)
+    };
+    let refused = join(None).assert_problem(403, "forbidden");
+    assert!(refused["detail"].as_str().unwrap().contains("private"), "{refused}");
+    join(Some(r#"{"invite": "guessed"}"#)).assert_problem(403, "forbidden");
+    join(Some(r#"{"invite": 7}"#)).assert_problem(400, "invalid_body");
+    assert_eq!(app.get_game(id).json()["open_seats"], json!(["O"]), "a refused join takes no seat");
+    let joined = join(Some(&json!({ "invite": invite }).to_string()));
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    assert_eq!(joined.json()["seat"]["player"], "O");
+    assert!(joined.json().get("invite").is_none(), "only the creator is shown the invite");
+    // A public game is joined as ever, with or without a body.
+    let public_id = public["game"]["id"].as_i64().unwrap();
+    assert_eq!(app.join(public_id).status, 201);
+}

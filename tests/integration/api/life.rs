@@ -214,11 +214,12 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
             opponent: None,
             hints: None,
             clock: Some(ClockSettings { initial_ms: 10_000, increment_ms: 3_000 }),
+            private: false,
         };
         let (game, x) = service.create_game(settings).await.unwrap();
         let id = game.stored.id;
         time.advance(Duration::from_secs(30));
-        let (_, o) = service.join(id).await.unwrap();
+        let (_, o) = service.join(id, None).await.unwrap();
         // X thinks 4 s, O 1 s, X 2 s: each gains 3 s per action.
         for (thinking, token, action) in [(4, &x, squares(0, 1)), (1, &o, squares(2, 3)), (2, &x, squares(4, 5))] {
             time.advance(Duration::from_secs(thinking));
