@@ -1,6 +1,7 @@
 //! Start-up: open the store, bind the listener, run until a stop signal.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use actix_web::HttpServer;
 use actix_web::dev::{Server, ServerHandle};
@@ -8,8 +9,14 @@ use tokio::task::JoinHandle;
 
 use crate::api;
 use crate::config::Config;
-use crate::service::{GameService, Randomness, ServiceOptions, TIMER_EVERY, Time};
+use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_EVERY, Time};
 use crate::store::{Store, database_name};
+
+/// How often the server looks for games to delete, with a retention period.
+const RETENTION_EVERY: Duration = Duration::from_secs(60);
+
+/// The pause between two batches of deletions.
+const RETENTION_PAUSE: Duration = Duration::from_millis(100);
 
 /// How long requests in flight may take to finish after a stop signal.
 const SHUTDOWN_SECONDS: u64 = 10;
@@ -20,6 +27,8 @@ pub struct Running {
     store: Store,
     /// The server's timer, which writes the ends of overdue games.
     timer: JoinHandle<()>,
+    /// What deletes the games that ended before the retention period.
+    retention: JoinHandle<()>,
     stopper: Stopper,
     /// Where it listens (the actual port when the configured one was 0).
     pub addresses: Vec<SocketAddr>,
@@ -56,9 +65,11 @@ impl Running {
             waiting_timeout: config.waiting_game_timeout,
             rematch_window: config.rematch_window,
             search_threads: config.search_threads,
+            retention: config.retention,
         };
         let service = GameService::new(store.clone(), options);
         let timer = actix_web::rt::spawn(run_timer(service.clone()));
+        let retention = actix_web::rt::spawn(run_retention(service.clone()));
         let (listening, hearing) = (store.clone(), service.clone());
         actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
         // One count of each limit for all workers.
@@ -84,7 +95,7 @@ impl Running {
             log::info!("stopping: requests in flight finish, live streams end");
             on_signal.stop().await;
         });
-        Ok(Running { server, store, timer, stopper, addresses })
+        Ok(Running { server, store, timer, retention, stopper, addresses })
     }
 
     /// The service it serves, to look at from elsewhere (as tests do).
@@ -105,6 +116,7 @@ impl Running {
     pub async fn finish(self) -> std::io::Result<()> {
         self.server.await?;
         self.timer.abort();
+        self.retention.abort();
         self.store.close().await;
         Ok(())
     }
@@ -120,6 +132,36 @@ async fn run_timer(service: GameService) {
         // An outage is answered elsewhere; the timer tries again at its next turn.
         if let Err(error) = service.end_overdue_games().await {
             log::debug!("the timer will look again: {error}");
+        }
+    }
+}
+
+/// Every [`RETENTION_EVERY`], deletes the games that ended before the retention
+/// period, a batch at a time with a pause between batches, so that the writes of
+/// play go on in between. Without a retention period, nothing.
+async fn run_retention(service: GameService) {
+    let mut every = tokio::time::interval(RETENTION_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let mut deleted = 0;
+        loop {
+            let batch = match service.delete_expired_games().await {
+                Ok(batch) => batch,
+                Err(error) => {
+                    log::warn!("retention will try again: {error}");
+                    break;
+                }
+            };
+            deleted += batch;
+            // A short batch was the last.
+            if batch < RETENTION_BATCH {
+                break;
+            }
+            tokio::time::sleep(RETENTION_PAUSE).await;
+        }
+        if deleted > 0 {
+            log::info!("retention deleted {deleted} games that ended before the retention period");
         }
     }
 }

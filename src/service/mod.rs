@@ -29,7 +29,7 @@ pub use randomness::Randomness;
 pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 pub use searches::Searches;
 pub use time::{Time, stamp_of_millis};
-pub use timer::TIMER_EVERY;
+pub use timer::{RETENTION_BATCH, TIMER_EVERY};
 
 /// What perfect play makes of a position: the best action for the side to act.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,6 +76,8 @@ pub struct ServiceOptions {
     pub rematch_window: Duration,
     /// How many perfect searches (hints, the perfect bot's answers) run at once.
     pub search_threads: usize,
+    /// How long finished games are kept; `None` for ever.
+    pub retention: Option<Duration>,
 }
 
 impl Default for ServiceOptions {
@@ -86,6 +88,7 @@ impl Default for ServiceOptions {
             waiting_timeout: Some(DEFAULT_WAITING_TIMEOUT),
             rematch_window: DEFAULT_REMATCH_WINDOW,
             search_threads: default_search_threads(),
+            retention: None,
         }
     }
 }

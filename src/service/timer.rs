@@ -1,5 +1,6 @@
 //! The server's own writes: a clock that ran out, a game that waited too long
-//! for its second player. Every instance runs the timer; the store's update makes
+//! for its second player, and the deletion of games that ended before the
+//! retention period. Every instance runs the timer; the store's update makes
 //! each such write land once.
 
 use std::time::Duration;
@@ -11,6 +12,10 @@ use crate::error::Error;
 /// How often the timer looks for overdue games: a timeout is written within
 /// this of its deadline (and a client sees it at once: the game shows it).
 pub const TIMER_EVERY: Duration = Duration::from_millis(250);
+
+/// How many games one deletion takes: a short write, after which others' writes
+/// go first.
+pub const RETENTION_BATCH: usize = 100;
 
 impl GameService {
     /// Writes down the end of every game whose running clock has run out, and
@@ -42,6 +47,18 @@ impl GameService {
             }
         }
         Ok(ended)
+    }
+
+    /// Deletes a batch of at most [`RETENTION_BATCH`] games that ended before the
+    /// retention period, with their logs and seats; answers how many. Without a
+    /// retention period, none.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn delete_expired_games(&self) -> Result<usize, Error> {
+        let Some(retention) = self.options.retention else { return Ok(0) };
+        let before_ms = self.now_ms() - i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+        Ok(self.store.delete_games_ended_before(stamp_of_millis(before_ms), RETENTION_BATCH).await?)
     }
 
     /// Before when a waiting game must have been created to be aborted now.

@@ -239,6 +239,25 @@ impl Store {
         }
     }
 
+    /// Deletes at most `most` of the games that ended before `before` (RFC 3339),
+    /// the first to end first, with their logs and seats; never the original
+    /// app's game. A later game that was their rematch forgets it was. Answers how
+    /// many it deleted.
+    ///
+    /// A game's log can name its rematch, which is created after it ended, so
+    /// ends no earlier and has a higher id: taken in the order they ended, and by
+    /// id among those that ended at once, a game is never deleted before the game
+    /// whose log names it.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+        match &self.0 {
+            Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
+            Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
+        }
+    }
+
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
     ///
     /// # Errors

@@ -62,6 +62,15 @@ static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
         listing_columns(rfc3339)
     )
 });
+/// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
+const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
+     AND id NOT IN (SELECT game_id FROM shared_game) ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
+const DELETE_GAMES: [&str; 4] = [
+    "DELETE FROM log_entries WHERE game_id = ANY($1)",
+    "DELETE FROM seats WHERE game_id = ANY($1)",
+    "UPDATE games SET rematch_of = NULL WHERE rematch_of = ANY($1)",
+    "DELETE FROM games WHERE id = ANY($1)",
+];
 /// The timer's question: see [`super::Store::overdue_games`].
 const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1::TIMESTAMPTZ \
      UNION SELECT id FROM games WHERE $2::TEXT IS NOT NULL AND status = 'waiting' AND created_at <= $2::TIMESTAMPTZ \
@@ -226,6 +235,22 @@ impl PgStore {
         Ok(sqlx::query_scalar(OVERDUE_GAMES).bind(now).bind(waiting_before).fetch_all(&self.pool).await?)
     }
 
+    pub(super) async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // Instances that delete at once take different games: each skips those another holds.
+        let ids: Vec<i64> = sqlx::query_scalar(ENDED_BEFORE)
+            .bind(before)
+            .bind(i64::try_from(most).unwrap_or(i64::MAX))
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut deleted = 0;
+        for delete in DELETE_GAMES {
+            deleted = sqlx::query(delete).bind(&ids).execute(&mut *tx).await?.rows_affected();
+        }
+        tx.commit().await?;
+        Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+    }
+
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         let rows = sqlx::query(LIST_GAMES.as_str())
             .bind(page.status.map(Status::code))
@@ -299,7 +324,7 @@ impl PgStore {
 async fn read_game(executor: impl PgExecutor<'_>, id: i64) -> Result<StoredGame, StoreError> {
     let row = sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(executor).await?;
     let row = row.ok_or(StoreError::NotFound { id })?;
-    stored_game_from_row(&row, EntryRow::from_json(row.try_get(16)?)?)
+    stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?)
 }
 
 impl Columns for PgRow {

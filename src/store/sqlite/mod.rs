@@ -56,6 +56,15 @@ const UPDATE_SUMMARY: &str =
     "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
+/// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
+const ENDED_BEFORE: &str = "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE ended_at < ?1 \
+     AND id NOT IN (SELECT game_id FROM shared_game) ORDER BY ended_at, id LIMIT ?2)";
+const DELETE_GAMES: [&str; 4] = [
+    "DELETE FROM log_entries WHERE game_id IN (SELECT value FROM json_each(?1))",
+    "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1))",
+    "UPDATE games SET rematch_of = NULL WHERE rematch_of IN (SELECT value FROM json_each(?1))",
+    "DELETE FROM games WHERE id IN (SELECT value FROM json_each(?1))",
+];
 /// The timer's question: see [`super::Store::overdue_games`].
 const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 \
      UNION SELECT id FROM games WHERE ?2 IS NOT NULL AND status = 'waiting' AND created_at <= ?2 LIMIT 100";
@@ -180,6 +189,22 @@ impl SqliteStore {
                 let mut overdue = connection.prepare_cached(OVERDUE_GAMES)?;
                 let ids = overdue.query_map(params![now, waiting_before], |row| row.get(0))?;
                 Ok(ids.collect::<rusqlite::Result<_>>()?)
+            })
+            .await
+    }
+
+    pub(super) async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+        self.writer
+            .write(move |tx| {
+                // The ids as a JSON array, which each delete reads back as a table.
+                let ids: String = tx
+                    .prepare_cached(ENDED_BEFORE)?
+                    .query_row(params![before, i64::try_from(most).unwrap_or(i64::MAX)], |row| row.get(0))?;
+                let mut deleted = 0;
+                for delete in DELETE_GAMES {
+                    deleted = tx.prepare_cached(delete)?.execute([&ids])?;
+                }
+                Ok(deleted)
             })
             .await
     }

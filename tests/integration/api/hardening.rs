@@ -217,3 +217,70 @@ fn a_private_game_is_not_listed_and_is_joined_only_with_its_invite() {
     let public_id = public["game"]["id"].as_i64().unwrap();
     assert_eq!(app.join(public_id).status, 201);
 }
+
+#[test]
+fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on() {
+    use qttt::engine::{Action, Player, Square, Variant};
+    use qttt::error::Error;
+    use qttt::service::{GameSettings, RETENTION_BATCH};
+
+    let database = super::helpers::TestDatabase::new();
+    let day = Duration::from_secs(86_400);
+    let (runtime, service, time) = super::life::service_on(&database, |options| options.retention = Some(day));
+    let settings = GameSettings {
+        variant: Variant::PlayerChoice,
+        play_as: Player::X,
+        opponent: None,
+        hints: None,
+        clock: None,
+        private: false,
+    };
+    let squares = |a: usize, b: usize| Action::Move { squares: [Square::ALL[a], Square::ALL[b]] };
+    runtime.block_on(async {
+        // 250 aborted games, and a game and its rematch, both resigned.
+        let mut old = Vec::new();
+        for _ in 0..250 {
+            let (game, x) = service.create_game(settings).await.unwrap();
+            service.abort(game.stored.id, &x.token, None).await.unwrap();
+            old.push(game.stored.id);
+        }
+        let (first, x) = service.create_game(settings).await.unwrap();
+        let (_, o) = service.join(first.stored.id, None).await.unwrap();
+        service.resign(first.stored.id, &o.token, None).await.unwrap();
+        let (rematch, x_again) = service.rematch(first.stored.id, &x.token, None).await.unwrap();
+        service.rematch(first.stored.id, &o.token, None).await.unwrap();
+        service.resign(rematch.stored.id, &x_again.token, None).await.unwrap();
+        old.extend([first.stored.id, rematch.stored.id]);
+        // Kept: a game that goes on, one that waits, and one that ended lately.
+        let (ongoing, ongoing_x) = service.create_game(settings).await.unwrap();
+        let (_, ongoing_o) = service.join(ongoing.stored.id, None).await.unwrap();
+        service.act(ongoing.stored.id, &ongoing_x.token, squares(0, 1), None).await.unwrap();
+        let (waiting, _) = service.create_game(settings).await.unwrap();
+        time.advance(day * 2);
+        let (recent, recent_x) = service.create_game(settings).await.unwrap();
+        service.abort(recent.stored.id, &recent_x.token, None).await.unwrap();
+
+        let mut batches = Vec::new();
+        let mut moves =
+            [(ongoing_o.token.clone(), squares(2, 3)), (ongoing_x.token.clone(), squares(4, 5))].into_iter();
+        loop {
+            let deleted = service.delete_expired_games().await.unwrap();
+            batches.push(deleted);
+            // Play goes on between batches.
+            if let Some((token, action)) = moves.next() {
+                service.act(ongoing.stored.id, &token, action, None).await.unwrap();
+            }
+            if deleted == 0 {
+                break;
+            }
+        }
+        assert_eq!(batches, vec![RETENTION_BATCH, RETENTION_BATCH, 52, 0]);
+        for id in old {
+            assert!(matches!(service.game(id).await, Err(Error::NotFound(_))), "game {id} is still there");
+        }
+        for id in [ongoing.stored.id, waiting.stored.id, recent.stored.id] {
+            assert!(service.game(id).await.is_ok(), "game {id} was deleted");
+        }
+        assert_eq!(service.game(ongoing.stored.id).await.unwrap().version(), 5, "two seats and three moves");
+    });
+}

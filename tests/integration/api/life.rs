@@ -187,15 +187,20 @@ fn a_restarted_server_keeps_both_clocks_where_they_were() {
     assert!(o_spent >= 300, "the time the server was down counts: {o_spent} ms");
 }
 
-/// A service on `database` whose clock stands until the test moves it on, and a
-/// runtime to drive it: no sleeping for the clock arithmetic.
-fn service_on(database: &TestDatabase) -> (tokio::runtime::Runtime, GameService, Time) {
+/// A service on `database` whose clock stands until the test moves it on, its
+/// options changed by `configure`, and a runtime to drive it: no sleeping for the
+/// clock arithmetic.
+pub(super) fn service_on(
+    database: &TestDatabase,
+    configure: impl FnOnce(&mut ServiceOptions),
+) -> (tokio::runtime::Runtime, GameService, Time) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let time = Time::manual(jiff::Timestamp::from_second(1_800_000_000).unwrap());
     let store = runtime
         .block_on(Store::connect(&database.url(), Durability::Normal, PoolSettings::default()))
         .expect("the database opens");
-    let options = ServiceOptions { time: time.clone(), ..ServiceOptions::default() };
+    let mut options = ServiceOptions { time: time.clone(), ..ServiceOptions::default() };
+    configure(&mut options);
     (runtime, GameService::new(store, options), time)
 }
 
@@ -206,7 +211,7 @@ fn squares(a: usize, b: usize) -> Action {
 #[test]
 fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
     let database = TestDatabase::new();
-    let (runtime, service, time) = service_on(&database);
+    let (runtime, service, time) = service_on(&database, |_| {});
     runtime.block_on(async {
         let settings = GameSettings {
             variant: qttt::engine::Variant::PlayerChoice,
