@@ -55,6 +55,8 @@ pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize
 /// you as X. Keep the seat token: it is shown only here. Share the game's id so
 /// the other player can join, or name an `opponent` bot: it takes the other seat,
 /// opens when it is X, and answers each of your actions in the same request.
+/// With `"private": true` the game is not listed, and the answer's `invite`,
+/// shown only here, is what the other player needs to join.
 #[utoipa::path(
     tag = "games",
     request_body(content = Option<CreateGameRequest>, description = "Optional; every field has a default."),
@@ -248,6 +250,8 @@ struct ListQuery {
 const MAX_PAGE: u32 = 100;
 
 /// List games, newest first, a page at a time.
+///
+/// Private games are not listed: only those given their invite can join them.
 #[utoipa::path(
     tag = "games",
     params(ListQuery),
