@@ -63,8 +63,10 @@ static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     )
 });
 /// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
+/// The newest game is kept, as on SQLite, where its id would be given again.
 const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
-     AND id NOT IN (SELECT game_id FROM shared_game) ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
+     AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
+     ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
 const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM log_entries WHERE game_id = ANY($1)",
     "DELETE FROM seats WHERE game_id = ANY($1)",

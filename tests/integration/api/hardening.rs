@@ -282,5 +282,13 @@ fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on
             assert!(service.game(id).await.is_ok(), "game {id} was deleted");
         }
         assert_eq!(service.game(ongoing.stored.id).await.unwrap().version(), 5, "two seats and three moves");
+        // The newest game is kept, even long over: SQLite would give its id to the
+        // next game. Once another follows, it goes.
+        time.advance(day * 2);
+        assert_eq!(service.delete_expired_games().await.unwrap(), 0, "the game that ended lately is the newest");
+        assert!(service.game(recent.stored.id).await.is_ok());
+        service.create_game(settings).await.unwrap();
+        assert_eq!(service.delete_expired_games().await.unwrap(), 1);
+        assert!(matches!(service.game(recent.stored.id).await, Err(Error::NotFound(_))));
     });
 }
