@@ -63,7 +63,6 @@ static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     )
 });
 /// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
-/// The newest game is kept, as on SQLite, where its id would be given again.
 const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
      AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
      ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";

@@ -57,8 +57,6 @@ const UPDATE_SUMMARY: &str =
 const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
 /// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
-/// The newest game is never deleted: SQLite gives a new row the highest id plus
-/// one, and a deleted game's id must never name another game.
 const ENDED_BEFORE: &str = "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE ended_at < ?1 \
      AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
      ORDER BY ended_at, id LIMIT ?2)";
