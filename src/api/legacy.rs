@@ -114,8 +114,8 @@ impl ResponseError for LegacyError {
     fn error_response(&self) -> HttpResponse {
         self.0.log_if_internal();
         let mut response = HttpResponse::build(self.status_code());
-        if let ApiError::RateLimited { retry_after, .. } = &self.0 {
-            response.insert_header((actix_web::http::header::RETRY_AFTER, retry_after.to_string()));
+        if let Some(seconds) = self.0.retry_after() {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
         }
         response.json(LegacyProblem { detail: self.0.detail() })
     }

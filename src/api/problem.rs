@@ -205,6 +205,17 @@ impl ApiError {
         }
     }
 
+    /// The seconds a client waits before trying again, for the errors that are
+    /// worth trying again: `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            ApiError::RateLimited { retry_after, .. } => Some(*retry_after),
+            ApiError::Service(Error::Unavailable(_)) => Some(UNAVAILABLE_RETRY_AFTER),
+            ApiError::Service(Error::Busy) => Some(BUSY_RETRY_AFTER),
+            _ => None,
+        }
+    }
+
     /// Logs what a client is not shown: the details of a fault.
     pub fn log_if_internal(&self) {
         if let ApiError::Service(Error::Internal(detail)) = self {
@@ -271,16 +282,10 @@ impl ResponseError for ApiError {
             ApiError::MethodNotAllowed { allowed } => {
                 response.insert_header((header::ALLOW, allowed.join(", ")));
             }
-            ApiError::RateLimited { retry_after, .. } => {
-                response.insert_header((header::RETRY_AFTER, retry_after.to_string()));
-            }
-            ApiError::Service(Error::Unavailable(_)) => {
-                response.insert_header((header::RETRY_AFTER, UNAVAILABLE_RETRY_AFTER.to_string()));
-            }
-            ApiError::Service(Error::Busy) => {
-                response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER.to_string()));
-            }
             _ => {}
+        }
+        if let Some(seconds) = self.retry_after() {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
         }
         response.body(serde_json::to_string(&self.problem()).expect("a problem serialises"))
     }
