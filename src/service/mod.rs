@@ -179,7 +179,7 @@ impl GameService {
         if record.rematch().is_some() || record.stored.opponent.is_some() {
             return Ok(Some(ended_at_ms));
         }
-        Ok(Some(ended_at_ms.saturating_add(i64::try_from(self.options.rematch_window.as_millis()).unwrap_or(i64::MAX))))
+        Ok(Some(ended_at_ms.saturating_add(time::millis_of(self.options.rematch_window))))
     }
 
     /// The best action of game `id` for the side to act, by exact search.

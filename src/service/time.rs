@@ -44,6 +44,12 @@ pub fn stamp(at: Timestamp) -> String {
     format!("{at:.3}")
 }
 
+/// `duration` in milliseconds, as the service's times count; the longest it
+/// configures is years, far inside the range.
+pub fn millis_of(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
 /// A time in milliseconds since the epoch, as the log writes times.
 pub fn stamp_of_millis(at_ms: i64) -> String {
     stamp(Timestamp::from_millisecond(at_ms).expect("a time within jiff's range"))
@@ -68,6 +74,7 @@ mod tests {
         assert_eq!(stamp(at), "2025-12-01T08:40:53.040Z");
         assert_eq!(millis(&stamp(at)), Ok(1_764_578_453_040));
         assert!(millis("yesterday").is_err());
+        assert_eq!(millis_of(Duration::from_secs(90)), 90_000);
         let clock = Time::manual(at);
         clock.advance(Duration::from_millis(1_500));
         assert_eq!(clock.now().as_millisecond(), 1_764_578_454_540);

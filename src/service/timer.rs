@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::time::{millis, stamp_of_millis};
+use super::time::{millis, millis_of, stamp_of_millis};
 use super::{Ending, GameRecord, GameService, Status};
 use crate::error::Error;
 
@@ -57,13 +57,13 @@ impl GameService {
     /// Database failures.
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
         let Some(retention) = self.options.retention else { return Ok(0) };
-        let before_ms = self.now_ms() - i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+        let before_ms = self.now_ms().saturating_sub(millis_of(retention));
         Ok(self.store.delete_games_ended_before(stamp_of_millis(before_ms), RETENTION_BATCH).await?)
     }
 
     /// Before when a waiting game must have been created to be aborted now.
     fn waiting_cutoff_ms(&self, now_ms: i64) -> Option<i64> {
         let timeout = self.options.waiting_timeout?;
-        Some(now_ms - i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX))
+        Some(now_ms.saturating_sub(millis_of(timeout)))
     }
 }
