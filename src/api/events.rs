@@ -144,12 +144,14 @@ impl Watch {
             self.queue.push_back(event(&then));
         }
         self.final_at = None;
-        if self.service.is_final(record)? {
-            self.queue.push_back(end(record));
-            self.ended = true;
-        } else if let Some(final_ms) = self.service.final_at_ms(record)? {
-            let wait = u64::try_from(final_ms - self.service.now_ms()).unwrap_or(0);
-            self.final_at = Some(Instant::now() + Duration::from_millis(wait));
+        let Some(final_ms) = self.service.final_at_ms(record)? else { return Ok(()) };
+        match u64::try_from(final_ms - self.service.now_ms()) {
+            // Final now: what is queued is all there will be.
+            Ok(0) | Err(_) => {
+                self.queue.push_back(end(record));
+                self.ended = true;
+            }
+            Ok(wait) => self.final_at = Some(Instant::now() + Duration::from_millis(wait)),
         }
         Ok(())
     }
