@@ -31,7 +31,7 @@ pub struct Config {
     /// authenticates by bearer token, not cookies).
     pub cors_allowed_origins: CorsOrigins,
     /// The most rows one client address may create per minute: games created
-    /// (new, rematches, the original app's `/reset`) and seats taken by joining;
+    /// (new, and by the original app's `/reset`) and seats taken by joining;
     /// `CREATE_RATE_LIMIT`, default none (off). Beyond it, 429 with `Retry-After`.
     pub create_rate_limit: Option<u32>,
     /// The proxies whose word on a client's address is taken: a connection from
