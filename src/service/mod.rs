@@ -220,9 +220,7 @@ impl GameService {
         if bot.searches() {
             self.searches.run(work).await
         } else {
-            tokio::task::spawn_blocking(move || work(Stop::default()))
-                .await
-                .map_err(|error| Error::Internal(format!("the bot's thread failed: {error}")))?
+            off_request_threads("the bot", move || work(Stop::default())).await
         }
     }
 
@@ -233,6 +231,17 @@ impl GameService {
     pub async fn list(&self, page: Page) -> Result<Vec<ListedGame>, Error> {
         Ok(self.store.list_games(page).await?)
     }
+}
+
+/// Runs `work` on a thread for blocking work, off the threads that serve
+/// requests. `what` names the work in the error of a failed thread.
+async fn off_request_threads<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
 }
 
 /// The seat the token hashing to `token_hash` holds in `record`'s game, when the

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use quick_cache::sync::Cache;
 use tokio::sync::Semaphore;
 
+use super::off_request_threads;
 use crate::bot::{Solution, Solver, Stop};
 use crate::engine::Game;
 use crate::error::Error;
@@ -92,13 +93,12 @@ impl Searches {
         self.begun.fetch_add(1, Ordering::Relaxed);
         let stop = StopOnDrop(Stop::default());
         let stopper = stop.0.clone();
-        tokio::task::spawn_blocking(move || {
+        off_request_threads("a search", move || {
             // The thread is taken until the search ends, even once nobody waits.
             let _permit = permit;
             search(stopper)
         })
         .await
-        .map_err(|error| Error::Internal(format!("a search's thread failed: {error}")))?
     }
 }
 
