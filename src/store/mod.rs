@@ -242,8 +242,8 @@ impl Store {
     /// Deletes at most `most` of the games that ended before `before` (RFC 3339),
     /// the first to end first, with their logs and seats; never the original
     /// app's game, nor the newest game, whose id SQLite would give the next game
-    /// again (PostgreSQL keeps it too, to answer alike). A later game that was their rematch forgets it was. Answers how
-    /// many it deleted.
+    /// again (PostgreSQL keeps it too, to answer alike). A later game that was
+    /// their rematch forgets it was. Answers how many it deleted.
     ///
     /// A game's log can name its rematch, which is created after it ended, so
     /// ends no earlier and has a higher id: taken in the order they ended, and by
