@@ -252,8 +252,9 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// of them on a first connection), then each new one as it is written. When the
 /// game is finished and nothing more will come (against a bot at once; between two
 /// people once a rematch is asked for, or the rematch window after the end), a last
-/// event, `end` (with no id, its data a `LiveEnd`), and the stream closes; a reconnect that has seen every event gets 204, which tells
-/// an `EventSource` to stop. A comment every 5 s keeps idle streams open, and a
+/// event, `end` (with no id, its data a `LiveEnd`), and the stream closes; a
+/// reconnect that has seen every event gets 204, which tells an `EventSource` to
+/// stop. A comment every 5 s keeps idle streams open, and a
 /// `retry` field of 2-4 s spreads reconnects. While the database is away the
 /// stream stays open, and goes on when it is back. One client address holds at
 /// most `MAX_LIVE_STREAMS_PER_ADDRESS` streams open (32 by default): 429 beyond.
