@@ -9,11 +9,9 @@
 //! its rounds together, so that a change in the machine's other load falls on
 //! every phase alike):
 //! - healthz: `GET /healthz` of the server, which touches no database;
-//! - floor: `POST /floor` of a bare actix-web server (this program, started again
-//!   as its own process) with a writer thread of its own on a SQLite connection
-//!   with the store's settings and checkpointer, which writes one row in one
-//!   statement, a transaction of its own, and answers its id: the cheapest write
-//!   the stack can do;
+//! - floor: `POST /floor` of a bare actix-web server (benches/floor), which
+//!   writes one row in one statement, a transaction of its own, and answers its
+//!   id: the cheapest write the stack can do;
 //! - games, per variant: complete games, both seats played by one client (create,
 //!   join, every move and collapse), every answer a full game view.
 //!
@@ -27,9 +25,11 @@
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
 //! where the tool makes a fresh database and drops it at the end. For each client
-//! count and variant it plays games against the server on SQLite, on PostgreSQL,
-//! and on two instances on that PostgreSQL database (client i on instance i mod
-//! 2), and prints games per second with each as a share of SQLite's.
+//! count it runs the floor on that database and pgbench's one-row inserts (the
+//! database's own limit), and for each variant it plays games against the server
+//! on SQLite, on PostgreSQL, and on two instances on that PostgreSQL database
+//! (client i on instance i mod 2); it prints games per second, PostgreSQL's game
+//! requests as a share of its floor, and the server's CPU per request on each.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+mod floor;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
 mod script;
@@ -107,11 +108,16 @@ impl Server {
         })
     }
 
-    /// The floor: this program again, as a bare write server.
-    fn floor() -> Server {
+    /// The floor: this program again, as a bare write server, on the database
+    /// at `database_url`, or on a SQLite file of its own.
+    fn floor(database_url: Option<&str>) -> Server {
         Server::start("floor", |port, database| {
             let mut command = Command::new(std::env::current_exe().expect("this program's path"));
-            command.arg("--floor-server").arg(port.to_string()).arg(database);
+            command.arg("--floor-server").arg(port.to_string());
+            match database_url {
+                Some(url) => command.arg(url),
+                None => command.arg(database),
+            };
             command
         })
     }
@@ -172,64 +178,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A row for the floor's writer to write, and where to answer its id.
-type FloorWrite = (String, tokio::sync::oneshot::Sender<rusqlite::Result<i64>>);
-
-/// The floor's writer: a connection of its own to `database`, with the store's
-/// settings and checkpointer, on a thread of its own that writes one row after
-/// another, each in one statement and a transaction of its own (the server's
-/// writes queued together share a commit; these do not).
-fn floor_writer(database: &Path) -> std::sync::mpsc::Sender<FloorWrite> {
-    let connection = qttt::store::SqliteConnection::open(database, qttt::store::Durability::Normal)
-        .expect("the floor database opens");
-    connection
-        .execute_batch("CREATE TABLE floor (id INTEGER PRIMARY KEY, written_at TEXT NOT NULL)")
-        .expect("the floor table is made");
-    let (queue, writes) = std::sync::mpsc::channel::<FloorWrite>();
-    std::thread::spawn(move || {
-        for (written_at, answer) in writes {
-            // Not `RETURNING id`: SQLite builds a temporary table for it on every
-            // statement, which is not the cheapest write.
-            let written = connection
-                .prepare_cached("INSERT INTO floor (written_at) VALUES (?)")
-                .and_then(|mut insert| insert.execute([written_at]))
-                .map(|_| connection.last_insert_rowid());
-            let _ = answer.send(written);
-        }
-    });
-    queue
-}
-
-/// The floor server's one write, its id answered as JSON.
-async fn floor_write(writer: actix_web::web::Data<std::sync::mpsc::Sender<FloorWrite>>) -> actix_web::HttpResponse {
-    let (answer, answered) = tokio::sync::oneshot::channel();
-    let written_at = format!("{:?}", std::time::SystemTime::now());
-    writer.send((written_at, answer)).expect("the floor's writer runs");
-    match answered.await.expect("the floor's writer answers") {
-        Ok(id) => actix_web::HttpResponse::Created().json(json!({ "id": id })),
-        Err(error) => actix_web::HttpResponse::InternalServerError().body(error.to_string()),
-    }
-}
-
-/// Runs the floor server on `port` with its database at `database`, until killed.
-fn serve_floor(port: u16, database: &str) {
-    use actix_web::{App, HttpResponse, HttpServer, web};
-    let writer = web::Data::new(floor_writer(Path::new(database)));
-    actix_web::rt::System::new().block_on(async {
-        HttpServer::new(move || {
-            App::new()
-                .app_data(writer.clone())
-                .route("/floor", web::post().to(floor_write))
-                .route("/readyz", web::get().to(|| async { HttpResponse::Ok().json(json!({ "status": "ready" })) }))
-        })
-        .bind(("127.0.0.1", port))
-        .expect("the floor port is free")
-        .run()
-        .await
-        .expect("the floor server runs");
-    });
 }
 
 /// A keep-alive HTTP/1.1 connection, with buffers kept from one request to the
@@ -437,8 +385,17 @@ impl Phase {
         self.tally.errors.values().sum()
     }
 
+    fn requests(&self) -> usize {
+        self.tally.latencies.values().map(Vec::len).sum()
+    }
+
+    /// The server's CPU time per request, in microseconds.
+    fn server_cpu_per_request(&self) -> f64 {
+        self.server_cpu.as_secs_f64() * 1e6 / self.requests().max(1) as f64
+    }
+
     fn requests_per_second(&self) -> f64 {
-        self.tally.latencies.values().map(Vec::len).sum::<usize>() as f64 / self.seconds
+        self.requests() as f64 / self.seconds
     }
 
     /// The latencies of the request kinds in `kinds` together, sorted.
@@ -457,14 +414,13 @@ impl Phase {
 
     fn print(&self, title: &str, server: &Server) {
         let (peak, current) = server.memory();
-        let requests = self.tally.latencies.values().map(Vec::len).sum::<usize>().max(1);
         println!(
             "\n{title}, {:.1} s: {:.1} games/s, {:.0} requests/s, CPU per request: server {:.1} us, clients {:.1} us; errors {:?}, server memory {:.1} MiB (peak {:.1} MiB)",
             self.seconds,
             self.games_per_second(),
             self.requests_per_second(),
-            self.server_cpu.as_secs_f64() * 1e6 / requests as f64,
-            self.client_cpu.as_secs_f64() * 1e6 / requests as f64,
+            self.server_cpu_per_request(),
+            self.client_cpu.as_secs_f64() * 1e6 / self.requests().max(1) as f64,
             self.tally.errors,
             current as f64 / 1024.0,
             peak as f64 / 1024.0
@@ -487,14 +443,14 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(at) = args.iter().position(|a| a == "--floor-server") {
         let port = args[at + 1].parse().expect("--floor-server PORT DATABASE");
-        return serve_floor(port, &args[at + 2]);
+        return floor::serve(port, &args[at + 2]);
     }
     let options = options(&args);
     if let Some(maintenance_url) = &options.postgres {
         return compare_backends(&options, maintenance_url);
     }
     let server = Server::qttt("qttt", None);
-    let floor = Server::floor();
+    let floor = Server::floor(None);
     println!("qttt server idle memory: {:.1} MiB", server.memory().1 as f64 / 1024.0);
     let mut table = Vec::new();
     if let Some(games) = options.games {
@@ -563,7 +519,8 @@ fn main() {
 }
 
 /// Games per second on SQLite, on PostgreSQL, and on two instances sharing that
-/// PostgreSQL database, in one run.
+/// PostgreSQL database, in one run, with the floor on PostgreSQL and pgbench's
+/// one-row inserts on the same server as the database's own limit.
 fn compare_backends(options: &Options, maintenance_url: &str) {
     let database = PostgresDatabase::create(maintenance_url, format!("qttt_load_{}", std::process::id()));
     let url = database.url();
@@ -571,7 +528,14 @@ fn compare_backends(options: &Options, maintenance_url: &str) {
     {
         let sqlite = Server::qttt("sqlite", None);
         let instances = [Server::qttt("postgres-1", Some(&url)), Server::qttt("postgres-2", Some(&url))];
+        let floor = Server::floor(Some(&url));
         for &clients in &options.clients {
+            let write_floor = Phase::run(&[&floor], clients, options.seconds, usize::MAX, |client, tally| {
+                tally.timed("floor", || client.send("POST", "/floor", None, None)).map(drop)
+            });
+            write_floor.print(&format!("write floor on PostgreSQL, {clients} clients"), &floor);
+            let pgbench = pgbench(&url, clients, options.seconds)
+                .map_or_else(|| "-".to_string(), |transactions| format!("{transactions:.0}"));
             for variant in &options.variants {
                 let bodies = GameBodies::of(variant);
                 let play = |servers: &[&Server], title: &str| {
@@ -585,21 +549,62 @@ fn compare_backends(options: &Options, maintenance_url: &str) {
                 let on_postgres = play(&[&instances[0]], "PostgreSQL, 1 instance");
                 let on_two = play(&[&instances[0], &instances[1]], "PostgreSQL, 2 instances");
                 table.push(format!(
-                    "| {clients} | {variant} | {:.0} | {:.0} | {:.0}% | {:.0} | {:.0}% | {} |",
+                    "| {clients} | {variant} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0}% | {:.0} | {:.0} | {:.2} | {:.0} | {pgbench} | {} |",
                     on_sqlite.games_per_second(),
                     on_postgres.games_per_second(),
-                    100.0 * on_postgres.games_per_second() / on_sqlite.games_per_second(),
+                    on_postgres.requests_per_second(),
+                    write_floor.requests_per_second(),
+                    100.0 * on_postgres.requests_per_second() / write_floor.requests_per_second(),
+                    on_sqlite.server_cpu_per_request(),
+                    on_postgres.server_cpu_per_request(),
+                    on_postgres.server_cpu_per_request() / on_sqlite.server_cpu_per_request(),
                     on_two.games_per_second(),
-                    100.0 * on_two.games_per_second() / on_sqlite.games_per_second(),
-                    on_sqlite.errors() + on_postgres.errors() + on_two.errors(),
+                    on_sqlite.errors() + on_postgres.errors() + on_two.errors() + write_floor.errors(),
                 ));
             }
         }
     }
     drop(database);
     println!(
-        "\n| clients | variant | SQLite games/s | PostgreSQL games/s | ÷ SQLite | 2 instances games/s | ÷ SQLite | errors |"
+        "\n| clients | variant | SQLite games/s | PostgreSQL games/s | PostgreSQL game requests/s | PostgreSQL floor requests/s | game requests / floor | server CPU per request on SQLite, us | on PostgreSQL, us | PostgreSQL ÷ SQLite | 2 instances games/s | pgbench inserts/s | errors |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     table.iter().for_each(|row| println!("{row}"));
+}
+
+/// pgbench's rate of one-row inserts into the database at `url`, with `clients`
+/// clients for `seconds`, each a transaction of its own, prepared once per
+/// connection; `None` without pgbench (PostgreSQL's packages have it).
+fn pgbench(url: &str, clients: usize, seconds: u64) -> Option<f64> {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .chain(std::fs::read_dir("/usr/lib/postgresql").into_iter().flatten().flatten().map(|v| v.path().join("bin")))
+        .map(|folder| folder.join("pgbench"))
+        .find(|candidate| candidate.is_file());
+    let Some(pgbench) = found else {
+        println!("pgbench not found: no database limit in the table");
+        return None;
+    };
+    postgres::execute(
+        url,
+        "CREATE TABLE IF NOT EXISTS pgbench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+         written_at TIMESTAMPTZ NOT NULL)",
+    );
+    let script = tempfile::NamedTempFile::new().expect("a temporary file");
+    std::fs::write(script.path(), "INSERT INTO pgbench_floor (written_at) VALUES (now());\n").unwrap();
+    let output = Command::new(pgbench)
+        .args(["-n", "-M", "prepared", "-j", "2", "-c", &clients.to_string(), "-T", &seconds.to_string(), "-f"])
+        .arg(script.path())
+        .arg(url)
+        .output()
+        .expect("pgbench runs");
+    let report = String::from_utf8_lossy(&output.stdout);
+    let transactions = report
+        .lines()
+        .find_map(|line| line.strip_prefix("tps = "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok());
+    println!("pgbench, {clients} clients: {} inserts/s", transactions.unwrap_or(f64::NAN));
+    transactions
 }

@@ -3,7 +3,9 @@
 //! A write publishes the game's new version after it committed, and so does news
 //! of another instance's write (on PostgreSQL); every watcher of that game, on any
 //! worker, wakes and reads what it missed from the log, which stays the only source
-//! of truth: a lost, doubled or merged notice costs nothing.
+//! of truth: a lost, doubled or merged notice costs nothing. A version already
+//! told is not told again: the writing instance's own watchers wake once for its
+//! write, whether its publish or the database's notice of it comes first.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -20,7 +22,14 @@ pub const UNKNOWN_VERSION: i64 = 0;
 /// The games being watched, and a channel of version notices for each.
 #[derive(Debug, Default)]
 pub struct Hub {
-    channels: Mutex<HashMap<i64, broadcast::Sender<i64>>>,
+    channels: Mutex<HashMap<i64, Channel>>,
+}
+
+/// A watched game's notices, and the newest version they told.
+#[derive(Debug)]
+struct Channel {
+    sender: broadcast::Sender<i64>,
+    told: i64,
 }
 
 impl Hub {
@@ -28,16 +37,19 @@ impl Hub {
     pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         // Games whose watchers all left, and that never changed since, go now.
-        channels.retain(|_, channel| channel.receiver_count() > 0);
-        channels.entry(id).or_insert_with(|| broadcast::channel(BACKLOG).0).subscribe()
+        channels.retain(|_, channel| channel.sender.receiver_count() > 0);
+        let channel = channels.entry(id).or_insert_with(|| Channel { sender: broadcast::channel(BACKLOG).0, told: 0 });
+        channel.sender.subscribe()
     }
 
-    /// Tells the watchers of game `id` that it is at `version` now.
+    /// Tells the watchers of game `id` that it is at `version` now, unless they
+    /// were told of that version, or a later one, already.
     pub fn publish(&self, id: i64, version: i64) {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
-        if let Some(channel) = channels.get(&id) {
+        if let Some(channel) = channels.get_mut(&id).filter(|channel| channel.told < version) {
+            channel.told = version;
             // A game nobody watches any more costs nothing from here on.
-            if channel.send(version).is_err() {
+            if channel.sender.send(version).is_err() {
                 channels.remove(&id);
             }
         }
@@ -47,7 +59,7 @@ impl Hub {
     pub fn publish_everywhere(&self) {
         let channels = self.channels.lock().expect("the hub's lock is never poisoned");
         for channel in channels.values() {
-            let _ = channel.send(UNKNOWN_VERSION);
+            let _ = channel.sender.send(UNKNOWN_VERSION);
         }
     }
 
@@ -68,12 +80,17 @@ mod tests {
     use super::Hub;
 
     #[test]
-    fn watchers_hear_new_versions_and_a_game_nobody_watches_is_forgotten() {
+    fn watchers_hear_each_new_version_once_and_a_game_nobody_watches_is_forgotten() {
         let hub = Hub::default();
         let mut watcher = hub.watch(7);
         hub.publish(7, 3);
         hub.publish(8, 1);
+        hub.publish(7, 3);
+        hub.publish(7, 2);
         assert_eq!(watcher.try_recv(), Ok(3));
+        assert!(watcher.try_recv().is_err(), "a version told once is not told again, nor an older one");
+        hub.publish_everywhere();
+        assert_eq!(watcher.try_recv(), Ok(super::UNKNOWN_VERSION));
         assert_eq!(hub.watched_games(), 1);
         drop(watcher);
         hub.publish(7, 4);

@@ -154,15 +154,15 @@ impl GameService {
     pub(super) async fn play(
         &self,
         id: i64,
-        seat: impl FnOnce(&GameRecord) -> Result<Player, Error> + Send + 'static,
+        seat: impl Fn(&GameRecord) -> Result<Player, Error> + Send + 'static,
         action: Action,
         plays_forced_moves: bool,
     ) -> Result<GameRecord, Error> {
-        let (rng, now_ms) = (self.options.randomness.rng(), self.now_ms());
+        let (randomness, now_ms) = (self.options.randomness.clone(), self.now_ms());
         let decided = self.store.update(id, move |stored| {
             let record = GameRecord::replay(stored, now_ms)?;
             let player = seat(&record)?;
-            let played = Played::new(record, player, action, plays_forced_moves, rng)?;
+            let played = Played::new(record, player, action, plays_forced_moves, randomness.rng())?;
             if let Some((bot, seat)) = played.bot_to_answer() {
                 return Ok((None, Decided::BotToAnswer(played, bot, seat)));
             }
@@ -226,7 +226,7 @@ impl GameService {
     pub(super) async fn end(
         &self,
         id: i64,
-        ending: impl FnOnce(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
+        ending: impl Fn(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
     ) -> Result<Option<GameRecord>, Error> {
         let now_ms = self.now_ms();
         let ended = self

@@ -131,7 +131,7 @@ impl GameService {
                          who takes it with POST /api/v1/games/{first}/rematch"
                     )));
                 }
-                let seat = Some((player, seat_hash));
+                let seat = Some((player, seat_hash.clone()));
                 let (after, write) = record.with(&[(Event::SeatTaken(player), false)], seat, now_ms)?;
                 Ok::<_, Error>((Some(write), after))
             })

@@ -166,7 +166,7 @@ impl SqliteStore {
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
-        decide: impl FnOnce(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         self.writer
             .write(move |tx| {

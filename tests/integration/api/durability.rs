@@ -131,10 +131,16 @@ fn a_server_killed_mid_load_keeps_every_acknowledged_write_and_no_half_written_g
     let mut rng = rand::rng();
     for round in 1..=3 {
         let server = Process::start(&database);
-        let kill_after = Duration::from_millis(rng.random_range(50..400));
+        let kill_after = Duration::from_millis(rng.random_range(0..350));
         std::thread::scope(|scope| {
             for _ in 0..4 {
                 scope.spawn(|| play_until_gone(&server, &acknowledged));
+            }
+            // Killed at a random moment once the load runs: on a busy machine a
+            // fixed wait may end before the first game is played.
+            let started = std::time::Instant::now();
+            while acknowledged.lock().unwrap().len() <= 10 * round && started.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(10));
             }
             std::thread::sleep(kill_after);
             server.kill();
@@ -144,7 +150,7 @@ fn a_server_killed_mid_load_keeps_every_acknowledged_write_and_no_half_written_g
         let acknowledged = acknowledged.lock().unwrap();
         let games = every_game(&server);
         println!(
-            "round {round}: killed after {kill_after:?}; {} writes acknowledged in all, {} games",
+            "round {round}: killed {kill_after:?} after the load ran; {} writes acknowledged in all, {} games",
             acknowledged.len(),
             games.len()
         );

@@ -115,7 +115,7 @@ fn impatient_instance(database: &TestDatabase) -> TestApp {
 fn a_watchers_stream_outlasts_reads_of_the_log_that_time_out() {
     let database = shared_postgres();
     let (app, watched) = (impatient_instance(&database), impatient_instance(&database));
-    let (id, x, _) = app.two_player_game("player_choice");
+    let (id, x, o) = app.two_player_game("player_choice");
     let mut watcher = watched.watch(id, None);
     events_through(&mut watcher, 1, 2);
     // Behind the servers' back: keep every reader off the games for 4 s, and
@@ -130,10 +130,14 @@ fn a_watchers_stream_outlasts_reads_of_the_log_that_time_out() {
         }
         database.execute(&format!("NOTIFY qttt_games, '{id} 3'"));
     });
-    // The lock is gone, and the stream still open: the next move reaches it.
+    // The lock is gone, and the stream still open: the next moves reach it. (The
+    // instance took the false notice for version 3 as told: the notice of the
+    // next version wakes the watcher, which reads both.)
     app.place(id, &x, [0, 1]);
+    app.place(id, &o, [1, 2]);
     let event = watcher.next_event(PATIENCE).expect("the stream outlasted the failed reads");
     assert_eq!((event.id, event.kind.as_str()), (Some(3), "move"));
+    assert_eq!(watcher.next_event(PATIENCE).map(|event| event.id), Some(Some(4)));
 }
 
 #[test]
@@ -174,4 +178,38 @@ fn while_postgres_is_down_requests_get_503_and_afterwards_the_game_goes_on() {
     events_through(&mut watcher, 8, 15);
     let game = app.get_game(id).json();
     assert_eq!((game["status"].as_str(), game["version"].as_i64()), (Some("finished"), Some(15)));
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn connections_ended_behind_the_servers_back_cost_no_request_an_error() {
+    let database = shared_postgres();
+    let app = TestApp::spawn_on(&database);
+    // Ends every connection to the test's database but the one asking.
+    let terminate = || {
+        database.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+    };
+    let (id, x, o) = app.two_player_game("player_choice");
+    for step in goffs_draw(&x, &o) {
+        terminate();
+        let answer = step.take(&app, id);
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        terminate();
+        assert_eq!(app.get_game(id).json()["version"], answer.json()["version"]);
+    }
+    assert_eq!(app.get_game(id).json()["status"], "finished");
+    terminate();
+    let against_bot = app.create_game(serde_json::json!({ "variant": "measurement", "opponent": {"bot": "random"} }));
+    assert_eq!(against_bot.status, 201, "{}", against_bot.body);
+    let (id, token) = (against_bot.json()["game"]["id"].as_i64().unwrap(), against_bot.json()["seat"]["token"].clone());
+    terminate();
+    let moved = app.place(id, token.as_str().unwrap(), [0, 1]);
+    assert_eq!((moved.status, moved.json()["version"].as_i64()), (201, Some(4)), "{}", moved.body);
+    for path in ["/api/v1/games", "/readyz"] {
+        terminate();
+        assert_eq!(app.request("GET", path, &[], None).status, 200, "{path}");
+    }
 }

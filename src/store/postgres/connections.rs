@@ -1,0 +1,151 @@
+//! The store's own connections to PostgreSQL.
+//!
+//! Not sqlx's pool: it pings the server whenever a connection goes back to it
+//! (and, by default, before each use), a round trip per request on top of the
+//! request's own statements. Here a connection is trusted until it fails. One that
+//! fails as a connection does (its socket, or the server ending it) is dropped,
+//! and the work is tried once more on a fresh one; a connection whose work was
+//! cancelled half-way is dropped too, since its state is unknown.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use super::super::StoreError;
+
+/// At most `size` connections to one database, opened when first needed.
+#[derive(Debug)]
+pub(super) struct Connections {
+    options: PgConnectOptions,
+    idle: Mutex<Vec<PgConnection>>,
+    permits: Semaphore,
+    /// The longest a caller waits for a connection, opening it included.
+    wait: Duration,
+}
+
+/// A connection in one caller's hands. It goes back to the idle ones only by
+/// [`Held::finish`]; dropped otherwise.
+pub(super) struct Held<'a> {
+    connections: &'a Connections,
+    connection: PgConnection,
+    /// Whether it was opened for this caller: its failure is the database's, not
+    /// a stale connection's, and trying again would not help.
+    fresh: bool,
+    _permit: SemaphorePermit<'a>,
+}
+
+/// Work on one connection, which may be run twice (see [`Connections::run`]).
+pub(super) type Work<'w, T> =
+    &'w (dyn for<'c> Fn(&'c mut PgConnection) -> BoxFuture<'c, Result<T, sqlx::Error>> + Send + Sync);
+
+impl Connections {
+    pub(super) fn new(options: PgConnectOptions, size: u32, wait: Duration) -> Connections {
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        Connections { options, idle: Mutex::default(), permits: Semaphore::new(size), wait }
+    }
+
+    /// A connection: an idle one, or a new one while fewer than the most are open.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when none is free in time, or a new one cannot
+    /// be opened, or the store is closed.
+    pub(super) async fn get(&self) -> Result<Held<'_>, StoreError> {
+        let waited = tokio::time::timeout(self.wait, async {
+            let permit =
+                self.permits.acquire().await.map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
+            let idle = self.idle.lock().expect("nothing panics under this lock").pop();
+            let (connection, fresh) = match idle {
+                Some(connection) => (connection, false),
+                None => (self.open().await?, true),
+            };
+            Ok(Held { connections: self, connection, fresh, _permit: permit })
+        });
+        waited.await.unwrap_or_else(|_| {
+            Err(StoreError::Unavailable(format!("no connection to the database within {} ms", self.wait.as_millis())))
+        })
+    }
+
+    async fn open(&self) -> Result<PgConnection, StoreError> {
+        PgConnection::connect_with(&self.options).await.map_err(StoreError::from)
+    }
+
+    /// `work` on a connection; once more on a fresh one when the connection it was
+    /// given turned out to be broken. Only for work that may run twice: reads,
+    /// and writes that cannot land twice.
+    ///
+    /// # Errors
+    /// The work's; [`Connections::get`]'s.
+    pub(super) async fn run<T>(&self, work: Work<'_, T>) -> Result<T, StoreError> {
+        let mut held = self.get().await?;
+        let done = work(&mut held.connection).await;
+        let done = match done {
+            Err(error) if held.may_retry(&error) => {
+                held.reopen().await?;
+                work(&mut held.connection).await
+            }
+            done => done,
+        };
+        held.finish(done)
+    }
+
+    /// Refuses new work and closes the idle connections; those in use close as
+    /// their work ends.
+    pub(super) async fn close(&self) {
+        self.permits.close();
+        let idle = std::mem::take(&mut *self.idle.lock().expect("nothing panics under this lock"));
+        for connection in idle {
+            let _ = connection.close().await;
+        }
+    }
+}
+
+impl Held<'_> {
+    /// The connection, for one piece of work.
+    pub(super) fn connection(&mut self) -> &mut PgConnection {
+        &mut self.connection
+    }
+
+    /// Whether `error` says that the connection was broken before it was given
+    /// to this caller: then the work may be tried again on a fresh one.
+    pub(super) fn may_retry(&self, error: &sqlx::Error) -> bool {
+        !self.fresh && is_broken(error)
+    }
+
+    /// Replaces the connection with a new one.
+    ///
+    /// # Errors
+    /// When the database cannot be reached.
+    pub(super) async fn reopen(&mut self) -> Result<(), StoreError> {
+        self.connection = self.connections.open().await?;
+        self.fresh = true;
+        Ok(())
+    }
+
+    /// Ends the caller's work with outcome `done`: the connection goes back to
+    /// the idle ones unless `done` says it is broken.
+    ///
+    /// # Errors
+    /// `done`'s error, in the store's terms.
+    pub(super) fn finish<T>(self, done: Result<T, sqlx::Error>) -> Result<T, StoreError> {
+        if !done.as_ref().is_err_and(is_broken) && !self.connections.permits.is_closed() {
+            self.connections.idle.lock().expect("nothing panics under this lock").push(self.connection);
+        }
+        Ok(done?)
+    }
+}
+
+/// Whether `error` is one after which the connection cannot be used again: its
+/// socket failed, or the server ended the session (57P01-57P03, or class 08).
+pub(super) fn is_broken(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(database) => {
+            database.code().is_some_and(|code| code.starts_with("08") || ["57P01", "57P02", "57P03"].contains(&&*code))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,480 @@
+//! The games in PostgreSQL, shared by every instance of the server.
+//!
+//! Writes of one game are ordered by the database, not by an instance: a write
+//! reads the log, decides, and appends in one statement, and the primary key
+//! (game_id, seq) lets only one of two racing writes take the next sequence
+//! number; the other reads the log again and decides anew. Every statement that
+//! adds entries notifies the channel [`CHANNEL`] with the game's id and its new
+//! version (a trigger of the schema's), delivered on commit to every instance that
+//! listens, so that watchers connected anywhere hear of it.
+
+mod connections;
+mod statements;
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
+use sqlx::{Connection, Row};
+
+use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, stored_game_from_row};
+use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::{bot_code, mistake_chance};
+use crate::engine::Player;
+use crate::service::Event;
+use connections::{Connections, Held, is_broken};
+use statements::*;
+
+/// The notification channel of the games' changes; each payload is `id version`.
+const CHANNEL: &str = "qttt_games";
+
+/// How often a write is decided again when other writes to its game keep
+/// landing first, before its caller is told of the conflict.
+const MOST_ATTEMPTS: usize = 4;
+
+/// How the store connects: `DATABASE_POOL_SIZE`, `DATABASE_STATEMENT_TIMEOUT_MS`
+/// and `DATABASE_CONNECT_RETRY_SECONDS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// The most connections an instance holds.
+    pub pool_size: u32,
+    /// The longest a statement may run, and a request may wait for a connection.
+    pub statement_timeout: Duration,
+    /// How long start-up keeps trying to reach the database.
+    pub connect_retry: Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> PoolSettings {
+        PoolSettings {
+            pool_size: 10,
+            statement_timeout: Duration::from_secs(5),
+            connect_retry: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The games in one PostgreSQL database.
+#[derive(Debug, Clone)]
+pub(super) struct PgStore {
+    connections: std::sync::Arc<Connections>,
+    /// The one connection that listens for other instances' writes.
+    listener: PgPool,
+}
+
+/// The database of `url` by host, port and name.
+pub(super) fn name_of(url: &str) -> String {
+    match PgConnectOptions::from_str(url) {
+        Ok(options) => format!(
+            "PostgreSQL database {} at {}:{}",
+            options.get_database().unwrap_or(options.get_username()),
+            options.get_host(),
+            options.get_port()
+        ),
+        Err(_) => "PostgreSQL database (its URL cannot be read)".into(),
+    }
+}
+
+impl PgStore {
+    /// Connects to the database at `url`, retrying for as long as `settings` say,
+    /// and migrates it.
+    ///
+    /// # Errors
+    /// One line saying why the database cannot be reached or migrated.
+    pub(super) async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, String> {
+        let timeout_ms = settings.statement_timeout.as_millis().to_string();
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|error| error.to_string())?
+            // The server's notices (such as "already exists, skipping") are no news.
+            .options([("statement_timeout", timeout_ms.as_str()), ("client_min_messages", "warning")]);
+        // The migrations run on a connection of their own, which also gives the
+        // database's own words when it cannot be reached.
+        let deadline = Instant::now() + settings.connect_retry;
+        let mut migrator = loop {
+            match PgConnection::connect_with(&options).await {
+                Ok(connection) => break connection,
+                Err(error) if Instant::now() < deadline => {
+                    log::warn!("the database does not answer yet ({error}); trying again");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(error) => return Err(error.to_string()),
+            }
+        };
+        // Instances that start together take turns: the migrator holds an advisory lock.
+        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        migrator.close().await.map_err(|error| error.to_string())?;
+        let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
+        let connections = Connections::new(options, settings.pool_size, settings.statement_timeout);
+        Ok(PgStore { connections: std::sync::Arc::new(connections), listener })
+    }
+
+    pub(super) async fn close(&self) {
+        self.connections.close().await;
+        self.listener.close().await;
+    }
+
+    pub(super) async fn ping(&self) -> Result<(), StoreError> {
+        self.connections.run(&|connection| Box::pin(connection.ping())).await
+    }
+
+    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
+        let mut held = self.connections.get().await?;
+        let created = match insert_game(held.connection(), &game, rematch).await {
+            Err(error) if held.may_retry(&error) => {
+                held.reopen().await?;
+                insert_game(held.connection(), &game, rematch).await
+            }
+            created => created,
+        };
+        // A rematch asked for at the same moment by the other player took the
+        // place in the old game's log, or the old game's one rematch.
+        match (created, rematch) {
+            (Err(error), Some(rematch)) if is_unique_violation(&error) => conflict(held, rematch.game_id).await,
+            (created, _) => held.finish(created),
+        }
+    }
+
+    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
+        let row = self.connections.run(&|connection| Box::pin(fetch_game(connection, id))).await?;
+        game_from_row(row, id)
+    }
+
+    pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
+        let mut held = self.connections.get().await?;
+        let written = match write_entries(held.connection(), id, &write).await {
+            // Whether it landed is unknown: a fresh connection tells.
+            Err(error) if is_broken(&error) => {
+                held.reopen().await?;
+                let stored = match fetch_game(held.connection(), id).await {
+                    Ok(row) => game_from_row(row, id)?,
+                    Err(error) => return held.finish(Err(error)),
+                };
+                if landed(&stored, &write) {
+                    return held.finish(Ok(()));
+                }
+                write_entries(held.connection(), id, &write).await
+            }
+            written => written,
+        };
+        match written {
+            Err(error) if is_unique_violation(&error) => conflict(held, id).await,
+            written => held.finish(written),
+        }
+    }
+
+    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+        &self,
+        id: i64,
+        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<T, E> {
+        let mut held = self.connections.get().await?;
+        // A write whose connection broke as it was sent, which may have landed.
+        let mut unsure: Option<(Write, T)> = None;
+        for _ in 0..MOST_ATTEMPTS {
+            let stored = match fetch_game(held.connection(), id).await {
+                Ok(row) => game_from_row(row, id)?,
+                Err(error) if held.may_retry(&error) => {
+                    held.reopen().await?;
+                    continue;
+                }
+                Err(error) => return Err(held.finish(Err(error)).map_err(E::from)?),
+            };
+            if let Some((write, decided)) = unsure.take()
+                && landed(&stored, &write)
+            {
+                held.finish(Ok(()))?;
+                return Ok(decided);
+            }
+            let (write, decided) = match decide(stored) {
+                Ok((Some(write), decided)) => (write, decided),
+                Ok((None, decided)) => return Ok(held.finish(Ok(decided))?),
+                Err(error) => {
+                    held.finish(Ok(()))?;
+                    return Err(error);
+                }
+            };
+            match write_entries(held.connection(), id, &write).await {
+                Ok(()) => return Ok(held.finish(Ok(decided))?),
+                // Another write took the next sequence number: decide again on the new log.
+                Err(error) if is_unique_violation(&error) => {}
+                Err(error) if is_broken(&error) => {
+                    unsure = Some((write, decided));
+                    held.reopen().await?;
+                }
+                Err(error) => return Err(held.finish(Err(error)).map_err(E::from)?),
+            }
+        }
+        Err(conflict(held, id).await.map_err(E::from)?)
+    }
+
+    pub(super) async fn overdue_games(
+        &self,
+        now: String,
+        waiting_before: Option<String>,
+    ) -> Result<Vec<i64>, StoreError> {
+        self.connections
+            .run(&|connection| {
+                let query = sqlx::query_scalar(OVERDUE_GAMES).bind(now.clone()).bind(waiting_before.clone());
+                Box::pin(query.fetch_all(connection))
+            })
+            .await
+    }
+
+    pub(super) async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+        let most = i64::try_from(most).unwrap_or(i64::MAX);
+        let deleted = self
+            .connections
+            .run(&|connection| {
+                let before = before.clone();
+                Box::pin(async move {
+                    let mut tx = connection.begin().await?;
+                    // Instances that delete at once take different games: each skips those another holds.
+                    let ids: Vec<i64> =
+                        sqlx::query_scalar(ENDED_BEFORE).bind(before).bind(most).fetch_all(&mut *tx).await?;
+                    let mut deleted = 0;
+                    for delete in DELETE_GAMES {
+                        deleted = sqlx::query(delete).bind(&ids).execute(&mut *tx).await?.rows_affected();
+                    }
+                    tx.commit().await?;
+                    Ok(deleted)
+                })
+            })
+            .await?;
+        Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+    }
+
+    pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+        let rows = self
+            .connections
+            .run(&|connection| {
+                let query = sqlx::query(LIST_GAMES.as_str())
+                    .bind(page.status.map(Status::code))
+                    .bind(page.before)
+                    .bind(i64::from(page.limit));
+                Box::pin(query.fetch_all(connection))
+            })
+            .await?;
+        rows.iter().map(listed_game_from_row).collect()
+    }
+
+    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
+        let row: Option<(i64, String)> = self
+            .connections
+            .run(&|connection| Box::pin(sqlx::query_as(SHARED_GAME).fetch_optional(connection)))
+            .await?;
+        row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
+    }
+
+    pub(super) async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
+        self.connections
+            .run(&|connection| {
+                let query = sqlx::query(SET_SHARED_GAME).bind(id).bind(play_as.to_string());
+                Box::pin(async move { query.execute(connection).await.map(|_| ()) })
+            })
+            .await
+    }
+
+    /// Tells `hear` of every change any instance writes, for as long as the store
+    /// is open; after a lost connection, that notices may have been missed.
+    pub(super) async fn listen(&self, hear: impl Fn(Notice)) {
+        let mut listener = loop {
+            match PgListener::connect_with(&self.listener).await {
+                Ok(mut listener) => {
+                    if listener.listen(CHANNEL).await.is_ok() {
+                        break listener;
+                    }
+                }
+                Err(_) if self.listener.is_closed() => return,
+                Err(_) => {}
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        };
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(notification)) => {
+                    let mut numbers = notification.payload().split(' ').map(str::parse::<i64>);
+                    if let (Some(Ok(id)), Some(Ok(version))) = (numbers.next(), numbers.next()) {
+                        hear(Notice::Changed { id, version });
+                    }
+                }
+                Err(sqlx::Error::PoolClosed) => return,
+                // The connection was lost: once it is back, whatever changed in
+                // between must be reread.
+                Ok(None) | Err(_) => {
+                    while sqlx::query("SELECT 1").execute(&mut listener).await.is_err() {
+                        if self.listener.is_closed() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                    hear(Notice::MaybeMissed);
+                }
+            }
+        }
+    }
+}
+
+/// The row of game `id` with its whole log, if there is such a game.
+async fn fetch_game(connection: &mut PgConnection, id: i64) -> Result<Option<PgRow>, sqlx::Error> {
+    sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(connection).await
+}
+
+/// The game in `row`, fetched as game `id`.
+fn game_from_row(row: Option<PgRow>, id: i64) -> Result<StoredGame, StoreError> {
+    let row = row.ok_or(StoreError::NotFound { id })?;
+    stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?)
+}
+
+/// Whether `stored`'s log holds what `write` appends, where it appends it.
+fn landed(stored: &StoredGame, write: &Write) -> bool {
+    write.entries.iter().all(|entry| {
+        let seq = usize::try_from(entry.seq - 1).ok();
+        seq.and_then(|seq| stored.log.get(seq))
+            .is_some_and(|stored| (stored.event, stored.by_bot) == (entry.event, entry.by_bot))
+    })
+}
+
+/// A conflict on game `id`, with the version it is at.
+async fn conflict<T>(mut held: Held<'_>, id: i64) -> Result<T, StoreError> {
+    let current_version = sqlx::query_scalar(VERSION).bind(id).fetch_one(held.connection()).await;
+    let current_version = held.finish(current_version)?;
+    Err(StoreError::Conflict { current_version })
+}
+
+impl Columns for PgRow {
+    fn column<T: super::rows::Value>(&self, index: usize) -> Result<T, StoreError> {
+        Ok(self.try_get(index)?)
+    }
+}
+
+/// Entries as arrays, a column each, in the order of
+/// [`super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
+#[derive(Default)]
+struct EntryColumns {
+    game_id: Vec<Option<i64>>,
+    seq: Vec<i64>,
+    kind: Vec<String>,
+    actor: Vec<String>,
+    square_a: Vec<Option<i64>>,
+    square_b: Vec<Option<i64>>,
+    closing_move: Vec<Option<i64>>,
+    square: Vec<Option<i64>>,
+    rematch: Vec<Option<i64>>,
+    by_bot: Vec<bool>,
+    created_at: Vec<String>,
+}
+
+impl EntryColumns {
+    /// Adds `entries`, of game `game_id`.
+    fn push(&mut self, game_id: Option<i64>, entries: &[StoredEntry]) {
+        for entry in entries {
+            let row = EntryRow::from(entry);
+            self.game_id.push(game_id);
+            self.seq.push(row.seq);
+            self.kind.push(row.kind);
+            self.actor.push(row.actor);
+            self.square_a.push(row.square_a);
+            self.square_b.push(row.square_b);
+            self.closing_move.push(row.closing_move);
+            self.square.push(row.square);
+            self.rematch.push(row.rematch);
+            self.by_bot.push(row.by_bot);
+            self.created_at.push(row.created_at);
+        }
+    }
+
+    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
+        query
+            .bind(self.game_id)
+            .bind(self.seq)
+            .bind(self.kind)
+            .bind(self.actor)
+            .bind(self.square_a)
+            .bind(self.square_b)
+            .bind(self.closing_move)
+            .bind(self.square)
+            .bind(self.rematch)
+            .bind(self.by_bot)
+            .bind(self.created_at)
+    }
+}
+
+type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+/// Binds `summary`'s columns, or nulls for none.
+fn bind_summary<'q>(query: PgQuery<'q>, summary: Option<&Summary>) -> PgQuery<'q> {
+    let (status, result, end_reason, end_player, deadline, ended_at) = match summary.map(SummaryColumns::of) {
+        Some(c) => (Some(c.status), Some(c.result), c.end_reason, c.end_player, c.deadline, c.ended_at),
+        None => Default::default(),
+    };
+    query.bind(status).bind(result).bind(end_reason).bind(end_player).bind(deadline).bind(ended_at)
+}
+
+/// Creates `game`, and with `rematch` its entry in the game it follows, in one
+/// statement; answers the new game's id.
+async fn insert_game(
+    connection: &mut PgConnection,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+) -> Result<i64, sqlx::Error> {
+    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    let mut entries = EntryColumns::default();
+    entries.push(None, &game.log);
+    if let Some(RematchOf { game_id, seq, player }) = rematch {
+        // Its rematch column is filled in with the new game's id by the statement.
+        let event = Event::Rematch { player, game_id: 0 };
+        entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }]);
+    }
+    let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =
+        game.token_hashes.iter().map(|(player, hash)| (player.to_string(), hash.clone())).unzip();
+    let query = sqlx::query(INSERT_GAME.as_str())
+        .bind(game.variant.code())
+        .bind(game.created_at.clone())
+        .bind(bot_code(game))
+        .bind(mistake_chance(game))
+        .bind(game.hints)
+        .bind(clock.map(|(initial, _)| initial))
+        .bind(clock.map(|(_, increment)| increment))
+        .bind(game.rematch_of);
+    let summary = SummaryColumns::of(&game.summary);
+    let query = query
+        .bind(summary.status)
+        .bind(summary.result)
+        .bind(summary.end_reason)
+        .bind(summary.end_player)
+        .bind(summary.deadline)
+        .bind(summary.ended_at)
+        .bind(game.invite_hash.clone())
+        .bind(players)
+        .bind(token_hashes);
+    entries.bind(query).fetch_one(connection).await?.try_get(0)
+}
+
+/// Carries out `write` on game `id`, in one statement.
+async fn write_entries(connection: &mut PgConnection, id: i64, write: &Write) -> Result<(), sqlx::Error> {
+    let mut entries = EntryColumns::default();
+    entries.push(Some(id), &write.entries);
+    let (player, token_hash) =
+        write.seat.clone().map_or((None, None), |(player, hash)| (Some(player.to_string()), Some(hash)));
+    let query = entries.bind(sqlx::query(WRITE.as_str()).bind(id).bind(player).bind(token_hash));
+    bind_summary(query, write.summary.as_ref()).execute(connection).await?;
+    Ok(())
+}
+
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error.as_database_error().is_some_and(|error| error.is_unique_violation())
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        match &error {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => StoreError::Unavailable(error.to_string()),
+            // 57014: the statement ran out of time; the rest: the connection failed.
+            error if is_broken(error) => StoreError::Unavailable(error.to_string()),
+            sqlx::Error::Database(database) if database.code().as_deref() == Some("57014") => {
+                StoreError::Unavailable(error.to_string())
+            }
+            _ => StoreError::Other(error.to_string()),
+        }
+    }
+}

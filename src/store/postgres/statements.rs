@@ -1,0 +1,99 @@
+//! The PostgreSQL store's statements, built once from the shared column lists; as
+//! `&'static str` they are known to sqlx to be safe from injection. Times are
+//! written as the service stamps them, RFC 3339 text, into TIMESTAMPTZ columns,
+//! and read back as that text. A write is one statement: the database runs it as
+//! one transaction, with no BEGIN or COMMIT to wait for.
+
+use std::sync::LazyLock;
+
+use super::super::rows::{NEW_ENTRY_COLUMNS, entry_columns, game_columns, listing_columns};
+
+/// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
+fn rfc3339(column: &str) -> String {
+    format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
+}
+
+/// Entries bound as one array a column, in the order of [`NEW_ENTRY_COLUMNS`]
+/// from the game's id on, from parameter `first` on (see [`super::EntryColumns`]).
+fn entry_arrays(first: usize) -> String {
+    let types = ["BIGINT", "BIGINT", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BOOLEAN"];
+    let mut arrays: Vec<String> = types.iter().zip(first..).map(|(kind, n)| format!("${n}::{kind}[]")).collect();
+    arrays.push(format!("${}::TEXT[]::TIMESTAMPTZ[]", first + types.len()));
+    format!("unnest({}) AS entry ({NEW_ENTRY_COLUMNS})", arrays.join(", "))
+}
+
+/// A game and its whole log in one statement, one snapshot: the log as a JSON
+/// array of arrays, in the column order of [`super::EntryRow`].
+pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {}, (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seq), '[]')::TEXT \
+         FROM log_entries WHERE game_id = games.id) AS log FROM games WHERE id = $1",
+        game_columns(rfc3339),
+        entry_columns(&rfc3339("created_at"))
+    )
+});
+
+/// A new game, its seats and its log, and the entry of the game it is the
+/// rematch of: the game `$1`-`$15`, the seats `$16`-`$17`, the entries
+/// `$18`-`$28`. Entries without a game's id are the new game's; the one entry with
+/// one, the rematch entry, names the new game as its rematch.
+pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH game AS (INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
+         clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
+         VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, $15) \
+         RETURNING id), \
+         seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT game.id, seat.player, seat.token_hash \
+         FROM game, unnest($16::TEXT[], $17::BYTEA[]) AS seat (player, token_hash)), \
+         entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
+         entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
+         CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
+         FROM game, {}) \
+         SELECT id FROM game",
+        entry_arrays(18)
+    )
+});
+
+/// A write to game `$1`: the seat `$2`-`$3` if `$2` is given, the entries
+/// `$4`-`$14`, and the summary `$15`-`$20` if `$15` is given. The primary key of
+/// the first entry decides a race: only one write can take its sequence number.
+pub(super) static WRITE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT $1, $2, $3 WHERE $2::TEXT IS NOT NULL), \
+         entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {}) \
+         UPDATE games SET status = $15, result = $16, end_reason = $17, end_player = $18, \
+         deadline = $19::TIMESTAMPTZ, ended_at = $20::TIMESTAMPTZ WHERE id = $1 AND $15::TEXT IS NOT NULL",
+        entry_arrays(4)
+    )
+});
+
+/// The version of game `$1`.
+pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1";
+
+pub(super) static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {} FROM games WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
+         AND invite_hash IS NULL ORDER BY id DESC LIMIT $3",
+        listing_columns(rfc3339)
+    )
+});
+
+/// Retention's question and its deletes: see [`super::super::Store::delete_games_ended_before`].
+pub(super) const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
+     AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
+     ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
+pub(super) const DELETE_GAMES: [&str; 4] = [
+    "DELETE FROM log_entries WHERE game_id = ANY($1)",
+    "DELETE FROM seats WHERE game_id = ANY($1)",
+    "UPDATE games SET rematch_of = NULL WHERE rematch_of = ANY($1)",
+    "DELETE FROM games WHERE id = ANY($1)",
+];
+
+/// The timer's question: see [`super::super::Store::overdue_games`].
+pub(super) const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' \
+     AND deadline <= $1::TIMESTAMPTZ UNION SELECT id FROM games WHERE $2::TEXT IS NOT NULL AND status = 'waiting' \
+     AND created_at <= $2::TIMESTAMPTZ LIMIT 100";
+
+pub(super) const SHARED_GAME: &str = "SELECT game_id, play_as FROM shared_game WHERE slot = 1";
+pub(super) const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, $1, $2) \
+     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
