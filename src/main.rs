@@ -68,6 +68,24 @@ enum Command {
     },
     /// Play two bots against each other from both seats and print the results.
     Arena(ArenaArgs),
+    /// Copy every game of one database into a PostgreSQL database, with its
+    /// ids, seats and log, so that the games go on there; then check that each
+    /// reads back as it was and replays.
+    Copy(CopyArgs),
+}
+
+#[derive(Debug, Args)]
+struct CopyArgs {
+    /// The database to copy from, as DATABASE_URL names it (`sqlite:qttt.db`).
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// The PostgreSQL database to copy into (`postgres://...`), migrated first.
+    #[arg(long, value_name = "URL")]
+    to: String,
+    /// Copy into a target that holds games already, leaving those it has: to
+    /// finish a copy that was interrupted.
+    #[arg(long)]
+    skip_existing: bool,
 }
 
 #[derive(Debug, Args)]
@@ -213,6 +231,7 @@ async fn main() -> ExitCode {
         Command::Solve { variant } => solve(variant.into()),
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Arena(options) => arena(&options),
+        Command::Copy(options) => copy(&options).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -231,6 +250,47 @@ async fn serve() -> Result<(), String> {
     log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
     running.finish().await.map_err(|error| format!("the server stopped: {error}"))?;
     log::info!("qttt stopped");
+    Ok(())
+}
+
+/// Copies the games of one database into another, printing its progress on
+/// standard error and what it copied on standard output.
+async fn copy(options: &CopyArgs) -> Result<(), String> {
+    use qttt::store::{Durability, PoolSettings, Store, database_name, is_postgres};
+    if !is_postgres(&options.to) {
+        return Err("--to must name a PostgreSQL database (postgres://...)".into());
+    }
+    // Opening a SQLite file that is not there would make an empty one.
+    let sqlite_path = options.from.strip_prefix("sqlite:").map(|path| path.trim_start_matches("//"));
+    if let Some(path) = sqlite_path.map(|path| path.split('?').next().unwrap_or(path))
+        && !Path::new(path).exists()
+    {
+        return Err(format!("there is no SQLite file {path}"));
+    }
+    let open = |url: String| async move {
+        Store::connect(&url, Durability::Normal, PoolSettings::default())
+            .await
+            .map_err(|error| format!("cannot open the {}: {error}", database_name(&url)))
+    };
+    let (from, to) = (open(options.from.clone()).await?, open(options.to.clone()).await?);
+    let started = Instant::now();
+    let mut said_at = Instant::now();
+    let copied = qttt::service::copy_games(&from, &to, options.skip_existing, |done, all| {
+        if done == all || said_at.elapsed() >= Duration::from_secs(1) {
+            eprintln!("{done}/{all} games");
+            said_at = Instant::now();
+        }
+    })
+    .await
+    .map_err(|error| error.to_string())?;
+    println!(
+        "copied {} games ({} log entries) in {:.1} s, skipped {} the target had; every copied game reads back \
+         as it was and replays",
+        copied.games,
+        copied.entries,
+        started.elapsed().as_secs_f64(),
+        copied.skipped
+    );
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 //! own writes when a clock runs out or a game waits too long (`timer.rs`).
 
 mod acting;
+mod copy;
 mod life;
 mod randomness;
 mod records;
@@ -24,6 +25,7 @@ use crate::error::Error;
 use crate::live::Hub;
 use crate::store::{Notice, Store};
 
+pub use copy::{Copied, copy_games};
 pub use life::{ClockSettings, ClockState, End, EndReason, Ending};
 pub use randomness::Randomness;
 pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};

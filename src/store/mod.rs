@@ -75,6 +75,13 @@ pub struct Write {
     pub summary: Option<Summary>,
 }
 
+impl Write {
+    /// The version of the game once this write lands.
+    pub fn version(&self) -> i64 {
+        self.entries.last().map_or(0, |entry| entry.seq)
+    }
+}
+
 /// The entry a new game's creation writes in the game it is the rematch of: by
 /// `player`, at sequence number `seq` of game `game_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,6 +263,32 @@ impl Store {
         match &self.0 {
             Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
             Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
+        }
+    }
+
+    /// The ids of the games after `after`, in order, at most `most`: every game,
+    /// private ones too.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
+        match &self.0 {
+            Backend::Sqlite(store) => store.game_ids(after, most).await,
+            Backend::Postgres(store) => Box::pin(store.game_ids(after, most)).await,
+        }
+    }
+
+    /// Writes `game`, read from another database, as it is, with its id; with
+    /// `rematch`, the entry of the game it is the rematch of (which the copy of
+    /// that game leaves out: it names this one). Answers false, writing nothing,
+    /// when a game has that id already. Only into PostgreSQL.
+    ///
+    /// # Errors
+    /// A SQLite store; database failures.
+    pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
+        match &self.0 {
+            Backend::Sqlite(_) => Err(StoreError::Other("games are copied into PostgreSQL only".into())),
+            Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
         }
     }
 

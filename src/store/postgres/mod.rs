@@ -3,16 +3,21 @@
 //! Writes of one game are ordered by the database, not by an instance: a write
 //! reads the log, decides, and appends in one statement, and the primary key
 //! (game_id, seq) lets only one of two racing writes take the next sequence
-//! number; the other reads the log again and decides anew. Every statement that
-//! adds entries notifies the channel [`CHANNEL`] with the game's id and its new
-//! version (a trigger of the schema's), delivered on commit to every instance that
-//! listens, so that watchers connected anywhere hear of it.
+//! number; the other reads the log again and decides anew. After each write
+//! commits, the instance notifies the channel [`CHANNEL`] with the game's id and
+//! its new version, the notices of many writes in one statement, so that watchers
+//! connected to any instance hear of it (see migration 0006 for why not from
+//! within the write).
 
 mod connections;
 mod statements;
 
+use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, Row};
@@ -27,6 +32,10 @@ use statements::*;
 
 /// The notification channel of the games' changes; each payload is `id version`.
 const CHANNEL: &str = "qttt_games";
+
+/// The notices of this instance's writes that wait to be sent; beyond, one is
+/// dropped (its game's watchers elsewhere hear of its next write).
+const UNTOLD: usize = 4096;
 
 /// How often a write is decided again when other writes to its game keep
 /// landing first, before its caller is told of the conflict.
@@ -57,10 +66,18 @@ impl Default for PoolSettings {
 /// The games in one PostgreSQL database.
 #[derive(Debug, Clone)]
 pub(super) struct PgStore {
-    connections: std::sync::Arc<Connections>,
+    connections: Arc<Connections>,
     /// The one connection that listens for other instances' writes.
     listener: PgPool,
+    /// The (game, version) of each write, for [`PgStore::listen`] to tell the
+    /// other instances.
+    written: mpsc::Sender<Told>,
+    /// Their receiver, until `listen` takes it.
+    untold: Arc<Mutex<Option<mpsc::Receiver<Told>>>>,
 }
+
+/// A game's id and its version, as a notice tells them.
+type Told = (i64, i64);
 
 /// The database of `url` by host, port and name.
 pub(super) fn name_of(url: &str) -> String {
@@ -93,7 +110,8 @@ impl PgStore {
         let mut migrator = loop {
             match PgConnection::connect_with(&options).await {
                 Ok(connection) => break connection,
-                Err(error) if Instant::now() < deadline => {
+                // A certificate, a password or a name does not come right by waiting.
+                Err(error) if may_come_up(&error) && Instant::now() < deadline => {
                     log::warn!("the database does not answer yet ({error}); trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
@@ -104,8 +122,9 @@ impl PgStore {
         sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(|error| error.to_string())?;
         migrator.close().await.map_err(|error| error.to_string())?;
         let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
-        let connections = Connections::new(options, settings.pool_size, settings.statement_timeout);
-        Ok(PgStore { connections: std::sync::Arc::new(connections), listener })
+        let connections = Arc::new(Connections::new(options, settings.pool_size, settings.statement_timeout));
+        let (written, untold) = mpsc::channel(UNTOLD);
+        Ok(PgStore { connections, listener, written, untold: Arc::new(Mutex::new(Some(untold))) })
     }
 
     pub(super) async fn close(&self) {
@@ -119,19 +138,51 @@ impl PgStore {
 
     pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
         let mut held = self.connections.get().await?;
-        let created = match insert_game(held.connection(), &game, rematch).await {
+        let created = match insert_game(held.connection(), &game, rematch, false).await {
             Err(error) if held.may_retry(&error) => {
                 held.reopen().await?;
-                insert_game(held.connection(), &game, rematch).await
+                insert_game(held.connection(), &game, rematch, false).await
             }
             created => created,
-        };
+        }
+        .map(|id| id.expect("a new game is always inserted"));
         // A rematch asked for at the same moment by the other player took the
         // place in the old game's log, or the old game's one rematch.
-        match (created, rematch) {
+        let id = match (created, rematch) {
             (Err(error), Some(rematch)) if is_unique_violation(&error) => conflict(held, rematch.game_id).await,
             (created, _) => held.finish(created),
+        }?;
+        self.wrote(id, game.version());
+        if let Some(rematch) = rematch {
+            self.wrote(rematch.game_id, rematch.seq);
         }
+        Ok(id)
+    }
+
+    /// Has the other instances told that game `id` is at `version` now.
+    fn wrote(&self, id: i64, version: i64) {
+        if self.written.try_send((id, version)).is_err() {
+            log::debug!("game {id}'s version {version} goes untold: too many notices wait");
+        }
+    }
+
+    pub(super) async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
+        let copied = self
+            .connections
+            .run(&|connection| {
+                let game = game.clone();
+                Box::pin(async move { insert_game(connection, &game, rematch, true).await })
+            })
+            .await?;
+        Ok(copied.is_some())
+    }
+
+    pub(super) async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
+        self.connections
+            .run(&|connection| {
+                Box::pin(sqlx::query_scalar(GAME_IDS).bind(after).bind(i64::from(most)).fetch_all(connection))
+            })
+            .await
     }
 
     pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
@@ -149,17 +200,16 @@ impl PgStore {
                     Ok(row) => game_from_row(row, id)?,
                     Err(error) => return held.finish(Err(error)),
                 };
-                if landed(&stored, &write) {
-                    return held.finish(Ok(()));
-                }
-                write_entries(held.connection(), id, &write).await
+                if landed(&stored, &write) { Ok(()) } else { write_entries(held.connection(), id, &write).await }
             }
             written => written,
         };
         match written {
             Err(error) if is_unique_violation(&error) => conflict(held, id).await,
             written => held.finish(written),
-        }
+        }?;
+        self.wrote(id, write.version());
+        Ok(())
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
@@ -183,6 +233,7 @@ impl PgStore {
                 && landed(&stored, &write)
             {
                 held.finish(Ok(()))?;
+                self.wrote(id, write.version());
                 return Ok(decided);
             }
             let (write, decided) = match decide(stored) {
@@ -194,7 +245,11 @@ impl PgStore {
                 }
             };
             match write_entries(held.connection(), id, &write).await {
-                Ok(()) => return Ok(held.finish(Ok(decided))?),
+                Ok(()) => {
+                    held.finish(Ok(()))?;
+                    self.wrote(id, write.version());
+                    return Ok(decided);
+                }
                 // Another write took the next sequence number: decide again on the new log.
                 Err(error) if is_unique_violation(&error) => {}
                 Err(error) if is_broken(&error) => {
@@ -275,8 +330,44 @@ impl PgStore {
     }
 
     /// Tells `hear` of every change any instance writes, for as long as the store
-    /// is open; after a lost connection, that notices may have been missed.
+    /// is open; after a lost connection, that notices may have been missed. Tells
+    /// the other instances of this one's writes meanwhile.
     pub(super) async fn listen(&self, hear: impl Fn(Notice)) {
+        let untold = self.untold.lock().expect("nothing panics under this lock").take();
+        match untold {
+            Some(untold) => tokio::select! {
+                () = self.hear_others(hear) => {}
+                () = self.tell_others(untold) => {}
+            },
+            None => self.hear_others(hear).await,
+        }
+    }
+
+    /// Sends the notices of this instance's writes: those that came in while the
+    /// last were sent go together, one (the newest) a game.
+    async fn tell_others(&self, mut untold: mpsc::Receiver<Told>) {
+        while let Some((id, version)) = untold.recv().await {
+            let mut newest = HashMap::from([(id, version)]);
+            while let Ok((id, version)) = untold.try_recv() {
+                let told = newest.entry(id).or_insert(version);
+                *told = version.max(*told);
+            }
+            let payloads: Vec<String> = newest.iter().map(|(id, version)| format!("{id} {version}")).collect();
+            let sent = self
+                .connections
+                .run(&|connection| {
+                    let query = sqlx::query(NOTIFY).bind(payloads.clone());
+                    Box::pin(async move { query.execute(connection).await.map(drop) })
+                })
+                .await;
+            if let Err(error) = sent {
+                // Watchers elsewhere hear of these games' next writes.
+                log::debug!("{} notices for other instances were not sent: {error}", payloads.len());
+            }
+        }
+    }
+
+    async fn hear_others(&self, hear: impl Fn(Notice)) {
         let mut listener = loop {
             match PgListener::connect_with(&self.listener).await {
                 Ok(mut listener) => {
@@ -311,6 +402,17 @@ impl PgStore {
                 }
             }
         }
+    }
+}
+
+/// Whether `error`, met when connecting, may go away by itself: the server is
+/// not listening yet, or is starting up. (A certificate that fails verification
+/// is an I/O error of the kind `InvalidData`.)
+fn may_come_up(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(error) => error.kind() != std::io::ErrorKind::InvalidData,
+        sqlx::Error::Database(database) => database.code().is_some_and(|code| code == "57P03"),
+        _ => false,
     }
 }
 
@@ -411,12 +513,14 @@ fn bind_summary<'q>(query: PgQuery<'q>, summary: Option<&Summary>) -> PgQuery<'q
 }
 
 /// Creates `game`, and with `rematch` its entry in the game it follows, in one
-/// statement; answers the new game's id.
+/// statement; answers the new game's id. As a `copy`, with `game`'s own id, and
+/// nothing (`None`) when a game has that id already.
 async fn insert_game(
     connection: &mut PgConnection,
     game: &StoredGame,
     rematch: Option<RematchOf>,
-) -> Result<i64, sqlx::Error> {
+    copy: bool,
+) -> Result<Option<i64>, sqlx::Error> {
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     let mut entries = EntryColumns::default();
     entries.push(None, &game.log);
@@ -427,7 +531,7 @@ async fn insert_game(
     }
     let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =
         game.token_hashes.iter().map(|(player, hash)| (player.to_string(), hash.clone())).unzip();
-    let query = sqlx::query(INSERT_GAME.as_str())
+    let query = sqlx::query(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
         .bind(game.variant.code())
         .bind(game.created_at.clone())
         .bind(bot_code(game))
@@ -447,7 +551,9 @@ async fn insert_game(
         .bind(game.invite_hash.clone())
         .bind(players)
         .bind(token_hashes);
-    entries.bind(query).fetch_one(connection).await?.try_get(0)
+    let query = entries.bind(query);
+    let query = if copy { query.bind(game.id) } else { query };
+    query.fetch_optional(connection).await?.map(|row| row.try_get(0)).transpose()
 }
 
 /// Carries out `write` on game `id`, in one statement.

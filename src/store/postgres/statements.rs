@@ -37,22 +37,39 @@ pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
 /// rematch of: the game `$1`-`$15`, the seats `$16`-`$17`, the entries
 /// `$18`-`$28`. Entries without a game's id are the new game's; the one entry with
 /// one, the rematch entry, names the new game as its rematch.
-pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
+pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game("", "", ""));
+
+/// A game copied from another database as it is, with its id `$29`: nothing
+/// when a game has that id already; the ids given to new games continue after
+/// the highest.
+pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| {
+    insert_game(
+        "id, ",
+        "OVERRIDING SYSTEM VALUE VALUES ($29, ",
+        ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
+    )
+});
+
+/// [`INSERT_GAME`], with `id` before the games' columns, `values` for its
+/// `VALUES (`, and `answer` after the id it answers.
+fn insert_game(id: &str, values: &str, answer: &str) -> String {
+    let values = if values.is_empty() { "VALUES (" } else { values };
+    let conflict = if id.is_empty() { "" } else { "ON CONFLICT (id) DO NOTHING " };
     format!(
-        "WITH game AS (INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
+        "WITH game AS (INSERT INTO games ({id}variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
          clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
-         VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, $15) \
-         RETURNING id), \
+         {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, \
+         $15) {conflict}RETURNING id), \
          seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT game.id, seat.player, seat.token_hash \
          FROM game, unnest($16::TEXT[], $17::BYTEA[]) AS seat (player, token_hash)), \
          entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
          entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
          CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
          FROM game, {}) \
-         SELECT id FROM game",
+         SELECT id{answer} FROM game",
         entry_arrays(18)
     )
-});
+}
 
 /// A write to game `$1`: the seat `$2`-`$3` if `$2` is given, the entries
 /// `$4`-`$14`, and the summary `$15`-`$20` if `$15` is given. The primary key of
@@ -66,6 +83,13 @@ pub(super) static WRITE: LazyLock<String> = LazyLock::new(|| {
         entry_arrays(4)
     )
 });
+
+/// The ids of the games after `$1`, a page of `$2`.
+pub(super) const GAME_IDS: &str = "SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2";
+
+/// The notices `$1`, each `id version`, to every instance that listens on
+/// [`super::CHANNEL`].
+pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM unnest($1::TEXT[]) AS payload";
 
 /// The version of game `$1`.
 pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1";

@@ -107,7 +107,6 @@ impl TestApp {
 
     /// A server on `database`, with `configure` applied to the defaults.
     pub fn spawn_with_database(database: &TestDatabase, configure: impl FnOnce(&mut Config)) -> TestApp {
-        // The defaults, but on any free port and this database.
         // The defaults, but on any free port and this database, with the
         // measurements and the bots seeded: each test plays the same games on
         // every run.

@@ -3,9 +3,11 @@
 
 mod bots;
 mod concurrency;
+mod copying;
 mod cors;
 mod docs;
 mod durability;
+mod encryption;
 mod errors;
 mod events;
 mod frontend;

@@ -1,0 +1,108 @@
+//! Every game of one database into another (`qttt copy`): the way from SQLite to
+//! PostgreSQL, ids kept, so that players' tokens and links keep working.
+//!
+//! Each game is copied in one statement, so an interrupted copy leaves whole
+//! games only, and a game already there is skipped: running the copy again
+//! finishes it. A rematch entry is copied with the rematch it names (the two
+//! reference each other), and at the end every copied game is read back from
+//! both databases, compared, and replayed.
+
+use super::{Error, Event, GameRecord, StoredGame};
+use crate::store::{RematchOf, Store};
+
+/// The games read from the source at once.
+const PAGE: u32 = 1000;
+
+/// What a copy did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Copied {
+    /// Games written into the target.
+    pub games: usize,
+    /// Their log entries.
+    pub entries: usize,
+    /// Games the target had already, left as they were.
+    pub skipped: usize,
+}
+
+/// Copies every game of `from` into `to`, keeping their ids, and points the
+/// original app's routes at the same game. Unless `skip_existing`, a target that
+/// holds any game is refused. `progress` hears (games done, games in all) as it goes.
+///
+/// # Errors
+/// [`Error::Conflict`] for a target that holds games; [`Error::Internal`] for a
+/// copied game that reads back otherwise than its original, or does not replay;
+/// database failures.
+pub async fn copy_games(
+    from: &Store,
+    to: &Store,
+    skip_existing: bool,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Copied, Error> {
+    if !skip_existing && !to.game_ids(0, 1).await?.is_empty() {
+        return Err(Error::Conflict {
+            detail: "the target already holds games: --skip-existing copies only those it lacks \
+                     (to finish a copy that was interrupted)"
+                .into(),
+            current_version: None,
+        });
+    }
+    let ids = every_id(from).await?;
+    let mut copied = Copied::default();
+    let mut copied_ids = Vec::new();
+    for (done, &id) in ids.iter().enumerate() {
+        let mut game = from.load_game(id).await?;
+        // The rematch entry goes with the rematch it names.
+        game.log.retain(|entry| !matches!(entry.event, Event::Rematch { .. }));
+        let rematch = match game.rematch_of {
+            Some(first) => rematch_entry(&from.load_game(first).await?, id),
+            None => None,
+        };
+        let entries = game.log.len() + usize::from(rematch.is_some());
+        if to.copy_game(game, rematch).await? {
+            copied.games += 1;
+            copied.entries += entries;
+            copied_ids.push(id);
+        } else {
+            copied.skipped += 1;
+        }
+        progress(done + 1, ids.len());
+    }
+    if let Some((id, play_as)) = from.shared_game().await? {
+        to.set_shared_game(id, play_as).await?;
+    }
+    for id in copied_ids {
+        let (original, copy) = (from.load_game(id).await?, to.load_game(id).await?);
+        if copy != original {
+            return Err(Error::Internal(format!("game {id} reads back otherwise than its original")));
+        }
+        replays(copy)?;
+    }
+    Ok(copied)
+}
+
+/// The ids of every game of `store`, in order.
+async fn every_id(store: &Store) -> Result<Vec<i64>, Error> {
+    let mut ids: Vec<i64> = Vec::new();
+    loop {
+        let page = store.game_ids(ids.last().copied().unwrap_or(0), PAGE).await?;
+        if page.is_empty() {
+            return Ok(ids);
+        }
+        ids.extend(page);
+    }
+}
+
+/// The entry of `first` that asked for its rematch, game `rematch`.
+fn rematch_entry(first: &StoredGame, rematch: i64) -> Option<RematchOf> {
+    first.log.iter().find_map(|entry| match entry.event {
+        Event::Rematch { player, game_id } if game_id == rematch => {
+            Some(RematchOf { game_id: first.id, seq: entry.seq, player })
+        }
+        _ => None,
+    })
+}
+
+/// Checks that `game` replays: its log is one the rules accept.
+fn replays(game: StoredGame) -> Result<(), Error> {
+    GameRecord::replay(game, 0).map(drop)
+}

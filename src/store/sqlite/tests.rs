@@ -1,0 +1,112 @@
+//! The SQLite store's own tests: its migrations and its statements' programs.
+
+use super::*;
+
+#[tokio::test]
+async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
+    let folder = tempfile::tempdir().unwrap();
+    let earlier = folder.path().join("earlier-migrations");
+    std::fs::create_dir(&earlier).unwrap();
+    for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
+        let path = migration.unwrap().path();
+        if path.file_name().unwrap().to_str().unwrap() < "0005" {
+            std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+    // A database as the release before migration 0005 left it: a game
+    // against the parasite bot, with a seat, a move and a measured collapse,
+    // in the columns as they were named then.
+    let mut earlier_database =
+        SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
+    sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
+    sqlx::raw_sql(
+        "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
+         VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
+         INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
+         INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', 'a');
+         INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, by_bot, created_at) \
+         VALUES (7, 2, 'move', 'O', 0, 1, 1, 'b');
+         INSERT INTO log_entries (game_id, seq, kind, actor, closing_move, collapse_square, created_at) \
+         VALUES (7, 3, 'collapse', 'measurement', 1, 1, 'c');
+         INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
+    )
+    .execute(&mut earlier_database)
+    .await
+    .unwrap();
+    earlier_database.close().await.unwrap();
+
+    let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
+    let game = store.load_game(7).await.unwrap();
+    let listed = store.list_games(Page { status: Some(Status::Finished), before: None, limit: 10 }).await.unwrap();
+    let missing_game = store
+        .writer
+        .run(|connection| {
+            let inserted = connection.execute(
+                "INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (8, 1, 'seat', 'X', 'd')",
+                [],
+            );
+            Ok(inserted.map_err(|error| error.to_string()))
+        })
+        .await
+        .unwrap();
+    let checks = store
+        .writer
+        .run(|connection| {
+            Ok(["UPDATE games SET status = 'lost' WHERE id = 7", "UPDATE log_entries SET kind = 'x' WHERE seq = 1"]
+                .map(|update| connection.execute(update, []).map_err(|error| error.to_string())))
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.shared_game().await.unwrap(), Some((7, Player::O)));
+    store.close().await;
+    assert_eq!(
+        (game.variant, game.created_at.as_str(), game.opponent, game.token_hashes),
+        (
+            crate::engine::Variant::Measurement,
+            "2026-01-02T03:04:05.678Z",
+            Some(crate::bot::Bot::Parasite { mistake_chance: 0.25 }),
+            vec![(Player::X, vec![1, 2])]
+        )
+    );
+    let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, entry.created_at.as_str(), entry.by_bot)).collect();
+    assert_eq!(log, [(1, "a", false), (2, "b", true), (3, "c", false)]);
+    assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(7, 3)]);
+    assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
+    for refused in checks {
+        assert!(refused.unwrap_err().contains("CHECK"), "the rebuilt checks still hold");
+    }
+}
+
+#[tokio::test]
+async fn no_statement_of_a_write_builds_a_temporary_table() {
+    // The point of migration 0005: SQLite builds a temporary table for a check
+    // of the form `x IN (a, b, c)`, for every row written.
+    let folder = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&format!("sqlite:{}", folder.path().join("qttt.db").display()), Durability::Normal)
+        .await
+        .unwrap();
+    let temporary_tables = store
+        .writer
+        .run(|connection| {
+            [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_SHARED_GAME]
+                .iter()
+                .map(|write| {
+                    let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
+                    // Its parameters are left unbound: only the program is read.
+                    let mut opcodes = explain.raw_query();
+                    let mut temporary_tables = 0;
+                    while let Some(opcode) = opcodes.next()? {
+                        temporary_tables += usize::from(opcode.get::<_, String>(1)? == "OpenEphemeral");
+                    }
+                    Ok((*write, temporary_tables))
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
+        })
+        .await
+        .unwrap();
+    store.close().await;
+    for (write, temporary_tables) in temporary_tables {
+        assert_eq!(temporary_tables, 0, "{write}");
+    }
+}

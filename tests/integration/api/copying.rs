@@ -1,0 +1,78 @@
+//! `qttt copy`: a SQLite database's games onto PostgreSQL, where they go on.
+//! Needs a PostgreSQL server: `QTTT_TEST_POSTGRES` (see `.ci/run`).
+
+use serde_json::{Value, json};
+
+use super::helpers::{TestApp, TestDatabase, goffs_draw};
+use crate::command_line::qttt_with;
+
+/// Runs `qttt copy` with `args`: (exit code, standard output, standard error).
+fn copy(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["copy"];
+    all.extend_from_slice(args);
+    let done = qttt_with(&[], &all, "");
+    (done.status.code(), String::from_utf8(done.stdout).unwrap(), String::from_utf8(done.stderr).unwrap())
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn a_sqlite_database_copied_onto_postgres_plays_on_with_its_tokens_and_copies_nothing_twice() {
+    let maintenance = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let sqlite = TestDatabase::Sqlite(tempfile::tempdir().unwrap());
+    let postgres = TestDatabase::on_postgres(&maintenance);
+    let app = TestApp::spawn_on(&sqlite);
+    // A game in every state, each with a token that may still act in it.
+    let mut games: Vec<(i64, Option<String>)> = Vec::new();
+    let waiting = app.create_game(json!({ "variant": "measurement", "private": true }));
+    games.push((waiting.json()["game"]["id"].as_i64().unwrap(), None));
+    let (ongoing, x, _) = app.two_player_game("player_choice");
+    assert_eq!(app.place(ongoing, &x, [0, 1]).status, 201);
+    games.push((ongoing, None));
+    let (pending, pending_x, o) = app.two_player_game("player_choice");
+    for (token, squares) in [(&pending_x, [0, 1]), (&o, [0, 1])] {
+        assert_eq!(app.place(pending, token, squares).status, 201);
+    }
+    games.push((pending, Some(pending_x.clone())));
+    let (finished, x, o) = app.two_player_game("player_choice");
+    for step in goffs_draw(&x, &o) {
+        assert_eq!(step.take(&app, finished).status, 201);
+    }
+    games.push((finished, None));
+    let rematch = app.post_with_token(&format!("/api/v1/games/{finished}/rematch"), &x, json!({}));
+    assert_eq!(rematch.status, 201, "{}", rematch.body);
+    games.push((rematch.json()["game"]["id"].as_i64().unwrap(), None));
+    let against_bot = app.create_game(json!({ "variant": "measurement", "opponent": {"bot": "random"} }));
+    let bot_game = against_bot.json()["game"]["id"].as_i64().unwrap();
+    let bot_token = against_bot.json()["seat"]["token"].as_str().unwrap().to_string();
+    assert_eq!(app.place(bot_game, &bot_token, [4, 5]).status, 201);
+    games.push((bot_game, None));
+    let views: Vec<Value> = games.iter().map(|(id, _)| app.get_game(*id).json()).collect();
+    assert_eq!(views[2]["pending_collapse"]["chooser"], "X", "{}", views[2]);
+    app.stop();
+
+    let (from, to) = (sqlite.url(), postgres.url());
+    let (code, printed, said) = copy(&["--from", &from, "--to", &to]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(printed.starts_with("copied 6 games ("), "{printed}");
+    assert!(said.ends_with("6/6 games\n"), "{said}");
+
+    let app = TestApp::spawn_on(&postgres);
+    for ((id, _), view) in games.iter().zip(&views) {
+        assert_eq!(&app.get_game(*id).json(), view, "game {id}");
+    }
+    // The old tokens act in the copied games, and new games get new ids.
+    assert_eq!(app.collapse(pending, &pending_x, 2, 0).status, 201);
+    let moved = app.place(bot_game, &bot_token, [6, 7]);
+    assert_eq!(moved.status, 201, "{}", moved.body);
+    assert!(moved.json()["version"].as_i64() > views[5]["version"].as_i64(), "{}", moved.body);
+    let created = app.create_game(json!({}));
+    assert_eq!(created.json()["game"]["id"].as_i64(), Some(bot_game + 1));
+    app.stop();
+
+    let (code, _, said) = copy(&["--from", &from, "--to", &to]);
+    assert_eq!((code, said.lines().count()), (Some(1), 1), "{said}");
+    assert!(said.contains("the target already holds games"), "{said}");
+    let (code, printed, said) = copy(&["--from", &from, "--to", &to, "--skip-existing"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(printed.starts_with("copied 0 games (0 log entries)") && printed.contains("skipped 6"), "{printed}");
+}
