@@ -32,7 +32,7 @@ fn help_lists_every_command_and_each_commands_options() {
     let help = qttt(&["--help"], "");
     assert!(help.status.success());
     let printed = text(&help.stdout);
-    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena"] {
+    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena", "copy"] {
         assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
     }
     let arena = qttt(&["arena", "--help"], "");

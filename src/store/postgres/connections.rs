@@ -131,10 +131,21 @@ impl Held<'_> {
     /// # Errors
     /// `done`'s error, in the store's terms.
     pub(super) fn finish<T>(self, done: Result<T, sqlx::Error>) -> Result<T, StoreError> {
-        if !done.as_ref().is_err_and(is_broken) && !self.connections.permits.is_closed() {
+        self.release(done.as_ref().is_err_and(is_broken));
+        Ok(done?)
+    }
+
+    /// Ends the caller's work with `error`, as [`Held::finish`] does.
+    pub(super) fn fail(self, error: sqlx::Error) -> StoreError {
+        self.release(is_broken(&error));
+        error.into()
+    }
+
+    /// Gives the connection back to the idle ones, unless it is `broken`.
+    fn release(self, broken: bool) {
+        if !broken && !self.connections.permits.is_closed() {
             self.connections.idle.lock().expect("nothing panics under this lock").push(self.connection);
         }
-        Ok(done?)
     }
 }
 

@@ -198,7 +198,7 @@ impl PgStore {
                 held.reopen().await?;
                 let stored = match fetch_game(held.connection(), id).await {
                     Ok(row) => game_from_row(row, id)?,
-                    Err(error) => return held.finish(Err(error)),
+                    Err(error) => return Err(held.fail(error)),
                 };
                 if landed(&stored, &write) { Ok(()) } else { write_entries(held.connection(), id, &write).await }
             }
@@ -227,7 +227,7 @@ impl PgStore {
                     held.reopen().await?;
                     continue;
                 }
-                Err(error) => return Err(held.finish(Err(error)).map_err(E::from)?),
+                Err(error) => return Err(E::from(held.fail(error))),
             };
             if let Some((write, decided)) = unsure.take()
                 && landed(&stored, &write)
@@ -256,10 +256,10 @@ impl PgStore {
                     unsure = Some((write, decided));
                     held.reopen().await?;
                 }
-                Err(error) => return Err(held.finish(Err(error)).map_err(E::from)?),
+                Err(error) => return Err(E::from(held.fail(error))),
             }
         }
-        Err(conflict(held, id).await.map_err(E::from)?)
+        conflict(held, id).await.map_err(E::from)
     }
 
     pub(super) async fn overdue_games(
