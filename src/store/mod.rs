@@ -80,6 +80,16 @@ impl Write {
     pub fn version(&self) -> i64 {
         self.entries.last().map_or(0, |entry| entry.seq)
     }
+
+    /// `game` as it is once this write lands on it.
+    fn applied_to(&self, mut game: StoredGame) -> StoredGame {
+        game.token_hashes.extend(self.seat.clone());
+        game.log.extend(self.entries.iter().cloned());
+        if let Some(summary) = &self.summary {
+            game.summary = summary.clone();
+        }
+        game
+    }
 }
 
 /// The entry a new game's creation writes in the game it is the rematch of: by

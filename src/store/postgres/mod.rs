@@ -8,6 +8,11 @@
 //! its new version, the notices of many writes in one statement, so that watchers
 //! connected to any instance hear of it (see migration 0006 for why not from
 //! within the write).
+//!
+//! A write is decided on the game as this instance last read or wrote it, when it
+//! has it: only when another write took the next sequence number first (on any
+//! instance), or the decision failed on that copy, is the log read again. So a
+//! move is one statement, and the primary key still decides every race.
 
 mod connections;
 mod statements;
@@ -36,6 +41,9 @@ const CHANNEL: &str = "qttt_games";
 /// The notices of this instance's writes that wait to be sent; beyond, one is
 /// dropped (its game's watchers elsewhere hear of its next write).
 const UNTOLD: usize = 4096;
+
+/// The games kept as this instance last read or wrote them, for its writes.
+const KNOWN_GAMES: usize = 4096;
 
 /// How often a write is decided again when other writes to its game keep
 /// landing first, before its caller is told of the conflict.
@@ -74,6 +82,9 @@ pub(super) struct PgStore {
     written: mpsc::Sender<Told>,
     /// Their receiver, until `listen` takes it.
     untold: Arc<Mutex<Option<mpsc::Receiver<Told>>>>,
+    /// Games as this instance last read or wrote them, perhaps no longer as
+    /// they are: a write decided on one lands only if nothing came in between.
+    known: Arc<quick_cache::sync::Cache<i64, StoredGame>>,
 }
 
 /// A game's id and its version, as a notice tells them.
@@ -124,7 +135,8 @@ impl PgStore {
         let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
         let connections = Arc::new(Connections::new(options, settings.pool_size, settings.statement_timeout));
         let (written, untold) = mpsc::channel(UNTOLD);
-        Ok(PgStore { connections, listener, written, untold: Arc::new(Mutex::new(Some(untold))) })
+        let known = Arc::new(quick_cache::sync::Cache::new(KNOWN_GAMES));
+        Ok(PgStore { connections, listener, written, untold: Arc::new(Mutex::new(Some(untold))), known })
     }
 
     pub(super) async fn close(&self) {
@@ -155,7 +167,9 @@ impl PgStore {
         self.wrote(id, game.version());
         if let Some(rematch) = rematch {
             self.wrote(rematch.game_id, rematch.seq);
+            self.known.remove(&rematch.game_id);
         }
+        self.known.insert(id, StoredGame { id, ..game });
         Ok(id)
     }
 
@@ -187,7 +201,9 @@ impl PgStore {
 
     pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
         let row = self.connections.run(&|connection| Box::pin(fetch_game(connection, id))).await?;
-        game_from_row(row, id)
+        let game = game_from_row(row, id)?;
+        self.known.insert(id, game.clone());
+        Ok(game)
     }
 
     pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
@@ -209,7 +225,20 @@ impl PgStore {
             written => held.finish(written),
         }?;
         self.wrote(id, write.version());
+        self.remember(id, &write);
         Ok(())
+    }
+
+    /// Keeps game `id` as it is once `write` landed, if it is known as it was
+    /// before; forgets it otherwise.
+    fn remember(&self, id: i64, write: &Write) {
+        let first = write.entries.first().map_or(0, |entry| entry.seq);
+        match self.known.get(&id).filter(|known| known.version() + 1 == first) {
+            Some(known) => self.known.insert(id, write.applied_to(known)),
+            None => {
+                self.known.remove(&id);
+            }
+        }
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
@@ -220,14 +249,19 @@ impl PgStore {
         let mut held = self.connections.get().await?;
         // A write whose connection broke as it was sent, which may have landed.
         let mut unsure: Option<(Write, T)> = None;
+        let mut known = self.known.get(&id);
         for _ in 0..MOST_ATTEMPTS {
-            let stored = match fetch_game(held.connection(), id).await {
-                Ok(row) => game_from_row(row, id)?,
-                Err(error) if held.may_retry(&error) => {
-                    held.reopen().await?;
-                    continue;
-                }
-                Err(error) => return Err(E::from(held.fail(error))),
+            let from_known = known.is_some();
+            let stored = match known.take() {
+                Some(stored) => stored,
+                None => match fetch_game(held.connection(), id).await {
+                    Ok(row) => game_from_row(row, id)?,
+                    Err(error) if held.may_retry(&error) => {
+                        held.reopen().await?;
+                        continue;
+                    }
+                    Err(error) => return Err(E::from(held.fail(error))),
+                },
             };
             if let Some((write, decided)) = unsure.take()
                 && landed(&stored, &write)
@@ -236,9 +270,15 @@ impl PgStore {
                 self.wrote(id, write.version());
                 return Ok(decided);
             }
+            let before = stored.clone();
             let (write, decided) = match decide(stored) {
                 Ok((Some(write), decided)) => (write, decided),
-                Ok((None, decided)) => return Ok(held.finish(Ok(decided))?),
+                Ok((None, decided)) => {
+                    self.known.insert(id, before);
+                    return Ok(held.finish(Ok(decided))?);
+                }
+                // Refused on a copy that may be out of date: decided again on the log.
+                Err(_) if from_known => continue,
                 Err(error) => {
                     held.finish(Ok(()))?;
                     return Err(error);
@@ -248,10 +288,12 @@ impl PgStore {
                 Ok(()) => {
                     held.finish(Ok(()))?;
                     self.wrote(id, write.version());
+                    self.known.insert(id, write.applied_to(before));
                     return Ok(decided);
                 }
-                // Another write took the next sequence number: decide again on the new log.
-                Err(error) if is_unique_violation(&error) => {}
+                // Another write took the next sequence number (or, on a copy out
+                // of date, the game is gone): decide again on the log.
+                Err(error) if is_unique_violation(&error) || (from_known && is_foreign_key_violation(&error)) => {}
                 Err(error) if is_broken(&error) => {
                     unsure = Some((write, decided));
                     held.reopen().await?;
@@ -503,13 +545,10 @@ impl EntryColumns {
 
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
-/// Binds `summary`'s columns, or nulls for none.
-fn bind_summary<'q>(query: PgQuery<'q>, summary: Option<&Summary>) -> PgQuery<'q> {
-    let (status, result, end_reason, end_player, deadline, ended_at) = match summary.map(SummaryColumns::of) {
-        Some(c) => (Some(c.status), Some(c.result), c.end_reason, c.end_player, c.deadline, c.ended_at),
-        None => Default::default(),
-    };
-    query.bind(status).bind(result).bind(end_reason).bind(end_player).bind(deadline).bind(ended_at)
+/// Binds `summary`'s columns.
+fn bind_summary<'q>(query: PgQuery<'q>, summary: &Summary) -> PgQuery<'q> {
+    let c = SummaryColumns::of(summary);
+    query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(c.deadline).bind(c.ended_at)
 }
 
 /// Creates `game`, and with `rematch` its entry in the game it follows, in one
@@ -540,17 +579,7 @@ async fn insert_game(
         .bind(clock.map(|(initial, _)| initial))
         .bind(clock.map(|(_, increment)| increment))
         .bind(game.rematch_of);
-    let summary = SummaryColumns::of(&game.summary);
-    let query = query
-        .bind(summary.status)
-        .bind(summary.result)
-        .bind(summary.end_reason)
-        .bind(summary.end_player)
-        .bind(summary.deadline)
-        .bind(summary.ended_at)
-        .bind(game.invite_hash.clone())
-        .bind(players)
-        .bind(token_hashes);
+    let query = bind_summary(query, &game.summary).bind(game.invite_hash.clone()).bind(players).bind(token_hashes);
     let query = entries.bind(query);
     let query = if copy { query.bind(game.id) } else { query };
     query.fetch_optional(connection).await?.map(|row| row.try_get(0)).transpose()
@@ -560,15 +589,27 @@ async fn insert_game(
 async fn write_entries(connection: &mut PgConnection, id: i64, write: &Write) -> Result<(), sqlx::Error> {
     let mut entries = EntryColumns::default();
     entries.push(Some(id), &write.entries);
-    let (player, token_hash) =
-        write.seat.clone().map_or((None, None), |(player, hash)| (Some(player.to_string()), Some(hash)));
-    let query = entries.bind(sqlx::query(WRITE.as_str()).bind(id).bind(player).bind(token_hash));
-    bind_summary(query, write.summary.as_ref()).execute(connection).await?;
+    let statement = &WRITES[usize::from(write.seat.is_some()) * 2 + usize::from(write.summary.is_some())];
+    let mut query = entries.bind(sqlx::query(statement.as_str()));
+    if write.seat.is_some() || write.summary.is_some() {
+        query = query.bind(id);
+    }
+    if let Some((player, token_hash)) = &write.seat {
+        query = query.bind(player.to_string()).bind(token_hash.clone());
+    }
+    if let Some(summary) = &write.summary {
+        query = bind_summary(query, summary);
+    }
+    query.execute(connection).await?;
     Ok(())
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     error.as_database_error().is_some_and(|error| error.is_unique_violation())
+}
+
+fn is_foreign_key_violation(error: &sqlx::Error) -> bool {
+    error.as_database_error().is_some_and(|error| error.is_foreign_key_violation())
 }
 
 impl From<sqlx::Error> for StoreError {

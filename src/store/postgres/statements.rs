@@ -71,18 +71,37 @@ fn insert_game(id: &str, values: &str, answer: &str) -> String {
     )
 }
 
-/// A write to game `$1`: the seat `$2`-`$3` if `$2` is given, the entries
-/// `$4`-`$14`, and the summary `$15`-`$20` if `$15` is given. The primary key of
-/// the first entry decides a race: only one write can take its sequence number.
-pub(super) static WRITE: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "WITH seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT $1, $2, $3 WHERE $2::TEXT IS NOT NULL), \
-         entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {}) \
-         UPDATE games SET status = $15, result = $16, end_reason = $17, end_player = $18, \
-         deadline = $19::TIMESTAMPTZ, ended_at = $20::TIMESTAMPTZ WHERE id = $1 AND $15::TEXT IS NOT NULL",
-        entry_arrays(4)
-    )
+/// A write to a game: its entries `$1`-`$11`, then, as the write has them, the
+/// game's id, the seat (its player and its token's hash) and the summary (six
+/// columns), numbered on from `$12`. The primary key of the first entry decides a
+/// race: only one write can take its sequence number. Each shape of write has a
+/// statement of its own, with nothing to do for what it lacks (most moves are
+/// entries alone). Indexed by `seat as usize * 2 + summary as usize`.
+pub(super) static WRITES: LazyLock<[String; 4]> = LazyLock::new(|| {
+    [(false, false), (false, true), (true, false), (true, true)].map(|(seat, summary)| write(seat, summary))
 });
+
+fn write(seat: bool, summary: bool) -> String {
+    let entries = format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {}", entry_arrays(1));
+    let summary_from = if seat { 15 } else { 13 };
+    let update = format!(
+        "UPDATE games SET status = ${}, result = ${}, end_reason = ${}, end_player = ${}, \
+         deadline = ${}::TIMESTAMPTZ, ended_at = ${}::TIMESTAMPTZ WHERE id = $12",
+        summary_from,
+        summary_from + 1,
+        summary_from + 2,
+        summary_from + 3,
+        summary_from + 4,
+        summary_from + 5
+    );
+    let seat_insert = "INSERT INTO seats (game_id, player, token_hash) VALUES ($12, $13, $14)";
+    match (seat, summary) {
+        (false, false) => entries,
+        (false, true) => format!("WITH entries AS ({entries}) {update}"),
+        (true, false) => format!("WITH entries AS ({entries}) {seat_insert}"),
+        (true, true) => format!("WITH entries AS ({entries}), seat AS ({seat_insert}) {update}"),
+    }
+}
 
 /// The ids of the games after `$1`, a page of `$2`.
 pub(super) const GAME_IDS: &str = "SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2";

@@ -95,6 +95,28 @@ fn the_same_move_sent_to_both_instances_lands_exactly_once() {
     }
 }
 
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn an_instance_whose_copy_of_a_game_is_out_of_date_acts_on_the_game_as_it_is() {
+    let database = shared_postgres();
+    let (a, b) = (TestApp::spawn_on(&database), TestApp::spawn_on(&database));
+    let (id, x, o) = a.two_player_game("player_choice");
+    assert_eq!(a.place(id, &x, [0, 1]).status, 201);
+    // Written on b: a's copy of the game is one move behind.
+    assert_eq!(b.place(id, &o, [2, 3]).status, 201);
+    // For the version the game is at, which a has not seen: accepted.
+    let moved = place_if_match(id, x.clone(), [4, 5], 4)(&a);
+    assert_eq!((moved.status, moved.json()["version"].as_i64()), (201, Some(5)), "{}", moved.body);
+    // O moves on b; a's copy says it is O's turn still, the game that it is X's.
+    assert_eq!(b.place(id, &o, [6, 7]).status, 201);
+    assert_eq!(a.place(id, &x, [7, 8]).json()["version"], 7);
+    // b's copy says it is X's turn, the game that it is O's: refused.
+    let refused = b.place(id, &x, [0, 8]);
+    assert_eq!((refused.status, refused.json()["code"].as_str()), (422, Some("not_your_turn")), "{}", refused.body);
+    let game = b.get_game(id).json();
+    assert_eq!((game["version"].as_i64(), game["moves"].as_array().map(Vec::len)), (Some(7), Some(5)));
+}
+
 /// Runs the restartable server's control command with `arguments`.
 fn postgres_ctl(arguments: &str) {
     let command = std::env::var("QTTT_TEST_POSTGRES_CTL").expect("set QTTT_TEST_POSTGRES_CTL to run this test");
