@@ -214,13 +214,16 @@ impl Store {
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
-    /// writes it, with no other write of this store in between. `decide` runs
-    /// where the database's work runs: it must not take long. Its error type is
-    /// the caller's, which tells the store's own errors in its terms.
+    /// writes it, with no other write to that game in between. `decide` runs
+    /// where the database's work runs: it must not take long. It may run more
+    /// than once: on PostgreSQL, a decision on a copy of the game that turns out
+    /// to be out of date (another write landed first, on any instance) is made
+    /// again on the game as it is, and only the last one's write lands. Its
+    /// error type is the caller's, which tells the store's own errors in its terms.
     ///
     /// # Errors
     /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
-    /// when another process wrote first; any database failure.
+    /// when other writes kept landing first; any database failure.
     pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
