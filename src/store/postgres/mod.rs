@@ -207,38 +207,13 @@ impl PgStore {
     }
 
     pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
-        let mut held = self.connections.get().await?;
-        let written = match write_entries(held.connection(), id, &write).await {
-            // Whether it landed is unknown: a fresh connection tells.
-            Err(error) if is_broken(&error) => {
-                held.reopen().await?;
-                let stored = match fetch_game(held.connection(), id).await {
-                    Ok(row) => game_from_row(row, id)?,
-                    Err(error) => return Err(held.fail(error)),
-                };
-                if landed(&stored, &write) { Ok(()) } else { write_entries(held.connection(), id, &write).await }
-            }
-            written => written,
-        };
-        match written {
-            Err(error) if is_unique_violation(&error) => conflict(held, id).await,
-            written => held.finish(written),
-        }?;
-        self.wrote(id, write.version());
-        self.remember(id, &write);
-        Ok(())
-    }
-
-    /// Keeps game `id` as it is once `write` landed, if it is known as it was
-    /// before; forgets it otherwise.
-    fn remember(&self, id: i64, write: &Write) {
-        let first = write.entries.first().map_or(0, |entry| entry.seq);
-        match self.known.get(&id).filter(|known| known.version() + 1 == first) {
-            Some(known) => self.known.insert(id, write.applied_to(known)),
-            None => {
-                self.known.remove(&id);
-            }
-        }
+        // Decided already: it lands on the version it was decided on, or not at all.
+        let base = write.entries.first().map_or(0, |entry| entry.seq - 1);
+        self.update(id, move |stored| match stored.version() {
+            version if version == base => Ok((Some(write.clone()), ())),
+            current_version => Err(StoreError::Conflict { current_version }),
+        })
+        .await
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
