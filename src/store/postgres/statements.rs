@@ -37,24 +37,25 @@ pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
 /// rematch of: the game `$1`-`$15`, the seats `$16`-`$17`, the entries
 /// `$18`-`$28`. Entries without a game's id are the new game's; the one entry with
 /// one, the rematch entry, names the new game as its rematch.
-pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game("", "", ""));
+pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game(false));
 
 /// A game copied from another database as it is, with its id `$29`: nothing
 /// when a game has that id already; the ids given to new games continue after
 /// the highest.
-pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| {
-    insert_game(
-        "id, ",
-        "OVERRIDING SYSTEM VALUE VALUES ($29, ",
-        ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
-    )
-});
+pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| insert_game(true));
 
-/// [`INSERT_GAME`], with `id` before the games' columns, `values` for its
-/// `VALUES (`, and `answer` after the id it answers.
-fn insert_game(id: &str, values: &str, answer: &str) -> String {
-    let values = if values.is_empty() { "VALUES (" } else { values };
-    let conflict = if id.is_empty() { "" } else { "ON CONFLICT (id) DO NOTHING " };
+/// [`INSERT_GAME`], or as a `copy` [`COPY_GAME`].
+fn insert_game(copy: bool) -> String {
+    let (id, values, conflict, answer) = if copy {
+        (
+            "id, ",
+            "OVERRIDING SYSTEM VALUE VALUES ($29, ",
+            "ON CONFLICT (id) DO NOTHING ",
+            ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
+        )
+    } else {
+        ("", "VALUES (", "", "")
+    };
     format!(
         "WITH game AS (INSERT INTO games ({id}variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
          clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
