@@ -256,16 +256,13 @@ async fn serve() -> Result<(), String> {
 /// Copies the games of one database into another, printing its progress on
 /// standard error and what it copied on standard output.
 async fn copy(options: &CopyArgs) -> Result<(), String> {
-    use qttt::store::{Durability, PoolSettings, Store, database_name, is_postgres};
+    use qttt::store::{Durability, PoolSettings, Store, database_name, is_postgres, sqlite_file};
     if !is_postgres(&options.to) {
         return Err("--to must name a PostgreSQL database (postgres://...)".into());
     }
     // Opening a SQLite file that is not there would make an empty one.
-    let sqlite_path = options.from.strip_prefix("sqlite:").map(|path| path.trim_start_matches("//"));
-    if let Some(path) = sqlite_path.map(|path| path.split('?').next().unwrap_or(path))
-        && !Path::new(path).exists()
-    {
-        return Err(format!("there is no SQLite file {path}"));
+    if let Some(file) = sqlite_file(&options.from).filter(|file| !file.exists()) {
+        return Err(format!("there is no SQLite file {}", file.display()));
     }
     let open = |url: String| async move {
         Store::connect(&url, Durability::Normal, PoolSettings::default())

@@ -121,6 +121,12 @@ pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")
 }
 
+/// The SQLite file `url` names; `None` for a PostgreSQL URL or one that cannot
+/// be read.
+pub fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
+    if is_postgres(url) { None } else { sqlite::file_of(url) }
+}
+
 /// The database of `url` named for messages by where it is and nothing more: a
 /// URL may carry a password in any of its parts, so it is never shown.
 pub fn database_name(url: &str) -> String {

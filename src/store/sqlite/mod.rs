@@ -71,11 +71,16 @@ const DELETE_GAMES: [&str; 4] = [
 const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 \
      UNION SELECT id FROM games WHERE ?2 IS NOT NULL AND status = 'waiting' AND created_at <= ?2 LIMIT 100";
 
+/// The file of the database at `url`, if the URL can be read.
+pub(super) fn file_of(url: &str) -> Option<std::path::PathBuf> {
+    SqliteConnectOptions::from_str(url).ok().map(|options| options.get_filename().to_path_buf())
+}
+
 /// The database of `url` by its file.
 pub(super) fn name_of(url: &str) -> String {
-    match SqliteConnectOptions::from_str(url) {
-        Ok(options) => format!("SQLite file {}", options.get_filename().display()),
-        Err(_) => "SQLite file (its URL cannot be read)".into(),
+    match file_of(url) {
+        Some(file) => format!("SQLite file {}", file.display()),
+        None => "SQLite file (its URL cannot be read)".into(),
     }
 }
 
