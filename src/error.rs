@@ -33,6 +33,8 @@ pub enum Error {
     },
     /// The database does not answer.
     Unavailable(String),
+    /// The database has no room to write: nothing was written. Reads go on.
+    StorageFull,
     /// As many searches run and wait as the server allows.
     Busy,
     /// A bug or a corrupt log. Logged in full; a client sees only that it happened.
@@ -41,7 +43,7 @@ pub enum Error {
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 10] = [
+    pub const CODES: [&'static str; 11] = [
         "hints_disabled",
         "waiting_for_opponent",
         "abort_not_allowed",
@@ -50,6 +52,7 @@ impl Error {
         "forbidden",
         "conflict",
         "unavailable",
+        "storage_full",
         "busy",
         "internal",
     ];
@@ -66,6 +69,7 @@ impl Error {
             Error::Forbidden(_) => "forbidden",
             Error::Conflict { .. } => "conflict",
             Error::Unavailable(_) => "unavailable",
+            Error::StorageFull => "storage_full",
             Error::Busy => "busy",
             Error::Internal(_) => "internal",
         }
@@ -83,6 +87,10 @@ impl Error {
                 "a game can be aborted only while it waits for its second player or before both have moved".into()
             }
             Error::GameNotOver => "a rematch follows a game that is over".into(),
+            Error::StorageFull => {
+                "the server's database has no room left to write, so nothing was written; try again later (reads go on)"
+                    .into()
+            }
             Error::Busy => "the server is searching as much as it can; try again in a moment".into(),
             Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
@@ -117,6 +125,7 @@ impl From<StoreError> for Error {
                 detail: "the game changed while this request was applied; reload it and try again".into(),
                 current_version: Some(current_version),
             },
+            StoreError::Full(_) => Error::StorageFull,
             StoreError::NotFound { .. } => Error::NotFound(error.to_string()),
             StoreError::Corrupt(_) | StoreError::Other(_) => Error::Internal(error.to_string()),
         }

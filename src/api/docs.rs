@@ -164,14 +164,18 @@ pub struct RuleBroken(Problem);
 ))]
 pub struct TooManyRequests(Problem);
 
-/// The database does not answer, or (`busy`) the server is searching as much as
-/// it may; try again after the seconds `Retry-After` says.
+/// The database does not answer, or (`storage_full`) has no room left to write
+/// (nothing was written; reads go on), or (`busy`) the server is searching as
+/// much as it may; try again after the seconds `Retry-After` says.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json",
     headers(("Retry-After" = u64, description = "Seconds to wait before trying again.")),
     examples(
     ("unavailable" = (value = json!({"type": "urn:qttt:problem:unavailable", "title": "Service unavailable",
         "status": 503, "detail": "the database does not answer: pool timed out", "code": "unavailable"}))),
+    ("storage_full" = (value = json!({"type": "urn:qttt:problem:storage_full", "title": "Storage full",
+        "status": 503, "detail": "the server's database has no room left to write, so nothing was written; try again \
+        later (reads go on)", "code": "storage_full"}))),
     ("busy" = (value = json!({"type": "urn:qttt:problem:busy", "title": "Busy", "status": 503,
         "detail": "the server is searching as much as it can; try again in a moment", "code": "busy"})))
 ))]

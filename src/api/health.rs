@@ -17,7 +17,9 @@ async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health { status: "ok".into() })
 }
 
-/// Is the server ready for games? Answers 200 once the database answers.
+/// Is the server ready for games? Answers 200 once the database answers; 503
+/// `unavailable` while it does not, and `storage_full` from a write that failed
+/// for lack of room until a write succeeds again (reads go on meanwhile).
 #[utoipa::path(
     tag = "health",
     responses(

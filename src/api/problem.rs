@@ -63,6 +63,10 @@ pub enum ApiError {
 /// restarting database, short enough to go on soon after.
 const UNAVAILABLE_RETRY_AFTER: u64 = 2;
 
+/// The seconds a client waits after a 503 `storage_full`: room is made by an
+/// operator, not in a moment.
+const STORAGE_FULL_RETRY_AFTER: u64 = 10;
+
 /// The seconds a client waits after a 503 `busy`: the searches' queue drains in
 /// a fraction of that.
 const BUSY_RETRY_AFTER: u64 = 1;
@@ -161,6 +165,7 @@ impl ApiError {
             ApiError::Service(Error::Forbidden(_)) => "Forbidden".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
             ApiError::Service(Error::Unavailable(_)) => "Service unavailable".into(),
+            ApiError::Service(Error::StorageFull) => "Storage full".into(),
             ApiError::Service(Error::Busy) => "Busy".into(),
             ApiError::Service(Error::Internal(_)) => "Internal error".into(),
             ApiError::InvalidBody { .. } => "Invalid request body".into(),
@@ -211,6 +216,7 @@ impl ApiError {
         match self {
             ApiError::RateLimited { retry_after, .. } => Some(*retry_after),
             ApiError::Service(Error::Unavailable(_)) => Some(UNAVAILABLE_RETRY_AFTER),
+            ApiError::Service(Error::StorageFull) => Some(STORAGE_FULL_RETRY_AFTER),
             ApiError::Service(Error::Busy) => Some(BUSY_RETRY_AFTER),
             _ => None,
         }
@@ -257,7 +263,7 @@ impl ResponseError for ApiError {
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
                 Error::Conflict { .. } => StatusCode::CONFLICT,
-                Error::Unavailable(_) | Error::Busy => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Unavailable(_) | Error::StorageFull | Error::Busy => StatusCode::SERVICE_UNAVAILABLE,
                 Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             ApiError::InvalidBody { status, .. } | ApiError::Rejected { status, .. } => *status,
@@ -307,6 +313,7 @@ mod tests {
             ApiError::Service(Error::Forbidden(String::new())),
             ApiError::Service(Error::Conflict { detail: String::new(), current_version: None }),
             ApiError::Service(Error::Unavailable(String::new())),
+            ApiError::Service(Error::StorageFull),
             ApiError::Service(Error::Busy),
             ApiError::Service(Error::Internal(String::new())),
             ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail: String::new() },
@@ -331,6 +338,7 @@ mod tests {
                     | Error::Forbidden(_)
                     | Error::Conflict { .. }
                     | Error::Unavailable(_)
+                    | Error::StorageFull
                     | Error::Busy
                     | Error::Internal(_),
                 )

@@ -137,13 +137,15 @@ impl GameService {
         self.hub.close();
     }
 
-    /// Checks that the database answers.
+    /// Checks that the database answers, and has room to write.
     ///
     /// # Errors
-    /// [`Error::Unavailable`] when it does not.
+    /// [`Error::Unavailable`] when it does not answer; [`Error::StorageFull`]
+    /// from a write that failed for lack of room until a write succeeds.
     pub async fn ready(&self) -> Result<(), Error> {
         // Whatever the failure, the database does not answer as it should.
-        self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))
+        self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))?;
+        if self.store.is_full() { Err(Error::StorageFull) } else { Ok(()) }
     }
 
     /// The service's time now, in milliseconds since the epoch.

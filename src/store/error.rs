@@ -14,6 +14,8 @@ pub enum StoreError {
         /// The version of the game after the write that won.
         current_version: i64,
     },
+    /// The database has no room to write: its disk (or its quota) is full.
+    Full(String),
     /// No game has this id.
     NotFound {
         /// The id asked for.
@@ -32,6 +34,7 @@ impl fmt::Display for StoreError {
             StoreError::Conflict { current_version } => {
                 write!(f, "another write came first; the game is at version {current_version}")
             }
+            StoreError::Full(detail) => write!(f, "the database's disk is full: {detail}"),
             StoreError::NotFound { id } => write!(f, "there is no game {id}"),
             StoreError::Corrupt(detail) => write!(f, "corrupt database: {detail}"),
             StoreError::Other(detail) => write!(f, "database error: {detail}"),

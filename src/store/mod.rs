@@ -9,13 +9,17 @@
 mod error;
 mod postgres;
 mod rows;
+mod space;
 mod sqlite;
 
 pub use error::StoreError;
 use postgres::PgStore;
 pub use postgres::PoolSettings;
+use space::Space;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bot::Bot;
 use crate::engine::Player;
@@ -24,7 +28,11 @@ use crate::service::{StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
-pub struct Store(Backend);
+pub struct Store {
+    backend: Backend,
+    /// Shared by the clones every worker holds: the disk is.
+    space: Arc<Space>,
+}
 
 #[derive(Debug, Clone)]
 enum Backend {
@@ -92,6 +100,18 @@ impl Write {
     }
 }
 
+/// An update's failure: its decision's, or the store's own.
+enum Failed<E> {
+    Decided(E),
+    Store(StoreError),
+}
+
+impl<E> From<StoreError> for Failed<E> {
+    fn from(failure: StoreError) -> Failed<E> {
+        Failed::Store(failure)
+    }
+}
+
 /// The entry a new game's creation writes in the game it is the rematch of: by
 /// `player`, at sequence number `seq` of game `game_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,16 +164,17 @@ impl Store {
     /// # Errors
     /// One line saying why the database cannot be opened or migrated.
     pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, String> {
-        Ok(Store(if is_postgres(url) {
+        let backend = if is_postgres(url) {
             Backend::Postgres(PgStore::open(url, pool).await?)
         } else {
             Backend::Sqlite(SqliteStore::open(url, durability).await?)
-        }))
+        };
+        Ok(Store { backend, space: Arc::default() })
     }
 
     /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.close().await,
             Backend::Postgres(store) => Box::pin(store.close()).await,
         }
@@ -162,7 +183,7 @@ impl Store {
     /// Tells `hear` of the changes other instances write, for as long as the store
     /// is open. A SQLite file has one instance: there is nothing to hear.
     pub async fn listen(&self, hear: impl Fn(Notice)) {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(_) => {}
             Backend::Postgres(store) => Box::pin(store.listen(hear)).await,
         }
@@ -173,7 +194,7 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.ping().await,
             Backend::Postgres(store) => Box::pin(store.ping()).await,
         }
@@ -187,10 +208,10 @@ impl Store {
     /// [`StoreError::Conflict`] when that game's log already holds the rematch's
     /// sequence number; when the database fails.
     pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
-        match &self.0 {
+        self.space.note(match &self.backend {
             Backend::Sqlite(store) => store.create_game(game, rematch).await,
             Backend::Postgres(store) => Box::pin(store.create_game(game, rematch)).await,
-        }
+        })
     }
 
     /// The game with `id`, its whole log and its seats' token hashes.
@@ -199,7 +220,7 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.load_game(id).await,
             Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
         }
@@ -213,10 +234,10 @@ impl Store {
     /// already took the sequence number of the write's first entry, or the seat;
     /// any database failure.
     pub async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
-        match &self.0 {
+        self.space.note(match &self.backend {
             Backend::Sqlite(store) => store.write(id, write).await,
             Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
-        }
+        })
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
@@ -235,10 +256,39 @@ impl Store {
         id: i64,
         decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
-        match &self.0 {
+        // The store's own errors are told apart from the decision's, and a
+        // decision to write nothing is no sign of room.
+        let wrote = Arc::new(AtomicBool::new(false));
+        let decided = Arc::clone(&wrote);
+        let mut decide = decide;
+        let decide = move |game| {
+            let (write, answer) = decide(game).map_err(Failed::Decided)?;
+            decided.store(write.is_some(), Ordering::Relaxed);
+            Ok((write, answer))
+        };
+        let updated = match &self.backend {
             Backend::Sqlite(store) => store.update(id, decide).await,
             Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
+        };
+        match updated {
+            Ok(answer) => {
+                if wrote.load(Ordering::Relaxed) {
+                    self.space.written();
+                }
+                Ok(answer)
+            }
+            Err(Failed::Decided(refused)) => Err(refused),
+            Err(Failed::Store(failure)) => {
+                self.space.failed(&failure);
+                Err(E::from(failure))
+            }
         }
+    }
+
+    /// Whether the database has no room to write: from the first write that
+    /// failed for lack of room until a write succeeds again.
+    pub fn is_full(&self) -> bool {
+        self.space.is_full()
     }
 
     /// The games of `page`, newest first.
@@ -246,7 +296,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.list_games(page).await,
             Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
         }
@@ -259,7 +309,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<i64>, StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
             Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
         }
@@ -279,10 +329,10 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
-        match &self.0 {
+        self.space.note(match &self.backend {
             Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
             Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
-        }
+        })
     }
 
     /// The ids of the games after `after`, in order, at most `most`: every game,
@@ -291,7 +341,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.game_ids(after, most).await,
             Backend::Postgres(store) => Box::pin(store.game_ids(after, most)).await,
         }
@@ -305,10 +355,10 @@ impl Store {
     /// # Errors
     /// A SQLite store; database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        match &self.0 {
+        self.space.note(match &self.backend {
             Backend::Sqlite(_) => Err(StoreError::Other("games are copied into PostgreSQL only".into())),
             Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
-        }
+        })
     }
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
@@ -316,7 +366,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
-        match &self.0 {
+        match &self.backend {
             Backend::Sqlite(store) => store.shared_game().await,
             Backend::Postgres(store) => Box::pin(store.shared_game()).await,
         }
@@ -327,10 +377,10 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
-        match &self.0 {
+        self.space.note(match &self.backend {
             Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
             Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
-        }
+        })
     }
 }
 

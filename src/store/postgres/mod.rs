@@ -596,6 +596,10 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::Database(database) if database.code().as_deref() == Some("57014") => {
                 StoreError::Unavailable(error.to_string())
             }
+            // disk_full: the server could not extend a file.
+            sqlx::Error::Database(database) if database.code().as_deref() == Some("53100") => {
+                StoreError::Full(error.to_string())
+            }
             _ => StoreError::Other(error.to_string()),
         }
     }

@@ -157,6 +157,7 @@ impl SqliteStore {
                     Some(rematch) => lost_race(tx, rematch.game_id, created),
                     None => Ok(created?),
                 }
+                .map(Ok)
             })
             .await
     }
@@ -166,7 +167,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
-        self.writer.write(move |tx| write_game(tx, id, &write)).await
+        self.writer.write(move |tx| write_game(tx, id, &write).map(Ok)).await
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
@@ -177,11 +178,14 @@ impl SqliteStore {
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
-                let (write, decided) = decide(read_game(tx, id)?)?;
+                let (write, decided) = match decide(read_game(tx, id)?) {
+                    Ok(decision) => decision,
+                    Err(refused) => return Ok(Err(refused)),
+                };
                 if let Some(write) = write {
-                    write_entries(tx, id, &write).map_err(StoreError::from)?;
+                    write_entries(tx, id, &write)?;
                 }
-                Ok(decided)
+                Ok(Ok(decided))
             })
             .await
     }
@@ -211,7 +215,7 @@ impl SqliteStore {
                 for delete in DELETE_GAMES {
                     deleted = tx.prepare_cached(delete)?.execute([&ids])?;
                 }
-                Ok(deleted)
+                Ok(Ok(deleted))
             })
             .await
     }
@@ -256,7 +260,7 @@ impl SqliteStore {
         self.writer
             .write(move |tx| {
                 tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, play_as.to_string()])?;
-                Ok(())
+                Ok(Ok(()))
             })
             .await
     }

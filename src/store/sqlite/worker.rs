@@ -51,12 +51,14 @@ enum Job {
 }
 
 /// A write in a batch: it runs in a savepoint of the batch's transaction (or
-/// hears why that transaction could not begin), and returns how to answer its
-/// caller once the commit has succeeded or failed.
-type WriteJob = Box<dyn FnOnce(Result<&mut Transaction<'_>, &rusqlite::Error>) -> Reply + Send>;
+/// hears why that transaction could not begin or went on), and returns how to
+/// answer its caller once the commit has succeeded or failed, with the database's
+/// error it ran into, if any: when that error ended the transaction, it is what
+/// the batch's other writes are answered.
+type WriteJob = Box<dyn FnOnce(Result<&mut Transaction<'_>, &StoreError>) -> (Reply, Option<StoreError>) + Send>;
 
 /// Answers a write's caller, told how the commit went.
-type Reply = Box<dyn FnOnce(Result<(), &rusqlite::Error>)>;
+type Reply = Box<dyn FnOnce(Result<(), &StoreError>)>;
 
 /// Connections, each on a thread of its own that runs the jobs of one queue in
 /// turn. A job that panics fails alone: its caller hears of it, its writes are
@@ -105,7 +107,9 @@ impl Connections {
 
     /// Runs `work` in a savepoint of a write transaction shared with the other
     /// writes queued with it, and answers what it answers once that transaction
-    /// has committed. A write that fails undoes only itself.
+    /// has committed. A write that fails undoes only itself. `work` answers the
+    /// database's errors apart from its own outcome, so that a database error
+    /// that ends the transaction can be told to the batch's other writes.
     ///
     /// Committing the writes found queued together shares a commit's cost, its
     /// locks and its write of the changed pages to the log, among them: most of
@@ -116,21 +120,30 @@ impl Connections {
     /// begin or commit; as [`Connections::run`] otherwise.
     pub(super) async fn write<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        work: impl FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+        work: impl FnOnce(&Connection) -> Result<Result<T, E>, StoreError> + Send + 'static,
     ) -> Result<T, E> {
-        let database = |error: &rusqlite::Error| E::from(StoreError::from(error));
         self.ask(|answer| {
             Job::Write(Box::new(move |transaction| {
                 // A failed write's savepoint rolls back when dropped, a panic's too.
-                let written = transaction.map_err(database).and_then(|transaction| {
-                    let savepoint = Savepoint::begin(transaction).map_err(|error| database(&error))?;
+                let written = transaction.map_err(Clone::clone).and_then(|transaction| {
+                    let savepoint = Savepoint::begin(transaction)?;
                     let written = work(&savepoint)?;
-                    savepoint.release().map_err(|error| database(&error))?;
+                    if written.is_ok() {
+                        savepoint.release()?;
+                    }
                     Ok(written)
                 });
-                Box::new(move |committed| {
-                    let _ = answer.send(written.and_then(|written| committed.map(|()| written).map_err(database)));
-                })
+                let failure = written.as_ref().err().cloned();
+                let reply: Reply = Box::new(move |committed| {
+                    let answered = match written {
+                        Err(failure) => Err(E::from(failure)),
+                        Ok(decided) => decided.and_then(|written| {
+                            committed.map(|()| written).map_err(|failure| E::from(failure.clone()))
+                        }),
+                    };
+                    let _ = answer.send(answered);
+                });
+                (reply, failure)
             }))
         })
         .await
@@ -269,26 +282,37 @@ fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>) {
 
 /// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
 fn commit_together(connection: &mut Connection, batch: Vec<WriteJob>) {
-    let mut transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate);
+    let mut transaction =
+        connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from);
     // On some errors (a full disk, a failed read or write) SQLite rolls back the
     // whole transaction. The writes after that must not run, or each would commit
-    // on its own, outside the batch whose failed commit answers them.
-    let ended = rusqlite::Error::SqliteFailure(
-        ffi::Error::new(ffi::SQLITE_ABORT),
-        Some("an earlier write of the same transaction ended it".into()),
-    );
-    let replies: Vec<Reply> = batch
-        .into_iter()
-        .filter_map(|write| {
-            let transaction = match &mut transaction {
-                Ok(transaction) if transaction.is_autocommit() => Err(&ended),
-                Ok(transaction) => Ok(transaction),
-                Err(error) => Err(&*error),
-            };
-            catch_unwind(AssertUnwindSafe(|| write(transaction))).ok()
-        })
-        .collect();
-    let committed = transaction.and_then(Transaction::commit);
+    // on its own, outside the batch whose failed commit answers them; they, and
+    // those before, are answered the error that ended it.
+    let mut ended = None;
+    let mut replies = Vec::with_capacity(batch.len());
+    for write in batch {
+        let given = match (&mut transaction, &ended) {
+            (Err(error), _) => Err(&*error),
+            (Ok(_), Some(error)) => Err(error),
+            (Ok(transaction), None) => Ok(transaction),
+        };
+        let failure = match catch_unwind(AssertUnwindSafe(|| write(given))) {
+            Ok((reply, failure)) => {
+                replies.push(reply);
+                failure
+            }
+            Err(_) => None,
+        };
+        if ended.is_none() && transaction.as_ref().is_ok_and(|transaction| transaction.is_autocommit()) {
+            ended = Some(failure.unwrap_or_else(|| {
+                StoreError::Other("a write ended the transaction of the writes committed with it".into())
+            }));
+        }
+    }
+    let committed = match ended {
+        Some(error) => Err(error),
+        None => transaction.and_then(|transaction| transaction.commit().map_err(StoreError::from)),
+    };
     for reply in replies {
         reply(committed.as_ref().copied());
     }
@@ -373,6 +397,7 @@ impl From<&rusqlite::Error> for StoreError {
             Some(ffi::ErrorCode::DatabaseBusy | ffi::ErrorCode::DatabaseLocked) => {
                 StoreError::Unavailable(error.to_string())
             }
+            Some(ffi::ErrorCode::DiskFull) => StoreError::Full(error.to_string()),
             _ => StoreError::Other(error.to_string()),
         }
     }
@@ -437,7 +462,8 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(100));
                 Ok(())
             });
-            let writes = futures_util::future::join_all((0..count).map(|n| writer.write(move |tx| write(tx, n))));
+            let writes =
+                futures_util::future::join_all((0..count).map(|n| writer.write(move |tx| write(tx, n).map(Ok))));
             let ((), answers) = tokio::join!(async { busy.await.unwrap() }, writes);
             let rows = writer
                 .run(|connection| {
@@ -484,16 +510,18 @@ mod tests {
     }
 
     #[test]
-    fn a_write_that_ends_the_transaction_stops_the_writes_behind_it() {
+    fn a_write_that_ends_the_transaction_stops_the_writes_behind_it_and_tells_them_why() {
         // Write 1 ends the transaction as SQLite does on a full disk.
         let (answers, rows, _) = write_together(3, |tx, n| {
             tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
             if n == 1 {
                 tx.execute_batch("ROLLBACK")?;
+                return Err(StoreError::Full("database or disk is full".into()));
             }
             Ok(n)
         });
-        assert!(answers.iter().all(Result::is_err), "no write of the ended transaction is acknowledged: {answers:?}");
+        let full = Err(StoreError::Full("database or disk is full".into()));
+        assert_eq!(answers, [full.clone(), full.clone(), full], "no write of the ended transaction is acknowledged");
         assert_eq!(rows, [0_i64; 0], "and none was committed on its own");
     }
 }

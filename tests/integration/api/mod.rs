@@ -17,4 +17,5 @@ mod helpers;
 mod instances;
 mod legacy;
 mod life;
+mod process;
 mod scenarios;

@@ -1,0 +1,71 @@
+//! The server binary as a process of its own, for the tests that kill it or read
+//! its log.
+
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::helpers::{Response, TestDatabase, try_request};
+
+/// The server binary as its own process, so that it can be killed outright.
+pub struct Process {
+    /// Behind a lock so that the test can kill it while clients still use it.
+    child: Mutex<Child>,
+    pub address: SocketAddr,
+}
+
+impl Process {
+    /// The server on `database`, logging errors only, to the test's output.
+    pub fn start(database: &TestDatabase) -> Process {
+        Process::start_logging(&database.url(), "error", Stdio::inherit())
+    }
+
+    /// The server on the database at `url`, logging at `level` to `log`.
+    pub fn start_logging(url: &str, level: &str, log: Stdio) -> Process {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
+            .arg("serve")
+            .env("HOST", "127.0.0.1")
+            .env("PORT", port.to_string())
+            .env("DATABASE_URL", url)
+            .env("RUST_LOG", level)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("the server starts");
+        let process = Process { child: Mutex::new(child), address: SocketAddr::from(([127, 0, 0, 1], port)) };
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            if try_request(process.address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {
+                return process;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the server did not become ready");
+    }
+
+    pub fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Option<Response> {
+        let authorization = token.map(|token| format!("Bearer {token}"));
+        let mut headers = vec![("Content-Type", "application/json")];
+        headers.extend(authorization.as_deref().map(|value| ("Authorization", value)));
+        try_request(self.address, method, path, &headers, body.map(|b| b.to_string()).as_deref()).ok()
+    }
+
+    /// SIGKILL: no shutdown, no flush, nothing but what is already committed.
+    pub fn kill(&self) {
+        let mut child = self.child.lock().unwrap();
+        child.kill().expect("the server is killed");
+        child.wait().expect("the server is gone");
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
