@@ -72,6 +72,14 @@ enum Command {
     /// ids, seats and log, so that the games go on there; then check that each
     /// reads back as it was and replays.
     Copy(CopyArgs),
+    /// Back up the SQLite database that DATABASE_URL names into a new file, while
+    /// a server may go on writing to it; then check the copy: SQLite's integrity
+    /// check, and every game replays.
+    Backup {
+        /// The new file to write the backup into.
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -232,6 +240,7 @@ async fn main() -> ExitCode {
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
+        Command::Backup { to } => backup(&to).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -287,6 +296,30 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
         copied.entries,
         started.elapsed().as_secs_f64(),
         copied.skipped
+    );
+    Ok(())
+}
+
+/// Backs up the database of DATABASE_URL into `to` and checks the copy, printing
+/// what it holds.
+async fn backup(to: &std::path::Path) -> Result<(), String> {
+    use qttt::store::{Durability, PoolSettings, Store};
+    let config = Config::from_env()?;
+    let started = Instant::now();
+    let bytes = qttt::store::back_up(&config.database_url, to).await?;
+    let copy = Store::connect(&format!("sqlite:{}", to.display()), Durability::Normal, PoolSettings::default())
+        .await
+        .map_err(|error| format!("cannot open the backup {}: {error}", to.display()))?;
+    let checked = qttt::service::check_games(&copy).await.map_err(|error| format!("the backup is not good: {error}"));
+    copy.close().await;
+    let checked = checked?;
+    println!(
+        "backed up {} games ({} log entries, {bytes} bytes) into {} in {:.1} s; the copy passes SQLite's integrity \
+         check and every game in it replays",
+        checked.games,
+        checked.entries,
+        to.display(),
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }

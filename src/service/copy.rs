@@ -80,6 +80,30 @@ pub async fn copy_games(
     Ok(copied)
 }
 
+/// What a check of every game found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Checked {
+    /// Games, each of which replays.
+    pub games: usize,
+    /// Their log entries.
+    pub entries: usize,
+}
+
+/// Replays every game of `store` (a backup's, say), and counts them.
+///
+/// # Errors
+/// [`Error::Internal`] for a game that does not replay; database failures.
+pub async fn check_games(store: &Store) -> Result<Checked, Error> {
+    let mut checked = Checked::default();
+    for id in every_id(store).await? {
+        let game = store.load_game(id).await?;
+        checked.games += 1;
+        checked.entries += game.log.len();
+        replays(game).map_err(|error| Error::Internal(format!("game {id} does not replay: {error}")))?;
+    }
+    Ok(checked)
+}
+
 /// The ids of every game of `store`, in order.
 async fn every_id(store: &Store) -> Result<Vec<i64>, Error> {
     let mut ids: Vec<i64> = Vec::new();

@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::live::Hub;
 use crate::store::{Notice, Store};
 
-pub use copy::{Copied, copy_games};
+pub use copy::{Checked, Copied, check_games, copy_games};
 pub use life::{ClockSettings, ClockState, End, EndReason, Ending};
 pub use randomness::Randomness;
 pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};

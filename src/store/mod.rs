@@ -136,6 +136,31 @@ fn mistake_chance(game: &StoredGame) -> Option<f64> {
     })
 }
 
+/// Why migrating failed, in one line; a database that a newer qttt migrated
+/// says so, rather than sqlx's "previously applied but missing".
+fn migration_failed(error: sqlx::migrate::MigrateError) -> String {
+    match error {
+        sqlx::migrate::MigrateError::VersionMissing(version) => format!(
+            "its schema is newer than this qttt's: it holds migration {version}, which this qttt does not know; \
+             run the qttt that migrated it, or a newer one"
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// Backs the SQLite database at `url` up into the new file `to` while a server
+/// may write to it, and checks the copy's integrity; answers its size in bytes.
+/// PostgreSQL is backed up with its own tools (`pg_dump`).
+///
+/// # Errors
+/// One line saying why there is no good backup.
+pub async fn back_up(url: &str, to: &std::path::Path) -> Result<u64, String> {
+    if is_postgres(url) {
+        return Err("a PostgreSQL database is backed up with pg_dump (see README, \"Backups\")".into());
+    }
+    sqlite::back_up(url, to).await
+}
+
 /// Whether `url` names a PostgreSQL database.
 pub fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres:") || url.starts_with("postgresql:")

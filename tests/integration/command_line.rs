@@ -32,7 +32,7 @@ fn help_lists_every_command_and_each_commands_options() {
     let help = qttt(&["--help"], "");
     assert!(help.status.success());
     let printed = text(&help.stdout);
-    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena", "copy"] {
+    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena", "copy", "backup"] {
         assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
     }
     let arena = qttt(&["arena", "--help"], "");
@@ -99,5 +99,60 @@ fn a_database_that_cannot_be_opened_is_named_without_its_password() {
         let said = text(&refused.stderr);
         assert!(said.contains("cannot open the PostgreSQL database"), "{url}: {said}");
         assert!(!said.contains("hunter2") && !said.contains("ter2"), "{url}: {said}");
+    }
+}
+
+/// A qttt database at `path` with one game, closed (its log checkpointed into the file).
+fn qttt_database(path: &std::path::Path) {
+    use qttt::store::{Durability, PoolSettings, Store};
+    actix_web::rt::System::new().block_on(async {
+        let url = format!("sqlite:{}", path.display());
+        Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
+    });
+    let database = rusqlite::Connection::open(path).unwrap();
+    database
+        .execute_batch(
+            "INSERT INTO games (variant, created_at) VALUES ('measurement', '2026-12-01T00:00:00.000Z');
+             INSERT INTO log_entries (game_id, seq, kind, actor, created_at)
+                 VALUES (1, 1, 'seat', 'X', '2026-12-01T00:00:00.000Z');",
+        )
+        .unwrap();
+}
+
+#[test]
+fn start_up_refuses_a_file_that_is_not_a_good_qttt_database_in_one_line_and_leaves_it_as_it_was() {
+    let folder = tempfile::tempdir().unwrap();
+    let file = |name: &str| folder.path().join(name);
+    std::fs::write(file("text.db"), "these are notes, not a database\n".repeat(200)).unwrap();
+    rusqlite::Connection::open(file("other.db")).unwrap().execute_batch("CREATE TABLE notes (text TEXT)").unwrap();
+    qttt_database(&file("newer.db"));
+    rusqlite::Connection::open(file("newer.db"))
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+                 VALUES (9999, 'from the future', true, x'00', 0)",
+        )
+        .unwrap();
+    qttt_database(&file("damaged.db"));
+    let mut damaged = std::fs::read(file("damaged.db")).unwrap();
+    // The third page, a table's: its header and cells overwritten.
+    damaged[2 * 4096..3 * 4096].fill(0x5a);
+    std::fs::write(file("damaged.db"), damaged).unwrap();
+
+    for (name, reason) in [
+        ("text.db", "it is not a SQLite database"),
+        ("other.db", "it is not a qttt database: it holds tables (notes) but no record of qttt's migrations"),
+        ("newer.db", "its schema is newer than this qttt's: it holds migration 9999, which this qttt does not know"),
+        ("damaged.db", "it fails SQLite's quick check ("),
+    ] {
+        let before = std::fs::read(file(name)).unwrap();
+        let url = format!("sqlite:{}", file(name).display());
+        let refused = qttt_with(&[("DATABASE_URL", &url), ("PORT", "1")], &["serve"], "");
+        assert_eq!(refused.status.code(), Some(1), "{name}");
+        let said = text(&refused.stderr);
+        let expected = format!("qttt: cannot open the SQLite file {}: {reason}", file(name).display());
+        assert_eq!(said.lines().count(), 1, "{name}: {said}");
+        assert!(said.starts_with(&expected), "{name}: {said}");
+        assert_eq!(std::fs::read(file(name)).unwrap(), before, "{name} is left as it was");
     }
 }

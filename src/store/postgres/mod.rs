@@ -130,7 +130,7 @@ impl PgStore {
             }
         };
         // Instances that start together take turns: the migrator holds an advisory lock.
-        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(super::migration_failed)?;
         migrator.close().await.map_err(|error| error.to_string())?;
         let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
         let connections = Arc::new(Connections::new(options, settings.pool_size, settings.statement_timeout));

@@ -1,8 +1,10 @@
 //! The games in SQLite: the store's operations as SQL, each run as one job on the
 //! threads of [`worker`].
 
+mod file;
 mod worker;
 
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock};
 
@@ -84,6 +86,15 @@ pub(super) fn name_of(url: &str) -> String {
     }
 }
 
+/// Backs the database at `url` up into the new file `to`: see [`file::back_up`].
+pub(super) async fn back_up(url: &str, to: &Path) -> Result<u64, String> {
+    let path = file_of(url).ok_or_else(|| format!("{url:?} is not a SQLite URL that can be read"))?;
+    let to = to.to_path_buf();
+    tokio::task::spawn_blocking(move || file::back_up(&path, &to))
+        .await
+        .map_err(|error| format!("the backup failed: {error}"))?
+}
+
 /// The games in one SQLite file.
 #[derive(Debug, Clone)]
 pub(super) struct SqliteStore {
@@ -101,6 +112,10 @@ impl SqliteStore {
     pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, String> {
         let options = SqliteConnectOptions::from_str(url).map_err(|error| error.to_string())?;
         let path = options.get_filename().to_path_buf();
+        let checked = path.clone();
+        tokio::task::spawn_blocking(move || file::check(&checked))
+            .await
+            .map_err(|error| format!("the check of the file failed: {error}"))??;
         // The migrator is sqlx's, on a connection of its own, closed before the
         // store's open: the journal mode stays with the file. It enforces no
         // foreign keys, so that a migration can rebuild a table that others
@@ -113,7 +128,7 @@ impl SqliteStore {
             .connect()
             .await
             .map_err(|error| error.to_string())?;
-        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await.map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await.map_err(super::migration_failed)?;
         migrator.close().await.map_err(|error| error.to_string())?;
 
         let opened: rusqlite::Result<_> = (|| {

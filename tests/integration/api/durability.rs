@@ -267,3 +267,45 @@ fn a_full_disk_refuses_writes_with_storage_full_keeps_reads_and_loses_nothing() 
     assert_eq!(changes, alternating, "full, room, full, ...: {log}");
     assert!(changes.len().is_multiple_of(2) && changes.len() <= 10, "it ended with room, in a few lines: {log}");
 }
+
+#[test]
+fn a_backup_taken_during_a_load_holds_every_write_acknowledged_before_it_began_and_replays() {
+    let database = TestDatabase::Sqlite(tempfile::tempdir().unwrap());
+    let server = Process::start(&database);
+    let backups = tempfile::tempdir().unwrap();
+    let backup = backups.path().join("backup.db");
+    let acknowledged = Mutex::new(Vec::new());
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (before, during, backed_up) = std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| play(&server, &acknowledged, None, &|| stop.load(Ordering::SeqCst)));
+        }
+        let started = std::time::Instant::now();
+        while acknowledged.lock().unwrap().len() < 200 && started.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let before = acknowledged.lock().unwrap().clone();
+        let backed_up = std::process::Command::new(env!("CARGO_BIN_EXE_qttt"))
+            .args(["backup", "--to"])
+            .arg(&backup)
+            .env("DATABASE_URL", database.url())
+            .output()
+            .unwrap();
+        let during = acknowledged.lock().unwrap().len() - before.len();
+        stop.store(true, Ordering::SeqCst);
+        (before, during, backed_up)
+    });
+    let said = String::from_utf8(backed_up.stdout).unwrap();
+    assert!(backed_up.status.success(), "{said} {}", String::from_utf8_lossy(&backed_up.stderr));
+    println!("{said}{} writes acknowledged before the backup began, {during} while it ran", before.len());
+    assert!(before.len() >= 200, "the load ran: {} writes", before.len());
+
+    let copy = rusqlite::Connection::open(&backup).unwrap();
+    assert_eq!(copy.query_row("PRAGMA integrity_check", [], |row| row.get::<_, String>(0)).unwrap(), "ok");
+    let games: i64 = copy.query_row("SELECT count(*) FROM games", [], |row| row.get(0)).unwrap();
+    assert!(said.starts_with(&format!("backed up {games} games (")), "{said}");
+    drop(copy);
+    let url = format!("sqlite:{}", backup.display());
+    let restored = Process::start_logging(&url, "error", std::process::Stdio::inherit());
+    every_write_is_in(&restored, &every_game(&restored), &before);
+}
