@@ -25,8 +25,18 @@ use crate::service::{GameRecord, GameService};
 /// connection that went away unannounced is found out by a failed write.
 const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
-/// How long a watcher waits to read the log again after the database did not answer.
-const RETRY: Duration = Duration::from_secs(1);
+/// How long a watcher waits to read the log again after the database did not
+/// answer: a time drawn at random up to a ceiling that starts here and doubles at
+/// each failure in a row, up to [`RETRY_MOST`]. So thousands of watchers spread
+/// their retries over an outage instead of all trying together, and a database
+/// that comes back is not met by all of them at once.
+const RETRY_FIRST: Duration = Duration::from_secs(4);
+const RETRY_MOST: Duration = Duration::from_secs(16);
+
+/// How long a watcher may wait to read the log after news may have been lost
+/// (another instance's notices, while the connection that hears them was away):
+/// at random up to this, so that the watchers of every game do not all read at once.
+const REREAD_SPREAD: Duration = Duration::from_secs(4);
 
 /// How long a browser waits to reconnect a stream that closed: from this many
 /// milliseconds, plus up to as many again at random, so that the reconnects of
@@ -127,6 +137,8 @@ struct Watch {
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
     retry_at: Option<Instant>,
+    /// The reads of the log that failed in a row.
+    failures: u32,
     /// When a finished game's rematch window closes, to look again then.
     final_at: Option<Instant>,
     ended: bool,
@@ -162,12 +174,23 @@ impl Watch {
     async fn catch_up(&mut self) -> Result<(), Error> {
         self.retry_at = None;
         match self.service.game(self.id).await {
-            Ok(record) => self.enqueue(&record)?,
+            Ok(record) => {
+                self.failures = 0;
+                self.enqueue(&record)?;
+            }
             Err(Error::Unavailable(detail)) => {
+                self.failures = self.failures.saturating_add(1);
+                let ceiling = RETRY_FIRST.saturating_mul(1 << (self.failures - 1).min(8)).min(RETRY_MOST);
+                let wait = rand::rng().random_range(Duration::ZERO..=ceiling);
                 // Like a 503 answer, not worth a warning: with many watchers, an
-                // outage would log one every second for each.
-                log::debug!("game {}'s watcher will read its log again: {detail}", self.id);
-                self.retry_at = Some(Instant::now() + RETRY);
+                // outage would log one for each, again and again.
+                log::debug!(
+                    "game {}'s watcher will read its log again in {} ms (failure {}): {detail}",
+                    self.id,
+                    wait.as_millis(),
+                    self.failures
+                );
+                self.retry_at = Some(Instant::now() + wait);
             }
             Err(error) => return Err(error),
         }
@@ -188,6 +211,13 @@ impl Watch {
                     // The notices of what was written while the stream opened
                     // announce what it has sent already.
                     Ok(version) if version != UNKNOWN_VERSION && version <= self.sent => Ok(()),
+                    // News may have been lost: read again soon, not all at once.
+                    Ok(UNKNOWN_VERSION) => {
+                        let spread = rand::rng().random_range(Duration::ZERO..=REREAD_SPREAD);
+                        let reread_at = Instant::now() + spread;
+                        self.retry_at = Some(self.retry_at.map_or(reread_at, |retry_at| retry_at.min(reread_at)));
+                        Ok(())
+                    }
                     // A lagging watcher lost notices, not entries: the log has them.
                     Ok(_) | Err(RecvError::Lagged(_)) => self.catch_up().await,
                     Err(RecvError::Closed) => return None,
@@ -310,6 +340,7 @@ async fn events(
         notices,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
         retry_at: None,
+        failures: 0,
         final_at: None,
         ended: false,
         _place: place,

@@ -8,6 +8,7 @@
 //! cancelled half-way is dropped too, since its state is unknown.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -25,7 +26,16 @@ pub(super) struct Connections {
     permits: Semaphore,
     /// The longest a caller waits for a connection, opening it included.
     wait: Duration,
+    /// How many callers wait for a connection now, and the most that may.
+    waiting: AtomicUsize,
+    most_waiting: usize,
 }
+
+/// The callers that may wait for each connection: enough for bursts far beyond
+/// the connections (256 clients on the default 10 wait here), few enough that an
+/// outage with thousands of live streams does not queue work that would time out
+/// before the database could do it.
+const WAITING_PER_CONNECTION: usize = 32;
 
 /// A connection in one caller's hands. It goes back to the idle ones only by
 /// [`Held::finish`]; dropped otherwise.
@@ -45,18 +55,27 @@ pub(super) type Work<'w, T> =
 impl Connections {
     pub(super) fn new(options: PgConnectOptions, size: u32, wait: Duration) -> Connections {
         let size = usize::try_from(size).unwrap_or(usize::MAX);
-        Connections { options, idle: Mutex::default(), permits: Semaphore::new(size), wait }
+        Connections {
+            options,
+            idle: Mutex::default(),
+            permits: Semaphore::new(size),
+            wait,
+            waiting: AtomicUsize::new(0),
+            most_waiting: size.saturating_mul(WAITING_PER_CONNECTION),
+        }
     }
 
     /// A connection: an idle one, or a new one while fewer than the most are open.
     ///
     /// # Errors
-    /// [`StoreError::Unavailable`] when none is free in time, or a new one cannot
-    /// be opened, or the store is closed.
+    /// [`StoreError::Unavailable`] when none is free in time, or as many callers
+    /// wait for one as may, or a new one cannot be opened, or the store is closed.
     pub(super) async fn get(&self) -> Result<Held<'_>, StoreError> {
         let waited = tokio::time::timeout(self.wait, async {
-            let permit =
-                self.permits.acquire().await.map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
+            let permit = match self.permits.try_acquire() {
+                Ok(permit) => permit,
+                Err(_) => self.wait_for_permit().await?,
+            };
             let idle = self.idle.lock().expect("nothing panics under this lock").pop();
             let (connection, fresh) = match idle {
                 Some(connection) => (connection, false),
@@ -67,6 +86,26 @@ impl Connections {
         waited.await.unwrap_or_else(|_| {
             Err(StoreError::Unavailable(format!("no connection to the database within {} ms", self.wait.as_millis())))
         })
+    }
+
+    /// A permit, waited for among at most [`Connections::most_waiting`] callers.
+    async fn wait_for_permit(&self) -> Result<SemaphorePermit<'_>, StoreError> {
+        if self.waiting.fetch_add(1, Ordering::Relaxed) >= self.most_waiting {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            return Err(StoreError::Unavailable(format!(
+                "{} requests wait for a database connection already",
+                self.most_waiting
+            )));
+        }
+        // Counted down however the wait ends, a timeout's cancellation included.
+        struct Waiting<'a>(&'a AtomicUsize);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        let _waiting = Waiting(&self.waiting);
+        self.permits.acquire().await.map_err(|_| StoreError::Unavailable("the store is closed".into()))
     }
 
     async fn open(&self) -> Result<PgConnection, StoreError> {
@@ -158,5 +197,31 @@ pub(super) fn is_broken(error: &sqlx::Error) -> bool {
             database.code().is_some_and(|code| code.starts_with("08") || ["57P01", "57P02", "57P03"].contains(&&*code))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_many_callers_wait_for_a_connection_as_may_and_the_next_is_refused_at_once() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        runtime.block_on(async {
+            let connections = Connections::new(PgConnectOptions::new(), 1, Duration::from_secs(60));
+            let _busy = connections.permits.try_acquire().unwrap();
+            let waiters: Vec<_> = (0..WAITING_PER_CONNECTION).map(|_| Box::pin(connections.get())).collect();
+            let mut waiters = futures_util::future::select_all(waiters);
+            // Each waiter is polled once, and waits.
+            assert!(futures_util::FutureExt::now_or_never(&mut waiters).is_none());
+            assert_eq!(connections.waiting.load(Ordering::Relaxed), WAITING_PER_CONNECTION);
+            let refused = tokio::time::timeout(Duration::from_secs(1), connections.get()).await;
+            assert_eq!(
+                refused.expect("refused at once").err(),
+                Some(StoreError::Unavailable("32 requests wait for a database connection already".into()))
+            );
+            drop(waiters);
+            assert_eq!(connections.waiting.load(Ordering::Relaxed), 0, "a wait given up is no longer counted");
+        });
     }
 }

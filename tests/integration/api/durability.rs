@@ -207,7 +207,7 @@ fn a_full_disk_refuses_writes_with_storage_full_keeps_reads_and_loses_nothing() 
     let url = format!("sqlite:{}", disk.path().join("qttt.db").display());
     let logs = tempfile::tempdir().unwrap();
     let log = logs.path().join("qttt.log");
-    let server = Process::start_logging(&url, "warn", std::fs::File::create(&log).unwrap().into());
+    let server = Process::start_logging(&url, "warn", std::fs::File::create(&log).unwrap().into(), &[]);
     let filler = disk.fill_but(1 << 20);
 
     let acknowledged = Mutex::new(Vec::new());
@@ -245,7 +245,7 @@ fn a_full_disk_refuses_writes_with_storage_full_keeps_reads_and_loses_nothing() 
     let acknowledged = acknowledged.into_inner().unwrap();
     every_write_is_in(&server, &every_game(&server), &acknowledged);
     server.kill();
-    let restarted = Process::start_logging(&url, "warn", std::process::Stdio::null());
+    let restarted = Process::start_logging(&url, "warn", std::process::Stdio::null(), &[]);
     every_write_is_in(&restarted, &every_game(&restarted), &acknowledged);
 
     // A line when it filled, one when it had room again: at the edge, a write may
@@ -306,6 +306,6 @@ fn a_backup_taken_during_a_load_holds_every_write_acknowledged_before_it_began_a
     assert!(said.starts_with(&format!("backed up {games} games (")), "{said}");
     drop(copy);
     let url = format!("sqlite:{}", backup.display());
-    let restored = Process::start_logging(&url, "error", std::process::Stdio::inherit());
+    let restored = Process::start_logging(&url, "error", std::process::Stdio::inherit(), &[]);
     every_write_is_in(&restored, &every_game(&restored), &before);
 }

@@ -17,5 +17,6 @@ mod helpers;
 mod instances;
 mod legacy;
 mod life;
+mod outage;
 mod process;
 mod scenarios;

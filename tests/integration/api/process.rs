@@ -20,11 +20,12 @@ pub struct Process {
 impl Process {
     /// The server on `database`, logging errors only, to the test's output.
     pub fn start(database: &TestDatabase) -> Process {
-        Process::start_logging(&database.url(), "error", Stdio::inherit())
+        Process::start_logging(&database.url(), "error", Stdio::inherit(), &[])
     }
 
-    /// The server on the database at `url`, logging at `level` to `log`.
-    pub fn start_logging(url: &str, level: &str, log: Stdio) -> Process {
+    /// The server on the database at `url`, logging at `level` to `log`, with
+    /// the settings `vars`.
+    pub fn start_logging(url: &str, level: &str, log: Stdio, vars: &[(&str, &str)]) -> Process {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
             .arg("serve")
@@ -32,6 +33,7 @@ impl Process {
             .env("PORT", port.to_string())
             .env("DATABASE_URL", url)
             .env("RUST_LOG", level)
+            .envs(vars.iter().copied())
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
