@@ -166,3 +166,82 @@ fn both_backends_migrate_to_the_same_tables_columns_keys_and_indexes() {
     }
     assert_eq!(sqlite.len(), postgresql.len(), "{:?}", postgresql.keys().collect::<Vec<_>>());
 }
+
+/// Log entries that break a rule of the log, each named by it: `(seq, kind,
+/// actor, square_a, square_b, closing_move, square, rematch)` of game 1.
+const MALFORMED_ENTRIES: [(&str, &str); 14] = [
+    ("a sequence number below 1", "0, 'seat', 'X', NULL, NULL, NULL, NULL, NULL"),
+    ("an unknown kind", "101, 'jump', 'X', NULL, NULL, NULL, NULL, NULL"),
+    ("an unknown actor", "102, 'seat', 'Z', NULL, NULL, NULL, NULL, NULL"),
+    ("a square above 8", "103, 'move', 'X', 9, 1, NULL, NULL, NULL"),
+    ("a square below 0", "104, 'move', 'X', 0, -1, NULL, NULL, NULL"),
+    ("a closing move above 9", "105, 'collapse', 'X', NULL, NULL, 10, 0, NULL"),
+    ("a collapse into square 9", "106, 'collapse', 'X', NULL, NULL, 3, 9, NULL"),
+    ("a move with one square", "107, 'move', 'X', 1, NULL, NULL, NULL, NULL"),
+    ("a seat with squares", "108, 'seat', 'X', 1, 2, NULL, NULL, NULL"),
+    ("a collapse without its square", "109, 'collapse', 'O', NULL, NULL, 3, NULL, NULL"),
+    ("a rematch without its game", "110, 'rematch', 'X', NULL, NULL, NULL, NULL, NULL"),
+    ("a seat naming a rematch", "111, 'seat', 'X', NULL, NULL, NULL, NULL, 1"),
+    ("the measurement moving", "112, 'move', 'measurement', 1, 2, NULL, NULL, NULL"),
+    ("the server resigning", "113, 'resign', 'server', NULL, NULL, NULL, NULL, NULL"),
+];
+
+/// One entry of each kind of actor and of each column that may be set.
+const WELL_FORMED_ENTRIES: [&str; 5] = [
+    "1, 'seat', 'X', NULL, NULL, NULL, NULL, NULL",
+    "2, 'move', 'X', 0, 8, NULL, NULL, NULL",
+    "3, 'collapse', 'measurement', NULL, NULL, 9, 0, NULL",
+    "4, 'abort', 'server', NULL, NULL, NULL, NULL, NULL",
+    "5, 'rematch', 'O', NULL, NULL, NULL, NULL, 1",
+];
+
+/// Which of the entries of game 1 in `values` the database refuses.
+async fn refused<C: Connection>(connection: &mut C, values: &[&str]) -> Vec<bool>
+where
+    for<'c> &'c mut C: sqlx::Executor<'c>,
+{
+    let mut refused = Vec::new();
+    for values in values {
+        let insert = format!(
+            "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, \
+             created_at) VALUES (1, {values}, '2026-12-01T00:00:00.000Z')"
+        );
+        refused.push(sqlx::raw_sql(sqlx::AssertSqlSafe(insert)).execute(&mut *connection).await.is_err());
+    }
+    refused
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn both_backends_refuse_every_malformed_log_entry_and_take_well_formed_ones() {
+    let maintenance_url = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let postgres = PostgresDatabase::create(&maintenance_url, format!("qttt_entries_{}", std::process::id()));
+    let folder = tempfile::tempdir().unwrap();
+    let sqlite_url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+    let malformed: Vec<&str> = MALFORMED_ENTRIES.iter().map(|(_, values)| *values).collect();
+    let game = "INSERT INTO games (variant, created_at) VALUES ('measurement', '2026-12-01T00:00:00.000Z')";
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (sqlite, postgresql) = runtime.block_on(async {
+        for url in [sqlite_url.clone(), postgres.url()] {
+            Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
+        }
+        let mut sqlite = sqlx::SqliteConnection::connect(&sqlite_url).await.unwrap();
+        sqlx::raw_sql(game).execute(&mut sqlite).await.unwrap();
+        let sqlite_refused = (refused(&mut sqlite, &WELL_FORMED_ENTRIES).await, refused(&mut sqlite, &malformed).await);
+        let mut postgresql = sqlx::PgConnection::connect(&postgres.url()).await.unwrap();
+        sqlx::raw_sql(game).execute(&mut postgresql).await.unwrap();
+        let postgresql_refused =
+            (refused(&mut postgresql, &WELL_FORMED_ENTRIES).await, refused(&mut postgresql, &malformed).await);
+        (sqlite_refused, postgresql_refused)
+    });
+    for (backend, (well_formed, malformed)) in [("SQLite", sqlite), ("PostgreSQL", postgresql)] {
+        assert_eq!(well_formed, [false; 5], "{backend} takes every well-formed entry");
+        let taken: Vec<&str> = MALFORMED_ENTRIES
+            .iter()
+            .zip(&malformed)
+            .filter(|(_, refused)| !**refused)
+            .map(|((rule, _), _)| *rule)
+            .collect();
+        assert_eq!(taken, [""; 0], "{backend} takes malformed entries");
+    }
+}
