@@ -144,21 +144,38 @@ async fn postgres_schema(url: &str) -> Schema {
     schema
 }
 
+/// Both backends, migrated by the store: a SQLite file, and a PostgreSQL
+/// database of its own named after `purpose`, on `QTTT_TEST_POSTGRES`'s server.
+struct BothBackends {
+    postgres: PostgresDatabase,
+    sqlite_url: String,
+    _folder: tempfile::TempDir,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl BothBackends {
+    fn migrated(purpose: &str) -> BothBackends {
+        let maintenance_url = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+        let postgres = PostgresDatabase::create(&maintenance_url, format!("qttt_{purpose}_{}", std::process::id()));
+        let folder = tempfile::tempdir().unwrap();
+        let sqlite_url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            for url in [sqlite_url.clone(), postgres.url()] {
+                Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
+            }
+        });
+        BothBackends { postgres, sqlite_url, _folder: folder, runtime }
+    }
+}
+
 #[test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 fn both_backends_migrate_to_the_same_tables_columns_keys_and_indexes() {
-    let maintenance_url = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
-    let postgres = PostgresDatabase::create(&maintenance_url, format!("qttt_schemas_{}", std::process::id()));
-    let folder = tempfile::tempdir().unwrap();
-    let sqlite_url = format!("sqlite:{}", folder.path().join("qttt.db").display());
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (sqlite, postgresql) = runtime.block_on(async {
-        for url in [sqlite_url.clone(), postgres.url()] {
-            let store = Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap();
-            store.close().await;
-        }
-        (sqlite_schema(&sqlite_url).await, postgres_schema(&postgres.url()).await)
-    });
+    let both = BothBackends::migrated("schemas");
+    let (sqlite, postgresql) = both
+        .runtime
+        .block_on(async { (sqlite_schema(&both.sqlite_url).await, postgres_schema(&both.postgres.url()).await) });
     assert_eq!(sqlite.keys().collect::<Vec<_>>(), ["games", "log_entries", "seats", "shared_game"]);
     assert_eq!(sqlite["log_entries"].primary_key, ["game_id", "seq"]);
     for (name, table) in &sqlite {
@@ -214,21 +231,14 @@ where
 #[test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 fn both_backends_refuse_every_malformed_log_entry_and_take_well_formed_ones() {
-    let maintenance_url = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
-    let postgres = PostgresDatabase::create(&maintenance_url, format!("qttt_entries_{}", std::process::id()));
-    let folder = tempfile::tempdir().unwrap();
-    let sqlite_url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+    let both = BothBackends::migrated("entries");
     let malformed: Vec<&str> = MALFORMED_ENTRIES.iter().map(|(_, values)| *values).collect();
     let game = "INSERT INTO games (variant, created_at) VALUES ('measurement', '2026-12-01T00:00:00.000Z')";
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (sqlite, postgresql) = runtime.block_on(async {
-        for url in [sqlite_url.clone(), postgres.url()] {
-            Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
-        }
-        let mut sqlite = sqlx::SqliteConnection::connect(&sqlite_url).await.unwrap();
+    let (sqlite, postgresql) = both.runtime.block_on(async {
+        let mut sqlite = sqlx::SqliteConnection::connect(&both.sqlite_url).await.unwrap();
         sqlx::raw_sql(game).execute(&mut sqlite).await.unwrap();
         let sqlite_refused = (refused(&mut sqlite, &WELL_FORMED_ENTRIES).await, refused(&mut sqlite, &malformed).await);
-        let mut postgresql = sqlx::PgConnection::connect(&postgres.url()).await.unwrap();
+        let mut postgresql = sqlx::PgConnection::connect(&both.postgres.url()).await.unwrap();
         sqlx::raw_sql(game).execute(&mut postgresql).await.unwrap();
         let postgresql_refused =
             (refused(&mut postgresql, &WELL_FORMED_ENTRIES).await, refused(&mut postgresql, &malformed).await);
