@@ -274,15 +274,21 @@ impl TestApp {
 
     /// Opens the event stream at `path_and_query`, with `headers` (each ending in CRLF).
     pub fn watch_at(&self, path_and_query: &str, headers: &str) -> EventStream {
-        let mut stream = TcpStream::connect(self.address).expect("the server accepts");
-        let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {}\r\n{headers}\r\n", self.address);
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        EventStream { stream, received: String::new() }
+        EventStream::open(self.address, path_and_query, headers)
     }
 }
 
 impl EventStream {
+    /// Opens the event stream at `path_and_query` of the server at `address`,
+    /// with `headers` (each ending in CRLF).
+    pub fn open(address: SocketAddr, path_and_query: &str, headers: &str) -> EventStream {
+        let mut stream = TcpStream::connect(address).expect("the server accepts");
+        let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {address}\r\n{headers}\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+        EventStream { stream, received: String::new() }
+    }
+
     /// The next event, waiting at most `patience`.
     pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
         let deadline = std::time::Instant::now() + patience;

@@ -3,15 +3,14 @@
 //! event once the database answers again.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::helpers::TestDatabase;
+use super::helpers::{EventStream, TestDatabase};
 use super::process::Process;
 
 const GAMES: usize = 100;
@@ -19,29 +18,26 @@ const WATCHERS_PER_GAME: usize = 20;
 const WATCHERS: usize = GAMES * WATCHERS_PER_GAME;
 
 /// Watches game `id` from `address`: once its first `before` events have come,
-/// counts itself `opened` and waits at `ready`, then reads until `all` events have come (or a minute has
-/// passed). Answers the ids of the events received, in order.
+/// counts itself `opened` and waits at `ready`, then reads until `all` events
+/// have come (each wait a minute at most). Answers the ids of the events
+/// received, in order.
 fn watch(address: SocketAddr, id: i64, before: usize, all: usize, opened: &AtomicUsize, ready: &Barrier) -> Vec<i64> {
-    let mut stream = TcpStream::connect(address).expect("the server accepts");
-    write!(stream, "GET /api/v1/games/{id}/events HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
-    stream.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
-    let mut received = String::new();
-    let ids = |received: &str| -> Vec<i64> {
-        received.lines().filter_map(|line| line.strip_prefix("id: ")).map(|id| id.parse().unwrap()).collect()
-    };
-    let mut read_until = |count: usize, deadline: Instant| {
-        let mut buffer = [0_u8; 8192];
-        while ids(&received).len() < count && Instant::now() < deadline {
-            if let Ok(read @ 1..) = stream.read(&mut buffer) {
-                received.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    let mut stream = EventStream::open(address, &format!("/api/v1/games/{id}/events"), "");
+    let mut ids = Vec::new();
+    let mut read_until = |count: usize, ids: &mut Vec<i64>| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while ids.len() < count {
+            match stream.next_event(deadline.saturating_duration_since(Instant::now())) {
+                Some(event) => ids.extend(event.id),
+                None => return,
             }
         }
     };
-    read_until(before, Instant::now() + Duration::from_secs(60));
+    read_until(before, &mut ids);
     opened.fetch_add(1, Ordering::SeqCst);
     ready.wait();
-    read_until(all, Instant::now() + Duration::from_secs(60));
-    ids(&received)
+    read_until(all, &mut ids);
+    ids
 }
 
 #[test]
