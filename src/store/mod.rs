@@ -19,7 +19,6 @@ use space::Space;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bot::Bot;
 use crate::engine::Player;
@@ -279,25 +278,22 @@ impl Store {
     pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: i64,
-        decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         // The store's own errors are told apart from the decision's, and a
         // decision to write nothing is no sign of room.
-        let wrote = Arc::new(AtomicBool::new(false));
-        let decided = Arc::clone(&wrote);
-        let mut decide = decide;
         let decide = move |game| {
             let (write, answer) = decide(game).map_err(Failed::Decided)?;
-            decided.store(write.is_some(), Ordering::Relaxed);
-            Ok((write, answer))
+            let wrote = write.is_some();
+            Ok((write, (answer, wrote)))
         };
         let updated = match &self.backend {
             Backend::Sqlite(store) => store.update(id, decide).await,
             Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
         };
         match updated {
-            Ok(answer) => {
-                if wrote.load(Ordering::Relaxed) {
+            Ok((answer, wrote)) => {
+                if wrote {
                     self.space.written();
                 }
                 Ok(answer)
