@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use ipnet::IpNet;
 
+use crate::logging::LogFormat;
+use crate::metrics::MetricsAt;
 use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
@@ -77,6 +79,13 @@ pub struct Config {
     /// How long after a game between two people ends its live streams wait for
     /// news of a rematch before they end; `REMATCH_WINDOW_SECONDS`, default 60.
     pub rematch_window: Duration,
+    /// How the log's lines are written; `LOG_FORMAT`, `text` (the default) or
+    /// `json` (one object per line).
+    pub log_format: LogFormat,
+    /// Where `GET /metrics` is served; `METRICS`, `on` (the default: on the
+    /// server's port) or `off`, and `METRICS_ADDR`, an address and port of its own
+    /// (such as `127.0.0.1:9100`), so that the metrics need not be public.
+    pub metrics: MetricsAt,
 }
 
 /// How long a request's body may take to arrive, unless configured otherwise.
@@ -200,12 +209,7 @@ impl Config {
         let retention = whole_number(&lookup, "RETENTION_DAYS", 0..=36_500)?
             .filter(|&days| days > 0)
             .map(|days| Duration::from_secs(days * 86_400));
-        let original_app_routes = match lookup("ORIGINAL_APP_ROUTES") {
-            None => true,
-            Some(text) if text.trim().eq_ignore_ascii_case("on") => true,
-            Some(text) if text.trim().eq_ignore_ascii_case("off") => false,
-            Some(text) => return Err(format!("ORIGINAL_APP_ROUTES is {text:?}; it must be on or off")),
-        };
+        let original_app_routes = on_or_off(&lookup, "ORIGINAL_APP_ROUTES")?;
         let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
         let waiting_game_timeout = match whole_number(&lookup, "WAITING_GAME_TIMEOUT_SECONDS", 0..=31_536_000)? {
             None => Some(DEFAULT_WAITING_TIMEOUT),
@@ -214,6 +218,20 @@ impl Config {
         };
         let rematch_window = whole_number(&lookup, "REMATCH_WINDOW_SECONDS", 0..=86_400)?
             .map_or(DEFAULT_REMATCH_WINDOW, Duration::from_secs);
+        let log_format = match lookup("LOG_FORMAT") {
+            None => LogFormat::Text,
+            Some(text) if text.trim().eq_ignore_ascii_case("text") => LogFormat::Text,
+            Some(text) if text.trim().eq_ignore_ascii_case("json") => LogFormat::Json,
+            Some(text) => return Err(format!("LOG_FORMAT is {text:?}; it must be text or json")),
+        };
+        let metrics = match (on_or_off(&lookup, "METRICS")?, lookup("METRICS_ADDR")) {
+            (false, Some(_)) => return Err("METRICS is off but METRICS_ADDR is set; unset one of them".into()),
+            (false, None) => MetricsAt::Off,
+            (true, None) => MetricsAt::ServerPort,
+            (true, Some(text)) => MetricsAt::Address(text.trim().parse().map_err(|_| {
+                format!("METRICS_ADDR is {text:?}; it must be an address and port, such as 127.0.0.1:9100")
+            })?),
+        };
         Ok(Config {
             host,
             port,
@@ -233,7 +251,19 @@ impl Config {
             random_seed,
             waiting_game_timeout,
             rematch_window,
+            log_format,
+            metrics,
         })
+    }
+}
+
+/// The variable `name`, `on` (also when unset) or `off`.
+fn on_or_off(lookup: impl Fn(&str) -> Option<String>, name: &str) -> Result<bool, String> {
+    match lookup(name) {
+        None => Ok(true),
+        Some(text) if text.trim().eq_ignore_ascii_case("on") => Ok(true),
+        Some(text) if text.trim().eq_ignore_ascii_case("off") => Ok(false),
+        Some(text) => Err(format!("{name} is {text:?}; it must be on or off")),
     }
 }
 
@@ -285,6 +315,8 @@ mod tests {
                 random_seed: None,
                 waiting_game_timeout: Some(Duration::from_secs(3600)),
                 rematch_window: Duration::from_secs(60),
+                log_format: LogFormat::Text,
+                metrics: MetricsAt::ServerPort,
             })
         );
     }
@@ -312,8 +344,13 @@ mod tests {
             ("RETENTION_DAYS", "30"),
             ("ORIGINAL_APP_ROUTES", "OFF"),
             ("SEARCH_THREADS", "3"),
+            ("LOG_FORMAT", "JSON"),
+            ("METRICS_ADDR", "127.0.0.1:9100"),
         ])
         .unwrap();
+        assert_eq!(read.log_format, LogFormat::Json);
+        assert_eq!(read.metrics, MetricsAt::Address("127.0.0.1:9100".parse().unwrap()));
+        assert_eq!(config(&[("METRICS", "off")]).unwrap().metrics, MetricsAt::Off);
         let proxies: Vec<IpNet> =
             ["10.0.0.5/32", "192.168.0.0/16", "::1/128"].iter().map(|p| p.parse().unwrap()).collect();
         assert_eq!(read.trusted_proxies, proxies);
@@ -371,6 +408,10 @@ mod tests {
         assert!(error(&[("SEARCH_THREADS", "0")]).starts_with("SEARCH_THREADS is"));
         assert_eq!(config(&[("RETENTION_DAYS", "0")]).unwrap().retention, None);
         assert_eq!(error(&[("ORIGINAL_APP_ROUTES", "no")]), r#"ORIGINAL_APP_ROUTES is "no"; it must be on or off"#);
+        assert_eq!(error(&[("LOG_FORMAT", "xml")]), r#"LOG_FORMAT is "xml"; it must be text or json"#);
+        assert_eq!(error(&[("METRICS", "yes")]), r#"METRICS is "yes"; it must be on or off"#);
+        assert!(error(&[("METRICS_ADDR", "9100")]).starts_with(r#"METRICS_ADDR is "9100"; it must be an address"#));
+        assert!(error(&[("METRICS", "off"), ("METRICS_ADDR", "127.0.0.1:9100")]).starts_with("METRICS is off but"));
         assert_eq!(
             error(&[("SQLITE_SYNCHRONOUS", "OFF")]),
             r#"SQLITE_SYNCHRONOUS is "OFF"; it must be normal or full"#

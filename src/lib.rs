@@ -18,7 +18,9 @@
 //! - [`error`]: what the service's operations fail with, in its own words.
 //! - [`config`]: settings from the environment, with defaults.
 //! - [`server`]: start-up and graceful shutdown.
-//! - [`logging`]: the server's log, with clients' faults kept out of its errors.
+//! - [`logging`]: the server's log, as text or JSON, each line about a request
+//!   with its id, and clients' faults kept out of its errors.
+//! - [`metrics`]: the names and meanings of the metrics, and their recorder.
 //! - [`token`]: seat tokens and their hashes.
 //! - [`live`]: who watches which game, for the live event streams; news of other
 //!   instances' writes reaches it from the store.
@@ -33,6 +35,7 @@ pub mod engine;
 pub mod error;
 pub mod live;
 pub mod logging;
+pub mod metrics;
 pub mod quantum;
 pub mod server;
 pub mod service;

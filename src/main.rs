@@ -254,7 +254,7 @@ async fn main() -> ExitCode {
 /// Runs the server until SIGTERM or Ctrl-C; requests in flight finish first.
 async fn serve() -> Result<(), String> {
     let config = Config::from_env()?;
-    qttt::logging::init();
+    qttt::logging::init(config.log_format);
     let running = Running::start(&config).await?;
     log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
     running.finish().await.map_err(|error| format!("the server stopped: {error}"))?;

@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 
 use crate::api;
 use crate::config::Config;
+use crate::metrics::MetricsAt;
 use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_EVERY, Time};
 use crate::store::{Store, database_name};
 
@@ -29,6 +30,8 @@ pub struct Running {
     timer: JoinHandle<()>,
     /// What deletes the games that ended before the retention period.
     retention: JoinHandle<()>,
+    /// The server of `/metrics` on an address of its own, with `METRICS_ADDR`.
+    metrics: Option<JoinHandle<std::io::Result<()>>>,
     stopper: Stopper,
     /// Where it listens (the actual port when the configured one was 0).
     pub addresses: Vec<SocketAddr>,
@@ -38,6 +41,7 @@ pub struct Running {
 #[derive(Clone)]
 pub struct Stopper {
     handle: ServerHandle,
+    metrics: Option<ServerHandle>,
     service: GameService,
 }
 
@@ -46,6 +50,9 @@ impl Stopper {
     pub async fn stop(&self) {
         self.service.close_live_streams();
         self.handle.stop(true).await;
+        if let Some(metrics) = &self.metrics {
+            metrics.stop(true).await;
+        }
     }
 }
 
@@ -87,15 +94,21 @@ impl Running {
             // Signals are handled below, to end the live streams first.
             .disable_signals();
         let addresses = listener.addrs();
+        let metrics_server = match config.metrics {
+            MetricsAt::Address(address) => Some(serve_metrics(address)?),
+            MetricsAt::Off | MetricsAt::ServerPort => None,
+        };
         let server = listener.run();
-        let stopper = Stopper { handle: server.handle(), service };
+        let stopper =
+            Stopper { handle: server.handle(), metrics: metrics_server.as_ref().map(Server::handle), service };
+        let metrics = metrics_server.map(actix_web::rt::spawn);
         let on_signal = stopper.clone();
         actix_web::rt::spawn(async move {
             stop_signal().await;
             log::info!("stopping: requests in flight finish, live streams end");
             on_signal.stop().await;
         });
-        Ok(Running { server, store, timer, retention, stopper, addresses })
+        Ok(Running { server, store, timer, retention, metrics, stopper, addresses })
     }
 
     /// The service it serves, to look at from elsewhere (as tests do).
@@ -115,11 +128,26 @@ impl Running {
     /// When the server fails.
     pub async fn finish(self) -> std::io::Result<()> {
         self.server.await?;
+        if let Some(metrics) = self.metrics {
+            metrics.await.map_err(std::io::Error::other)??;
+        }
         self.timer.abort();
         self.retention.abort();
         self.store.close().await;
         Ok(())
     }
+}
+
+/// Serves `/metrics` alone on `address`, on one worker: a scrape is rare.
+fn serve_metrics(address: SocketAddr) -> Result<Server, String> {
+    let recorder = actix_web::web::Data::new(crate::metrics::recorder());
+    let server = HttpServer::new(move || api::metrics_app(recorder.clone()))
+        .workers(1)
+        .bind(address)
+        .map_err(|error| format!("cannot listen for METRICS_ADDR on {address}: {error}"))?
+        .disable_signals()
+        .run();
+    Ok(server)
 }
 
 /// Every [`TIMER_EVERY`], writes down the ends of the games whose clocks ran out

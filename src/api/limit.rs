@@ -12,6 +12,7 @@ use actix_web::{FromRequest, HttpRequest, web};
 use ipnet::IpNet;
 
 use super::problem::ApiError;
+use crate::metrics::LIVE_WATCHERS;
 
 const WINDOW: Duration = Duration::from_secs(60);
 
@@ -103,6 +104,7 @@ impl Limits {
         }
         open.all += 1;
         *open.by_address.entry(client.0).or_insert(0) += 1;
+        ::metrics::gauge!(LIVE_WATCHERS).increment(1);
         Ok(StreamPlace { limits: limits.clone(), client })
     }
 
@@ -139,6 +141,7 @@ impl Drop for StreamPlace {
     fn drop(&mut self) {
         let mut open = self.limits.streams.lock().expect("the streams' lock is never poisoned");
         open.all -= 1;
+        ::metrics::gauge!(LIVE_WATCHERS).decrement(1);
         if let Some(count) = open.by_address.get_mut(&self.client.0) {
             *count -= 1;
             if *count == 0 {
@@ -153,16 +156,23 @@ impl Drop for StreamPlace {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddress(pub IpAddr);
 
+impl ClientAddress {
+    /// The client that sent `request`.
+    pub fn of(request: &HttpRequest) -> ClientAddress {
+        // A request always has a peer over TCP; a test request may not.
+        let peer = request.peer_addr().map_or(IpAddr::from([127, 0, 0, 1]), |peer| peer.ip());
+        let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
+        let forwarded_for = request.headers().get("X-Forwarded-For").and_then(|value| value.to_str().ok());
+        ClientAddress(limits.client_of(peer, forwarded_for))
+    }
+}
+
 impl FromRequest for ClientAddress {
     type Error = ApiError;
     type Future = Ready<Result<ClientAddress, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        // A request always has a peer over TCP; a test request may not.
-        let peer = request.peer_addr().map_or(IpAddr::from([127, 0, 0, 1]), |peer| peer.ip());
-        let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
-        let forwarded_for = request.headers().get("X-Forwarded-For").and_then(|value| value.to_str().ok());
-        ready(Ok(ClientAddress(limits.client_of(peer, forwarded_for))))
+        ready(Ok(ClientAddress::of(request)))
     }
 }
 

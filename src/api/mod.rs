@@ -8,6 +8,7 @@ mod health;
 mod legacy;
 mod life;
 mod limit;
+mod observe;
 pub mod problem;
 pub mod views;
 
@@ -15,8 +16,9 @@ use actix_cors::Cors;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
-use actix_web::middleware::{Condition, DefaultHeaders, ErrorHandlerResponse, ErrorHandlers, Logger};
+use actix_web::middleware::{DefaultHeaders, ErrorHandlerResponse, ErrorHandlers, from_fn};
 use actix_web::{App, HttpRequest, HttpResponse, ResponseError, web};
+use metrics_exporter_prometheus::PrometheusHandle;
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDocument;
 use utoipa_actix_web::AppExt;
@@ -25,6 +27,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use std::time::Duration;
 
 use crate::config::{Config, CorsOrigins};
+use crate::metrics::{MetricsAt, recorder};
 use crate::service::GameService;
 use problem::ApiError;
 
@@ -77,6 +80,8 @@ pub struct ApiOptions {
     pub limits: web::Data<Limits>,
     /// Whether the original app's routes are served.
     pub original_app_routes: bool,
+    /// The recorder whose metrics `/metrics` serves, when served on the API's port.
+    pub metrics: Option<web::Data<PrometheusHandle>>,
 }
 
 impl ApiOptions {
@@ -92,6 +97,7 @@ impl ApiOptions {
                 config.trusted_proxies.clone(),
             )),
             original_app_routes: config.original_app_routes,
+            metrics: (config.metrics == MetricsAt::ServerPort).then(|| web::Data::new(recorder())),
         }
     }
 }
@@ -124,6 +130,10 @@ pub fn app(
             options.original_app_routes,
         );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
+    let app = match options.metrics {
+        Some(recorder) => app.app_data(recorder).route("/metrics", web::get().to(observe::metrics)),
+        None => app,
+    };
     app.app_data(known_routes)
         .service(SwaggerUi::new("/swagger-ui/{_:.*}").url(OPENAPI_PATH, document))
         .service(web::redirect("/swagger-ui", "/swagger-ui/"))
@@ -132,7 +142,16 @@ pub fn app(
         .wrap(cors(&options.cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
         .wrap(security_headers())
-        .wrap(access_log())
+        .wrap(from_fn(observe::observe))
+}
+
+/// `/metrics` alone, served from `recorder` on an address of its own (`METRICS_ADDR`).
+pub fn metrics_app(
+    recorder: web::Data<PrometheusHandle>,
+) -> App<
+    impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse, Error = actix_web::Error, InitError = ()>,
+> {
+    App::new().app_data(recorder).route("/metrics", web::get().to(observe::metrics))
 }
 
 /// The headers that keep a browser from misreading an answer: none is sniffed
@@ -146,14 +165,6 @@ fn security_headers() -> DefaultHeaders {
         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; \
              font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     ))
-}
-
-/// A line per request at `info`, when the log filter lets it through. Left out
-/// when not, because the logger formats its line for every request before the
-/// filter drops it.
-fn access_log() -> Condition<Logger> {
-    let wanted = log::log_enabled!(target: "actix_web::middleware::logger", log::Level::Info);
-    Condition::new(wanted, Logger::new("%a \"%r\" %s %b %Dms"))
 }
 
 /// Turns an error answer that is not JSON, such as the CORS layer's plain-text
@@ -184,9 +195,9 @@ fn cors(origins: &CorsOrigins) -> Cors {
     let cors = Cors::default()
         .allow_any_method()
         .allow_any_header()
-        // Every header a client reads: a game's version, a new game's path, and
-        // how long to wait after a 429 or a 503.
-        .expose_headers([header::ETAG, header::LOCATION, header::RETRY_AFTER])
+        // Every header a client reads: a game's version, a new game's path, how
+        // long to wait after a 429 or a 503, and the id to quote in a report.
+        .expose_headers([header::ETAG, header::LOCATION, header::RETRY_AFTER, observe::REQUEST_ID])
         .max_age(3600);
     match origins {
         CorsOrigins::Any => cors.allow_any_origin().send_wildcard(),

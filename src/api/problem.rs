@@ -79,7 +79,8 @@ const BUSY_RETRY_AFTER: u64 = 1;
     "title": "Not your turn",
     "status": 422,
     "detail": "it is not your turn",
-    "code": "not_your_turn"
+    "code": "not_your_turn",
+    "instance": "4f9c1a2be03d4d6a8c55e1f0b7a93d21"
 }))]
 pub struct Problem {
     /// A URI naming the kind of problem: `urn:qttt:problem:` followed by the code.
@@ -97,6 +98,11 @@ pub struct Problem {
     /// With `conflict`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<i64>,
+    /// The id of the request, as its `X-Request-Id` header says: the one the
+    /// client sent, if it is a token of at most 128 letters, digits and `-._~`,
+    /// else one the server made. The server's log names the request by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// The codes of the refusals of the HTTP layer, as [`ApiError::code`] gives them.
@@ -207,6 +213,7 @@ impl ApiError {
                 ApiError::Service(Error::Conflict { current_version, .. }) => *current_version,
                 _ => None,
             },
+            instance: crate::logging::request_id().map(|id| id.to_string()),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use rand::rngs::StdRng;
 
-use super::{Ending, Event, GameRecord, GameService, Status, seat_of};
+use super::{Ending, Event, GameRecord, GameService, Status, count_if_ended, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::Error;
@@ -180,6 +180,7 @@ impl GameService {
             }
         };
         self.hub.publish(id, record.version());
+        count_if_ended(&record);
         Ok(record)
     }
 
@@ -240,6 +241,7 @@ impl GameService {
             .await?;
         if let Some(record) = &ended {
             self.hub.publish(id, record.version());
+            count_if_ended(record);
         }
         Ok(ended)
     }

@@ -23,6 +23,7 @@ use crate::bot::{Bot, Solution, Stop};
 use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
+use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::store::{Notice, Store};
 
 pub use copy::{Checked, Copied, check_games, copy_games};
@@ -221,10 +222,17 @@ impl GameService {
         bot: Bot,
         work: impl FnOnce(Stop) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
+        // Timed on its thread: a search's wait for a thread is not thinking.
+        let thinking = move |stop| {
+            let started = std::time::Instant::now();
+            let answer = work(stop);
+            ::metrics::histogram!(BOT_THINKING_SECONDS, "level" => bot.code()).record(started.elapsed());
+            answer
+        };
         if bot.searches() {
-            self.searches.run(work).await
+            self.searches.run(thinking).await
         } else {
-            off_request_threads("the bot", move || work(Stop::default())).await
+            off_request_threads("the bot", move || thinking(Stop::default())).await
         }
     }
 
@@ -234,6 +242,15 @@ impl GameService {
     /// Database failures.
     pub async fn list(&self, page: Page) -> Result<Vec<ListedGame>, Error> {
         Ok(self.store.list_games(page).await?)
+    }
+}
+
+/// Counts the game of `record` as ended here, if it has ended: for the record
+/// that a write of its last action or of its ending answered.
+fn count_if_ended(record: &GameRecord) {
+    if let Some(end) = record.end() {
+        let (variant, reason) = (record.stored.variant.code(), end.reason.code());
+        ::metrics::counter!(GAMES_FINISHED, "variant" => variant, "reason" => reason).increment(1);
     }
 }
 

@@ -7,6 +7,7 @@ use super::{seat_of, time};
 use crate::bot::Bot;
 use crate::engine::{Game, GameResult, Player, Variant};
 use crate::error::Error;
+use crate::metrics::GAMES_CREATED;
 use crate::store::RematchOf;
 use crate::token;
 
@@ -42,15 +43,18 @@ impl GameService {
         if let Some(bot) = opponent {
             let seat = play_as.other();
             events.push((Event::SeatTaken(seat), true));
-            let mut rng = self.options.randomness.rng();
-            let opening = self
-                .for_bot(bot, move |stop| {
-                    let mut game = Game::new(variant);
-                    bot_turns(&mut game, bot, seat, &mut rng, stop)?;
-                    Ok(game)
-                })
-                .await?;
-            events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
+            // It opens the game when it plays first; else nothing is its to do yet.
+            if seat == Player::X {
+                let mut rng = self.options.randomness.rng();
+                let opening = self
+                    .for_bot(bot, move |stop| {
+                        let mut game = Game::new(variant);
+                        bot_turns(&mut game, bot, seat, &mut rng, stop)?;
+                        Ok(game)
+                    })
+                    .await?;
+                events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
+            }
         }
         let new = StoredGame {
             // The database gives the id.
@@ -76,6 +80,7 @@ impl GameService {
         let seat = Some((play_as, token::hash(&token)));
         let (mut record, _) = GameRecord::replay(new, now_ms)?.with(&events, seat, now_ms)?;
         record.stored.id = self.store.create_game(record.stored.clone(), rematch).await?;
+        ::metrics::counter!(GAMES_CREATED, "variant" => variant.code()).increment(1);
         self.hub.publish(record.stored.id, record.version());
         if let Some(rematch) = rematch {
             self.hub.publish(rematch.game_id, rematch.seq);

@@ -19,9 +19,11 @@ use space::Space;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::bot::Bot;
 use crate::engine::Player;
+use crate::metrics::{DATABASE_ERRORS, STORE_WRITE_SECONDS};
 use crate::service::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Page, Status, StoredEntry};
 use crate::service::{StoredGame, Summary};
 
@@ -109,6 +111,28 @@ impl<E> From<StoreError> for Failed<E> {
     fn from(failure: StoreError) -> Failed<E> {
         Failed::Store(failure)
     }
+}
+
+/// Counts `result`'s failure, if it is one of the database's.
+fn counted<T>(result: Result<T, StoreError>) -> Result<T, StoreError> {
+    if let Err(failure) = &result {
+        count(failure);
+    }
+    result
+}
+
+/// Counts a failure of the database by its kind; a game that is not there is
+/// none.
+fn count(failure: &StoreError) {
+    let kind = match failure {
+        StoreError::NotFound { .. } => return,
+        StoreError::Unavailable(_) => "unavailable",
+        StoreError::Conflict { .. } => "conflict",
+        StoreError::Full(_) => "full",
+        StoreError::Corrupt(_) => "corrupt",
+        StoreError::Other(_) => "other",
+    };
+    ::metrics::counter!(DATABASE_ERRORS, "kind" => kind).increment(1);
 }
 
 /// The entry a new game's creation writes in the game it is the rematch of: by
@@ -218,10 +242,10 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.ping().await,
             Backend::Postgres(store) => Box::pin(store.ping()).await,
-        }
+        })
     }
 
     /// Creates `game` as it is (but for its id, which the database gives, and is
@@ -232,10 +256,13 @@ impl Store {
     /// [`StoreError::Conflict`] when that game's log already holds the rematch's
     /// sequence number; when the database fails.
     pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
-        self.space.note(match &self.backend {
-            Backend::Sqlite(store) => store.create_game(game, rematch).await,
-            Backend::Postgres(store) => Box::pin(store.create_game(game, rematch)).await,
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.create_game(game, rematch).await,
+                Backend::Postgres(store) => Box::pin(store.create_game(game, rematch)).await,
+            }
         })
+        .await
     }
 
     /// The game with `id`, its whole log and its seats' token hashes.
@@ -244,10 +271,10 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.load_game(id).await,
             Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
-        }
+        })
     }
 
     /// Carries out `write` on game `id`, decided on a copy read earlier, in one
@@ -258,10 +285,13 @@ impl Store {
     /// already took the sequence number of the write's first entry, or the seat;
     /// any database failure.
     pub async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
-        self.space.note(match &self.backend {
-            Backend::Sqlite(store) => store.write(id, write).await,
-            Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.write(id, write).await,
+                Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
+            }
         })
+        .await
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
@@ -282,6 +312,7 @@ impl Store {
     ) -> Result<T, E> {
         // The store's own errors are told apart from the decision's, and a
         // decision to write nothing is no sign of room.
+        let started = Instant::now();
         let decide = move |game| {
             let (write, answer) = decide(game).map_err(Failed::Decided)?;
             let wrote = write.is_some();
@@ -294,16 +325,27 @@ impl Store {
         match updated {
             Ok((answer, wrote)) => {
                 if wrote {
+                    ::metrics::histogram!(STORE_WRITE_SECONDS).record(started.elapsed());
                     self.space.written();
                 }
                 Ok(answer)
             }
             Err(Failed::Decided(refused)) => Err(refused),
             Err(Failed::Store(failure)) => {
+                count(&failure);
                 self.space.failed(&failure);
                 Err(E::from(failure))
             }
         }
+    }
+
+    /// Carries out `write`, timed, its failure counted, and what it says of the
+    /// room left noted.
+    async fn wrote<T>(&self, write: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+        let started = Instant::now();
+        let written = counted(write.await);
+        ::metrics::histogram!(STORE_WRITE_SECONDS).record(started.elapsed());
+        self.space.note(written)
     }
 
     /// Whether the database has no room to write: from the first write that
@@ -317,10 +359,10 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.list_games(page).await,
             Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
-        }
+        })
     }
 
     /// The games the server's timer must look at: those ongoing past their
@@ -330,10 +372,10 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<i64>, StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
             Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
-        }
+        })
     }
 
     /// Deletes at most `most` of the games that ended before `before` (RFC 3339),
@@ -350,10 +392,13 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
-        self.space.note(match &self.backend {
-            Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
-            Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
+                Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
+            }
         })
+        .await
     }
 
     /// The ids of the games after `after`, in order, at most `most`: every game,
@@ -362,10 +407,10 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.game_ids(after, most).await,
             Backend::Postgres(store) => Box::pin(store.game_ids(after, most)).await,
-        }
+        })
     }
 
     /// Writes `game`, read from another database, as it is, with its id; with
@@ -376,10 +421,13 @@ impl Store {
     /// # Errors
     /// A SQLite store; database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.space.note(match &self.backend {
-            Backend::Sqlite(_) => Err(StoreError::Other("games are copied into PostgreSQL only".into())),
-            Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(_) => Err(StoreError::Other("games are copied into PostgreSQL only".into())),
+                Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
+            }
         })
+        .await
     }
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
@@ -387,10 +435,10 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
-        match &self.backend {
+        counted(match &self.backend {
             Backend::Sqlite(store) => store.shared_game().await,
             Backend::Postgres(store) => Box::pin(store.shared_game()).await,
-        }
+        })
     }
 
     /// Points the original app's routes at game `id`.
@@ -398,10 +446,13 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
-        self.space.note(match &self.backend {
-            Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
-            Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
+                Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
+            }
         })
+        .await
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use sqlx::Connection;
@@ -17,6 +17,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::super::StoreError;
+use crate::metrics::STORE_QUEUE_SECONDS;
 
 /// At most `size` connections to one database, opened when first needed.
 #[derive(Debug)]
@@ -72,10 +73,12 @@ impl Connections {
     /// wait for one as may, or a new one cannot be opened, or the store is closed.
     pub(super) async fn get(&self) -> Result<Held<'_>, StoreError> {
         let waited = tokio::time::timeout(self.wait, async {
+            let started = Instant::now();
             let permit = match self.permits.try_acquire() {
                 Ok(permit) => permit,
                 Err(_) => self.wait_for_permit().await?,
             };
+            ::metrics::histogram!(STORE_QUEUE_SECONDS).record(started.elapsed());
             let idle = self.idle.lock().expect("nothing panics under this lock").pop();
             let (connection, fresh) = match idle {
                 Some(connection) => (connection, false),

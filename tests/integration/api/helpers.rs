@@ -70,9 +70,15 @@ impl TestDatabase {
 /// The seed of every test server's measurements and bots.
 pub const TEST_SEED: u64 = 1;
 
-/// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own.
-pub struct TestApp {
+/// A client of a server at `address`: one connection a request.
+pub struct Client {
     pub address: SocketAddr,
+}
+
+/// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own;
+/// its client's requests through it.
+pub struct TestApp {
+    client: Client,
     /// The server's service, to look at what HTTP does not show.
     pub service: GameService,
     stopper: Stopper,
@@ -130,7 +136,7 @@ impl TestApp {
             })
         });
         let (address, stopper, service) = start.recv().expect("the server reports its address");
-        TestApp { address, service, stopper, thread: Some(thread), _database: None }
+        TestApp { client: Client { address }, service, stopper, thread: Some(thread), _database: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.
@@ -144,7 +150,17 @@ impl TestApp {
             thread.join().expect("the server thread ends");
         }
     }
+}
 
+impl std::ops::Deref for TestApp {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl Client {
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
         request(self.address, method, path, headers, body)
     }
@@ -265,7 +281,7 @@ pub struct Event {
     pub data: Value,
 }
 
-impl TestApp {
+impl Client {
     /// Opens the event stream of game `id`, resuming after `last_event_id`.
     pub fn watch(&self, id: i64, last_event_id: Option<i64>) -> EventStream {
         let resume = last_event_id.map(|seq| format!("Last-Event-ID: {seq}\r\n")).unwrap_or_default();
@@ -293,8 +309,10 @@ impl EventStream {
     pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
         let deadline = std::time::Instant::now() + patience;
         loop {
-            // Each event comes whole in one chunk: find its lines, skip the rest.
-            let start = ["id: ", "event: "].iter().filter_map(|field| self.received.find(field)).min();
+            // Each event comes whole in one chunk: find its lines, skip the rest
+            // (a header such as `x-request-id: ` included). Each begins a line.
+            let start =
+                ["\nid: ", "\nevent: "].iter().filter_map(|field| self.received.find(field)).min().map(|at| at + 1);
             if let Some(start) = start
                 && let Some(length) = self.received[start..].find("\n\n")
             {

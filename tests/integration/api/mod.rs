@@ -17,6 +17,7 @@ mod helpers;
 mod instances;
 mod legacy;
 mod life;
+mod operations;
 mod outage;
 mod process;
 mod scenarios;

@@ -68,12 +68,9 @@ fn two_thousand_watchers_spread_their_retries_over_an_outage_and_each_resumes_wi
         // thousand at once would be more than the connections' waiters.
         let mut watchers = Vec::new();
         for id in games.iter().flat_map(|(id, _)| std::iter::repeat_n(*id, WATCHERS_PER_GAME)) {
-            let (ready, opened) = (&ready, &opened);
+            let (ready, opened, address) = (&ready, &opened, server.address);
             let watcher = std::thread::Builder::new().stack_size(256 * 1024);
-            watchers.push((
-                id,
-                watcher.spawn_scoped(scope, move || watch(server.address, id, 2, 3, opened, ready)).unwrap(),
-            ));
+            watchers.push((id, watcher.spawn_scoped(scope, move || watch(address, id, 2, 3, opened, ready)).unwrap()));
             if watchers.len() % 100 == 0 {
                 let until = Instant::now() + Duration::from_secs(30);
                 while opened.load(Ordering::SeqCst) < watchers.len() && Instant::now() < until {

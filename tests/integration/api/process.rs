@@ -8,13 +8,21 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::helpers::{Response, TestDatabase, try_request};
+use super::helpers::{Client, Response, TestDatabase, try_request};
 
 /// The server binary as its own process, so that it can be killed outright.
 pub struct Process {
     /// Behind a lock so that the test can kill it while clients still use it.
     child: Mutex<Child>,
-    pub address: SocketAddr,
+    client: Client,
+}
+
+impl std::ops::Deref for Process {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
 }
 
 impl Process {
@@ -38,7 +46,8 @@ impl Process {
             .stderr(log)
             .spawn()
             .expect("the server starts");
-        let process = Process { child: Mutex::new(child), address: SocketAddr::from(([127, 0, 0, 1], port)) };
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let process = Process { child: Mutex::new(child), client: Client { address } };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(20) {
             if try_request(process.address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {

@@ -1,0 +1,135 @@
+//! What an operator sees of each request: its id (taken from a sane incoming
+//! `X-Request-Id`, else made here) in the answer's header, in its problem's
+//! `instance` and in every log line about it; a log line when it is answered; and
+//! its count and duration in the metrics, which `GET /metrics` serves.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpResponse, web};
+use metrics_exporter_prometheus::PrometheusHandle;
+
+use super::limit::ClientAddress;
+use crate::metrics::{HTTP_REQUEST_SECONDS, HTTP_REQUESTS, render};
+
+/// The header that names a request, both ways.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The log's target for the line of each answered request.
+const ACCESS_TARGET: &str = "qttt::access";
+
+/// The route of a request that no route took, in the metrics: one series for
+/// all of them, whatever paths clients make up.
+const UNMATCHED: &str = "unmatched";
+
+/// The longest request id taken from a client.
+const MOST_ID_LENGTH: usize = 128;
+
+/// Serves `request` as the work of its id, then names it in the answer, logs
+/// it and counts it.
+///
+/// # Errors
+/// What the layers inside fail with (actix answers it): counted and logged here.
+pub async fn observe<B: MessageBody>(
+    request: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    let started = Instant::now();
+    let id = request_id_of(&request);
+    crate::logging::about_request(Arc::clone(&id), async move {
+        let client = ClientAddress::of(request.request());
+        // The request is not cloned: routing needs it alone.
+        let (method, path) = (request.method().clone(), request.path().to_string());
+        let answered = |status: StatusCode, route: Option<String>| Answered {
+            client,
+            method: method.as_str(),
+            path: &path,
+            route: route.unwrap_or_else(|| UNMATCHED.to_string()),
+            status: status.as_u16(),
+            elapsed: started.elapsed(),
+        };
+        match next.call(request).await {
+            Ok(mut response) => {
+                let header = HeaderValue::from_str(&id).expect("a request id is a sane token");
+                response.headers_mut().insert(REQUEST_ID, header);
+                answered(response.status(), response.request().match_pattern()).tell();
+                Ok(response)
+            }
+            Err(error) => {
+                answered(error.as_response_error().status_code(), None).tell();
+                Err(error)
+            }
+        }
+    })
+    .await
+}
+
+/// A request as answered.
+struct Answered<'a> {
+    client: ClientAddress,
+    method: &'a str,
+    path: &'a str,
+    route: String,
+    status: u16,
+    elapsed: Duration,
+}
+
+impl Answered<'_> {
+    /// Logs the request's line, and counts and times it in the metrics.
+    fn tell(self) {
+        let Answered { client, method, path, route, status, elapsed } = self;
+        let duration_ms = elapsed.as_secs_f64() * 1000.0;
+        log::info!(
+            target: ACCESS_TARGET,
+            client:% = client.0, method, route = route.as_str(), status, duration_ms;
+            "{} \"{method} {path}\" {status} {duration_ms:.3} ms", client.0
+        );
+        let method = method.to_string();
+        ::metrics::histogram!(HTTP_REQUEST_SECONDS, "method" => method.clone(), "route" => route.clone())
+            .record(elapsed);
+        ::metrics::counter!(HTTP_REQUESTS, "method" => method, "route" => route, "status" => status.to_string())
+            .increment(1);
+    }
+}
+
+/// The request's own id when its client sent a sane one, else a new one.
+fn request_id_of(request: &ServiceRequest) -> Arc<str> {
+    let sent = request.headers().get(REQUEST_ID).and_then(|value| value.to_str().ok());
+    match sent.filter(|id| is_sane(id)) {
+        Some(id) => id.into(),
+        None => format!("{:032x}", rand::random::<u128>()).into(),
+    }
+}
+
+/// A request id fit to be repeated in a header, a log line and a URI reference.
+fn is_sane(id: &str) -> bool {
+    (1..=MOST_ID_LENGTH).contains(&id.len())
+        && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte))
+}
+
+/// `GET /metrics`: every metric in the Prometheus text format.
+pub async fn metrics(recorder: web::Data<PrometheusHandle>) -> HttpResponse {
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4; charset=utf-8").body(render(&recorder))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_short_token_of_plain_characters_is_taken_as_a_request_id() {
+        assert!(is_sane("abc-123"));
+        assert!(is_sane("4f9c1a2b-e03d-4d6a.8c55_e1f0~b7a9"));
+        assert!(is_sane(&"a".repeat(128)));
+        assert!(!is_sane(&"a".repeat(129)));
+        assert!(!is_sane(""));
+        assert!(!is_sane("abc 123"));
+        assert!(!is_sane("abc\"}"));
+        assert!(!is_sane("ünïcode"));
+    }
+}

@@ -1,0 +1,113 @@
+//! What the server counts and times, for Prometheus to scrape at `GET /metrics`:
+//! the names of its metrics, what each means, and the one recorder of the process
+//! that the `metrics` crate's macros feed wherever something happens.
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use ::metrics::{describe_counter, describe_gauge, describe_histogram};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+/// Requests answered: `method`, `route` (the route's template, such as
+/// `/api/v1/games/{id}`, or `unmatched`) and `status`.
+pub const HTTP_REQUESTS: &str = "qttt_http_requests_total";
+/// Seconds from a request's arrival to its answer's head: `method`, `route`.
+pub const HTTP_REQUEST_SECONDS: &str = "qttt_http_request_duration_seconds";
+/// Games created: `variant`.
+pub const GAMES_CREATED: &str = "qttt_games_created_total";
+/// Games that ended on this instance: `variant` and `reason` (`lines`,
+/// `full_board`, `resignation`, `timeout`, `aborted`), as a game's `end` says.
+pub const GAMES_FINISHED: &str = "qttt_games_finished_total";
+/// Live event streams open.
+pub const LIVE_WATCHERS: &str = "qttt_live_watchers";
+/// Seconds from a write's call to its answer, its waits included.
+pub const STORE_WRITE_SECONDS: &str = "qttt_store_write_duration_seconds";
+/// Seconds the store's work waits its turn: a write for SQLite's writer, any
+/// operation for a PostgreSQL connection.
+pub const STORE_QUEUE_SECONDS: &str = "qttt_store_queue_wait_seconds";
+/// Writes committed in one SQLite transaction.
+pub const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
+/// The database's failures: `kind` (`unavailable`, `conflict`, `full`,
+/// `corrupt`, `other`).
+pub const DATABASE_ERRORS: &str = "qttt_database_errors_total";
+/// Seconds a bot thinks for one answer: `level` (`random`, `parasite`, `perfect`).
+pub const BOT_THINKING_SECONDS: &str = "qttt_bot_thinking_seconds";
+
+/// Where the metrics are served: `METRICS` and `METRICS_ADDR`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsAt {
+    /// Nowhere; nothing is counted.
+    Off,
+    /// At `/metrics` on the server's own port (the default).
+    ServerPort,
+    /// At `/metrics` on an address of its own.
+    Address(SocketAddr),
+}
+
+/// Seconds, from a tenth of a millisecond to ten seconds.
+const SECONDS_BUCKETS: [f64; 13] =
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0, 10.0];
+
+/// Writes in a commit, up to the most the SQLite writer commits together (64).
+const BATCH_BUCKETS: [f64; 7] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+
+/// How often the histograms' samples are folded into their buckets.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// The process's metrics, read from the operating system at each scrape.
+static PROCESS: OnceLock<metrics_process::Collector> = OnceLock::new();
+
+/// The recorder of the process: installed by the first server that serves
+/// metrics, shared by any other in the same process (as in tests).
+static RECORDER: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// The process's recorder, installed on first use.
+pub fn recorder() -> PrometheusHandle {
+    RECORDER
+        .get_or_init(|| {
+            let handle = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &SECONDS_BUCKETS)
+                .and_then(|builder| {
+                    builder.set_buckets_for_metric(Matcher::Full(STORE_BATCH_WRITES.into()), &BATCH_BUCKETS)
+                })
+                .and_then(PrometheusBuilder::install_recorder)
+                .expect("the buckets are valid and nothing else installs a recorder");
+            describe();
+            PROCESS.get_or_init(metrics_process::Collector::default).describe();
+            // Samples wait in each histogram until folded into its buckets.
+            let upkept = handle.clone();
+            std::thread::Builder::new()
+                .name("qttt-metrics".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(UPKEEP_EVERY);
+                        upkept.run_upkeep();
+                    }
+                })
+                .expect("a thread starts");
+            handle
+        })
+        .clone()
+}
+
+/// Every metric, in the Prometheus text format, the process's own figures read now.
+pub fn render(recorder: &PrometheusHandle) -> String {
+    if let Some(process) = PROCESS.get() {
+        process.collect();
+    }
+    recorder.render()
+}
+
+fn describe() {
+    describe_counter!(HTTP_REQUESTS, "HTTP requests answered, by method, route template and status.");
+    describe_histogram!(HTTP_REQUEST_SECONDS, "Seconds from a request's arrival to its answer, by method and route.");
+    describe_counter!(GAMES_CREATED, "Games created, by variant.");
+    describe_counter!(GAMES_FINISHED, "Games that ended on this instance, by variant and how they ended.");
+    describe_gauge!(LIVE_WATCHERS, "Live event streams open.");
+    describe_histogram!(STORE_WRITE_SECONDS, "Seconds from a write's call to its answer, its waits included.");
+    describe_histogram!(STORE_QUEUE_SECONDS, "Seconds a write waited for SQLite's writer, or work for a connection.");
+    describe_histogram!(STORE_BATCH_WRITES, "Writes committed in one SQLite transaction.");
+    describe_counter!(DATABASE_ERRORS, "The database's failures, by kind.");
+    describe_histogram!(BOT_THINKING_SECONDS, "Seconds a bot thought for one answer, by level.");
+}
