@@ -6,7 +6,7 @@
 //! the same tests run against either backend.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -70,9 +70,11 @@ impl TestDatabase {
 /// The seed of every test server's measurements and bots.
 pub const TEST_SEED: u64 = 1;
 
-/// A client of a server at `address`: one connection a request.
+/// A client of a server at `address`: one connection a request, from `from` (an
+/// address of this machine's loopback, such as 127.0.0.2) or from 127.0.0.1.
 pub struct Client {
     pub address: SocketAddr,
+    pub from: Option<IpAddr>,
 }
 
 /// The server, listening on 127.0.0.1 on a port of its own, in a thread of its own;
@@ -136,7 +138,7 @@ impl TestApp {
             })
         });
         let (address, stopper, service) = start.recv().expect("the server reports its address");
-        TestApp { client: Client { address }, service, stopper, thread: Some(thread), _database: None }
+        TestApp { client: Client { address, from: None }, service, stopper, thread: Some(thread), _database: None }
     }
 
     /// Stops the server gracefully and waits until it closed the database.
@@ -162,7 +164,8 @@ impl std::ops::Deref for TestApp {
 
 impl Client {
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
-        request(self.address, method, path, headers, body)
+        let stream = connect(self.address, self.from).expect("the server accepts");
+        request_on(stream, method, path, headers, body).expect("the server answers")
     }
 
     pub fn create_game(&self, body: Value) -> Response {
@@ -238,7 +241,7 @@ impl Step<'_> {
     }
 
     /// Sends it to `app` for game `id`.
-    pub fn take(&self, app: &TestApp, id: i64) -> Response {
+    pub fn take(&self, app: &Client, id: i64) -> Response {
         match *self {
             Step::Move(token, squares) => app.place(id, token, squares),
             Step::Collapse(token, move_number, square) => app.collapse(id, token, move_number, square),
@@ -290,7 +293,8 @@ impl Client {
 
     /// Opens the event stream at `path_and_query`, with `headers` (each ending in CRLF).
     pub fn watch_at(&self, path_and_query: &str, headers: &str) -> EventStream {
-        EventStream::open(self.address, path_and_query, headers)
+        let stream = connect(self.address, self.from).expect("the server accepts");
+        EventStream::on(stream, path_and_query, headers)
     }
 }
 
@@ -298,7 +302,12 @@ impl EventStream {
     /// Opens the event stream at `path_and_query` of the server at `address`,
     /// with `headers` (each ending in CRLF).
     pub fn open(address: SocketAddr, path_and_query: &str, headers: &str) -> EventStream {
-        let mut stream = TcpStream::connect(address).expect("the server accepts");
+        EventStream::on(TcpStream::connect(address).expect("the server accepts"), path_and_query, headers)
+    }
+
+    /// Opens the event stream at `path_and_query` on `stream`.
+    fn on(mut stream: TcpStream, path_and_query: &str, headers: &str) -> EventStream {
+        let address = stream.peer_addr().unwrap();
         let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {address}\r\n{headers}\r\n");
         stream.write_all(head.as_bytes()).unwrap();
         stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
@@ -311,8 +320,13 @@ impl EventStream {
         loop {
             // Each event comes whole in one chunk: find its lines, skip the rest
             // (a header such as `x-request-id: ` included). Each begins a line.
-            let start =
-                ["\nid: ", "\nevent: "].iter().filter_map(|field| self.received.find(field)).min().map(|at| at + 1);
+            let start = ["id: ", "event: "]
+                .iter()
+                .filter_map(|field| match self.received.starts_with(field) {
+                    true => Some(0),
+                    false => self.received.find(&format!("\n{field}")).map(|at| at + 1),
+                })
+                .min();
             if let Some(start) = start
                 && let Some(length) = self.received[start..].find("\n\n")
             {
@@ -437,7 +451,27 @@ pub fn try_request(
     headers: &[(&str, &str)],
     body: Option<&str>,
 ) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect(address)?;
+    request_on(TcpStream::connect(address)?, method, path, headers, body)
+}
+
+/// A connection to `address`, from `from` when given.
+fn connect(address: SocketAddr, from: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(from) = from else { return TcpStream::connect(address) };
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    socket.bind(&SocketAddr::new(from, 0).into())?;
+    socket.connect(&address.into())?;
+    Ok(socket.into())
+}
+
+/// One HTTP/1.1 request on `stream`, which it closes.
+fn request_on(
+    mut stream: TcpStream,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> std::io::Result<Response> {
+    let address = stream.peer_addr()?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
     for (name, value) in headers {

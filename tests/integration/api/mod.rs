@@ -5,6 +5,7 @@ mod bots;
 mod concurrency;
 mod copying;
 mod cors;
+mod deployment;
 mod docs;
 mod durability;
 mod encryption;

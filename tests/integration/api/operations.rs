@@ -2,6 +2,7 @@
 //! and the client behind a trusted proxy. Each server is a process of its own:
 //! the metrics' recorder is one per process.
 
+use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -47,11 +48,11 @@ fn log_lines_with(log: &std::path::Path, id: &str) -> Vec<Value> {
     }
 }
 
-type Scrape = MetricsExposition<PrometheusType, PrometheusValue>;
+pub(super) type Scrape = MetricsExposition<PrometheusType, PrometheusValue>;
 
-/// `GET /metrics`, parsed by a Prometheus text-format parser.
-fn scrape(server: &Process) -> Scrape {
-    let answer = try_request(server.address, "GET", "/metrics", &[], None).unwrap();
+/// `GET /metrics` of the server at `address`, parsed by a Prometheus text-format parser.
+pub(super) fn scrape(address: SocketAddr) -> Scrape {
+    let answer = try_request(address, "GET", "/metrics", &[], None).unwrap();
     assert_eq!(answer.status, 200);
     assert!(answer.header("content-type").unwrap().starts_with("text/plain; version=0.0.4"));
     parse_prometheus(&answer.body).unwrap_or_else(|error| panic!("{error:?} in the Prometheus text\n{}", answer.body))
@@ -68,12 +69,18 @@ fn sample<'a>(scrape: &'a Scrape, name: &str, labels: &[(&str, &str)]) -> Option
 
 /// The value of the counter or gauge `name` with `labels`; none when there is
 /// no such sample.
-fn value(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+pub(super) fn value(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     sample(scrape, name, labels).map(|sample| match &sample.value {
         PrometheusValue::Counter(counter) => counter.value.as_f64(),
         PrometheusValue::Gauge(value) | PrometheusValue::Unknown(value) => value.as_f64(),
         other => panic!("{name} is no single number: {other:?}"),
     })
+}
+
+/// A counter's value, which counts: a whole number.
+pub(super) fn whole(value: f64) -> usize {
+    assert!(value >= 0.0 && value.fract() == 0.0, "{value} is no count");
+    value.to_string().parse().expect("a whole number")
 }
 
 /// How many samples the histogram `name` with `labels` holds.
@@ -100,7 +107,7 @@ fn metrics_count_exactly_what_the_server_served() {
     post(&format!("/api/v1/games/{id}/moves"), Some(&x), json!({ "squares": [0, 1] }));
     let mut watcher = EventStream::open(server.address, &format!("/api/v1/games/{id}/events"), "");
     assert!(watcher.next_event(Duration::from_secs(5)).is_some(), "the stream is open");
-    let open = scrape(server);
+    let open = scrape(server.address);
     assert_eq!(value(&open, "qttt_live_watchers", &[]), Some(1.0));
     post(&format!("/api/v1/games/{id}/resign"), Some(&x), json!({}));
     // A game against the random bot: created, and one move that it answers.
@@ -113,7 +120,7 @@ fn metrics_count_exactly_what_the_server_served() {
     }
     drop(watcher);
 
-    let first = scrape(server);
+    let first = scrape(server.address);
     let requests = |method, route, status| {
         value(&first, "qttt_http_requests_total", &[("method", method), ("route", route), ("status", status)])
     };
@@ -141,7 +148,7 @@ fn metrics_count_exactly_what_the_server_served() {
     assert_eq!(value(&first, "qttt_database_errors_total", &[("kind", "conflict")]), None, "no failure");
     // The stream closed when its client went.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while value(&scrape(server), "qttt_live_watchers", &[]) != Some(0.0) {
+    while value(&scrape(server.address), "qttt_live_watchers", &[]) != Some(0.0) {
         assert!(Instant::now() < deadline, "the closed stream is counted out");
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -47,7 +47,7 @@ impl Process {
             .spawn()
             .expect("the server starts");
         let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let process = Process { child: Mutex::new(child), client: Client { address } };
+        let process = Process { child: Mutex::new(child), client: Client { address, from: None } };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(20) {
             if try_request(process.address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {
