@@ -3,10 +3,10 @@
 //! that the `metrics` crate's macros feed wherever something happens.
 
 use std::net::SocketAddr;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 use std::time::Duration;
 
-use ::metrics::{describe_counter, describe_gauge, describe_histogram};
+use ::metrics::{Histogram, describe_counter, describe_gauge, describe_histogram, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 /// Requests answered: `method`, `route` (the route's template, such as
@@ -33,6 +33,16 @@ pub const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
 pub const DATABASE_ERRORS: &str = "qttt_database_errors_total";
 /// Seconds a bot thinks for one answer: `level` (`random`, `parasite`, `perfect`).
 pub const BOT_THINKING_SECONDS: &str = "qttt_bot_thinking_seconds";
+
+/// The store's histograms, which every write records. A macro looks its metric
+/// up by name and labels each time it runs, at a cost a write should not pay: a
+/// handle is registered once, with the recorder installed when it is first used
+/// (the server installs it before it opens the store).
+pub static STORE_WRITES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_WRITE_SECONDS));
+/// See [`STORE_WRITES`].
+pub static STORE_QUEUE: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_QUEUE_SECONDS));
+/// See [`STORE_WRITES`].
+pub static STORE_BATCHES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_BATCH_WRITES));
 
 /// Where the metrics are served: `METRICS` and `METRICS_ADDR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

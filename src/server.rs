@@ -63,6 +63,10 @@ impl Running {
     /// # Errors
     /// One line saying what failed: the database or the listener.
     pub async fn start(config: &Config) -> Result<Running, String> {
+        // Before the store, whose metrics' handles are registered with it.
+        if config.metrics != MetricsAt::Off {
+            crate::metrics::recorder();
+        }
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
             .map_err(|error| format!("cannot open the {}: {error}", database_name(&config.database_url)))?;

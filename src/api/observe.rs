@@ -3,13 +3,16 @@
 //! `instance` and in every log line about it; a log line when it is answered; and
 //! its count and duration in the metrics, which `GET /metrics` serves.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ::metrics::{Counter, Histogram, counter, histogram};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{HttpResponse, web};
 use metrics_exporter_prometheus::PrometheusHandle;
@@ -47,7 +50,7 @@ pub async fn observe<B: MessageBody>(
         let (method, path) = (request.method().clone(), request.path().to_string());
         let answered = |status: StatusCode, route: Option<String>| Answered {
             client,
-            method: method.as_str(),
+            method: &method,
             path: &path,
             route: route.unwrap_or_else(|| UNMATCHED.to_string()),
             status: status.as_u16(),
@@ -72,11 +75,21 @@ pub async fn observe<B: MessageBody>(
 /// A request as answered.
 struct Answered<'a> {
     client: ClientAddress,
-    method: &'a str,
+    method: &'a Method,
     path: &'a str,
     route: String,
     status: u16,
     elapsed: Duration,
+}
+
+/// A series of requests in the metrics: their method, route and status.
+type Series = (&'static str, String, u16);
+
+thread_local! {
+    /// The count and the durations of each series this worker has served:
+    /// registering them anew for each request (what the macros do) costs more
+    /// than all the rest of its metrics.
+    static SERIES: RefCell<HashMap<Series, (Counter, Histogram)>> = RefCell::default();
 }
 
 impl Answered<'_> {
@@ -86,15 +99,37 @@ impl Answered<'_> {
         let duration_ms = elapsed.as_secs_f64() * 1000.0;
         log::info!(
             target: ACCESS_TARGET,
-            client:% = client.0, method, route = route.as_str(), status, duration_ms;
+            client:% = client.0, method:% = method, route = route.as_str(), status, duration_ms;
             "{} \"{method} {path}\" {status} {duration_ms:.3} ms", client.0
         );
-        let method = method.to_string();
-        ::metrics::histogram!(HTTP_REQUEST_SECONDS, "method" => method.clone(), "route" => route.clone())
-            .record(elapsed);
-        ::metrics::counter!(HTTP_REQUESTS, "method" => method, "route" => route, "status" => status.to_string())
-            .increment(1);
+        SERIES.with_borrow_mut(|series| {
+            let (requests, seconds) =
+                series.entry((method_label(method), route, status)).or_insert_with_key(|(method, route, status)| {
+                    let (method, route) = (*method, route.clone());
+                    let requests = counter!(HTTP_REQUESTS, "method" => method, "route" => route.clone(), "status" => status.to_string());
+                    (requests, histogram!(HTTP_REQUEST_SECONDS, "method" => method, "route" => route))
+                });
+            requests.increment(1);
+            seconds.record(elapsed);
+        });
     }
+}
+
+/// A method as the metrics name it: one of HTTP's own, or `other`, so that made-up
+/// methods add no series.
+fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [(Method, &str); 9] = [
+        (Method::GET, "GET"),
+        (Method::POST, "POST"),
+        (Method::PUT, "PUT"),
+        (Method::DELETE, "DELETE"),
+        (Method::HEAD, "HEAD"),
+        (Method::OPTIONS, "OPTIONS"),
+        (Method::PATCH, "PATCH"),
+        (Method::TRACE, "TRACE"),
+        (Method::CONNECT, "CONNECT"),
+    ];
+    KNOWN.iter().find(|(known, _)| known == method).map_or("other", |(_, name)| name)
 }
 
 /// The request's own id when its client sent a sane one, else a new one.
@@ -131,5 +166,11 @@ mod tests {
         assert!(!is_sane("abc 123"));
         assert!(!is_sane("abc\"}"));
         assert!(!is_sane("ünïcode"));
+    }
+
+    #[test]
+    fn a_made_up_method_is_counted_as_other() {
+        assert_eq!(method_label(&Method::POST), "POST");
+        assert_eq!(method_label(&Method::from_bytes(b"BREW").unwrap()), "other");
     }
 }

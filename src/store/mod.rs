@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::bot::Bot;
 use crate::engine::Player;
-use crate::metrics::{DATABASE_ERRORS, STORE_WRITE_SECONDS};
+use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
 use crate::service::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Page, Status, StoredEntry};
 use crate::service::{StoredGame, Summary};
 
@@ -325,7 +325,7 @@ impl Store {
         match updated {
             Ok((answer, wrote)) => {
                 if wrote {
-                    ::metrics::histogram!(STORE_WRITE_SECONDS).record(started.elapsed());
+                    STORE_WRITES.record(started.elapsed());
                     self.space.written();
                 }
                 Ok(answer)
@@ -344,7 +344,7 @@ impl Store {
     async fn wrote<T>(&self, write: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
         let started = Instant::now();
         let written = counted(write.await);
-        ::metrics::histogram!(STORE_WRITE_SECONDS).record(started.elapsed());
+        STORE_WRITES.record(started.elapsed());
         self.space.note(written)
     }
 

@@ -17,7 +17,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::super::StoreError;
-use crate::metrics::STORE_QUEUE_SECONDS;
+use crate::metrics::STORE_QUEUE;
 
 /// At most `size` connections to one database, opened when first needed.
 #[derive(Debug)]
@@ -78,7 +78,7 @@ impl Connections {
                 Ok(permit) => permit,
                 Err(_) => self.wait_for_permit().await?,
             };
-            ::metrics::histogram!(STORE_QUEUE_SECONDS).record(started.elapsed());
+            STORE_QUEUE.record(started.elapsed());
             let idle = self.idle.lock().expect("nothing panics under this lock").pop();
             let (connection, fresh) = match idle {
                 Some(connection) => (connection, false),

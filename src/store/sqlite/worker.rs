@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, ffi};
 use tokio::sync::oneshot;
 
-use crate::metrics::{STORE_BATCH_WRITES, STORE_QUEUE_SECONDS};
+use crate::metrics::{STORE_BATCHES, STORE_QUEUE};
 use crate::store::{Durability, StoreError};
 
 /// How long a statement waits for another process's lock on the file.
@@ -126,7 +126,7 @@ impl Connections {
         let queued = Instant::now();
         self.ask(|answer| {
             Job::Write(Box::new(move |transaction| {
-                ::metrics::histogram!(STORE_QUEUE_SECONDS).record(queued.elapsed());
+                STORE_QUEUE.record(queued.elapsed());
                 // A failed write's savepoint rolls back when dropped, a panic's too.
                 let written = transaction.map_err(Clone::clone).and_then(|transaction| {
                     let savepoint = Savepoint::begin(transaction)?;
@@ -285,7 +285,7 @@ fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>) {
 
 /// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
 fn commit_together(connection: &mut Connection, batch: Vec<WriteJob>) {
-    ::metrics::histogram!(STORE_BATCH_WRITES).record(u32::try_from(batch.len()).expect("a batch is short"));
+    STORE_BATCHES.record(u32::try_from(batch.len()).expect("a batch is short"));
     let mut transaction =
         connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from);
     // On some errors (a full disk, a failed read or write) SQLite rolls back the

@@ -18,7 +18,7 @@ fn copy(args: &[&str]) -> (Option<i32>, String, String) {
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 fn a_sqlite_database_copied_onto_postgres_plays_on_with_its_tokens_and_copies_nothing_twice() {
     let maintenance = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
-    let sqlite = TestDatabase::Sqlite(tempfile::tempdir().unwrap());
+    let sqlite = TestDatabase::sqlite();
     let postgres = TestDatabase::on_postgres(&maintenance);
     let app = TestApp::spawn_on(&sqlite);
     // A game in every state, each with a token that may still act in it.

@@ -84,7 +84,9 @@ impl Nginx {
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // SIGTERM: the master stops its workers first (SIGKILL would leave them on).
+        let master = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("a process id"));
+        let _ = nix::sys::signal::kill(master, nix::sys::signal::Signal::SIGTERM);
         let _ = self.child.wait();
     }
 }

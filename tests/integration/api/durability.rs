@@ -270,7 +270,7 @@ fn a_full_disk_refuses_writes_with_storage_full_keeps_reads_and_loses_nothing() 
 
 #[test]
 fn a_backup_taken_during_a_load_holds_every_write_acknowledged_before_it_began_and_replays() {
-    let database = TestDatabase::Sqlite(tempfile::tempdir().unwrap());
+    let database = TestDatabase::sqlite();
     let server = Process::start(&database);
     let backups = tempfile::tempdir().unwrap();
     let backup = backups.path().join("backup.db");

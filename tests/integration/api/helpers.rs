@@ -31,8 +31,13 @@ impl TestDatabase {
     pub fn new() -> TestDatabase {
         match std::env::var("QTTT_TEST_POSTGRES") {
             Ok(maintenance_url) => TestDatabase::on_postgres(&maintenance_url),
-            Err(_) => TestDatabase::Sqlite(tempfile::tempdir().expect("a temporary folder")),
+            Err(_) => TestDatabase::sqlite(),
         }
+    }
+
+    /// A SQLite file of its own, whatever the tests run on.
+    pub fn sqlite() -> TestDatabase {
+        TestDatabase::Sqlite(tempfile::tempdir().expect("a temporary folder"))
     }
 
     /// A database of its own on the PostgreSQL server of `maintenance_url`.
@@ -273,7 +278,14 @@ pub fn goffs_draw<'a>(x: &'a str, o: &'a str) -> Vec<Step<'a>> {
 /// An open Server-Sent Events stream.
 pub struct EventStream {
     stream: TcpStream,
-    received: String,
+    /// What came and is not decoded yet: the head until it is whole, then the
+    /// chunks of the body (a proxy may cut an event across two).
+    raw: Vec<u8>,
+    head: Option<String>,
+    /// The body decoded, less the events taken from it.
+    body: String,
+    /// Whether the body's last chunk came.
+    ended: bool,
 }
 
 /// One event: its id (none for `end`), its kind and its data.
@@ -311,27 +323,26 @@ impl EventStream {
         let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {address}\r\n{headers}\r\n");
         stream.write_all(head.as_bytes()).unwrap();
         stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        EventStream { stream, received: String::new() }
+        EventStream { stream, raw: Vec::new(), head: None, body: String::new(), ended: false }
     }
 
     /// The next event, waiting at most `patience`.
     pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
         let deadline = std::time::Instant::now() + patience;
         loop {
-            // Each event comes whole in one chunk: find its lines, skip the rest
-            // (a header such as `x-request-id: ` included). Each begins a line.
+            // An event's fields each begin a line; comments and `retry` are skipped.
             let start = ["id: ", "event: "]
                 .iter()
-                .filter_map(|field| match self.received.starts_with(field) {
+                .filter_map(|field| match self.body.starts_with(field) {
                     true => Some(0),
-                    false => self.received.find(&format!("\n{field}")).map(|at| at + 1),
+                    false => self.body.find(&format!("\n{field}")).map(|at| at + 1),
                 })
                 .min();
             if let Some(start) = start
-                && let Some(length) = self.received[start..].find("\n\n")
+                && let Some(length) = self.body[start..].find("\n\n")
             {
-                let block = self.received[start..start + length].to_string();
-                self.received.drain(..start + length + 2);
+                let block = self.body[start..start + length].to_string();
+                self.body.drain(..start + length + 2);
                 let field = |name: &str| block.lines().find_map(|line| line.strip_prefix(name)).map(str::to_string);
                 return Some(Event {
                     id: field("id: ").map(|id| id.parse().expect("a numeric id")),
@@ -351,7 +362,7 @@ impl EventStream {
         match self.stream.read(&mut buffer) {
             Ok(0) => false,
             Ok(read) => {
-                self.received.push_str(&String::from_utf8_lossy(&buffer[..read]));
+                self.take_in(&buffer[..read]);
                 true
             }
             Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => true,
@@ -359,33 +370,59 @@ impl EventStream {
         }
     }
 
+    /// Takes in `bytes` as they came: the head, then the body's chunks, each
+    /// decoded once whole.
+    fn take_in(&mut self, bytes: &[u8]) {
+        self.raw.extend_from_slice(bytes);
+        let position = |raw: &[u8], needle: &[u8]| raw.windows(needle.len()).position(|window| window == needle);
+        if self.head.is_none() {
+            let Some(end) = position(&self.raw, b"\r\n\r\n") else { return };
+            self.head = Some(String::from_utf8_lossy(&self.raw[..end]).into_owned());
+            self.raw.drain(..end + 4);
+        }
+        let chunked =
+            self.head.as_ref().is_some_and(|head| head.to_ascii_lowercase().contains("transfer-encoding: chunked"));
+        if !chunked {
+            self.body.push_str(&String::from_utf8_lossy(&self.raw));
+            self.raw.clear();
+            return;
+        }
+        while let Some(line) = position(&self.raw, b"\r\n") {
+            let size = String::from_utf8_lossy(&self.raw[..line]);
+            let size =
+                usize::from_str_radix(size.split(';').next().unwrap_or_default().trim(), 16).expect("a chunk size");
+            let (data, after) = (line + 2, line + 2 + size + 2);
+            if self.raw.len() < after {
+                return;
+            }
+            self.body.push_str(&String::from_utf8_lossy(&self.raw[data..data + size]));
+            self.raw.drain(..after);
+            self.ended |= size == 0;
+        }
+    }
+
     /// Whether the stream ends (its last chunk comes) within `patience`, with
     /// nothing but comments left unread.
     pub fn ends_within(&mut self, patience: Duration) -> bool {
         let deadline = std::time::Instant::now() + patience;
-        while !self.received.contains("\r\n0\r\n\r\n") {
+        while !self.ended {
             if std::time::Instant::now() > deadline || !self.read_more() {
                 return false;
             }
         }
-        !self.received.contains("event: ")
+        !self.body.contains("event: ")
     }
 
-    /// Everything received and not yet taken as an event.
+    /// Everything of the body received and not yet taken as an event.
     pub fn unread(&self) -> &str {
-        &self.received
+        &self.body
     }
 
     /// The head of the answer, once it has come.
     pub fn head(&mut self) -> String {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !self.received.contains("\r\n\r\n") && std::time::Instant::now() < deadline {
-            let mut buffer = [0u8; 4096];
-            if let Ok(read) = self.stream.read(&mut buffer) {
-                self.received.push_str(&String::from_utf8_lossy(&buffer[..read]));
-            }
-        }
-        self.received.split("\r\n\r\n").next().unwrap_or_default().to_string()
+        while self.head.is_none() && std::time::Instant::now() < deadline && self.read_more() {}
+        self.head.clone().unwrap_or_default()
     }
 }
 

@@ -1,6 +1,7 @@
 //! What an operator sees: the metrics, each request's id, the log for machines,
-//! and the client behind a trusted proxy. Each server is a process of its own:
-//! the metrics' recorder is one per process.
+//! and the client behind a trusted proxy. Each server is a process of its own
+//! (the metrics' recorder is one per process), on SQLite, whose store's figures
+//! the metrics test counts exactly (deployment.rs has PostgreSQL's).
 
 use std::net::SocketAddr;
 use std::process::Stdio;
@@ -13,8 +14,8 @@ use serde_json::{Value, json};
 use super::helpers::{EventStream, TestDatabase, try_request};
 use super::process::Process;
 
-/// A server on a fresh SQLite file with `vars`, logging at info as JSON lines
-/// into a file.
+/// A server on a SQLite file of its own with `vars`, logging at info as JSON
+/// lines into a file.
 struct Logged {
     server: Process,
     log: std::path::PathBuf,
@@ -23,7 +24,7 @@ struct Logged {
 }
 
 fn logging_json(vars: &[(&str, &str)]) -> Logged {
-    let (database, folder) = (TestDatabase::new(), tempfile::tempdir().unwrap());
+    let (database, folder) = (TestDatabase::sqlite(), tempfile::tempdir().unwrap());
     let log = folder.path().join("qttt.log");
     let mut settings = vec![("LOG_FORMAT", "json"), ("RANDOM_SEED", "1")];
     settings.extend_from_slice(vars);
@@ -202,7 +203,7 @@ fn the_log_names_the_client_a_trusted_proxy_names_and_no_other() {
 fn metrics_can_be_served_apart_or_not_at_all() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let apart = format!("127.0.0.1:{port}");
-    let (database, other) = (TestDatabase::new(), TestDatabase::new());
+    let (database, other) = (TestDatabase::sqlite(), TestDatabase::sqlite());
     let server = Process::start_logging(&database.url(), "error", Stdio::inherit(), &[("METRICS_ADDR", &apart)]);
     assert_eq!(server.send("GET", "/metrics", None, None).unwrap().status, 404, "not on the API's port");
     let scraped = try_request(apart.parse().unwrap(), "GET", "/metrics", &[], None).unwrap();
