@@ -145,12 +145,8 @@ impl Config {
             connect_retry: whole_number(&lookup, "DATABASE_CONNECT_RETRY_SECONDS", 0..=3600)?
                 .map_or(defaults.connect_retry, Duration::from_secs),
         };
-        let sqlite_synchronous = match lookup("SQLITE_SYNCHRONOUS") {
-            None => Durability::Normal,
-            Some(text) if text.trim().eq_ignore_ascii_case("normal") => Durability::Normal,
-            Some(text) if text.trim().eq_ignore_ascii_case("full") => Durability::Full,
-            Some(text) => return Err(format!("SQLITE_SYNCHRONOUS is {text:?}; it must be normal or full")),
-        };
+        let sqlite_synchronous =
+            one_of(&lookup, "SQLITE_SYNCHRONOUS", [("normal", Durability::Normal), ("full", Durability::Full)])?;
         let cors_allowed_origins = match lookup("CORS_ALLOWED_ORIGINS") {
             None => CorsOrigins::Any,
             Some(text) if text.trim() == "*" => CorsOrigins::Any,
@@ -209,7 +205,7 @@ impl Config {
         let retention = whole_number(&lookup, "RETENTION_DAYS", 0..=36_500)?
             .filter(|&days| days > 0)
             .map(|days| Duration::from_secs(days * 86_400));
-        let original_app_routes = on_or_off(&lookup, "ORIGINAL_APP_ROUTES")?;
+        let original_app_routes = one_of(&lookup, "ORIGINAL_APP_ROUTES", ON_OR_OFF)?;
         let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
         let waiting_game_timeout = match whole_number(&lookup, "WAITING_GAME_TIMEOUT_SECONDS", 0..=31_536_000)? {
             None => Some(DEFAULT_WAITING_TIMEOUT),
@@ -218,13 +214,8 @@ impl Config {
         };
         let rematch_window = whole_number(&lookup, "REMATCH_WINDOW_SECONDS", 0..=86_400)?
             .map_or(DEFAULT_REMATCH_WINDOW, Duration::from_secs);
-        let log_format = match lookup("LOG_FORMAT") {
-            None => LogFormat::Text,
-            Some(text) if text.trim().eq_ignore_ascii_case("text") => LogFormat::Text,
-            Some(text) if text.trim().eq_ignore_ascii_case("json") => LogFormat::Json,
-            Some(text) => return Err(format!("LOG_FORMAT is {text:?}; it must be text or json")),
-        };
-        let metrics = match (on_or_off(&lookup, "METRICS")?, lookup("METRICS_ADDR")) {
+        let log_format = one_of(&lookup, "LOG_FORMAT", [("text", LogFormat::Text), ("json", LogFormat::Json)])?;
+        let metrics = match (one_of(&lookup, "METRICS", ON_OR_OFF)?, lookup("METRICS_ADDR")) {
             (false, Some(_)) => return Err("METRICS is off but METRICS_ADDR is set; unset one of them".into()),
             (false, None) => MetricsAt::Off,
             (true, None) => MetricsAt::ServerPort,
@@ -257,13 +248,23 @@ impl Config {
     }
 }
 
-/// The variable `name`, `on` (also when unset) or `off`.
-fn on_or_off(lookup: impl Fn(&str) -> Option<String>, name: &str) -> Result<bool, String> {
-    match lookup(name) {
-        None => Ok(true),
-        Some(text) if text.trim().eq_ignore_ascii_case("on") => Ok(true),
-        Some(text) if text.trim().eq_ignore_ascii_case("off") => Ok(false),
-        Some(text) => Err(format!("{name} is {text:?}; it must be on or off")),
+/// The choices of a switch that is on unless turned off.
+const ON_OR_OFF: [(&str, bool); 2] = [("on", true), ("off", false)];
+
+/// The variable `name` as the value of the one of `choices` it names (in any
+/// case); the first choice's when unset.
+fn one_of<T: Copy, const N: usize>(
+    lookup: impl Fn(&str) -> Option<String>,
+    name: &str,
+    choices: [(&str, T); N],
+) -> Result<T, String> {
+    let Some(text) = lookup(name) else { return Ok(choices[0].1) };
+    match choices.iter().find(|(word, _)| text.trim().eq_ignore_ascii_case(word)) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
+            Err(format!("{name} is {text:?}; it must be {}", words.join(" or ")))
+        }
     }
 }
 
