@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::events::events_through;
-use super::helpers::{Client, Response, TestDatabase, goffs_draw};
+use super::helpers::{Client, Response, TestDatabase, goffs_draw, ready_within};
 use super::operations::{scrape, value, whole};
 use super::process::Process;
 
@@ -66,13 +66,7 @@ impl Nginx {
             .spawn()
             .expect("nginx starts");
         let nginx = Nginx { child, address, _folder: folder };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while super::helpers::try_request(address, "GET", "/readyz", &[], None)
-            .map_or(true, |ready| ready.status != 200)
-        {
-            assert!(Instant::now() < deadline, "nginx never passed /readyz on");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        assert!(ready_within(address, Duration::from_secs(10)), "nginx never passed /readyz on");
         nginx
     }
 

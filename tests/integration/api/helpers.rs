@@ -374,9 +374,8 @@ impl EventStream {
     /// decoded once whole.
     fn take_in(&mut self, bytes: &[u8]) {
         self.raw.extend_from_slice(bytes);
-        let position = |raw: &[u8], needle: &[u8]| raw.windows(needle.len()).position(|window| window == needle);
         if self.head.is_none() {
-            let Some(end) = position(&self.raw, b"\r\n\r\n") else { return };
+            let Some(end) = self.raw.windows(4).position(|window| window == b"\r\n\r\n") else { return };
             self.head = Some(String::from_utf8_lossy(&self.raw[..end]).into_owned());
             self.raw.drain(..end + 4);
         }
@@ -387,17 +386,10 @@ impl EventStream {
             self.raw.clear();
             return;
         }
-        while let Some(line) = position(&self.raw, b"\r\n") {
-            let size = String::from_utf8_lossy(&self.raw[..line]);
-            let size =
-                usize::from_str_radix(size.split(';').next().unwrap_or_default().trim(), 16).expect("a chunk size");
-            let (data, after) = (line + 2, line + 2 + size + 2);
-            if self.raw.len() < after {
-                return;
-            }
-            self.body.push_str(&String::from_utf8_lossy(&self.raw[data..data + size]));
-            self.raw.drain(..after);
-            self.ended |= size == 0;
+        while let Some((data, taken)) = chunk(&self.raw) {
+            self.ended |= data.is_empty();
+            self.body.push_str(&String::from_utf8_lossy(&self.raw[data]));
+            self.raw.drain(..taken);
         }
     }
 
@@ -466,6 +458,18 @@ impl Response {
         assert!(problem["detail"].as_str().is_some_and(|d| !d.is_empty()));
         problem
     }
+}
+
+/// Whether the server at `address` answers `/readyz` with 200 within `patience`.
+pub fn ready_within(address: SocketAddr, patience: Duration) -> bool {
+    let deadline = std::time::Instant::now() + patience;
+    while std::time::Instant::now() < deadline {
+        if try_request(address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
 }
 
 /// One HTTP/1.1 request on its own connection.
@@ -548,12 +552,22 @@ fn parse_response(raw: &[u8]) -> Response {
 fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     loop {
-        let line_end = raw.windows(2).position(|w| w == b"\r\n").expect("a chunk size");
-        let size = usize::from_str_radix(String::from_utf8_lossy(&raw[..line_end]).trim(), 16).expect("a hex size");
-        if size == 0 {
+        let (data, taken) = chunk(raw).expect("a whole chunk");
+        if data.is_empty() {
             return body;
         }
-        body.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
-        raw = &raw[line_end + 2 + size + 2..];
+        body.extend_from_slice(&raw[data]);
+        raw = &raw[taken..];
     }
+}
+
+/// The first chunk of a chunked body `raw`: where its data lies and how many
+/// bytes the chunk takes; none while it has not come whole. The last chunk's data
+/// is empty.
+fn chunk(raw: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+    let line = raw.windows(2).position(|w| w == b"\r\n")?;
+    let size = String::from_utf8_lossy(&raw[..line]);
+    let size = usize::from_str_radix(size.split(';').next().unwrap_or_default().trim(), 16).expect("a hex size");
+    let (data, taken) = (line + 2..line + 2 + size, line + 2 + size + 2);
+    (raw.len() >= taken).then_some((data, taken))
 }

@@ -4,11 +4,11 @@
 use std::net::{SocketAddr, TcpListener};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use super::helpers::{Client, Response, TestDatabase, try_request};
+use super::helpers::{Client, Response, TestDatabase, ready_within, try_request};
 
 /// The server binary as its own process, so that it can be killed outright.
 pub struct Process {
@@ -48,14 +48,8 @@ impl Process {
             .expect("the server starts");
         let address = SocketAddr::from(([127, 0, 0, 1], port));
         let process = Process { child: Mutex::new(child), client: Client { address, from: None } };
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(20) {
-            if try_request(process.address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {
-                return process;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("the server did not become ready");
+        assert!(ready_within(process.address, Duration::from_secs(20)), "the server did not become ready");
+        process
     }
 
     pub fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Option<Response> {
