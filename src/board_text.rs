@@ -1,7 +1,10 @@
 //! The board drawn as text: classical marks in brackets, spooky marks in move
-//! order, and an empty square's number so a player knows what to type.
+//! order, and an empty square's number so a player knows what to type; and a
+//! game's analysis as a table.
 
-use crate::engine::{Game, GameResult, Square};
+use crate::bot::Analysis;
+use crate::engine::notation::write_action;
+use crate::engine::{Action, Game, GameResult, Player, Square, Variant};
 
 /// Wide enough for the most spooky marks a square can hold at once: five.
 const CELL_WIDTH: usize = 16;
@@ -59,4 +62,49 @@ pub fn status(game: &Game) -> String {
             (None, None) => unreachable!("an ongoing game has a pending collapse or a next move"),
         },
     }
+}
+
+/// `analysis` as a table a person reads: a row per action of a player, in
+/// Goff's notation, with a best action and the values around it; a line under
+/// each measured cycle; then what each player gave away.
+pub fn analysis(analysis: &Analysis) -> String {
+    let mut text =
+        format!("{:>4}  {:<12} {:<12} {:>8} {:>8} {:>8}\n", "move", "action", "best", "before", "after", "loss");
+    for judged in &analysis.actions {
+        text.push_str(&format!(
+            "{:>4}  {:<12} {:<12} {:>+8} {:>+8} {:>8}\n",
+            judged.turn,
+            write_action(judged.action, judged.turn),
+            write_action(judged.best, judged.turn),
+            judged.value_before,
+            judged.value_after,
+            judged.loss
+        ));
+        if let (Some(measured), Action::Move { .. }) = (judged.measurement, judged.action) {
+            // Written under the turn after the closing move, as the transcript does.
+            let outcome = |square| write_action(Action::Collapse { move_number: judged.turn, square }, judged.turn + 1);
+            let [first, second] = measured.outcomes;
+            let came = measured.happened.map_or("nothing yet".to_string(), outcome);
+            text.push_str(&format!(
+                "      measured: {} {:+} or {} {:+}; came {came}\n",
+                outcome(first.square),
+                first.value,
+                outcome(second.square),
+                second.value
+            ));
+        }
+    }
+    for player in [Player::X, Player::O] {
+        let lost = analysis.loss_of(player);
+        text.push_str(&format!(
+            "{player} gave away {} in {} of {} actions\n",
+            lost.loss, lost.actions_with_loss, lost.actions
+        ));
+    }
+    let kind = match analysis.variant {
+        Variant::PlayerChoice => "",
+        Variant::Measurement => ", expected over the measurements",
+    };
+    text.push_str(&format!("Values: the final score difference X minus O with perfect play{kind}.\n"));
+    text
 }

@@ -11,7 +11,8 @@ use crate::store::StoreError;
 pub enum Error {
     /// The action breaks a rule of the game; the rule's code names it.
     Rule(RuleError),
-    /// A hint was asked for while the game goes on, in a game without hints.
+    /// A hint or an analysis was asked for while the game goes on, in a game
+    /// without hints.
     HintsDisabled,
     /// A move, collapse or resignation while a seat is still free.
     WaitingForOpponent,
@@ -80,7 +81,9 @@ impl Error {
         match self {
             Error::Rule(rule) => rule.to_string(),
             Error::HintsDisabled => {
-                "this game gives no hints while it goes on; its creator can ask for them with \"hints\": true".into()
+                "this game gives neither hints nor analysis while it goes on; its creator can ask for them with \"hints\": \
+                 true"
+                    .into()
             }
             Error::WaitingForOpponent => "nobody can act before both seats are taken".into(),
             Error::AbortNotAllowed => {

@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use qttt::bot::{Bot, Solver, arena};
+use qttt::bot::{Analysis, Bot, Solver, arena};
 use qttt::config::Config;
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
@@ -53,6 +53,14 @@ enum Command {
     /// Read a game transcript on standard input (empty for the opening) and print
     /// its value with perfect play, the best action, and the search's cost.
     Solve {
+        /// The game's collapse rule.
+        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
+        variant: VariantArg,
+    },
+    /// Read a game transcript on standard input and judge every action of a
+    /// player by perfect play: what the position was worth before and after,
+    /// a best action, and how much the action gave away.
+    Analyse {
         /// The game's collapse rule.
         #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
         variant: VariantArg,
@@ -237,6 +245,7 @@ async fn main() -> ExitCode {
         Command::Play(options) => play(&options),
         Command::Show { variant } => show(variant.into()),
         Command::Solve { variant } => solve(variant.into()),
+        Command::Analyse { variant } => analyse(variant.into()),
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
@@ -437,6 +446,13 @@ fn solve(variant: Variant) -> Result<(), String> {
         solver.remembered(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// Prints the analysis of the game whose transcript is on standard input.
+fn analyse(variant: Variant) -> Result<(), String> {
+    let game = read_game(variant)?;
+    print!("{}", board_text::analysis(&Analysis::of(&game, &mut Solver::default())));
     Ok(())
 }
 

@@ -125,3 +125,16 @@ export function watch(api: string, id: number, render: (game: Game) => void): Ev
   });
   return events;
 }
+
+/** Each action that gave something away, as a review lists it: who, what, how much, and what was best. */
+export function review(analysis: Schemas["AnalysisView"]): string[] {
+  return analysis.actions
+    .filter((judged) => judged.loss > 0)
+    .map((judged) => {
+      const squares = (action: Schemas["ActionView"]) =>
+        action.kind === "move" ? `squares ${action.squares.join(", ")}` : `move ${action.move} in ${action.square}`;
+      const measured = judged.measurement?.outcomes.find((outcome) => outcome.happened);
+      const chance = measured === undefined ? "" : `; measured: ${measured.square} (${measured.value})`;
+      return `${judged.player} at ${judged.seq}: ${squares(judged.action)} gave away ${judged.loss}, best ${squares(judged.best)}${chance}`;
+    });
+}

@@ -11,8 +11,8 @@ use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
-    CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, JoinRequest, LegalActions,
-    LogEntryView, MoveRequest, SeatedGame, StatusName,
+    AnalysisView, CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, JoinRequest,
+    LegalActions, LogEntryView, MoveRequest, SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
@@ -210,6 +210,37 @@ async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
 
+/// Judge every action of the game so far by perfect play.
+///
+/// For each move and collapse choice of a player, in log order: what the
+/// position was worth before it (`value_before`) and a best action there
+/// (`best`), what it was worth after it (`value_after`), and how many points it
+/// gave away from its player's side (`loss`, 0 for a best action). Values are the
+/// final score difference X minus O with perfect play from both sides:
+/// guaranteed in `player_choice`, expected in `measurement`, where the move that
+/// closed a cycle also carries both outcomes of its measurement and the one that
+/// happened. `players` sums each player's losses.
+///
+/// A game that goes on is analysed only when it gives hints (else 422
+/// `hints_disabled`): analysis is advice to its players. A finished game always is.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = i64, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The analysis.", body = AnalysisView),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 422, response = super::docs::RuleBroken),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/games/{id}/analysis")]
+async fn game_analysis(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+    let (record, analysis) = service.analysis(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(AnalysisView::new(&record, &analysis)))
+}
+
 /// List every legal action of the side to act, in the shape the hint gives its
 /// action: a UI can grey out what cannot be played.
 ///
@@ -344,6 +375,7 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(place_move)
         .service(choose_collapse)
         .service(hint)
+        .service(game_analysis)
         .service(legal_actions)
         .service(game_log)
         .service(game_transcript);

@@ -1,6 +1,7 @@
 //! Computer players, pure: each picks an action for the side to act, with the
 //! randomness it needs passed in.
 
+mod analysis;
 pub mod arena;
 pub mod book;
 mod parasite;
@@ -15,6 +16,7 @@ use rand::Rng;
 
 use crate::engine::{Action, Game};
 
+pub use analysis::{Analysis, JudgedAction, Measured, Outcome, PlayerLoss};
 pub use parasite::Parasite;
 pub use perfect::{Perfect, Solution, Solver, Value};
 pub use random::RandomBot;

@@ -37,7 +37,7 @@ impl Value {
     const BEST: Value = Value { points: 2.0, haste: MAX_MOVES as f64 + 1.0 };
 
     /// The value of a finished game.
-    fn of_finished(game: &Game) -> Value {
+    pub(super) fn of_finished(game: &Game) -> Value {
         let score = game.score();
         let points = score.x.as_f64() - score.o.as_f64();
         let moves_saved = f64::from(MAX_MOVES + 1) - game.moves().len() as f64;

@@ -32,24 +32,11 @@ pub fn write(game: &Game) -> String {
     let mut tokens = Vec::new();
     let mut placed: MoveNumber = 0;
     for entry in game.log() {
-        match entry.action {
-            Action::Move { squares: [a, b] } => {
-                placed += 1;
-                let player = Player::of_move(placed);
-                tokens.push(format!("{player}{placed}+({},{})", goff(a), goff(b)));
-                if a == b {
-                    tokens.push(format!("{player}{placed}!({})", goff(a)));
-                }
-            }
-            Action::Collapse { move_number, square } => {
-                // The chooser writes the collapse under the turn it is about to play.
-                let turn = placed + 1;
-                tokens.push(format!(
-                    "{}{turn}!{}{move_number}({})",
-                    Player::of_move(turn),
-                    Player::of_move(move_number),
-                    goff(square)
-                ));
+        tokens.push(write_action(entry.action, placed + 1));
+        if let Action::Move { squares: [a, b] } = entry.action {
+            placed += 1;
+            if a == b {
+                tokens.push(format!("{}{placed}!({})", Player::of_move(placed), goff(a)));
             }
         }
     }
@@ -59,6 +46,19 @@ pub fn write(game: &Game) -> String {
         text.push_str(&format!(" {{X{:.1},O{:.1}}}", score.x.as_f64(), score.o.as_f64()));
     }
     text
+}
+
+/// One action, taken when the next move to place is number `turn`: a move is
+/// that move, and a collapse is written under that turn by the player about to
+/// make it.
+pub fn write_action(action: Action, turn: MoveNumber) -> String {
+    let player = Player::of_move(turn);
+    match action {
+        Action::Move { squares: [a, b] } => format!("{player}{turn}+({},{})", goff(a), goff(b)),
+        Action::Collapse { move_number, square } => {
+            format!("{player}{turn}!{}{move_number}({})", Player::of_move(move_number), goff(square))
+        }
+    }
 }
 
 /// The log that a transcript describes. Only the notation is checked here; the

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
-use crate::bot::{Bot, Solution, Stop};
+use crate::bot::{Analysis, Bot, Solution, Stop};
 use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
@@ -204,6 +204,22 @@ impl GameService {
         let solution = self.searches.hint(id, record.version(), record.game).await?;
         let hint = Hint { variant: record.game.variant(), player, solution };
         Ok((record, hint))
+    }
+
+    /// Every action of game `id` so far judged by the perfect player.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::HintsDisabled`] in a game without hints
+    /// that goes on; [`Error::Busy`] when too many searches wait; a corrupt log;
+    /// database failures.
+    pub async fn analysis(&self, id: i64) -> Result<(GameRecord, Arc<Analysis>), Error> {
+        let record = self.game(id).await?;
+        // Judging the moves of a game that goes on is advice to its players.
+        if record.end().is_none() && !record.stored.hints {
+            return Err(Error::HintsDisabled);
+        }
+        let analysis = self.searches.analysis(id, record.version(), record.game).await?;
+        Ok((record, analysis))
     }
 
     /// How many perfect searches have begun since the server started.

@@ -1,9 +1,9 @@
-//! The perfect searches, hints and the perfect bot's answers: tens of
+//! The perfect searches, hints, analyses and the perfect bot's answers: tens of
 //! milliseconds of a core each, where any other request costs a fraction of one.
 //! So that no client can take the cores from the others, they run at most one
 //! per search thread at once behind a short queue, and beyond it are refused
-//! (503 `busy`); a search whose asker has gone gives up; and the hint of a game
-//! version is searched once, then served from a small cache.
+//! (503 `busy`); a search whose asker has gone gives up; and the hint and the
+//! analysis of a game version are searched once, then served from small caches.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -12,7 +12,7 @@ use quick_cache::sync::Cache;
 use tokio::sync::Semaphore;
 
 use super::off_request_threads;
-use crate::bot::{Solution, Solver, Stop};
+use crate::bot::{Analysis, Solution, Solver, Stop};
 use crate::engine::Game;
 use crate::error::Error;
 
@@ -22,6 +22,9 @@ const QUEUED_PER_THREAD: usize = 4;
 
 /// How many game versions' hints are kept.
 const HINTS_KEPT: usize = 4096;
+
+/// How many game versions' analyses are kept: about a kilobyte and a half each.
+const ANALYSES_KEPT: usize = 1024;
 
 /// The searches of one server.
 #[derive(Debug)]
@@ -34,6 +37,8 @@ pub struct Searches {
     most: usize,
     /// The hint of each (game id, version) searched lately.
     hints: Cache<(i64, i64), Solution>,
+    /// The analysis of each (game id, version) searched lately.
+    analyses: Cache<(i64, i64), Arc<Analysis>>,
     /// How many searches have begun, for tests and figures.
     begun: AtomicU64,
 }
@@ -46,6 +51,7 @@ impl Searches {
             admitted: AtomicUsize::new(0),
             most: threads * (1 + QUEUED_PER_THREAD),
             hints: Cache::new(HINTS_KEPT),
+            analyses: Cache::new(ANALYSES_KEPT),
             begun: AtomicU64::new(0),
         }
     }
@@ -61,14 +67,37 @@ impl Searches {
     /// # Errors
     /// [`Error::Busy`] when the queue is full.
     pub async fn hint(&self, id: i64, version: i64, game: Game) -> Result<Solution, Error> {
-        // The askers of one version wait for the first; if it goes, the next searches.
-        match self.hints.get_value_or_guard_async(&(id, version)).await {
-            Ok(solution) => Ok(solution),
+        self.once(&self.hints, (id, version), move |stop| Solver::stopped_by(stop).answer(&game)).await
+    }
+
+    /// The analysis of `game`, version `version` of game `id`: searched once
+    /// however many ask at once, then remembered.
+    ///
+    /// # Errors
+    /// [`Error::Busy`] when the queue is full.
+    pub async fn analysis(&self, id: i64, version: i64, game: Game) -> Result<Arc<Analysis>, Error> {
+        self.once(&self.analyses, (id, version), move |stop| {
+            Arc::new(Analysis::of(&game, &mut Solver::stopped_by(stop)))
+        })
+        .await
+    }
+
+    /// What `search` finds for `key`, from `cache` when it holds it: searched
+    /// once however many ask at once, then kept there.
+    async fn once<T: Clone + Send + 'static>(
+        &self,
+        cache: &Cache<(i64, i64), T>,
+        key: (i64, i64),
+        search: impl FnOnce(Stop) -> T + Send + 'static,
+    ) -> Result<T, Error> {
+        // The askers of one key wait for the first; if it goes, the next searches.
+        match cache.get_value_or_guard_async(&key).await {
+            Ok(found) => Ok(found),
             Err(placeholder) => {
-                let solution = self.run(move |stop| Ok(Solver::stopped_by(stop).answer(&game))).await?;
+                let found = self.run(move |stop| Ok(search(stop))).await?;
                 // Another asker may have filled it first; either answer is the same.
-                let _ = placeholder.insert(solution);
-                Ok(solution)
+                let _ = placeholder.insert(found.clone());
+                Ok(found)
             }
         }
     }

@@ -76,7 +76,7 @@ fn the_random_bot_picks_every_legal_action_alike() {
 
 /// The value of `game` by plain minimax (expectation over measurements): no
 /// pruning, no table, no symmetry, to check the solver against.
-fn plain_value(game: &Game) -> f64 {
+pub(super) fn plain_value(game: &Game) -> f64 {
     let Some(actor) = game.actor_to_act() else {
         return game.score().x.as_f64() - game.score().o.as_f64();
     };

@@ -32,7 +32,9 @@ fn help_lists_every_command_and_each_commands_options() {
     let help = qttt(&["--help"], "");
     assert!(help.status.success());
     let printed = text(&help.stdout);
-    for command in ["serve", "openapi", "healthcheck", "play", "show", "solve", "book", "arena", "copy", "backup"] {
+    for command in
+        ["serve", "openapi", "healthcheck", "play", "show", "solve", "analyse", "book", "arena", "copy", "backup"]
+    {
         assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
     }
     let arena = qttt(&["arena", "--help"], "");
@@ -82,6 +84,34 @@ fn show_prints_the_board_of_a_transcript() {
     assert!(shown.status.success(), "{}", text(&shown.stderr));
     let printed = text(&shown.stdout);
     assert!(printed.contains("[O2]") && printed.contains("[X1]"), "{printed}");
+}
+
+#[test]
+fn analyse_prints_a_table_of_every_action_of_a_transcript() {
+    let judged = qttt(&["analyse"], "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)");
+    assert!(judged.status.success(), "{}", text(&judged.stderr));
+    assert_eq!(
+        text(&judged.stdout),
+        "\
+move  action       best           before    after     loss
+   1  X1+(1,2)     X1+(1,9)         +0.5       +0      0.5
+   2  O2+(2,5)     O2+(1,3)           +0     +0.5      0.5
+   3  X3+(1,5)     X3+(4,5)         +0.5       +0      0.5
+   4  O4!X3(5)     O4!X3(1)           +0       +1        1
+   4  O4+(6,9)     O4+(8,9)           +1       +1        0
+X gave away 1 in 2 of 2 actions
+O gave away 1.5 in 2 of 3 actions
+Values: the final score difference X minus O with perfect play.
+"
+    );
+    let cut = qttt(&["analyse", "measurement"], "X1+(1,2); O2+(2,5); X3+(1,5)");
+    let printed = text(&cut.stdout);
+    let measured = printed.lines().find(|line| line.trim_start().starts_with("measured:")).expect(&printed);
+    assert!(measured.ends_with("; came nothing yet"), "{printed}");
+    assert!(printed.ends_with("expected over the measurements.\n"), "{printed}");
+    let refused = qttt(&["analyse"], "X1+(1,2); X2+(3,4)");
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(text(&refused.stderr), "qttt: action 2 `X2+(3,4)`: move 2 is O's, not X's\n");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The integration tests, in one binary to keep build time down.
 
+mod analysis;
 mod api;
 mod bots;
 mod command_line;

@@ -24,7 +24,7 @@ pub struct HintView {
     pub value_kind: ValueKind,
 }
 
-/// How sure a hint's value is.
+/// How sure a hint's or an analysis's values are.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
@@ -88,10 +88,17 @@ impl From<&Hint> for HintView {
             player: hint.player.into(),
             action: hint.solution.action.into(),
             value: hint.solution.value.points,
-            value_kind: match hint.variant {
-                Variant::PlayerChoice => ValueKind::Guaranteed,
-                Variant::Measurement => ValueKind::Expected,
-            },
+            value_kind: ValueKind::of(hint.variant),
+        }
+    }
+}
+
+impl ValueKind {
+    /// How sure the values of a game of `variant` are.
+    pub fn of(variant: Variant) -> ValueKind {
+        match variant {
+            Variant::PlayerChoice => ValueKind::Guaranteed,
+            Variant::Measurement => ValueKind::Expected,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! What the API reads and writes: request bodies and views, with their schemas.
 
 mod actions;
+mod analysis;
 mod game;
 mod log;
 mod names;
@@ -12,6 +13,7 @@ use utoipa::ToSchema;
 use crate::engine::Square;
 
 pub use actions::*;
+pub use analysis::*;
 pub use game::*;
 pub use log::*;
 pub use names::*;

@@ -1,6 +1,7 @@
 //! The HTTP API over a real server and a real database: a SQLite file, or
 //! PostgreSQL when `QTTT_TEST_POSTGRES` names a server.
 
+mod analysis;
 mod bots;
 mod concurrency;
 mod copying;
