@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use qttt::bot::{Analysis, Bot, Solver};
-use qttt::engine::{Actor, Game, Variant, notation};
+use qttt::bot::{Analysis, RandomBot, Solver, arena};
+use qttt::engine::{Variant, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
@@ -33,7 +33,8 @@ fn main() {
         let mut actions = 0;
         let mut slowest = (Duration::ZERO, String::new());
         for seed in 0..games {
-            let game = random_game(variant, seed);
+            let mut rng = StdRng::seed_from_u64(seed);
+            let game = arena::play_game(&mut RandomBot, &mut RandomBot, variant, &mut rng);
             let started = Instant::now();
             let analysis = Analysis::of(&game, &mut Solver::default());
             let took = started.elapsed();
@@ -57,16 +58,4 @@ fn main() {
         );
         println!("  slowest: {}", slowest.1);
     }
-}
-
-/// A seeded game of random play on both sides, to its end.
-fn random_game(variant: Variant, seed: u64) -> Game {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut random = Bot::Random.strategy();
-    let mut game = Game::new(variant);
-    while let Some(actor @ Actor::Player(_)) = game.actor_to_act() {
-        let action = random.choose(&game, &mut rng);
-        game.play_measured(actor, action, &mut rng).expect("a bot plays only legal actions");
-    }
-    game
 }

@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use super::Bot;
+use super::{Bot, Strategy};
 use crate::engine::{Actor, Game, GameResult, Player, Variant};
 
 /// How a series of games between two bots went, from X's side.
@@ -31,12 +31,7 @@ pub fn play(x: Bot, o: Bot, variant: Variant, games: u32, rng: &mut dyn Rng) -> 
     let (mut x_bot, mut o_bot) = (x.strategy(), o.strategy());
     let mut tally = Tally { worst_for_x: f64::INFINITY, best_for_x: f64::NEG_INFINITY, ..Tally::default() };
     for _ in 0..games {
-        let mut game = Game::new(variant);
-        while let Some(Actor::Player(player)) = game.actor_to_act() {
-            let bot = if player == Player::X { &mut x_bot } else { &mut o_bot };
-            let action = bot.choose(&game, rng);
-            game.play_measured(Actor::Player(player), action, rng).expect("a bot plays only legal actions");
-        }
+        let game = play_game(&mut *x_bot, &mut *o_bot, variant, rng);
         let score = game.score();
         let difference = score.x.as_f64() - score.o.as_f64();
         tally.games += 1;
@@ -51,4 +46,18 @@ pub fn play(x: Bot, o: Bot, variant: Variant, games: u32, rng: &mut dyn Rng) -> 
         tally.best_for_x = tally.best_for_x.max(difference);
     }
     tally
+}
+
+/// A game of `variant` played to its end, `x` as X against `o` as O, with the
+/// bots' choices and the measurements drawn from `rng`.
+pub fn play_game(x: &mut dyn Strategy, o: &mut dyn Strategy, variant: Variant, rng: &mut dyn Rng) -> Game {
+    let mut game = Game::new(variant);
+    while let Some(Actor::Player(player)) = game.actor_to_act() {
+        let action = match player {
+            Player::X => x.choose(&game, rng),
+            Player::O => o.choose(&game, rng),
+        };
+        game.play_measured(Actor::Player(player), action, rng).expect("a bot plays only legal actions");
+    }
+    game
 }

@@ -1,7 +1,7 @@
 //! Game analysis: every action of a game judged by the perfect player, checked
 //! against searches of its own and a plain minimax.
 
-use qttt::bot::{Analysis, Bot, JudgedAction, Solver, Strategy, book};
+use qttt::bot::{Analysis, Bot, JudgedAction, Solver, arena, book};
 use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -12,15 +12,7 @@ const VARIANTS: [Variant; 2] = [Variant::PlayerChoice, Variant::Measurement];
 
 /// A seeded game of `x` against `o`, to its end.
 fn played(variant: Variant, x: Bot, o: Bot, seed: u64) -> Game {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let (mut x, mut o): (Box<dyn Strategy>, Box<dyn Strategy>) = (x.strategy(), o.strategy());
-    let mut game = Game::new(variant);
-    while let Some(Actor::Player(player)) = game.actor_to_act() {
-        let bot = if player == Player::X { &mut x } else { &mut o };
-        let action = bot.choose(&game, &mut rng);
-        game.play_measured(Actor::Player(player), action, &mut rng).unwrap();
-    }
-    game
+    arena::play_game(&mut *x.strategy(), &mut *o.strategy(), variant, &mut StdRng::seed_from_u64(seed))
 }
 
 fn analysed(game: &Game) -> Analysis {
