@@ -80,7 +80,7 @@ pub fn analysis(analysis: &Analysis) -> String {
             judged.value_after,
             judged.loss
         ));
-        if let (Some(measured), Action::Move { .. }) = (judged.measurement, judged.action) {
+        if let Some(measured) = judged.measurement {
             // Written under the turn after the closing move, as the transcript does.
             let outcome = |square| write_action(Action::Collapse { move_number: judged.turn, square }, judged.turn + 1);
             let [first, second] = measured.outcomes;
