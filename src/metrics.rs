@@ -26,7 +26,7 @@ pub const STORE_WRITE_SECONDS: &str = "qttt_store_write_duration_seconds";
 /// Seconds the store's work waits its turn: a write for SQLite's writer, any
 /// operation for a PostgreSQL connection.
 pub const STORE_QUEUE_SECONDS: &str = "qttt_store_queue_wait_seconds";
-/// Writes committed in one SQLite transaction.
+/// Writes committed in one transaction: SQLite's units of work, PostgreSQL's batched writes.
 pub const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
 /// The database's failures: `kind` (`unavailable`, `conflict`, `full`,
 /// `corrupt`, `other`).
@@ -117,7 +117,7 @@ fn describe() {
     describe_gauge!(LIVE_WATCHERS, "Live event streams open.");
     describe_histogram!(STORE_WRITE_SECONDS, "Seconds from a write's call to its answer, its waits included.");
     describe_histogram!(STORE_QUEUE_SECONDS, "Seconds a write waited for SQLite's writer, or work for a connection.");
-    describe_histogram!(STORE_BATCH_WRITES, "Writes committed in one SQLite transaction.");
+    describe_histogram!(STORE_BATCH_WRITES, "Writes committed in one transaction.");
     describe_counter!(DATABASE_ERRORS, "The database's failures, by kind.");
     describe_histogram!(BOT_THINKING_SECONDS, "Seconds a bot thought for one answer, by level.");
 }

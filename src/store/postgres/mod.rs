@@ -10,12 +10,15 @@
 //! within the write).
 //!
 //! A write is decided on the game as this instance last read or wrote it, when it
-//! has it: only when another write took the next sequence number first (on any
-//! instance), or the decision failed on that copy, is the log read again. So a
-//! move is one statement, and the primary key still decides every race.
+//! has it, and written together with the other writes that wait (see
+//! [`writes`]): only when another write took the next sequence number first (on
+//! any instance), or the decision failed on that copy, is the log read again. So
+//! a move is a share of one statement, and the primary key still decides every
+//! race.
 
 mod connections;
 mod statements;
+mod writes;
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -28,12 +31,13 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, Row};
 
 use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, stored_game_from_row};
-use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
 use crate::service::Event;
 use connections::{Connections, Held, is_broken};
 use statements::*;
+use writes::{Batches, EntryColumns, PgQuery};
 
 /// The notification channel of the games' changes; each payload is `id version`.
 const CHANNEL: &str = "qttt_games";
@@ -85,6 +89,8 @@ pub(super) struct PgStore {
     /// Games as this instance last read or wrote them, perhaps no longer as
     /// they are: a write decided on one lands only if nothing came in between.
     known: Arc<quick_cache::sync::Cache<i64, StoredGame>>,
+    /// Writes that wait to be written together.
+    batches: Arc<Batches>,
 }
 
 /// A game's id and its version, as a notice tells them.
@@ -136,7 +142,8 @@ impl PgStore {
         let connections = Arc::new(Connections::new(options, settings.pool_size, settings.statement_timeout));
         let (written, untold) = mpsc::channel(UNTOLD);
         let known = Arc::new(quick_cache::sync::Cache::new(KNOWN_GAMES));
-        Ok(PgStore { connections, listener, written, untold: Arc::new(Mutex::new(Some(untold))), known })
+        let untold = Arc::new(Mutex::new(Some(untold)));
+        Ok(PgStore { connections, listener, written, untold, known, batches: Arc::default() })
     }
 
     pub(super) async fn close(&self) {
@@ -204,79 +211,6 @@ impl PgStore {
         let game = game_from_row(row, id)?;
         self.known.insert(id, game.clone());
         Ok(game)
-    }
-
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
-        // Decided already: it lands on the version it was decided on, or not at all.
-        let base = write.entries.first().map_or(0, |entry| entry.seq - 1);
-        self.update(id, move |stored| match stored.version() {
-            version if version == base => Ok((Some(write.clone()), ())),
-            current_version => Err(StoreError::Conflict { current_version }),
-        })
-        .await
-    }
-
-    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
-        &self,
-        id: i64,
-        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
-    ) -> Result<T, E> {
-        let mut held = self.connections.get().await?;
-        // A write whose connection broke as it was sent, which may have landed.
-        let mut unsure: Option<(Write, T)> = None;
-        let mut known = self.known.get(&id);
-        for _ in 0..MOST_ATTEMPTS {
-            let from_known = known.is_some();
-            let stored = match known.take() {
-                Some(stored) => stored,
-                None => match fetch_game(held.connection(), id).await {
-                    Ok(row) => game_from_row(row, id)?,
-                    Err(error) if held.may_retry(&error) => {
-                        held.reopen().await?;
-                        continue;
-                    }
-                    Err(error) => return Err(E::from(held.fail(error))),
-                },
-            };
-            if let Some((write, decided)) = unsure.take()
-                && landed(&stored, &write)
-            {
-                held.finish(Ok(()))?;
-                self.wrote(id, write.version());
-                return Ok(decided);
-            }
-            let before = stored.clone();
-            let (write, decided) = match decide(stored) {
-                Ok((Some(write), decided)) => (write, decided),
-                Ok((None, decided)) => {
-                    self.known.insert(id, before);
-                    return Ok(held.finish(Ok(decided))?);
-                }
-                // Refused on a copy that may be out of date: decided again on the log.
-                Err(_) if from_known => continue,
-                Err(error) => {
-                    held.finish(Ok(()))?;
-                    return Err(error);
-                }
-            };
-            match write_entries(held.connection(), id, &write).await {
-                Ok(()) => {
-                    held.finish(Ok(()))?;
-                    self.wrote(id, write.version());
-                    self.known.insert(id, write.applied_to(before));
-                    return Ok(decided);
-                }
-                // Another write took the next sequence number (or, on a copy out
-                // of date, the game is gone): decide again on the log.
-                Err(error) if is_unique_violation(&error) || (from_known && is_foreign_key_violation(&error)) => {}
-                Err(error) if is_broken(&error) => {
-                    unsure = Some((write, decided));
-                    held.reopen().await?;
-                }
-                Err(error) => return Err(E::from(held.fail(error))),
-            }
-        }
-        conflict(held, id).await.map_err(E::from)
     }
 
     pub(super) async fn overdue_games(
@@ -444,15 +378,6 @@ fn game_from_row(row: Option<PgRow>, id: i64) -> Result<StoredGame, StoreError> 
     stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?)
 }
 
-/// Whether `stored`'s log holds what `write` appends, where it appends it.
-fn landed(stored: &StoredGame, write: &Write) -> bool {
-    write.entries.iter().all(|entry| {
-        let seq = usize::try_from(entry.seq - 1).ok();
-        seq.and_then(|seq| stored.log.get(seq))
-            .is_some_and(|stored| (stored.event, stored.by_bot) == (entry.event, entry.by_bot))
-    })
-}
-
 /// A conflict on game `id`, with the version it is at.
 async fn conflict<T>(mut held: Held<'_>, id: i64) -> Result<T, StoreError> {
     let current_version = sqlx::query_scalar(VERSION).bind(id).fetch_one(held.connection()).await;
@@ -466,62 +391,8 @@ impl Columns for PgRow {
     }
 }
 
-/// Entries as arrays, a column each, in the order of
-/// [`super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
-#[derive(Default)]
-struct EntryColumns {
-    game_id: Vec<Option<i64>>,
-    seq: Vec<i64>,
-    kind: Vec<String>,
-    actor: Vec<String>,
-    square_a: Vec<Option<i64>>,
-    square_b: Vec<Option<i64>>,
-    closing_move: Vec<Option<i64>>,
-    square: Vec<Option<i64>>,
-    rematch: Vec<Option<i64>>,
-    by_bot: Vec<bool>,
-    created_at: Vec<String>,
-}
-
-impl EntryColumns {
-    /// Adds `entries`, of game `game_id`.
-    fn push(&mut self, game_id: Option<i64>, entries: &[StoredEntry]) {
-        for entry in entries {
-            let row = EntryRow::from(entry);
-            self.game_id.push(game_id);
-            self.seq.push(row.seq);
-            self.kind.push(row.kind);
-            self.actor.push(row.actor);
-            self.square_a.push(row.square_a);
-            self.square_b.push(row.square_b);
-            self.closing_move.push(row.closing_move);
-            self.square.push(row.square);
-            self.rematch.push(row.rematch);
-            self.by_bot.push(row.by_bot);
-            self.created_at.push(row.created_at);
-        }
-    }
-
-    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
-        query
-            .bind(self.game_id)
-            .bind(self.seq)
-            .bind(self.kind)
-            .bind(self.actor)
-            .bind(self.square_a)
-            .bind(self.square_b)
-            .bind(self.closing_move)
-            .bind(self.square)
-            .bind(self.rematch)
-            .bind(self.by_bot)
-            .bind(self.created_at)
-    }
-}
-
-type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
-
 /// Binds `summary`'s columns.
-fn bind_summary<'q>(query: PgQuery<'q>, summary: &Summary) -> PgQuery<'q> {
+fn bind_summary<'q>(query: PgQuery<'q, i64>, summary: &Summary) -> PgQuery<'q, i64> {
     let c = SummaryColumns::of(summary);
     query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(c.deadline).bind(c.ended_at)
 }
@@ -545,7 +416,7 @@ async fn insert_game(
     }
     let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =
         game.token_hashes.iter().map(|(player, hash)| (player.to_string(), hash.clone())).unzip();
-    let query = sqlx::query(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
+    let query = sqlx::query_scalar(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
         .bind(game.variant.code())
         .bind(game.created_at.clone())
         .bind(bot_code(game))
@@ -557,34 +428,11 @@ async fn insert_game(
     let query = bind_summary(query, &game.summary).bind(game.invite_hash.clone()).bind(players).bind(token_hashes);
     let query = entries.bind(query);
     let query = if copy { query.bind(game.id) } else { query };
-    query.fetch_optional(connection).await?.map(|row| row.try_get(0)).transpose()
-}
-
-/// Carries out `write` on game `id`, in one statement.
-async fn write_entries(connection: &mut PgConnection, id: i64, write: &Write) -> Result<(), sqlx::Error> {
-    let mut entries = EntryColumns::default();
-    entries.push(Some(id), &write.entries);
-    let statement = &WRITES[usize::from(write.seat.is_some()) * 2 + usize::from(write.summary.is_some())];
-    let mut query = entries.bind(sqlx::query(statement.as_str()));
-    if write.seat.is_some() || write.summary.is_some() {
-        query = query.bind(id);
-    }
-    if let Some((player, token_hash)) = &write.seat {
-        query = query.bind(player.to_string()).bind(token_hash.clone());
-    }
-    if let Some(summary) = &write.summary {
-        query = bind_summary(query, summary);
-    }
-    query.execute(connection).await?;
-    Ok(())
+    query.fetch_optional(connection).await
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     error.as_database_error().is_some_and(|error| error.is_unique_violation())
-}
-
-fn is_foreign_key_violation(error: &sqlx::Error) -> bool {
-    error.as_database_error().is_some_and(|error| error.is_foreign_key_violation())
 }
 
 impl From<sqlx::Error> for StoreError {

@@ -72,36 +72,60 @@ fn insert_game(copy: bool) -> String {
     )
 }
 
-/// A write to a game: its entries `$1`-`$11`, then, as the write has them, the
-/// game's id, the seat (its player and its token's hash) and the summary (six
-/// columns), numbered on from `$12`. The primary key of the first entry decides a
-/// race: only one write can take its sequence number. Each shape of write has a
-/// statement of its own, with nothing to do for what it lacks (most moves are
-/// entries alone). Indexed by `seat as usize * 2 + summary as usize`.
+/// Writes to games, a batch of them, one a game, in one statement: the first
+/// entry of each write `$1`-`$11`, the rest of its entries `$12`-`$22`, then, as
+/// the batch has them, the seats taken (game, player and token's hash) and the
+/// summaries (game and six columns), numbered on from `$23`. Answers the games
+/// whose writes landed. The primary key of each write's first entry decides a
+/// race: a write lands only if its first entry takes its sequence number, and
+/// the rest of it (entries, seat, summary) is written only where it did. Each
+/// shape of batch has a statement of its own, with nothing to do for what it
+/// lacks (most batches are moves alone). Indexed by `seats as usize * 2 +
+/// summaries as usize`.
 pub(super) static WRITES: LazyLock<[String; 4]> = LazyLock::new(|| {
-    [(false, false), (false, true), (true, false), (true, true)].map(|(seat, summary)| write(seat, summary))
+    [(false, false), (false, true), (true, false), (true, true)].map(|(seats, summaries)| write(seats, summaries))
 });
 
-fn write(seat: bool, summary: bool) -> String {
-    let entries = format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {}", entry_arrays(1));
-    let summary_from = if seat { 15 } else { 13 };
-    let update = format!(
-        "UPDATE games SET status = ${}, result = ${}, end_reason = ${}, end_player = ${}, \
-         deadline = ${}::TIMESTAMPTZ, ended_at = ${}::TIMESTAMPTZ WHERE id = $12",
-        summary_from,
-        summary_from + 1,
-        summary_from + 2,
-        summary_from + 3,
-        summary_from + 4,
-        summary_from + 5
-    );
-    let seat_insert = "INSERT INTO seats (game_id, player, token_hash) VALUES ($12, $13, $14)";
-    match (seat, summary) {
-        (false, false) => entries,
-        (false, true) => format!("WITH entries AS ({entries}) {update}"),
-        (true, false) => format!("WITH entries AS ({entries}) {seat_insert}"),
-        (true, true) => format!("WITH entries AS ({entries}), seat AS ({seat_insert}) {update}"),
+fn write(seats: bool, summaries: bool) -> String {
+    let landed = "IN (SELECT game_id FROM firsts)";
+    let mut parts = vec![
+        format!(
+            "firsts AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {} \
+             ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id)",
+            entry_arrays(1)
+        ),
+        format!(
+            "rest AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT entry.* FROM {} \
+             WHERE entry.game_id {landed})",
+            entry_arrays(12)
+        ),
+    ];
+    if seats {
+        parts.push(format!(
+            "seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT seat.* \
+             FROM unnest($23::BIGINT[], $24::TEXT[], $25::BYTEA[]) AS seat (game_id, player, token_hash) \
+             WHERE seat.game_id {landed})"
+        ));
     }
+    if summaries {
+        let n = if seats { 26 } else { 23 };
+        parts.push(format!(
+            "summary AS (UPDATE games SET status = summary.status, result = summary.result, \
+             end_reason = summary.end_reason, end_player = summary.end_player, deadline = summary.deadline, \
+             ended_at = summary.ended_at FROM unnest(${}::BIGINT[], ${}::TEXT[], ${}::TEXT[], ${}::TEXT[], ${}::TEXT[], \
+             ${}::TEXT[]::TIMESTAMPTZ[], ${}::TEXT[]::TIMESTAMPTZ[]) \
+             AS summary (game_id, status, result, end_reason, end_player, deadline, ended_at) \
+             WHERE games.id = summary.game_id AND summary.game_id {landed})",
+            n,
+            n + 1,
+            n + 2,
+            n + 3,
+            n + 4,
+            n + 5,
+            n + 6
+        ));
+    }
+    format!("WITH {} SELECT game_id FROM firsts", parts.join(", "))
 }
 
 /// The ids of the games after `$1`, a page of `$2`.

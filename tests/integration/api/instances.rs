@@ -1,5 +1,5 @@
-//! Several instances of the server on one PostgreSQL database, and PostgreSQL
-//! going away for a while. These need a PostgreSQL server: `QTTT_TEST_POSTGRES`
+//! Several instances of the server on one PostgreSQL database, PostgreSQL going
+//! away for a while, and the writes of many games sharing a statement. These need a PostgreSQL server: `QTTT_TEST_POSTGRES`
 //! for the shared one, and `QTTT_TEST_POSTGRES_RESTARTABLE` with
 //! `QTTT_TEST_POSTGRES_CTL` for one the test may stop (see `.ci/run`).
 
@@ -234,4 +234,68 @@ fn connections_ended_behind_the_servers_back_cost_no_request_an_error() {
         terminate();
         assert_eq!(app.request("GET", path, &[], None).status, 200, "{path}");
     }
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn moves_in_many_games_at_once_share_a_statement_and_one_that_fails_costs_the_others_nothing() {
+    use qttt::engine::{Action, Player, Square, Variant};
+    use qttt::error::Error;
+    use qttt::service::GameSettings;
+    use sqlx::Connection;
+
+    let database = shared_postgres();
+    let (runtime, service, _) = super::life::service_on(&database, |_| {});
+    let settings = GameSettings {
+        variant: Variant::PlayerChoice,
+        play_as: Player::X,
+        opponent: None,
+        hints: None,
+        clock: None,
+        private: false,
+    };
+    let squares = |a: usize, b: usize| Action::Move { squares: [Square::ALL[a], Square::ALL[b]] };
+    runtime.block_on(async {
+        let mut games = Vec::new();
+        for _ in 0..20 {
+            let (game, x) = service.create_game(settings).await.unwrap();
+            let (_, o) = service.join(game.stored.id, None).await.unwrap();
+            games.push((game.stored.id, x.token, o.token));
+        }
+        let moves = games.iter().map(|(id, x, _)| service.act(*id, x, squares(0, 1), None));
+        let moved = futures_util::future::join_all(moves).await;
+        assert!(moved.iter().all(|moved| moved.as_ref().is_ok_and(|game| game.version() == 3)), "{moved:?}");
+        let mut connection = sqlx::PgConnection::connect(&database.url()).await.unwrap();
+        let transactions: i64 = sqlx::query_scalar("SELECT count(DISTINCT xmin::TEXT) FROM log_entries WHERE seq = 3")
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+        assert!(transactions <= 2, "the 20 moves were written in {transactions} transactions");
+
+        // A write to a game deleted behind the server's back fails its batch;
+        // the others are written again, alone.
+        let gone = games[7].0;
+        for table in ["log_entries", "seats"] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE game_id = $1")))
+                .bind(gone)
+                .execute(&mut connection)
+                .await
+                .unwrap();
+        }
+        sqlx::query("DELETE FROM games WHERE id = $1").bind(gone).execute(&mut connection).await.unwrap();
+        let moves = games.iter().map(|(id, _, o)| service.act(*id, o, squares(2, 3), None));
+        let moved = futures_util::future::join_all(moves).await;
+        for ((id, _, _), moved) in games.iter().zip(&moved) {
+            match moved {
+                Err(Error::NotFound(_)) if *id == gone => {}
+                Ok(game) if *id != gone => assert_eq!(game.version(), 4, "game {id}"),
+                moved => panic!("game {id}: {moved:?}"),
+            }
+        }
+        let fourth_entries: i64 = sqlx::query_scalar("SELECT count(*) FROM log_entries WHERE seq = 4")
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+        assert_eq!(fourth_entries, 19);
+    });
 }
