@@ -46,6 +46,11 @@ const CHANNEL: &str = "qttt_games";
 /// dropped (its game's watchers elsewhere hear of its next write).
 const UNTOLD: usize = 4096;
 
+/// How long the notices of this instance's writes gather before they are sent:
+/// a moment for other instances' watchers, and, with a write every millisecond,
+/// one statement for several writes rather than one each.
+const NOTICES_GATHER: Duration = Duration::from_millis(5);
+
 /// The games kept as this instance last read or wrote them, for its writes.
 const KNOWN_GAMES: usize = 4096;
 
@@ -294,10 +299,12 @@ impl PgStore {
         }
     }
 
-    /// Sends the notices of this instance's writes: those that came in while the
-    /// last were sent go together, one (the newest) a game.
+    /// Sends the notices of this instance's writes: those that came in within
+    /// [`NOTICES_GATHER`] of the first, or while the last were sent, go together,
+    /// one (the newest) a game.
     async fn tell_others(&self, mut untold: mpsc::Receiver<Told>) {
         while let Some((id, version)) = untold.recv().await {
+            tokio::time::sleep(NOTICES_GATHER).await;
             let mut newest = HashMap::from([(id, version)]);
             while let Ok((id, version)) = untold.try_recv() {
                 let told = newest.entry(id).or_insert(version);
