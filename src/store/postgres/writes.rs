@@ -274,7 +274,7 @@ fn landed(stored: &StoredGame, write: &Write) -> bool {
 async fn write_batch(connection: &mut PgConnection, writes: &[(i64, &Write)]) -> Result<Vec<i64>, sqlx::Error> {
     let (mut firsts, mut rest) = (EntryColumns::default(), EntryColumns::default());
     let mut seats = (Vec::new(), Vec::new(), Vec::new());
-    let mut summaries = SummaryArrays::default();
+    let mut summaries = Summaries::default();
     for &(id, write) in writes {
         // A write that appends nothing has no sequence number to decide its race: it never lands.
         let Some((first, others)) = write.entries.split_first() else { continue };
@@ -358,7 +358,7 @@ impl EntryColumns {
 
 /// Games' summaries as arrays, a column each, with the games' ids first.
 #[derive(Default)]
-struct SummaryArrays {
+struct Summaries {
     game_id: Vec<i64>,
     status: Vec<String>,
     result: Vec<String>,
@@ -368,7 +368,7 @@ struct SummaryArrays {
     ended_at: Vec<Option<String>>,
 }
 
-impl SummaryArrays {
+impl Summaries {
     fn push(&mut self, game_id: i64, columns: SummaryColumns) {
         self.game_id.push(game_id);
         self.status.push(columns.status);

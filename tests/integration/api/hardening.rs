@@ -220,31 +220,22 @@ fn a_private_game_is_not_listed_and_is_joined_only_with_its_invite() {
 
 #[test]
 fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on() {
-    use qttt::engine::{Action, Player, Square, Variant};
+    use super::life::{BETWEEN_TWO, squares};
     use qttt::error::Error;
-    use qttt::service::{GameSettings, RETENTION_BATCH};
+    use qttt::service::RETENTION_BATCH;
 
     let database = super::helpers::TestDatabase::new();
     let day = Duration::from_secs(86_400);
     let (runtime, service, time) = super::life::service_on(&database, |options| options.retention = Some(day));
-    let settings = GameSettings {
-        variant: Variant::PlayerChoice,
-        play_as: Player::X,
-        opponent: None,
-        hints: None,
-        clock: None,
-        private: false,
-    };
-    let squares = |a: usize, b: usize| Action::Move { squares: [Square::ALL[a], Square::ALL[b]] };
     runtime.block_on(async {
         // 250 aborted games, and a game and its rematch, both resigned.
         let mut old = Vec::new();
         for _ in 0..250 {
-            let (game, x) = service.create_game(settings).await.unwrap();
+            let (game, x) = service.create_game(BETWEEN_TWO).await.unwrap();
             service.abort(game.stored.id, &x.token, None).await.unwrap();
             old.push(game.stored.id);
         }
-        let (first, x) = service.create_game(settings).await.unwrap();
+        let (first, x) = service.create_game(BETWEEN_TWO).await.unwrap();
         let (_, o) = service.join(first.stored.id, None).await.unwrap();
         service.resign(first.stored.id, &o.token, None).await.unwrap();
         let (rematch, x_again) = service.rematch(first.stored.id, &x.token, None).await.unwrap();
@@ -252,12 +243,12 @@ fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on
         service.resign(rematch.stored.id, &x_again.token, None).await.unwrap();
         old.extend([first.stored.id, rematch.stored.id]);
         // Kept: a game that goes on, one that waits, and one that ended lately.
-        let (ongoing, ongoing_x) = service.create_game(settings).await.unwrap();
+        let (ongoing, ongoing_x) = service.create_game(BETWEEN_TWO).await.unwrap();
         let (_, ongoing_o) = service.join(ongoing.stored.id, None).await.unwrap();
         service.act(ongoing.stored.id, &ongoing_x.token, squares(0, 1), None).await.unwrap();
-        let (waiting, _) = service.create_game(settings).await.unwrap();
+        let (waiting, _) = service.create_game(BETWEEN_TWO).await.unwrap();
         time.advance(day * 2);
-        let (recent, recent_x) = service.create_game(settings).await.unwrap();
+        let (recent, recent_x) = service.create_game(BETWEEN_TWO).await.unwrap();
         service.abort(recent.stored.id, &recent_x.token, None).await.unwrap();
 
         let mut batches = Vec::new();
@@ -287,7 +278,7 @@ fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on
         time.advance(day * 2);
         assert_eq!(service.delete_expired_games().await.unwrap(), 0, "the game that ended lately is the newest");
         assert!(service.game(recent.stored.id).await.is_ok());
-        service.create_game(settings).await.unwrap();
+        service.create_game(BETWEEN_TWO).await.unwrap();
         assert_eq!(service.delete_expired_games().await.unwrap(), 1);
         assert!(matches!(service.game(recent.stored.id).await, Err(Error::NotFound(_))));
     });

@@ -239,26 +239,16 @@ fn connections_ended_behind_the_servers_back_cost_no_request_an_error() {
 #[test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 fn moves_in_many_games_at_once_share_a_statement_and_one_that_fails_costs_the_others_nothing() {
-    use qttt::engine::{Action, Player, Square, Variant};
+    use super::life::{BETWEEN_TWO, squares};
     use qttt::error::Error;
-    use qttt::service::GameSettings;
     use sqlx::Connection;
 
     let database = shared_postgres();
     let (runtime, service, _) = super::life::service_on(&database, |_| {});
-    let settings = GameSettings {
-        variant: Variant::PlayerChoice,
-        play_as: Player::X,
-        opponent: None,
-        hints: None,
-        clock: None,
-        private: false,
-    };
-    let squares = |a: usize, b: usize| Action::Move { squares: [Square::ALL[a], Square::ALL[b]] };
     runtime.block_on(async {
         let mut games = Vec::new();
         for _ in 0..20 {
-            let (game, x) = service.create_game(settings).await.unwrap();
+            let (game, x) = service.create_game(BETWEEN_TWO).await.unwrap();
             let (_, o) = service.join(game.stored.id, None).await.unwrap();
             games.push((game.stored.id, x.token, o.token));
         }

@@ -204,7 +204,18 @@ pub(super) fn service_on(
     (runtime, GameService::new(store, options), time)
 }
 
-fn squares(a: usize, b: usize) -> Action {
+/// A public game between two people, in `player_choice`, its creator X, with no clock.
+pub(super) const BETWEEN_TWO: GameSettings = GameSettings {
+    variant: qttt::engine::Variant::PlayerChoice,
+    play_as: qttt::engine::Player::X,
+    opponent: None,
+    hints: None,
+    clock: None,
+    private: false,
+};
+
+/// The move onto squares `a` and `b`.
+pub(super) fn squares(a: usize, b: usize) -> Action {
     Action::Move { squares: [Square::ALL[a], Square::ALL[b]] }
 }
 
@@ -213,14 +224,8 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
     let database = TestDatabase::new();
     let (runtime, service, time) = service_on(&database, |_| {});
     runtime.block_on(async {
-        let settings = GameSettings {
-            variant: qttt::engine::Variant::PlayerChoice,
-            play_as: qttt::engine::Player::X,
-            opponent: None,
-            hints: None,
-            clock: Some(ClockSettings { initial_ms: 10_000, increment_ms: 3_000 }),
-            private: false,
-        };
+        let settings =
+            GameSettings { clock: Some(ClockSettings { initial_ms: 10_000, increment_ms: 3_000 }), ..BETWEEN_TWO };
         let (game, x) = service.create_game(settings).await.unwrap();
         let id = game.stored.id;
         time.advance(Duration::from_secs(30));
