@@ -79,12 +79,12 @@ impl Batches {
         start
     }
 
-    /// The next batch: the writes that wait, in order, one a game and none of a
-    /// game being written. When there are none, the flusher that asks stops.
-    fn take(&self) -> Vec<Waiting> {
+    /// Adds to `batch` the writes that wait, in order, up to [`MOST_BATCHED`]:
+    /// one a game, and none of a game being written. When `batch` is still
+    /// empty, the flusher that asks stops.
+    fn take(&self, batch: &mut Vec<Waiting>) {
         let mut queue = self.queue.lock().expect("nothing panics under this lock");
         let Queue { waiting, writing, .. } = &mut *queue;
-        let mut batch = Vec::new();
         let mut left = VecDeque::new();
         while let Some(next) = waiting.pop_front() {
             if batch.len() < MOST_BATCHED && writing.insert(next.id) {
@@ -101,7 +101,6 @@ impl Batches {
         // that race for the same games wait for each other in that order, never
         // in a circle.
         batch.sort_unstable_by_key(|waiting| waiting.id);
-        batch
     }
 
     /// Ends the writing of `batch`: the next writes of its games may go.
@@ -209,16 +208,14 @@ impl PgStore {
     /// Writes batches until none waits.
     async fn flush(self) {
         loop {
-            // The connection first: writes that come while a flusher waits for
-            // it go in its batch.
-            let held = self.connections.get().await;
-            let batch = self.batches.take();
+            let mut batch = Vec::new();
+            self.batches.take(&mut batch);
             if batch.is_empty() {
-                if let Ok(held) = held {
-                    let _ = held.finish(Ok(()));
-                }
                 return;
             }
+            let held = self.connections.get().await;
+            // The writes that came while the flusher waited for its connection go too.
+            self.batches.take(&mut batch);
             let landing = match held {
                 Err(failure) => vec![Landing::Failed(failure); batch.len()],
                 Ok(mut held) => {
