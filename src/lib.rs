@@ -8,6 +8,9 @@
 //!   and computes each square's odds with it.
 //! - [`bot`]: computer players, pure: random, the original app's heuristic, and a
 //!   perfect player by exact search.
+//! - [`record`]: a game's record, pure: the words the store keeps and the
+//!   service and the API speak (a game as stored, its log entries, its ending,
+//!   summary and listing).
 //! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
 //!   action, append the new entries; the games, log entries and listings it
 //!   hands the API; where its randomness comes from.
@@ -37,6 +40,7 @@ pub mod live;
 pub mod logging;
 pub mod metrics;
 pub mod quantum;
+pub mod record;
 pub mod server;
 pub mod service;
 pub mod store;

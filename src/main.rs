@@ -315,7 +315,7 @@ async fn backup(to: &std::path::Path) -> Result<(), String> {
     use qttt::store::{Durability, PoolSettings, Store};
     let config = Config::from_env()?;
     let started = Instant::now();
-    let bytes = qttt::store::back_up(&config.database_url, to).await?;
+    let bytes = qttt::store::back_up(&config.database_url, to).await.map_err(|error| error.to_string())?;
     let copy = Store::connect(&format!("sqlite:{}", to.display()), Durability::Normal, PoolSettings::default())
         .await
         .map_err(|error| format!("cannot open the backup {}: {error}", to.display()))?;
@@ -417,7 +417,7 @@ fn play(options: &PlayArgs) -> Result<(), String> {
 /// Writes the opening book of `variant` to `path`, reporting progress.
 fn book(variant: Variant, path: &Path) -> Result<(), String> {
     let started = Instant::now();
-    let bytes = qttt::bot::book::build(variant, |done, total| {
+    let bytes = qttt::bot::bookmaker::build(variant, |done, total| {
         if done % 100 == 0 || done == total {
             eprintln!("{done}/{total} positions solved, {:.0} s", started.elapsed().as_secs_f64());
         }

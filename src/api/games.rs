@@ -16,7 +16,8 @@ use super::views::{
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
-use crate::service::{GameRecord, GameService, Page};
+use crate::record::Page;
+use crate::service::{GameRecord, GameService};
 
 /// What a game operation answers: a response, or a problem.
 pub(super) type Answer = Result<HttpResponse, ApiError>;

@@ -5,7 +5,8 @@
 //! Values are the final score difference X minus O with perfect play from both
 //! sides; in the measurement variant their expectation over the measurements.
 
-use super::perfect::{Solution, Solver, Value};
+use super::perfect::Solver;
+use super::value::{Solution, Value};
 use crate::engine::{Action, Actor, Game, MoveNumber, Player, Square, Variant};
 
 /// Every action a player took in a game, judged.

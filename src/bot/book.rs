@@ -14,23 +14,19 @@
 //! collapse choice `81 + square`), and the value's points and haste in 1/1024ths
 //! (two i16 LE).
 
-use std::collections::BTreeMap;
-
-use super::perfect::{Solution, Solver, Value, action_code};
 use super::symmetry::canonical_key;
-use crate::engine::{Action, Actor, Game, Square, Variant};
+use super::value::{Solution, Value};
+use crate::engine::{Action, Game, Square, Variant};
 
 /// The book holds every position with at most this many moves placed.
 pub const BOOK_MOVES: usize = 3;
 
-const MAGIC: &[u8; 8] = b"QTTTBOOK";
-const FORMAT: u8 = 1;
-const HEADER: usize = 8 + 1 + 1 + 4;
-const ENTRY: usize = 8 + 1 + 2 + 2;
-/// The most positions the book's solver remembers before it starts afresh.
-const TABLE_LIMIT: usize = 30_000_000;
+pub(super) const MAGIC: &[u8; 8] = b"QTTTBOOK";
+pub(super) const FORMAT: u8 = 1;
+pub(super) const HEADER: usize = 8 + 1 + 1 + 4;
+pub(super) const ENTRY: usize = 8 + 1 + 2 + 2;
 /// Values are stored in 1/1024ths: exact for every value a game can have.
-const SCALE: f64 = 1024.0;
+pub(super) const SCALE: f64 = 1024.0;
 
 static PLAYER_CHOICE: &[u8] = include_bytes!("../../data/book-player_choice.bin");
 static MEASUREMENT: &[u8] = include_bytes!("../../data/book-measurement.bin");
@@ -86,7 +82,7 @@ fn book_of(variant: Variant) -> &'static [u8] {
     }
 }
 
-fn variant_byte(variant: Variant) -> u8 {
+pub(super) fn variant_byte(variant: Variant) -> u8 {
     match variant {
         Variant::PlayerChoice => 0,
         Variant::Measurement => 1,
@@ -99,68 +95,4 @@ fn decode(code: u8, game: &Game) -> Option<Action> {
         0..=80 => Some(Action::Move { squares: [square(code / 9)?, square(code % 9)?] }),
         _ => Some(Action::Collapse { move_number: game.pending_collapse()?.closing_move, square: square(code - 81)? }),
     }
-}
-
-/// Every position of `variant` with at most [`BOOK_MOVES`] moves placed where a
-/// player is to act, one per symmetry class, by key.
-fn positions(variant: Variant) -> BTreeMap<u64, Game> {
-    let mut found = BTreeMap::new();
-    let mut unexplored = vec![Game::new(variant)];
-    while let Some(game) = unexplored.pop() {
-        let Some(actor) = game.actor_to_act() else { continue };
-        let (key, _) = canonical_key(&game);
-        if found.contains_key(&key) {
-            continue;
-        }
-        for action in game.legal_actions() {
-            let mut next = game;
-            next.play(actor, action).expect("a legal action is accepted");
-            if next.moves().len() <= BOOK_MOVES {
-                unexplored.push(next);
-            }
-        }
-        // The measurement decides at once: nobody ever asks for its action.
-        if actor != Actor::Measurement {
-            found.insert(key, game);
-        }
-    }
-    found
-}
-
-/// Solves every book position of `variant` and returns the book's bytes. Calls
-/// `progress(done, total)` as it goes; it takes minutes.
-pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8> {
-    let positions = positions(variant);
-    let mut bytes = Vec::with_capacity(HEADER + positions.len() * ENTRY);
-    bytes.extend_from_slice(MAGIC);
-    bytes.push(FORMAT);
-    bytes.push(variant_byte(variant));
-    bytes
-        .extend_from_slice(&u32::try_from(positions.len()).expect("a book of fewer than 2^32 positions").to_le_bytes());
-    // One solver for many: the positions share most of their subtrees. It starts
-    // afresh when its table would outgrow a few gigabytes.
-    let mut solver = Solver::default();
-    for (done, (key, game)) in positions.iter().enumerate() {
-        if solver.remembered() > TABLE_LIMIT {
-            solver = Solver::default();
-        }
-        let solution = solver.solve(game);
-        let (_, symmetry) = canonical_key(game);
-        bytes.extend_from_slice(&key.to_le_bytes());
-        bytes.push(u8::try_from(action_code(symmetry.apply(solution.action))).expect("action codes are below 90"));
-        for number in [solution.value.points, solution.value.haste] {
-            let scaled = number * SCALE;
-            assert!(scaled.fract() == 0.0 && scaled.abs() <= f64::from(i16::MAX), "{number} does not fit the book");
-            #[expect(clippy::cast_possible_truncation, reason = "a whole number within i16's range, asserted above")]
-            bytes.extend_from_slice(&(scaled as i16).to_le_bytes());
-        }
-        progress(done + 1, positions.len());
-    }
-    bytes
-}
-
-/// The positions of the book of `variant` whose solution the search finds within
-/// a few milliseconds: those with exactly [`BOOK_MOVES`] moves placed.
-pub fn deepest_positions(variant: Variant) -> impl Iterator<Item = Game> {
-    positions(variant).into_values().filter(|game| game.moves().len() == BOOK_MOVES)
 }

@@ -4,10 +4,12 @@
 mod analysis;
 pub mod arena;
 pub mod book;
+pub mod bookmaker;
 mod parasite;
 mod perfect;
 mod random;
 mod symmetry;
+mod value;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +20,9 @@ use crate::engine::{Action, Game};
 
 pub use analysis::{Analysis, JudgedAction, Measured, Outcome, PlayerLoss};
 pub use parasite::Parasite;
-pub use perfect::{Perfect, Solution, Solver, Value};
+pub use perfect::{Perfect, Solver};
 pub use random::RandomBot;
+pub use value::{Solution, Value};
 
 /// How a computer player picks its actions.
 pub trait Strategy {

@@ -1,26 +1,10 @@
 //! Collapse: a closed cycle, its two outcomes, and how a choice picks one.
 
 use super::RuleError;
-use super::board::{MAX_MOVES, MoveNumber, Player, Square};
-use super::game::Move;
+use super::board::{MAX_MOVES, MoveNumber, Square};
 use super::graph;
+use super::moves::{Actor, Move};
 use super::stack::Stack;
-
-/// Who decides how a cycle collapses, and who wrote an entry of the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Actor {
-    /// A player: moves, and collapse choices in the player-choice variant.
-    Player(Player),
-    /// The quantum measurement that collapses cycles in the measurement variant.
-    Measurement,
-}
-
-impl Default for Actor {
-    /// Only fills unused places of fixed-size storage.
-    fn default() -> Actor {
-        Actor::Player(Player::X)
-    }
-}
 
 /// Where every move of a collapsing component lands under one outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

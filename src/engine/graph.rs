@@ -5,7 +5,7 @@
 //! collapsed as soon as it closes.
 
 use super::board::{MoveNumber, Square};
-use super::game::Move;
+use super::moves::Move;
 use super::stack::Stack;
 
 /// The moves on the path from `from` to `to` through the unresolved moves, in path

@@ -7,7 +7,7 @@ use rand::Rng;
 
 use super::board::{MoveNumber, Player, Square};
 use super::collapse::{Collapse, CollapseOption};
-use super::game::Move;
+use super::moves::Move;
 use crate::quantum::StateVector;
 
 /// Measures a closed cycle and returns the square its closing move ends in.

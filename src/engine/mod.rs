@@ -10,14 +10,16 @@ mod error;
 mod game;
 mod graph;
 mod measurement;
+mod moves;
 pub mod notation;
 mod scoring;
 mod stack;
 
 pub use board::{LINES, MAX_MOVES, Mark, MoveNumber, Player, Square};
-pub use collapse::{Actor, Collapse, CollapseOption};
+pub use collapse::{Collapse, CollapseOption};
 pub use error::RuleError;
-pub use game::{Action, Game, LogEntry, Move, ReplayError, Variant};
+pub use game::{Game, ReplayError};
 pub use measurement::SquareProbabilities;
+pub use moves::{Action, Actor, LogEntry, Move, Variant};
 pub use scoring::{GameResult, Line, Points, Score};
 pub use stack::Stack;

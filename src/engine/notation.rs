@@ -24,8 +24,8 @@
 use std::fmt;
 
 use super::board::{MoveNumber, Player, Square};
-use super::collapse::Actor;
-use super::game::{Action, Game, LogEntry, Variant};
+use super::game::Game;
+use super::moves::{Action, Actor, LogEntry, Variant};
 
 /// The transcript of `game`.
 pub fn write(game: &Game) -> String {

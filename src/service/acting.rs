@@ -3,10 +3,11 @@
 
 use rand::rngs::StdRng;
 
-use super::{Ending, Event, GameRecord, GameService, Status, count_if_ended, seat_of};
+use super::{GameRecord, GameService, count_if_ended, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::Error;
+use crate::record::{Ending, Event, Status};
 use crate::token;
 
 /// A player's action applied to a game as read from its log, with what follows it.

@@ -7,7 +7,8 @@
 //! reference each other), and at the end every copied game is read back from
 //! both databases, compared, and replayed.
 
-use super::{Error, Event, GameRecord, StoredGame};
+use super::{Error, GameRecord};
+use crate::record::{Event, StoredGame};
 use crate::store::{RematchOf, Store};
 
 /// The games read from the source at once.

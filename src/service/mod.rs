@@ -24,12 +24,13 @@ use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
+use crate::record::{ListedGame, Page};
 use crate::store::{Notice, Store};
 
 pub use copy::{Checked, Copied, check_games, copy_games};
-pub use life::{ClockSettings, ClockState, End, EndReason, Ending};
+pub use life::ClockState;
 pub use randomness::Randomness;
-pub use records::{Event, GameRecord, GameSettings, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+pub use records::GameRecord;
 pub use searches::Searches;
 pub use time::{Time, stamp_of_millis};
 pub use timer::{RETENTION_BATCH, TIMER_EVERY};

@@ -2,12 +2,13 @@
 //! app's one shared game.
 
 use super::acting::bot_turns;
-use super::{Event, GameRecord, GameService, GameSettings, Seat, Status, StoredGame, Summary};
+use super::{GameRecord, GameService, Seat};
 use super::{seat_of, time};
 use crate::bot::Bot;
 use crate::engine::{Game, GameResult, Player, Variant};
 use crate::error::Error;
 use crate::metrics::GAMES_CREATED;
+use crate::record::{Event, GameSettings, Status, StoredGame, Summary};
 use crate::store::RematchOf;
 use crate::token;
 

@@ -6,8 +6,9 @@
 use std::time::Duration;
 
 use super::time::{millis, millis_of, stamp_of_millis};
-use super::{Ending, GameRecord, GameService, Status};
+use super::{GameRecord, GameService};
 use crate::error::Error;
+use crate::record::{Ending, Status};
 
 /// How often the timer looks for overdue games: a timeout is written within
 /// this of its deadline (and a client sees it at once: the game shows it).

@@ -12,7 +12,7 @@ mod rows;
 mod space;
 mod sqlite;
 
-pub use error::StoreError;
+pub use error::{FileProblem, OpenError, StoreError};
 use postgres::PgStore;
 pub use postgres::PoolSettings;
 use space::Space;
@@ -24,8 +24,8 @@ use std::time::Instant;
 use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
-use crate::service::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Page, Status, StoredEntry};
-use crate::service::{StoredGame, Summary};
+use crate::record::{ListedGame, Page, StoredEntry};
+use crate::record::{StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -159,27 +159,15 @@ fn mistake_chance(game: &StoredGame) -> Option<f64> {
     })
 }
 
-/// Why migrating failed, in one line; a database that a newer qttt migrated
-/// says so, rather than sqlx's "previously applied but missing".
-fn migration_failed(error: sqlx::migrate::MigrateError) -> String {
-    match error {
-        sqlx::migrate::MigrateError::VersionMissing(version) => format!(
-            "its schema is newer than this qttt's: it holds migration {version}, which this qttt does not know; \
-             run the qttt that migrated it, or a newer one"
-        ),
-        other => other.to_string(),
-    }
-}
-
 /// Backs the SQLite database at `url` up into the new file `to` while a server
 /// may write to it, and checks the copy's integrity; answers its size in bytes.
 /// PostgreSQL is backed up with its own tools (`pg_dump`).
 ///
 /// # Errors
-/// One line saying why there is no good backup.
-pub async fn back_up(url: &str, to: &std::path::Path) -> Result<u64, String> {
+/// Why there is no good backup.
+pub async fn back_up(url: &str, to: &std::path::Path) -> Result<u64, OpenError> {
     if is_postgres(url) {
-        return Err("a PostgreSQL database is backed up with pg_dump (see README, \"Backups\")".into());
+        return Err(OpenError::NotSqlite);
     }
     sqlite::back_up(url, to).await
 }
@@ -210,8 +198,8 @@ impl Store {
     /// with `durability`.
     ///
     /// # Errors
-    /// One line saying why the database cannot be opened or migrated.
-    pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, String> {
+    /// Why the database cannot be opened or migrated.
+    pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, OpenError> {
         let backend = if is_postgres(url) {
             Backend::Postgres(PgStore::open(url, pool).await?)
         } else {

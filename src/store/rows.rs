@@ -3,10 +3,12 @@
 
 use serde::Deserialize;
 
-use super::{ClockSettings, End, EndReason, Ending, Event, ListedGame, Status, StoreError, StoredEntry};
-use super::{StoredGame, Summary};
+use super::StoreError;
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
+use crate::record::{
+    ClockSettings, End, EndReason, Ending, Event, ListedGame, Status, StoredEntry, StoredGame, Summary,
+};
 
 /// A row as any backend gives it, read column by column, so that what each
 /// column holds is written here once for every backend.

@@ -219,10 +219,10 @@ fn the_opening_books_are_whole_and_well_formed() {
 
 #[test]
 fn the_book_agrees_with_the_search_where_the_search_is_quick() {
-    use qttt::bot::book;
+    use qttt::bot::{book, bookmaker};
     for variant in VARIANTS {
         // A few of the deepest book positions, spread over the book.
-        for game in book::deepest_positions(variant).step_by(997).take(4) {
+        for game in bookmaker::deepest_positions(variant).step_by(997).take(4) {
             let from_book = book::lookup(&game).expect("a book position");
             let searched = Solver::default().solve(&game);
             assert_eq!(from_book.value, searched.value, "{}: {}", variant.code(), notation::write(&game));

@@ -6,7 +6,8 @@ use utoipa::ToSchema;
 use super::{ActionView, PlayerName, ValueKind, VariantName};
 use crate::bot::{Analysis, JudgedAction, PlayerLoss};
 use crate::engine::Player;
-use crate::service::{Event, GameRecord};
+use crate::record::Event;
+use crate::service::GameRecord;
 
 /// Every action of a player in a game, in log order, judged by perfect play.
 /// Values are the final score difference X minus O that perfect play from both

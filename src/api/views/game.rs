@@ -6,7 +6,8 @@ use utoipa::ToSchema;
 use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
-use crate::service::{ClockState, End, GameRecord, Seat, stamp_of_millis};
+use crate::record::End;
+use crate::service::{ClockState, GameRecord, Seat, stamp_of_millis};
 
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]

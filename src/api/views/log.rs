@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber};
-use crate::service::{Ending, Event, ListedGame, StoredEntry};
+use crate::record::{Ending, Event, ListedGame, StoredEntry};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]

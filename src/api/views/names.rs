@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::engine::{Actor, GameResult, Player, Variant};
-use crate::service::{EndReason, Status};
+use crate::record::{EndReason, Status};
 
 /// A player: X opens and makes the odd moves, O the even ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]

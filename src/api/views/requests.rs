@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{
 use super::{BotName, PlayerName, VariantName};
 use crate::bot::Bot;
 use crate::engine::{Action, Square};
-use crate::service::{ClockSettings, GameSettings};
+use crate::record::{ClockSettings, GameSettings};
 
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
 #[derive(Debug, Deserialize, ToSchema)]

@@ -31,10 +31,10 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, Row};
 
 use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, stored_game_from_row};
-use super::{ListedGame, Notice, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary};
+use super::{Notice, OpenError, RematchOf, StoreError};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::service::Event;
+use crate::record::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 use connections::{Connections, Held, is_broken};
 use statements::*;
 use writes::{Batches, EntryColumns, PgQuery};
@@ -120,10 +120,10 @@ impl PgStore {
     ///
     /// # Errors
     /// One line saying why the database cannot be reached or migrated.
-    pub(super) async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, String> {
+    pub(super) async fn open(url: &str, settings: PoolSettings) -> Result<PgStore, OpenError> {
         let timeout_ms = settings.statement_timeout.as_millis().to_string();
         let options = PgConnectOptions::from_str(url)
-            .map_err(|error| error.to_string())?
+            .map_err(OpenError::Url)?
             // The server's notices (such as "already exists, skipping") are no news.
             .options([("statement_timeout", timeout_ms.as_str()), ("client_min_messages", "warning")]);
         // The migrations run on a connection of their own, which also gives the
@@ -137,12 +137,12 @@ impl PgStore {
                     log::warn!("the database does not answer yet ({error}); trying again");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
-                Err(error) => return Err(error.to_string()),
+                Err(error) => return Err(OpenError::Connect(error)),
             }
         };
         // Instances that start together take turns: the migrator holds an advisory lock.
-        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await.map_err(super::migration_failed)?;
-        migrator.close().await.map_err(|error| error.to_string())?;
+        sqlx::migrate!("./migrations/postgres").run(&mut migrator).await?;
+        migrator.close().await.map_err(OpenError::Connect)?;
         let listener = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
         let connections = Arc::new(Connections::new(options, settings.pool_size, settings.statement_timeout));
         let (written, untold) = mpsc::channel(UNTOLD);

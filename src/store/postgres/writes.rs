@@ -18,11 +18,12 @@ use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
 use super::super::rows::{EntryRow, SummaryColumns};
-use super::super::{StoreError, StoredEntry, StoredGame, Write};
+use super::super::{StoreError, Write};
 use super::connections::is_broken;
 use super::statements::WRITES;
 use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row};
 use crate::metrics::STORE_BATCHES;
+use crate::record::{StoredEntry, StoredGame};
 
 /// The most tasks that write batches at once, each on a connection of the pool:
 /// few enough to leave connections to reads.

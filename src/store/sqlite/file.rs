@@ -6,7 +6,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags};
 
 use super::connect;
-use crate::store::Durability;
+use crate::store::{Durability, FileProblem, OpenError};
 
 /// Refuses, before anything writes to it, a file that is not a SQLite database,
 /// fails SQLite's quick check, or holds another program's tables: migrating such
@@ -14,26 +14,23 @@ use crate::store::Durability;
 /// file is a new database.
 ///
 /// # Errors
-/// One line saying what is wrong with the file.
-pub(super) fn check(path: &Path) -> Result<(), String> {
+/// What is wrong with the file.
+pub(super) fn check(path: &Path) -> Result<(), FileProblem> {
     if !path.exists() {
         return Ok(());
     }
-    check_database(&open(path).map_err(unreadable)?)
+    check_database(&open(path)?)
 }
 
 /// [`check`] on the database `connection` has open.
-fn check_database(connection: &Connection) -> Result<(), String> {
-    let first_finding: String = connection.query_row("PRAGMA quick_check", [], |row| row.get(0)).map_err(unreadable)?;
+fn check_database(connection: &Connection) -> Result<(), FileProblem> {
+    let first_finding: String = connection.query_row("PRAGMA quick_check", [], |row| row.get(0))?;
     if first_finding != "ok" {
-        return Err(format!("it fails SQLite's quick check ({}): restore it from a backup", one_line(&first_finding)));
+        return Err(FileProblem::Damaged(one_line(&first_finding)));
     }
-    let tables = tables(connection).map_err(unreadable)?;
+    let tables = tables(connection)?;
     if !tables.is_empty() && !tables.iter().any(|table| table == "_sqlx_migrations") {
-        return Err(format!(
-            "it is not a qttt database: it holds tables ({}) but no record of qttt's migrations",
-            tables.join(", ")
-        ));
+        return Err(FileProblem::Foreign(tables));
     }
     Ok(())
 }
@@ -42,14 +39,6 @@ fn check_database(connection: &Connection) -> Result<(), String> {
 /// busy timeout covers a server writing to the file).
 fn open(path: &Path) -> rusqlite::Result<Connection> {
     connect(path, Durability::Normal, OpenFlags::SQLITE_OPEN_READ_ONLY)
-}
-
-/// Why a file cannot be read, in one line.
-fn unreadable(error: rusqlite::Error) -> String {
-    match error.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::NotADatabase) => "it is not a SQLite database".into(),
-        _ => format!("it cannot be read: {error}"),
-    }
 }
 
 /// SQLite's findings, which span lines, as one.
@@ -68,29 +57,29 @@ fn tables(connection: &Connection) -> rusqlite::Result<Vec<String>> {
 /// with SQLite's full integrity check. Answers the copy's size in bytes.
 ///
 /// # Errors
-/// One line: the database is not one to back up, `to` exists, or the copy
-/// failed or fails its check.
-pub(super) fn back_up(path: &Path, to: &Path) -> Result<u64, String> {
+/// The database is not one to back up, `to` exists, or the copy failed or fails
+/// its check.
+pub(super) fn back_up(path: &Path, to: &Path) -> Result<u64, OpenError> {
     if !path.exists() {
-        return Err(format!("there is no SQLite file {}", path.display()));
+        return Err(OpenError::NoFile(path.to_path_buf()));
     }
-    let source = open(path).map_err(unreadable).and_then(|source| {
+    let source = open(path).map_err(FileProblem::from).and_then(|source| {
         check_database(&source)?;
         Ok(source)
     });
-    let source = source.map_err(|problem| format!("{} cannot be backed up: {problem}", path.display()))?;
+    let source = source.map_err(|problem| OpenError::NotToBackUp { path: path.to_path_buf(), problem })?;
     if to.exists() {
-        return Err(format!("{} exists already: a backup goes into a new file", to.display()));
+        return Err(OpenError::BackupExists(to.to_path_buf()));
     }
-    let target = to.to_str().ok_or_else(|| format!("{} is not a path SQLite can take", to.display()))?;
-    source.execute("VACUUM INTO ?1", [target]).map_err(|error| format!("the backup failed: {error}"))?;
-    let copy = open(to).map_err(|error| format!("cannot open the backup: {error}"))?;
+    let target = to.to_str().ok_or_else(|| OpenError::NotUnicode(to.to_path_buf()))?;
+    source.execute("VACUUM INTO ?1", [target]).map_err(OpenError::Backup)?;
+    let copy = open(to).map_err(OpenError::Backup)?;
     let findings: Vec<String> = copy
         .prepare("PRAGMA integrity_check")
         .and_then(|mut check| check.query_map([], |row| row.get(0))?.collect())
-        .map_err(|error| format!("the backup cannot be checked: {error}"))?;
+        .map_err(OpenError::Backup)?;
     if findings != ["ok"] {
-        return Err(format!("the backup fails SQLite's integrity check: {}", one_line(&findings.join("; "))));
+        return Err(OpenError::BackupDamaged(one_line(&findings.join("; "))));
     }
-    std::fs::metadata(to).map(|file| file.len()).map_err(|error| format!("cannot read the backup's size: {error}"))
+    std::fs::metadata(to).map(|file| file.len()).map_err(OpenError::BackupSize)
 }

@@ -18,10 +18,10 @@ use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
-use super::{Durability, ListedGame, Page, RematchOf, Status, StoreError, StoredEntry, StoredGame, Summary, Write};
+use super::{Durability, OpenError, RematchOf, StoreError, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::service::Event;
+use crate::record::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -87,12 +87,11 @@ pub(super) fn name_of(url: &str) -> String {
 }
 
 /// Backs the database at `url` up into the new file `to`: see [`file::back_up`].
-pub(super) async fn back_up(url: &str, to: &Path) -> Result<u64, String> {
-    let path = file_of(url).ok_or_else(|| format!("{url:?} is not a SQLite URL that can be read"))?;
+pub(super) async fn back_up(url: &str, to: &Path) -> Result<u64, OpenError> {
+    let options = SqliteConnectOptions::from_str(url).map_err(OpenError::Url)?;
+    let path = options.get_filename().to_path_buf();
     let to = to.to_path_buf();
-    tokio::task::spawn_blocking(move || file::back_up(&path, &to))
-        .await
-        .map_err(|error| format!("the backup failed: {error}"))?
+    tokio::task::spawn_blocking(move || file::back_up(&path, &to)).await.map_err(OpenError::Thread)?
 }
 
 /// The games in one SQLite file.
@@ -109,13 +108,11 @@ impl SqliteStore {
     ///
     /// # Errors
     /// When the database cannot be opened or migrated.
-    pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, String> {
-        let options = SqliteConnectOptions::from_str(url).map_err(|error| error.to_string())?;
+    pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, OpenError> {
+        let options = SqliteConnectOptions::from_str(url).map_err(OpenError::Url)?;
         let path = options.get_filename().to_path_buf();
         let checked = path.clone();
-        tokio::task::spawn_blocking(move || file::check(&checked))
-            .await
-            .map_err(|error| format!("the check of the file failed: {error}"))??;
+        tokio::task::spawn_blocking(move || file::check(&checked)).await.map_err(OpenError::Thread)??;
         // The migrator is sqlx's, on a connection of its own, closed before the
         // store's open: the journal mode stays with the file. It enforces no
         // foreign keys, so that a migration can rebuild a table that others
@@ -127,9 +124,9 @@ impl SqliteStore {
             .busy_timeout(BUSY_TIMEOUT)
             .connect()
             .await
-            .map_err(|error| error.to_string())?;
-        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await.map_err(super::migration_failed)?;
-        migrator.close().await.map_err(|error| error.to_string())?;
+            .map_err(OpenError::Connect)?;
+        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await?;
+        migrator.close().await.map_err(OpenError::Connect)?;
 
         let opened: rusqlite::Result<_> = (|| {
             let (writer, checkpointer) = open_writer(&path, durability)?;
@@ -138,7 +135,7 @@ impl SqliteStore {
                 .collect::<rusqlite::Result<_>>()?;
             Ok((writer, checkpointer, readers))
         })();
-        let (writer, checkpointer, readers) = opened.map_err(|error| error.to_string())?;
+        let (writer, checkpointer, readers) = opened.map_err(OpenError::Sqlite)?;
         Ok(SqliteStore {
             readers: Arc::new(Connections::start("sqlite-reader", readers)),
             writer: Arc::new(Connections::start("sqlite-writer", vec![writer])),

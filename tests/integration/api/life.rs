@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use qttt::engine::{Action, Square};
-use qttt::service::{ClockSettings, EndReason, GameService, GameSettings, ServiceOptions, Status, Time};
+use qttt::record::{ClockSettings, EndReason, GameSettings, Status};
+use qttt::service::{GameService, ServiceOptions, Time};
 use qttt::store::{Durability, PoolSettings, Store};
 use serde_json::{Value, json};
 

@@ -1,0 +1,251 @@
+//! A game's record, the words that the store keeps and the service and the API
+//! speak: a game as stored, its log entries, how it ended, its summary and its
+//! listing. Pure: below both the store, which converts its rows into these, and
+//! the service, which replays them.
+
+use crate::bot::Bot;
+use crate::engine::{GameResult, LogEntry, Player, Variant};
+
+/// A Fischer clock: each player's time at the start, and what each of their
+/// actions adds to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockSettings {
+    /// Each player's time when the clock starts, in milliseconds.
+    pub initial_ms: i64,
+    /// The time each action of a player adds to their clock, in milliseconds.
+    pub increment_ms: i64,
+}
+
+impl ClockSettings {
+    /// The shortest clock a game may have: one second.
+    pub const MIN_INITIAL_MS: i64 = 1_000;
+    /// The longest: seven days.
+    pub const MAX_INITIAL_MS: i64 = 7 * 24 * 3_600_000;
+    /// The largest increment: an hour.
+    pub const MAX_INCREMENT_MS: i64 = 3_600_000;
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// A collapse made a line.
+    Lines,
+    /// The board filled without a line.
+    FullBoard,
+    /// A player resigned.
+    Resignation,
+    /// A player's clock ran out.
+    Timeout,
+    /// A seat holder called the game off before it got going, or nobody took the
+    /// free seat in time.
+    Aborted,
+}
+
+impl EndReason {
+    /// Every reason, for listings and tests.
+    pub const ALL: [EndReason; 5] =
+        [EndReason::Lines, EndReason::FullBoard, EndReason::Resignation, EndReason::Timeout, EndReason::Aborted];
+
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            EndReason::Lines => "lines",
+            EndReason::FullBoard => "full_board",
+            EndReason::Resignation => "resignation",
+            EndReason::Timeout => "timeout",
+            EndReason::Aborted => "aborted",
+        }
+    }
+}
+
+/// How a game ended: why, and the player it was about (who resigned, ran out of
+/// time or aborted; none for the rules' ends and for an abort by the server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End {
+    /// Why.
+    pub reason: EndReason,
+    /// Whose doing, or whose clock.
+    pub player: Option<Player>,
+}
+
+/// An ending the log records beside the rules' actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The player resigned: the other wins.
+    Resigned(Player),
+    /// The player's clock ran out: the other wins.
+    TimedOut(Player),
+    /// The game was called off, by a seat holder or (`None`) by the server.
+    Aborted(Option<Player>),
+}
+
+impl Ending {
+    /// How the game ended, as its view shows it.
+    pub fn end(self) -> End {
+        match self {
+            Ending::Resigned(player) => End { reason: EndReason::Resignation, player: Some(player) },
+            Ending::TimedOut(player) => End { reason: EndReason::Timeout, player: Some(player) },
+            Ending::Aborted(player) => End { reason: EndReason::Aborted, player },
+        }
+    }
+}
+
+/// Something that happened to a game, as its log keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A player took a seat.
+    SeatTaken(Player),
+    /// A move or a collapse outcome, as the engine logs it.
+    Action(LogEntry),
+    /// An ending beside the rules: a resignation, a timeout or an abort.
+    Ended(Ending),
+    /// `player` asked for a rematch, which is played in game `game_id`.
+    Rematch {
+        /// Who asked first.
+        player: Player,
+        /// The new game.
+        game_id: i64,
+    },
+}
+
+/// One entry of a stored log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEntry {
+    /// The entry's place in the log, from 1; the game's version is the last one.
+    pub seq: i64,
+    /// When it was written, RFC 3339 in UTC.
+    pub created_at: String,
+    /// What happened.
+    pub event: Event,
+    /// Whether the game's bot did it.
+    pub by_bot: bool,
+}
+
+/// A game as stored: its identity and its whole log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredGame {
+    /// The game's id.
+    pub id: i64,
+    /// Its collapse rule.
+    pub variant: Variant,
+    /// When it was created, RFC 3339 in UTC.
+    pub created_at: String,
+    /// The bot that holds the seat the creator left, in a game against the computer.
+    pub opponent: Option<Bot>,
+    /// Whether hints are given while the game goes on.
+    pub hints: bool,
+    /// Its clock, if it is a timed game.
+    pub clock: Option<ClockSettings>,
+    /// The game this one is the rematch of, if it is one: its free seat is kept
+    /// for the other player of that game.
+    pub rematch_of: Option<i64>,
+    /// Its summary as stored, which a write updates when it changes.
+    pub summary: Summary,
+    /// Its log, in order.
+    pub log: Vec<StoredEntry>,
+    /// The hash of each seat's token; a bot's seat has none.
+    pub token_hashes: Vec<(Player, Vec<u8>)>,
+    /// A private game's invite's hash: joining it needs the invite. A private
+    /// game is not listed.
+    pub invite_hash: Option<Vec<u8>>,
+}
+
+impl StoredGame {
+    /// The sequence number of the last entry: every write moves it on by one or more.
+    pub fn version(&self) -> i64 {
+        self.log.last().map_or(0, |entry| entry.seq)
+    }
+
+    /// The seat whose token hashes to `token_hash`, if any.
+    pub fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
+        self.token_hashes.iter().find(|(_, hash)| hash == token_hash).map(|&(player, _)| player)
+    }
+}
+
+/// Where a game stands, as listings show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// A seat is free.
+    Waiting,
+    /// Both seats are taken and the game goes on.
+    Ongoing,
+    /// The game is over.
+    Finished,
+}
+
+impl Status {
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Ongoing => "ongoing",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// The summary a listing shows, kept beside the log and written with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Waiting, ongoing or finished.
+    pub status: Status,
+    /// The result so far.
+    pub result: GameResult,
+    /// How it ended, once it has.
+    pub end: Option<End>,
+    /// When the running clock runs out, in a timed game: the server's timer looks
+    /// for games past theirs.
+    pub deadline: Option<String>,
+    /// When it ended, RFC 3339 in UTC, once it has: the server deletes the games
+    /// that ended before the retention period.
+    pub ended_at: Option<String>,
+}
+
+/// What a new game is to be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GameSettings {
+    /// Its collapse rule.
+    pub variant: Variant,
+    /// The seat its creator takes.
+    pub play_as: Player,
+    /// The bot that takes the other seat, in a game against the computer.
+    pub opponent: Option<Bot>,
+    /// Whether hints are given while the game goes on; by default only against a
+    /// bot: between two people a hint would be an advisor at the table.
+    pub hints: Option<bool>,
+    /// A clock, for a timed game.
+    pub clock: Option<ClockSettings>,
+    /// Whether the game is private: not listed, and joined only with its invite.
+    pub private: bool,
+}
+
+/// A page of a listing of games, newest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Only games with this status, when given.
+    pub status: Option<Status>,
+    /// Only games with ids below this one, when given: the page after the one
+    /// that ended there.
+    pub before: Option<i64>,
+    /// At most this many games.
+    pub limit: u32,
+}
+
+/// One game of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedGame {
+    /// The game's id.
+    pub id: i64,
+    /// Its collapse rule.
+    pub variant: Variant,
+    /// When it was created.
+    pub created_at: String,
+    /// Its version.
+    pub version: i64,
+    /// Waiting, ongoing or finished.
+    pub status: Status,
+    /// Its result so far.
+    pub result: GameResult,
+    /// How it ended, once it has.
+    pub end: Option<End>,
+}
