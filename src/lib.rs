@@ -1,34 +1,73 @@
 //! qttt: a game server for Quantum Tic-Tac-Toe.
 //!
 //! # Layout
-//! - [`engine`]: the rules, pure. Moves, the entanglement graph, collapse in both
-//!   variants, scoring, legal actions, replay from a log, and the transcript
-//!   notation.
-//! - [`quantum`]: a small state-vector simulator, pure; the engine measures cycles
-//!   and computes each square's odds with it.
-//! - [`bot`]: computer players, pure: random, the original app's heuristic, and a
-//!   perfect player by exact search.
+//!
+//! Pure rules at the bottom, I/O at the edges; each layer names only those below
+//! it (`tests/integration/layers.rs` reads the sources to hold it so), and no two
+//! files name each other, directly or round a circle. From the bottom up:
+//!
+//! - [`engine`]: the rules, pure: no I/O, no clock, no randomness of its own.
+//!   `board.rs` (players, squares, marks, lines), `moves.rs` (the log's words:
+//!   the variant, who acts, an action, a placed move), `graph.rs` (the
+//!   entanglement graph), `collapse.rs` (cycles, their two outcomes, who
+//!   chooses), `measurement.rs` (a cycle measured, each square's odds),
+//!   `scoring.rs`, `game.rs` (a game as a fold over its log, legal actions),
+//!   `notation.rs` (Goff's transcripts), `error.rs` (the rules an action can
+//!   break), `stack.rs` (fixed-size storage that keeps a game `Copy`).
+//! - [`quantum`]: a small state-vector simulator (H, X, CNOT, projection,
+//!   measurement), pure; the engine measures cycles and computes each square's
+//!   odds with it.
+//! - [`bot`]: the computer players, pure, behind one `Strategy` trait:
+//!   `random.rs`, `parasite.rs` (the original app's heuristic), `perfect.rs`
+//!   (exact search) on `value.rs` (a position's value and best action) with
+//!   `symmetry.rs` (the board's eight symmetries) and `book.rs` (the opening
+//!   book in `data/book-*.bin`, which `bookmaker.rs` makes with the search),
+//!   `analysis.rs` (every action of a game judged by the perfect player),
+//!   `arena.rs` (bots against bots).
 //! - [`record`]: a game's record, pure: the words the store keeps and the
 //!   service and the API speak (a game as stored, its log entries, its ending,
 //!   summary and listing).
-//! - [`service`]: the only orchestrator. Load a game's log, replay it, apply the
-//!   action, append the new entries; the games, log entries and listings it
-//!   hands the API; where its randomness comes from.
-//! - [`store`]: the only module with SQL: games, logs and seats, in SQLite or
-//!   PostgreSQL behind one set of operations, with its own error type.
-//! - [`api`]: HTTP handlers, request and response views, routes, problem+json,
-//!   the OpenAPI document and Swagger UI.
+//! - [`store`]: the only SQL, with its own errors: one set of operations, on
+//!   SQLite (`sqlite/mod.rs`; its connection threads and batched commits in
+//!   `sqlite/worker.rs`; the start-up checks of its file and `qttt backup` in
+//!   `sqlite/file.rs`) or PostgreSQL (`postgres/mod.rs`; its statements in
+//!   `postgres/statements.rs`, its batched writes in `postgres/writes.rs`, its
+//!   connections in `postgres/connections.rs`); `rows.rs` converts rows into a
+//!   game's record; `space.rs` keeps whether the database has room to write.
+//!   `migrations/sqlite/` and `migrations/postgres/` hold each one's schema.
 //! - [`error`]: what the service's operations fail with, in its own words.
-//! - [`config`]: settings from the environment, with defaults.
-//! - [`server`]: start-up and graceful shutdown.
-//! - [`logging`]: the server's log, as text or JSON, each line about a request
-//!   with its id, and clients' faults kept out of its errors.
-//! - [`metrics`]: the names and meanings of the metrics, and their recorder.
-//! - [`token`]: seat tokens and their hashes.
+//! - [`service`]: the only orchestrator: load the log, replay it, apply the
+//!   action, append. `seating.rs` (creating a game, joining, a rematch),
+//!   `acting.rs` (a move or collapse choice and the bot's answer, resigning,
+//!   aborting), `timer.rs` (the server's own writes: a clock run out, a game
+//!   that waited too long, retention), `records.rs` (a game replayed from its
+//!   record, as of a moment), `life.rs` (seats, clocks and the endings beside the
+//!   rules, folded from the log), `time.rs` and `randomness.rs` (where its time
+//!   and its randomness come from), `searches.rs` (the bounded pool of perfect
+//!   searches, and the hint and analysis caches), `copy.rs` (`qttt copy`, and
+//!   the check of every game of a backup).
 //! - [`live`]: who watches which game, for the live event streams; news of other
-//!   instances' writes reaches it from the store.
-//! - [`terminal`]: `qttt play`, a game in the terminal on the engine directly.
-//! - [`board_text`]: the board drawn as text, for the command line.
+//!   instances' writes reaches it from the store. [`token`]: seat tokens and
+//!   their hashes.
+//! - [`config`]: settings from the environment, with defaults.
+//! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
+//!   aborting and rematches, `events.rs` for the live streams, `health.rs`, and
+//!   the original app's routes in `legacy.rs`), extractors (`extract.rs`), each
+//!   client's limits (`limit.rs`), each request's id, log line and metrics
+//!   (`observe.rs`), problem+json and status codes (`problem.rs`), views with
+//!   their schemas (`views/`), and the OpenAPI document (`docs.rs`, committed as
+//!   `openapi/openapi.json`).
+//! - [`server`]: start-up and graceful shutdown. [`logging`]: the server's log,
+//!   as text or JSON, each line about a request with its id. [`metrics`]: the
+//!   names and meanings of the metrics, and their recorder.
+//! - [`terminal`] and [`board_text`]: `qttt play`, and the board and an analysis
+//!   as text. `src/main.rs`: the `qttt` command.
+//!
+//! Around the code: `tests/integration/` is one test binary (the rules against
+//! the worked scenarios, properties, bots, the command line, the layers, both
+//! backends' schemas, the documentation, and the HTTP API in `api/`);
+//! `benches/` holds the engine, bot, analysis, in-process and load benchmarks;
+//! `docs/` the guides; `deploy/` nginx and a compose file; `.ci/run` what CI runs.
 
 pub mod api;
 pub mod board_text;

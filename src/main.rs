@@ -35,7 +35,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the server (the default). Its settings come from the environment:
-    /// HOST, PORT, DATABASE_URL and the others README lists.
+    /// HOST, PORT, DATABASE_URL and the others docs/OPERATIONS.md lists.
     Serve,
     /// Print the OpenAPI document, as the server serves it.
     Openapi,

@@ -4,6 +4,7 @@ mod analysis;
 mod api;
 mod bots;
 mod command_line;
+mod documentation;
 mod fixtures;
 mod layers;
 mod notation;
