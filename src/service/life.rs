@@ -60,15 +60,19 @@ pub struct Life {
 pub type EntryTime<'a> = &'a dyn Fn() -> i64;
 
 impl Life {
-    /// The life of a game with `clock`, whose bot (if any) holds `bot`.
-    pub fn new(clock: Option<ClockSettings>, bot: Option<Player>) -> Life {
+    /// The life of a game with `clock`, before anyone took a seat.
+    pub fn new(clock: Option<ClockSettings>) -> Life {
         let initial = clock.map_or(0, |clock| clock.initial_ms);
-        Life { clock, bot, seated: [false; 2], remaining_ms: [initial; 2], running: None, ended: None }
+        Life { clock, bot: None, seated: [false; 2], remaining_ms: [initial; 2], running: None, ended: None }
     }
 
-    /// Takes in that `player` took a seat at `at`; `game` is the game then.
-    pub fn seat_taken(&mut self, player: Player, game: &Game, at: EntryTime<'_>) {
+    /// Takes in that `player`, the game's bot when `by_bot`, took a seat at
+    /// `at`; `game` is the game then.
+    pub fn seat_taken(&mut self, player: Player, by_bot: bool, game: &Game, at: EntryTime<'_>) {
         self.seated[seat(player)] = true;
+        if by_bot {
+            self.bot = Some(player);
+        }
         self.after_entry(None, game, at);
     }
 
@@ -192,9 +196,9 @@ mod tests {
     /// was created at 0) by X and O in turn, both seated at `seated_at`.
     fn life_of(moves: &[(i64, Action)], seated_at: i64, bot: Option<Player>) -> (Life, Game) {
         let mut game = Game::new(Variant::PlayerChoice);
-        let mut life = Life::new(Some(CLOCK), bot);
-        life.seat_taken(Player::X, &game, &|| 0);
-        life.seat_taken(Player::O, &game, &|| seated_at);
+        let mut life = Life::new(Some(CLOCK));
+        life.seat_taken(Player::X, bot == Some(Player::X), &game, &|| 0);
+        life.seat_taken(Player::O, bot == Some(Player::O), &game, &|| seated_at);
         for &(at, action) in moves {
             let actor = game.actor_to_act().unwrap();
             game.play(actor, action).unwrap();
@@ -218,9 +222,9 @@ mod tests {
 
     #[test]
     fn before_both_seats_are_taken_no_clock_runs() {
-        let mut life = Life::new(Some(CLOCK), None);
+        let mut life = Life::new(Some(CLOCK));
         let game = Game::new(Variant::PlayerChoice);
-        life.seat_taken(Player::X, &game, &|| 0);
+        life.seat_taken(Player::X, false, &game, &|| 0);
         let clock = life.clock(60_000).unwrap();
         assert_eq!((clock.running, clock.deadline_ms, clock.remaining_ms), (None, None, [10_000, 10_000]));
         assert_eq!(life.flagged(60_000), None);
@@ -274,9 +278,9 @@ mod tests {
 
     #[test]
     fn an_abort_decides_nothing() {
-        let mut life = Life::new(None, None);
+        let mut life = Life::new(None);
         let game = Game::new(Variant::Measurement);
-        life.seat_taken(Player::X, &game, &|| 0);
+        life.seat_taken(Player::X, false, &game, &|| 0);
         life.ended(Ending::Aborted(None), &game, &|| 3_600_000);
         assert_eq!(life.end(&game, 0), Some(End { reason: EndReason::Aborted, player: None }));
         assert_eq!(life.result(&game, 0), GameResult::Aborted);
@@ -291,10 +295,10 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(17);
         for _ in 0..300 {
             let mut game = Game::new(Variant::PlayerChoice);
-            let mut life = Life::new(Some(CLOCK), None);
+            let mut life = Life::new(Some(CLOCK));
             let seated_at = rng.random_range(0..5_000);
-            life.seat_taken(Player::X, &game, &|| 0);
-            life.seat_taken(Player::O, &game, &|| seated_at);
+            life.seat_taken(Player::X, false, &game, &|| 0);
+            life.seat_taken(Player::O, false, &game, &|| seated_at);
             let mut at = seated_at;
             while let Some(actor) = game.actor_to_act() {
                 let actions = game.legal_actions();

@@ -33,48 +33,57 @@ impl GameRecord {
     /// end, or holds a time that is none: it is corrupt, and it is never silently
     /// repaired.
     pub(super) fn replay(stored: StoredGame, now_ms: i64) -> Result<GameRecord, Error> {
-        let corrupt = |detail: String| Error::Internal(format!("game {}: corrupt log: {detail}", stored.id));
-        // Only a clocked game reads its entries' times.
-        let times: Vec<i64> = match stored.clock {
-            Some(_) => {
-                stored.log.iter().map(|entry| millis(&entry.created_at)).collect::<Result<_, _>>().map_err(corrupt)?
-            }
-            None => Vec::new(),
-        };
-        let mut game = Game::new(stored.variant);
-        let mut life = Life::new(stored.clock, bot_seat(&stored.log));
-        let mut ended_by = None;
-        for (index, entry) in stored.log.iter().enumerate() {
-            let at = || times[index];
-            match entry.event {
-                Event::SeatTaken(player) => life.seat_taken(player, &game, &at),
-                Event::Action(_) | Event::Ended(_) if ended_by.is_some() => {
-                    return Err(corrupt(format!("entry {} comes after the end", entry.seq)));
-                }
-                Event::Action(logged) => {
-                    game.play(logged.actor, logged.action).map_err(|error| {
-                        corrupt(format!("entry {} breaks a rule: {error} ({})", entry.seq, error.code()))
-                    })?;
-                    life.acted(logged.actor, &game, &at);
-                }
-                Event::Ended(ending) => life.ended(ending, &game, &at),
-                Event::Rematch { .. } => {}
-            }
-            if ended_by.is_none() && life.is_over(&game) {
-                ended_by = Some(index);
-            }
+        let (game, life) = (Game::new(stored.variant), Life::new(stored.clock));
+        let mut record = GameRecord { stored, game, life, now_ms, ended_by: None };
+        for index in 0..record.stored.log.len() {
+            record.fold(index)?;
         }
-        Ok(GameRecord { stored, game, life, now_ms, ended_by })
+        Ok(record)
+    }
+
+    /// Folds entry `index` of the log, the one after those folded so far, into
+    /// the game and its life.
+    ///
+    /// # Errors
+    /// [`Error::Internal`], as [`GameRecord::replay`] says.
+    fn fold(&mut self, index: usize) -> Result<(), Error> {
+        let entry = &self.stored.log[index];
+        let corrupt = |detail: String| Error::Internal(format!("game {}: corrupt log: {detail}", self.stored.id));
+        // Only a clocked game reads its entries' times.
+        let at_ms = match self.stored.clock {
+            Some(_) => millis(&entry.created_at).map_err(corrupt)?,
+            None => 0,
+        };
+        let (game, life, at) = (&mut self.game, &mut self.life, || at_ms);
+        match entry.event {
+            Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, &at),
+            Event::Action(_) | Event::Ended(_) if self.ended_by.is_some() => {
+                return Err(corrupt(format!("entry {} comes after the end", entry.seq)));
+            }
+            Event::Action(logged) => {
+                game.play(logged.actor, logged.action).map_err(|error| {
+                    corrupt(format!("entry {} breaks a rule: {error} ({})", entry.seq, error.code()))
+                })?;
+                life.acted(logged.actor, game, &at);
+            }
+            Event::Ended(ending) => life.ended(ending, game, &at),
+            Event::Rematch { .. } => {}
+        }
+        if self.ended_by.is_none() && life.is_over(game) {
+            self.ended_by = Some(index);
+        }
+        Ok(())
     }
 
     /// The game as it will stand once `events` (each with whether the bot did
     /// it) and `seat` are written after its log at `at_ms`, and the write that
     /// does it: the summary goes with it when it changes from the stored one.
+    /// Only the new entries are folded in: the log before them was replayed.
     ///
     /// # Errors
     /// [`Error::Internal`] when the events break a rule, a bug.
     pub(super) fn with(
-        self,
+        mut self,
         events: &[(Event, bool)],
         seat: Option<(Player, Vec<u8>)>,
         at_ms: i64,
@@ -84,14 +93,17 @@ impl GameRecord {
             .zip(events)
             .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at: created_at.clone(), event, by_bot })
             .collect();
-        let mut stored = self.stored;
-        stored.log.extend(entries.iter().cloned());
-        stored.token_hashes.extend(seat.clone());
-        let mut after = GameRecord::replay(stored, at_ms)?;
-        let summary = after.summary();
-        let changed = (summary != after.stored.summary).then(|| summary.clone());
-        after.stored.summary = summary;
-        Ok((after, Write { seat, entries, summary: changed }))
+        let folded = self.stored.log.len();
+        self.stored.log.extend(entries.iter().cloned());
+        self.stored.token_hashes.extend(seat.clone());
+        self.now_ms = at_ms;
+        for index in folded..self.stored.log.len() {
+            self.fold(index)?;
+        }
+        let summary = self.summary();
+        let changed = (summary != self.stored.summary).then(|| summary.clone());
+        self.stored.summary = summary;
+        Ok((self, Write { seat, entries, summary: changed }))
     }
 
     /// The game as it stood right after each entry of its log after sequence
@@ -100,14 +112,16 @@ impl GameRecord {
     /// # Errors
     /// [`Error::Internal`] when the log is corrupt.
     pub fn history(&self, after: i64) -> Result<Vec<GameRecord>, Error> {
-        let log = &self.stored.log;
-        (0..log.len())
-            .filter(|&index| log[index].seq > after)
-            .map(|index| {
-                let then = StoredGame { log: log[..=index].to_vec(), ..self.stored.clone() };
-                GameRecord::replay(then, self.now_ms)
-            })
-            .collect()
+        let mut then = GameRecord::replay(StoredGame { log: Vec::new(), ..self.stored.clone() }, self.now_ms)?;
+        let mut history = Vec::new();
+        for (index, entry) in self.stored.log.iter().enumerate() {
+            then.stored.log.push(entry.clone());
+            then.fold(index)?;
+            if entry.seq > after {
+                history.push(then.clone());
+            }
+        }
+        Ok(history)
     }
 
     /// The game's version: the sequence number of its last log entry.
@@ -218,4 +232,62 @@ pub(super) fn bot_seat(log: &[StoredEntry]) -> Option<Player> {
         Event::SeatTaken(player) if entry.by_bot => Some(player),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    use super::*;
+    use crate::bot::{RandomBot, Strategy};
+    use crate::engine::Variant;
+    use crate::record::ClockSettings;
+
+    /// A clocked game against a bot, seated and played by random actions a
+    /// second apart, as the events a service would write.
+    fn random_events(seed: u64) -> (StoredGame, Vec<(Event, bool)>) {
+        let clock = Some(ClockSettings { initial_ms: 10_000, increment_ms: 500 });
+        let summary =
+            Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None, ended_at: None };
+        let stored = StoredGame {
+            id: 1,
+            variant: Variant::PlayerChoice,
+            created_at: stamp_of_millis(0),
+            opponent: None,
+            hints: false,
+            clock,
+            rematch_of: None,
+            summary,
+            log: Vec::new(),
+            token_hashes: Vec::new(),
+            invite_hash: None,
+        };
+        let mut events = vec![(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), true)];
+        let (mut game, mut rng) = (Game::new(Variant::PlayerChoice), StdRng::seed_from_u64(seed));
+        while let Some(actor) = game.actor_to_act() {
+            let action = RandomBot.choose(&game, &mut rng);
+            game.play(actor, action).unwrap();
+            events.push((Event::Action(LogEntry { actor, action }), actor == Actor::Player(Player::O)));
+        }
+        (stored, events)
+    }
+
+    #[test]
+    fn folding_new_entries_onto_a_record_gives_the_record_its_whole_log_replays_to() {
+        for seed in 0..50 {
+            let (stored, events) = random_events(seed);
+            let mut record = GameRecord::replay(stored, 0).unwrap();
+            for (step, event) in events.iter().enumerate() {
+                let at_ms = 1_000 * i64::try_from(step).unwrap();
+                let (after, write) = record.with(std::slice::from_ref(event), None, at_ms).unwrap();
+                let replayed = GameRecord::replay(after.stored.clone(), at_ms).unwrap();
+                assert_eq!((after.game, after.life, after.ended_by), (replayed.game, replayed.life, replayed.ended_by));
+                assert_eq!(after.summary(), replayed.summary(), "seed {seed}, step {step}");
+                assert_eq!(write.version(), after.version());
+                record = after;
+            }
+            assert_eq!(record.status(), Status::Finished, "seed {seed}");
+        }
+    }
 }
