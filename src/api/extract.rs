@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderMap};
+use actix_web::http::header::{self, ETag, EntityTag, Header, HeaderMap, IfMatch, IfNoneMatch};
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
@@ -146,11 +146,7 @@ impl FromRequest for SeatRequest {
         let read = || {
             let id =
                 request.match_info().get("id").and_then(|id| id.parse().ok()).ok_or_else(|| invalid_id(request))?;
-            Ok(SeatRequest {
-                id,
-                token: seat_token(request.headers())?,
-                expected_version: expected_version(request.headers())?,
-            })
+            Ok(SeatRequest { id, token: seat_token(request.headers())?, expected_version: expected_version(request)? })
         };
         std::future::ready(read())
     }
@@ -174,20 +170,23 @@ fn seat_token(headers: &HeaderMap) -> Result<String, ApiError> {
     }
 }
 
-fn expected_version(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
-    let Some(value) = headers.get(header::IF_MATCH) else {
+/// The version `If-Match` names, read by actix's typed header: none without one
+/// or with `*`; a version tag, strong or weak, names its version.
+fn expected_version(request: &HttpRequest) -> Result<Option<i64>, ApiError> {
+    let Some(value) = request.headers().get(header::IF_MATCH) else {
         return Ok(None);
     };
-    let value = value.to_str().unwrap_or("").trim();
-    if value == "*" {
-        return Ok(None);
+    let refused = || {
+        let value = value.to_str().unwrap_or("").trim();
+        ApiError::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}"))
+    };
+    match IfMatch::parse(request).map_err(|_| refused())? {
+        IfMatch::Any => Ok(None),
+        IfMatch::Items(tags) => match tags.as_slice() {
+            [tag] => tag.tag().parse().map(Some).map_err(|_| refused()),
+            _ => Err(refused()),
+        },
     }
-    let tag = value.strip_prefix("W/").unwrap_or(value);
-    tag.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .and_then(|version| version.parse().ok())
-        .map(Some)
-        .ok_or_else(|| ApiError::InvalidHeader(format!("If-Match must be a version tag such as \"7\", not {value:?}")))
 }
 
 impl utoipa::IntoParams for SeatRequest {
@@ -214,17 +213,20 @@ impl utoipa::IntoParams for SeatRequest {
     }
 }
 
-/// The strong entity tag of a game's version.
-pub fn etag(version: i64) -> String {
-    format!("\"{version}\"")
+/// The `ETag` of a game's version: a strong tag, the version itself.
+pub fn etag(version: i64) -> ETag {
+    ETag(EntityTag::new_strong(version.to_string()))
 }
 
-/// True when `If-None-Match` already names `version`: the client's copy is current.
+/// True when `If-None-Match` already names `version`, by the weak comparison
+/// RFC 9110 gives it: the client's copy is current.
 pub fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
-    let tag = etag(version);
-    request.headers().get(header::IF_NONE_MATCH).and_then(|value| value.to_str().ok()).is_some_and(|value| {
-        value.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
-    })
+    let ETag(current) = etag(version);
+    match IfNoneMatch::parse(request) {
+        Ok(IfNoneMatch::Any) => true,
+        Ok(IfNoneMatch::Items(tags)) => tags.iter().any(|tag| tag.weak_eq(&current)),
+        Err(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -253,17 +255,35 @@ mod tests {
 
     #[test]
     fn if_match_takes_a_strong_or_weak_version_tag_or_a_star() {
+        use actix_web::test::TestRequest;
         let expected = |if_match: &str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(header::IF_MATCH, HeaderValue::from_str(if_match).unwrap());
-            expected_version(&headers).map_err(|error| error.code())
+            let request = TestRequest::default().insert_header((header::IF_MATCH, if_match)).to_http_request();
+            expected_version(&request).map_err(|error| error.code())
         };
-        assert_eq!(expected_version(&HeaderMap::new()).map_err(|error| error.code()), Ok(None));
+        assert_eq!(expected_version(&TestRequest::default().to_http_request()).map_err(|error| error.code()), Ok(None));
         assert_eq!(expected(" \"7\" "), Ok(Some(7)));
         assert_eq!(expected("W/\"12\""), Ok(Some(12)));
         assert_eq!(expected("*"), Ok(None));
         for malformed in ["7", "\"seven\"", "\"7", "\"1\", \"2\"", "W/7", "\"99999999999999999999\""] {
             assert_eq!(expected(malformed), Err("invalid_header"), "{malformed}");
+        }
+    }
+
+    #[test]
+    fn if_none_match_names_the_version_by_the_weak_comparison_or_any_with_a_star() {
+        use actix_web::test::TestRequest;
+        let unchanged = |if_none_match: Option<&str>| {
+            let request = match if_none_match {
+                Some(value) => TestRequest::default().insert_header((header::IF_NONE_MATCH, value)),
+                None => TestRequest::default(),
+            };
+            is_unchanged(&request.to_http_request(), 7)
+        };
+        for current in ["\"7\"", "W/\"7\"", "\"3\", \"7\"", "*"] {
+            assert!(unchanged(Some(current)), "{current}");
+        }
+        for other in [None, Some("\"8\""), Some("7"), Some("\"77\"")] {
+            assert!(!unchanged(other), "{other:?}");
         }
     }
 }

@@ -32,7 +32,7 @@ pub(super) fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer 
     with_game(
         HttpResponse::Created()
             .insert_header((header::LOCATION, game_path(record.stored.id)))
-            .insert_header((header::ETAG, etag(record.version())))
+            .insert_header(etag(record.version()))
             .take(),
         &SeatedGame::new(record, seat),
     )
@@ -144,11 +144,10 @@ async fn join_game(
 #[get("/games/{id}")]
 async fn get_game(service: web::Data<GameService>, id: web::Path<i64>, request: HttpRequest) -> Answer {
     let record = service.game(id.into_inner()).await?;
-    let tag = etag(record.version());
     if is_unchanged(&request, record.version()) {
-        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, tag)).finish());
+        return Ok(HttpResponse::NotModified().insert_header(etag(record.version())).finish());
     }
-    with_game(HttpResponse::Ok().insert_header((header::ETAG, tag)).take(), &GameView::from(&record))
+    with_game(HttpResponse::Ok().insert_header(etag(record.version())).take(), &GameView::from(&record))
 }
 
 /// Lets the seat of `seat` take `action`, answering 201 with the new game.
@@ -158,10 +157,7 @@ async fn act(service: &GameService, seat: SeatRequest, action: Result<Action, cr
 
 /// 201 with `record`, the game as an action left it.
 pub(super) fn changed(record: &GameRecord) -> Answer {
-    with_game(
-        HttpResponse::Created().insert_header((header::ETAG, etag(record.version()))).take(),
-        &GameView::from(record),
-    )
+    with_game(HttpResponse::Created().insert_header(etag(record.version())).take(), &GameView::from(record))
 }
 
 /// Place your next move: two spooky marks in two squares.
