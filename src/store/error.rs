@@ -63,7 +63,7 @@ pub enum OpenError {
     Thread(#[source] tokio::task::JoinError),
     /// A backup of a PostgreSQL database, which its own tools make.
     #[error("a PostgreSQL database is backed up with pg_dump (see docs/OPERATIONS.md, \"Backups\")")]
-    NotSqlite,
+    PostgresBackup,
     /// There is no file to back up.
     #[error("there is no SQLite file {}", .0.display())]
     NoFile(PathBuf),
@@ -82,9 +82,15 @@ pub enum OpenError {
     /// SQLite takes a path that is text.
     #[error("{} is not a path SQLite can take", .0.display())]
     NotUnicode(PathBuf),
-    /// Copying failed.
-    #[error("the backup failed: {0}")]
-    Backup(#[source] rusqlite::Error),
+    /// A step of the backup failed: the copy, opening it, or reading its check.
+    #[error("{step}: {error}")]
+    Backup {
+        /// The step, as the message says it.
+        step: &'static str,
+        /// SQLite's failure.
+        #[source]
+        error: rusqlite::Error,
+    },
     /// The copy fails SQLite's integrity check.
     #[error("the backup fails SQLite's integrity check: {0}")]
     BackupDamaged(String),

@@ -167,7 +167,7 @@ fn mistake_chance(game: &StoredGame) -> Option<f64> {
 /// Why there is no good backup.
 pub async fn back_up(url: &str, to: &std::path::Path) -> Result<u64, OpenError> {
     if is_postgres(url) {
-        return Err(OpenError::NotSqlite);
+        return Err(OpenError::PostgresBackup);
     }
     sqlite::back_up(url, to).await
 }

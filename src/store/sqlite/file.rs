@@ -72,12 +72,13 @@ pub(super) fn back_up(path: &Path, to: &Path) -> Result<u64, OpenError> {
         return Err(OpenError::BackupExists(to.to_path_buf()));
     }
     let target = to.to_str().ok_or_else(|| OpenError::NotUnicode(to.to_path_buf()))?;
-    source.execute("VACUUM INTO ?1", [target]).map_err(OpenError::Backup)?;
-    let copy = open(to).map_err(OpenError::Backup)?;
+    let failed = |step| move |error| OpenError::Backup { step, error };
+    source.execute("VACUUM INTO ?1", [target]).map_err(failed("the backup failed"))?;
+    let copy = open(to).map_err(failed("cannot open the backup"))?;
     let findings: Vec<String> = copy
         .prepare("PRAGMA integrity_check")
         .and_then(|mut check| check.query_map([], |row| row.get(0))?.collect())
-        .map_err(OpenError::Backup)?;
+        .map_err(failed("the backup cannot be checked"))?;
     if findings != ["ok"] {
         return Err(OpenError::BackupDamaged(one_line(&findings.join("; "))));
     }

@@ -75,7 +75,12 @@ const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND d
 
 /// The file of the database at `url`, if the URL can be read.
 pub(super) fn file_of(url: &str) -> Option<std::path::PathBuf> {
-    SqliteConnectOptions::from_str(url).ok().map(|options| options.get_filename().to_path_buf())
+    options_of(url).ok().map(|options| options.get_filename().to_path_buf())
+}
+
+/// The connection options `url` names, or why it names none.
+fn options_of(url: &str) -> Result<SqliteConnectOptions, OpenError> {
+    SqliteConnectOptions::from_str(url).map_err(OpenError::Url)
 }
 
 /// The database of `url` by its file.
@@ -88,8 +93,7 @@ pub(super) fn name_of(url: &str) -> String {
 
 /// Backs the database at `url` up into the new file `to`: see [`file::back_up`].
 pub(super) async fn back_up(url: &str, to: &Path) -> Result<u64, OpenError> {
-    let options = SqliteConnectOptions::from_str(url).map_err(OpenError::Url)?;
-    let path = options.get_filename().to_path_buf();
+    let path = options_of(url)?.get_filename().to_path_buf();
     let to = to.to_path_buf();
     tokio::task::spawn_blocking(move || file::back_up(&path, &to)).await.map_err(OpenError::Thread)?
 }
@@ -109,7 +113,7 @@ impl SqliteStore {
     /// # Errors
     /// When the database cannot be opened or migrated.
     pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, OpenError> {
-        let options = SqliteConnectOptions::from_str(url).map_err(OpenError::Url)?;
+        let options = options_of(url)?;
         let path = options.get_filename().to_path_buf();
         let checked = path.clone();
         tokio::task::spawn_blocking(move || file::check(&checked)).await.map_err(OpenError::Thread)??;
