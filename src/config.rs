@@ -1,8 +1,13 @@
-//! Settings from the environment, with defaults that run out of the box.
+//! Settings: each a flag of `qttt serve`, or else its environment variable, or
+//! else a default that runs out of the box. clap reads them, so that
+//! `qttt serve --help` lists every one with its variable and default; a value
+//! refused is said in one line that names its variable.
 
-use std::env;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use clap::error::{ContextKind, ContextValue};
+use clap::{ArgAction, Args, FromArgMatches};
 use ipnet::IpNet;
 
 use crate::logging::LogFormat;
@@ -10,86 +15,163 @@ use crate::metrics::MetricsAt;
 use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
-/// Everything the server reads from the environment at start-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
-    /// The address to listen on; `HOST`, default `127.0.0.1` (use `0.0.0.0` in a container).
-    pub host: String,
-    /// The port to listen on; `PORT`, default `8000`.
-    pub port: u16,
-    /// Where the games are kept; `DATABASE_URL`, default `sqlite:qttt.db` in the
-    /// working directory, created on first start; `postgres://...` for PostgreSQL.
-    pub database_url: String,
-    /// How PostgreSQL is used: `DATABASE_POOL_SIZE` (default 10),
-    /// `DATABASE_STATEMENT_TIMEOUT_MS` (default 5000) and
-    /// `DATABASE_CONNECT_RETRY_SECONDS` (default 30).
-    pub database_pool: PoolSettings,
-    /// When SQLite waits for the disk; `SQLITE_SYNCHRONOUS`, `normal` (default: a
-    /// commit survives the process crashing, the last ones may not survive a power
-    /// failure) or `full` (every answered write is on disk).
-    pub sqlite_synchronous: Durability,
-    /// The browser origins allowed to call the API; `CORS_ALLOWED_ORIGINS`, a
-    /// comma-separated list, default any origin (never with credentials: the API
-    /// authenticates by bearer token, not cookies).
-    pub cors_allowed_origins: CorsOrigins,
+/// The settings as the command line and the environment give them, one field
+/// for each variable; [`Config`] is what the server makes of them.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Settings (each a flag or its environment variable)")]
+pub struct Settings {
+    /// The address to listen on (0.0.0.0 in a container).
+    #[arg(long, env = "HOST", default_value = "127.0.0.1", value_parser = host)]
+    host: String,
+    /// The port to listen on.
+    #[arg(long, env = "PORT", default_value_t = 8000, value_parser = port)]
+    port: u16,
+    /// Where the games are kept: sqlite:FILE (created on first start, relative to
+    /// the working directory) or postgres://... for PostgreSQL.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite:qttt.db", hide_env_values = true,
+        value_parser = database_url)]
+    database_url: String,
+    /// How many connections to PostgreSQL an instance holds.
+    #[arg(long, env = "DATABASE_POOL_SIZE", default_value_t = PoolSettings::default().pool_size.into(),
+        value_parser = whole_number::<1, 1000>)]
+    database_pool_size: u64,
+    /// How long one PostgreSQL statement may run before it is cancelled, in milliseconds.
+    #[arg(long, env = "DATABASE_STATEMENT_TIMEOUT_MS", value_name = "MS",
+        default_value_t = millis(PoolSettings::default().statement_timeout), value_parser = whole_number::<1, 3_600_000>)]
+    database_statement_timeout_ms: u64,
+    /// How long to go on trying to reach PostgreSQL at start-up, in seconds.
+    #[arg(long, env = "DATABASE_CONNECT_RETRY_SECONDS", value_name = "SECONDS",
+        default_value_t = PoolSettings::default().connect_retry.as_secs(), value_parser = whole_number::<0, 3600>)]
+    database_connect_retry_seconds: u64,
+    /// When SQLite waits for the disk: normal (a commit survives the process
+    /// crashing, the last ones may not survive a power failure) or full (every
+    /// answered write is on disk).
+    #[arg(long, env = "SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = durability)]
+    sqlite_synchronous: Durability,
+    /// The browser origins allowed to call the API, comma-separated, or * for
+    /// any (never with credentials: the API authenticates by bearer token, not
+    /// cookies).
+    #[arg(long, env = "CORS_ALLOWED_ORIGINS", default_value = "*", value_parser = origins)]
+    cors_allowed_origins: CorsOrigins,
     /// The most rows one client address may create per minute: games created
-    /// (new, and by the original app's `/reset`) and seats taken by joining;
-    /// `CREATE_RATE_LIMIT`, default none (off). Beyond it, 429 with `Retry-After`.
-    pub create_rate_limit: Option<u32>,
-    /// The proxies whose word on a client's address is taken: a connection from
-    /// one of them is the client its `X-Forwarded-For` names; `TRUSTED_PROXIES`,
-    /// comma-separated addresses or CIDR ranges, default none (every client is
-    /// the address it connects from).
-    pub trusted_proxies: Vec<IpNet>,
-    /// How long a request's body may take to arrive after its head;
-    /// `REQUEST_BODY_TIMEOUT_SECONDS`, default 5. A slower one gets 408 and its
-    /// connection is closed.
-    pub request_body_timeout: Duration,
-    /// The most connections each worker (one per core) serves at once;
-    /// `MAX_CONNECTIONS_PER_WORKER`, default 10000. Beyond it, new connections
-    /// wait to be accepted.
-    pub max_connections_per_worker: usize,
-    /// The most live event streams open at once; `MAX_LIVE_STREAMS`, default
-    /// 4096. Beyond it, 429.
-    pub max_live_streams: usize,
-    /// The most live event streams one client address holds open at once;
-    /// `MAX_LIVE_STREAMS_PER_ADDRESS`, default 32. Beyond it, 429.
-    pub max_live_streams_per_address: usize,
-    /// How long finished and aborted games are kept, with their logs and seats,
-    /// before the server deletes them; `RETENTION_DAYS`, default none (for ever, as
-    /// does 0).
-    pub retention: Option<Duration>,
+    /// (new, and by the original app's /reset) and seats taken by joining; 0 for
+    /// no limit. Beyond it, 429 with Retry-After.
+    #[arg(long, env = "CREATE_RATE_LIMIT", default_value_t = 0, value_parser = rate_limit)]
+    create_rate_limit: u32,
+    /// The proxies whose word on a client's address is taken (a connection from
+    /// one of them is the client its X-Forwarded-For names): comma-separated
+    /// addresses or CIDR ranges. Unset, every client is the address it connects
+    /// from.
+    #[arg(long, env = "TRUSTED_PROXIES", value_parser = proxies)]
+    trusted_proxies: Option<Proxies>,
+    /// How long a request's body may take to arrive after its head, in seconds.
+    /// A slower one gets 408 and its connection is closed.
+    #[arg(long, env = "REQUEST_BODY_TIMEOUT_SECONDS", value_name = "SECONDS", default_value_t = 5,
+        value_parser = whole_number::<1, 600>)]
+    request_body_timeout_seconds: u64,
+    /// The most connections each worker (one per core) serves at once. Beyond it,
+    /// new connections wait to be accepted.
+    #[arg(long, env = "MAX_CONNECTIONS_PER_WORKER", default_value_t = 10_000, value_parser = whole_number::<1, 1_000_000>)]
+    max_connections_per_worker: u64,
+    /// The most live event streams open at once. Beyond it, 429.
+    #[arg(long, env = "MAX_LIVE_STREAMS", default_value_t = 4096, value_parser = whole_number::<1, 1_000_000>)]
+    max_live_streams: u64,
+    /// The most live event streams one client address holds open at once. Beyond it, 429.
+    #[arg(long, env = "MAX_LIVE_STREAMS_PER_ADDRESS", default_value_t = 32, value_parser = whole_number::<1, 1_000_000>)]
+    max_live_streams_per_address: u64,
+    /// How many days finished and aborted games are kept, with their logs and
+    /// seats, before the server deletes them; 0 for ever.
+    #[arg(long, env = "RETENTION_DAYS", value_name = "DAYS", default_value_t = 0, value_parser = whole_number::<0, 36_500>)]
+    retention_days: u64,
     /// How many perfect searches (hints, the perfect bot's answers) run at once;
-    /// `SEARCH_THREADS`, default one per core. Four times as many wait; beyond
-    /// them, 503 `busy`.
-    pub search_threads: usize,
-    /// Whether the original app's anonymous routes (`/state`, `/reset`, `/move`)
-    /// are served; `ORIGINAL_APP_ROUTES`, `on` (the default: a drop-in for the
-    /// original frontend) or `off`.
-    pub original_app_routes: bool,
-    /// Seeds the measurements and the bots' choices; `RANDOM_SEED`, default none
-    /// (the operating system seeds every action). With a seed the same requests in
-    /// the same order play the same games: for tests and for reproducing a game,
-    /// never for play, whose outcomes it makes predictable. Seat tokens stay random.
-    pub random_seed: Option<u64>,
+    /// by default one per core. Four times as many wait; beyond them, 503 busy.
+    #[arg(long, env = "SEARCH_THREADS", default_value_t = default_search_threads() as u64,
+        value_parser = whole_number::<1, 1024>)]
+    search_threads: u64,
+    /// Whether the original app's anonymous routes (/state, /reset, /move) are
+    /// served: on (a drop-in for the original frontend) or off.
+    #[arg(long, env = "ORIGINAL_APP_ROUTES", value_name = "ON_OR_OFF", default_value = "on", action = ArgAction::Set,
+        value_parser = on_or_off)]
+    original_app_routes: bool,
+    /// Seeds the measurements and the bots' choices: the same requests in the
+    /// same order then play the same games. For tests and for reproducing a
+    /// game, never for play, whose outcomes it makes predictable. Unset, the
+    /// operating system seeds every action. Seat tokens stay random.
+    #[arg(long, env = "RANDOM_SEED", value_name = "N", value_parser = whole_number::<0, { u64::MAX }>)]
+    random_seed: Option<u64>,
     /// How long a game may wait for its second player before the server aborts
-    /// it, so that the lobby stays fresh; `WAITING_GAME_TIMEOUT_SECONDS`, default
-    /// 3600, 0 for never.
-    pub waiting_game_timeout: Option<Duration>,
+    /// it, in seconds, so that the lobby stays fresh; 0 for never.
+    #[arg(long, env = "WAITING_GAME_TIMEOUT_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_WAITING_TIMEOUT.as_secs(), value_parser = whole_number::<0, 31_536_000>)]
+    waiting_game_timeout_seconds: u64,
     /// How long after a game between two people ends its live streams wait for
-    /// news of a rematch before they end; `REMATCH_WINDOW_SECONDS`, default 60.
-    pub rematch_window: Duration,
-    /// How the log's lines are written; `LOG_FORMAT`, `text` (the default) or
-    /// `json` (one object per line).
-    pub log_format: LogFormat,
-    /// Where `GET /metrics` is served; `METRICS`, `on` (the default: on the
-    /// server's port) or `off`, and `METRICS_ADDR`, an address and port of its own
-    /// (such as `127.0.0.1:9100`), so that the metrics need not be public.
-    pub metrics: MetricsAt,
+    /// news of a rematch before they end, in seconds.
+    #[arg(long, env = "REMATCH_WINDOW_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_REMATCH_WINDOW.as_secs(), value_parser = whole_number::<0, 86_400>)]
+    rematch_window_seconds: u64,
+    /// How the log's lines are written: text, or json (one object per line).
+    #[arg(long, env = "LOG_FORMAT", default_value = "text", value_parser = log_format)]
+    log_format: LogFormat,
+    /// Whether GET /metrics is served: on or off.
+    #[arg(long, env = "METRICS", value_name = "ON_OR_OFF", default_value = "on", action = ArgAction::Set,
+        value_parser = on_or_off)]
+    metrics: bool,
+    /// An address and port of the metrics' own (such as 127.0.0.1:9100), so that
+    /// they need not be public. Unset, they are on the server's port.
+    #[arg(long, env = "METRICS_ADDR", value_name = "ADDRESS", value_parser = address)]
+    metrics_addr: Option<SocketAddr>,
 }
 
-/// How long a request's body may take to arrive, unless configured otherwise.
-pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(5);
+/// What the server makes of its [`Settings`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The address to listen on: `HOST`.
+    pub host: String,
+    /// The port to listen on: `PORT`.
+    pub port: u16,
+    /// Where the games are kept: `DATABASE_URL`.
+    pub database_url: String,
+    /// How PostgreSQL is used: `DATABASE_POOL_SIZE`, `DATABASE_STATEMENT_TIMEOUT_MS`
+    /// and `DATABASE_CONNECT_RETRY_SECONDS`.
+    pub database_pool: PoolSettings,
+    /// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
+    pub sqlite_synchronous: Durability,
+    /// The browser origins allowed to call the API: `CORS_ALLOWED_ORIGINS`.
+    pub cors_allowed_origins: CorsOrigins,
+    /// The most rows one client address may create per minute, if limited:
+    /// `CREATE_RATE_LIMIT`.
+    pub create_rate_limit: Option<u32>,
+    /// The proxies whose word on a client's address is taken: `TRUSTED_PROXIES`.
+    pub trusted_proxies: Vec<IpNet>,
+    /// How long a request's body may take to arrive after its head:
+    /// `REQUEST_BODY_TIMEOUT_SECONDS`.
+    pub request_body_timeout: Duration,
+    /// The most connections each worker serves at once: `MAX_CONNECTIONS_PER_WORKER`.
+    pub max_connections_per_worker: usize,
+    /// The most live event streams open at once: `MAX_LIVE_STREAMS`.
+    pub max_live_streams: usize,
+    /// The most live event streams one client address holds open at once:
+    /// `MAX_LIVE_STREAMS_PER_ADDRESS`.
+    pub max_live_streams_per_address: usize,
+    /// How long ended games are kept, if not for ever: `RETENTION_DAYS`.
+    pub retention: Option<Duration>,
+    /// How many perfect searches run at once: `SEARCH_THREADS`.
+    pub search_threads: usize,
+    /// Whether the original app's anonymous routes are served: `ORIGINAL_APP_ROUTES`.
+    pub original_app_routes: bool,
+    /// Seeds the measurements and the bots' choices, if set: `RANDOM_SEED`.
+    pub random_seed: Option<u64>,
+    /// How long a game may wait for its second player, if not for ever:
+    /// `WAITING_GAME_TIMEOUT_SECONDS`.
+    pub waiting_game_timeout: Option<Duration>,
+    /// How long the live streams of an ended game wait for news of a rematch:
+    /// `REMATCH_WINDOW_SECONDS`.
+    pub rematch_window: Duration,
+    /// How the log's lines are written: `LOG_FORMAT`.
+    pub log_format: LogFormat,
+    /// Where `GET /metrics` is served: `METRICS` and `METRICS_ADDR`.
+    pub metrics: MetricsAt,
+}
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,184 +182,240 @@ pub enum CorsOrigins {
     List(Vec<String>),
 }
 
-impl Config {
-    /// Reads the settings from the process environment.
-    ///
-    /// # Errors
-    /// One line saying which variable is wrong and why.
-    pub fn from_env() -> Result<Config, String> {
-        Config::from_lookup(|name| env::var(name).ok())
-    }
+/// The trusted proxies as one setting: clap would read a `Vec` as a flag given
+/// many times.
+#[derive(Debug, Clone)]
+pub struct Proxies(Vec<IpNet>);
 
-    /// Reads the settings through `lookup`, which gives a variable's value if set.
-    ///
-    /// # Errors
-    /// One line saying which variable is wrong and why.
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
-        let host = lookup("HOST").unwrap_or_else(|| "127.0.0.1".to_string());
-        if host.trim().is_empty() {
-            return Err("HOST is empty; set it to an address such as 127.0.0.1 or 0.0.0.0".into());
-        }
-        let port = match lookup("PORT") {
-            None => 8000,
-            Some(text) => text
-                .trim()
-                .parse::<u16>()
-                .ok()
-                .filter(|&port| port != 0)
-                .ok_or(format!("PORT is {text:?}; it must be a number from 1 to 65535"))?,
-        };
-        let database_url = lookup("DATABASE_URL").unwrap_or_else(|| "sqlite:qttt.db".to_string());
-        if !(database_url.starts_with("sqlite:") || is_postgres(&database_url)) {
-            // Only the scheme: the rest may hold a password.
-            let scheme = database_url.split(':').next().unwrap_or_default();
-            return Err(format!(
-                "DATABASE_URL starts with {scheme:?}; it must start with sqlite: (for example sqlite:qttt.db) \
-                 or postgres:// (for example postgres://qttt@localhost/qttt)"
-            ));
-        }
-        let defaults = PoolSettings::default();
-        let database_pool = PoolSettings {
-            pool_size: whole_number(&lookup, "DATABASE_POOL_SIZE", 1..=1000)?
-                .map_or(defaults.pool_size, |size| u32::try_from(size).expect("at most 1000")),
-            statement_timeout: whole_number(&lookup, "DATABASE_STATEMENT_TIMEOUT_MS", 1..=3_600_000)?
-                .map_or(defaults.statement_timeout, Duration::from_millis),
-            connect_retry: whole_number(&lookup, "DATABASE_CONNECT_RETRY_SECONDS", 0..=3600)?
-                .map_or(defaults.connect_retry, Duration::from_secs),
-        };
-        let sqlite_synchronous =
-            one_of(&lookup, "SQLITE_SYNCHRONOUS", [("normal", Durability::Normal), ("full", Durability::Full)])?;
-        let cors_allowed_origins = match lookup("CORS_ALLOWED_ORIGINS") {
-            None => CorsOrigins::Any,
-            Some(text) if text.trim() == "*" => CorsOrigins::Any,
-            Some(text) => {
-                let origins: Vec<String> =
-                    text.split(',').map(str::trim).filter(|o| !o.is_empty()).map(String::from).collect();
-                if let Some(bad) = origins.iter().find(|o| !(o.starts_with("http://") || o.starts_with("https://"))) {
-                    return Err(format!(
-                        "CORS_ALLOWED_ORIGINS has {bad:?}; list origins such as https://example.com, or * for any"
-                    ));
-                }
-                if origins.is_empty() {
-                    return Err("CORS_ALLOWED_ORIGINS is empty; list origins, or * for any".into());
-                }
-                CorsOrigins::List(origins)
-            }
-        };
-        let create_rate_limit = match lookup("CREATE_RATE_LIMIT") {
-            None => None,
-            Some(text) => match text.trim().parse::<u32>() {
-                Ok(0) => None,
-                Ok(limit) => Some(limit),
-                Err(_) => {
-                    return Err(format!(
-                        "CREATE_RATE_LIMIT is {text:?}; it must be a whole number of games per minute (0 for no limit)"
-                    ));
-                }
-            },
-        };
-        let trusted_proxies = match lookup("TRUSTED_PROXIES") {
-            None => Vec::new(),
-            Some(text) => text
-                .split(',')
-                .map(str::trim)
-                .filter(|proxy| !proxy.is_empty())
-                .map(|proxy| {
-                    proxy.parse::<IpNet>().or_else(|_| proxy.parse::<std::net::IpAddr>().map(IpNet::from)).map_err(|_| {
-                        format!(
-                            "TRUSTED_PROXIES has {proxy:?}; list addresses or CIDR ranges, such as 10.0.0.5 or 10.0.0.0/8"
-                        )
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-        };
-        let request_body_timeout = whole_number(&lookup, "REQUEST_BODY_TIMEOUT_SECONDS", 1..=600)?
-            .map_or(DEFAULT_REQUEST_BODY_TIMEOUT, Duration::from_secs);
-        let count = |name, default| -> Result<usize, String> {
-            Ok(whole_number(&lookup, name, 1..=1_000_000)?
-                .map_or(default, |count| usize::try_from(count).expect("at most a million")))
-        };
-        let max_connections_per_worker = count("MAX_CONNECTIONS_PER_WORKER", 10_000)?;
-        let max_live_streams = count("MAX_LIVE_STREAMS", 4096)?;
-        let max_live_streams_per_address = count("MAX_LIVE_STREAMS_PER_ADDRESS", 32)?;
-        let search_threads = whole_number(&lookup, "SEARCH_THREADS", 1..=1024)?
-            .map_or_else(default_search_threads, |threads| usize::try_from(threads).expect("at most 1024"));
-        let retention = whole_number(&lookup, "RETENTION_DAYS", 0..=36_500)?
-            .filter(|&days| days > 0)
-            .map(|days| Duration::from_secs(days * 86_400));
-        let original_app_routes = one_of(&lookup, "ORIGINAL_APP_ROUTES", ON_OR_OFF)?;
-        let random_seed = whole_number(&lookup, "RANDOM_SEED", 0..=u64::MAX)?;
-        let waiting_game_timeout = match whole_number(&lookup, "WAITING_GAME_TIMEOUT_SECONDS", 0..=31_536_000)? {
-            None => Some(DEFAULT_WAITING_TIMEOUT),
-            Some(0) => None,
-            Some(seconds) => Some(Duration::from_secs(seconds)),
-        };
-        let rematch_window = whole_number(&lookup, "REMATCH_WINDOW_SECONDS", 0..=86_400)?
-            .map_or(DEFAULT_REMATCH_WINDOW, Duration::from_secs);
-        let log_format = one_of(&lookup, "LOG_FORMAT", [("text", LogFormat::Text), ("json", LogFormat::Json)])?;
-        let metrics = match (one_of(&lookup, "METRICS", ON_OR_OFF)?, lookup("METRICS_ADDR")) {
-            (false, Some(_)) => return Err("METRICS is off but METRICS_ADDR is set; unset one of them".into()),
+/// A setting refused, said in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// One variable's value is wrong.
+    #[error("{variable} {problem}")]
+    Setting {
+        /// The environment variable, as the documentation names the setting.
+        variable: String,
+        /// What is wrong with its value.
+        problem: Problem,
+    },
+    /// Two settings contradict each other.
+    #[error("METRICS is off but METRICS_ADDR is set; unset one of them")]
+    MetricsOffWithAddress,
+}
+
+/// What is wrong with a value, said after the name of its variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// An address to listen on that is blank.
+    #[error("is empty; set it to an address such as 127.0.0.1 or 0.0.0.0")]
+    EmptyHost,
+    /// Not a port.
+    #[error("is {0:?}; it must be a number from 1 to 65535")]
+    Port(String),
+    /// A database of neither kind, named by its scheme alone: the rest of a database's address may hold a password.
+    #[error(
+        "starts with {0:?}; it must start with sqlite: (for example sqlite:qttt.db) \
+         or postgres:// (for example postgres://qttt@localhost/qttt)"
+    )]
+    DatabaseScheme(String),
+    /// Not a whole number from `min` to `max`.
+    #[error("is {text:?}; it must be a whole number from {min} to {max}")]
+    WholeNumber {
+        /// The value as given.
+        text: String,
+        /// The least allowed.
+        min: u64,
+        /// The most allowed.
+        max: u64,
+    },
+    /// Not a rate.
+    #[error("is {0:?}; it must be a whole number of games per minute (0 for no limit)")]
+    RateLimit(String),
+    /// None of the words the setting takes.
+    #[error("is {text:?}; it must be {}", .choices.join(" or "))]
+    Choice {
+        /// The value as given.
+        text: String,
+        /// The words it takes.
+        choices: Vec<&'static str>,
+    },
+    /// A listed origin that is not one.
+    #[error("has {0:?}; list origins such as https://example.com, or * for any")]
+    Origin(String),
+    /// A list of no origins.
+    #[error("is empty; list origins, or * for any")]
+    NoOrigins,
+    /// A listed proxy that is neither an address nor a range.
+    #[error("has {0:?}; list addresses or CIDR ranges, such as 10.0.0.5 or 10.0.0.0/8")]
+    Proxy(String),
+    /// Not an address and port.
+    #[error("is {0:?}; it must be an address and port, such as 127.0.0.1:9100")]
+    Address(String),
+}
+
+impl TryFrom<Settings> for Config {
+    type Error = ConfigError;
+
+    fn try_from(settings: Settings) -> Result<Config, ConfigError> {
+        let metrics = match (settings.metrics, settings.metrics_addr) {
+            (false, Some(_)) => return Err(ConfigError::MetricsOffWithAddress),
             (false, None) => MetricsAt::Off,
             (true, None) => MetricsAt::ServerPort,
-            (true, Some(text)) => MetricsAt::Address(text.trim().parse().map_err(|_| {
-                format!("METRICS_ADDR is {text:?}; it must be an address and port, such as 127.0.0.1:9100")
-            })?),
+            (true, Some(address)) => MetricsAt::Address(address),
         };
+        let count = |count: u64| usize::try_from(count).expect("at most a million");
+        let seconds = |seconds: u64| Some(Duration::from_secs(seconds)).filter(|duration| !duration.is_zero());
         Ok(Config {
-            host,
-            port,
-            database_url,
-            database_pool,
-            sqlite_synchronous,
-            cors_allowed_origins,
-            create_rate_limit,
-            trusted_proxies,
-            request_body_timeout,
-            max_connections_per_worker,
-            max_live_streams,
-            max_live_streams_per_address,
-            retention,
-            search_threads,
-            original_app_routes,
-            random_seed,
-            waiting_game_timeout,
-            rematch_window,
-            log_format,
+            host: settings.host,
+            port: settings.port,
+            database_url: settings.database_url,
+            database_pool: PoolSettings {
+                pool_size: u32::try_from(settings.database_pool_size).expect("at most 1000"),
+                statement_timeout: Duration::from_millis(settings.database_statement_timeout_ms),
+                connect_retry: Duration::from_secs(settings.database_connect_retry_seconds),
+            },
+            sqlite_synchronous: settings.sqlite_synchronous,
+            cors_allowed_origins: settings.cors_allowed_origins,
+            create_rate_limit: Some(settings.create_rate_limit).filter(|&limit| limit > 0),
+            trusted_proxies: settings.trusted_proxies.map_or_else(Vec::new, |proxies| proxies.0),
+            request_body_timeout: Duration::from_secs(settings.request_body_timeout_seconds),
+            max_connections_per_worker: count(settings.max_connections_per_worker),
+            max_live_streams: count(settings.max_live_streams),
+            max_live_streams_per_address: count(settings.max_live_streams_per_address),
+            retention: seconds(settings.retention_days * 86_400),
+            search_threads: count(settings.search_threads),
+            original_app_routes: settings.original_app_routes,
+            random_seed: settings.random_seed,
+            waiting_game_timeout: seconds(settings.waiting_game_timeout_seconds),
+            rematch_window: Duration::from_secs(settings.rematch_window_seconds),
+            log_format: settings.log_format,
             metrics,
         })
     }
 }
 
-/// The choices of a switch that is on unless turned off.
-const ON_OR_OFF: [(&str, bool); 2] = [("on", true), ("off", false)];
-
-/// The variable `name` as the value of the one of `choices` it names (in any
-/// case); the first choice's when unset.
-fn one_of<T: Copy, const N: usize>(
-    lookup: impl Fn(&str) -> Option<String>,
-    name: &str,
-    choices: [(&str, T); N],
-) -> Result<T, String> {
-    let Some(text) = lookup(name) else { return Ok(choices[0].1) };
-    match choices.iter().find(|(word, _)| text.trim().eq_ignore_ascii_case(word)) {
-        Some(&(_, value)) => Ok(value),
-        None => {
-            let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
-            Err(format!("{name} is {text:?}; it must be {}", words.join(" or ")))
-        }
+impl Config {
+    /// The settings as if the environment held just the variables `lookup`
+    /// gives, and the command line nothing: for tests, which must not read the
+    /// environment they run in.
+    ///
+    /// # Errors
+    /// The first variable refused.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let command = Settings::augment_args(clap::Command::new("qttt"));
+        // Each variable set becomes its flag, as clap itself reads a variable:
+        // through the same parser, after the flags.
+        let flags: Vec<String> = command
+            .get_arguments()
+            .filter_map(|arg| {
+                let value = lookup(arg.get_env()?.to_str()?)?;
+                Some(format!("--{}={value}", arg.get_long()?))
+            })
+            .collect();
+        let command = command.mut_args(|arg| arg.env(None::<&str>));
+        let settings = command
+            .try_get_matches_from(std::iter::once("qttt".to_string()).chain(flags))
+            .and_then(|matches| Settings::from_arg_matches(&matches))
+            .map_err(|error| ConfigError::of(&error).expect("every flag is a setting's value"))?;
+        Config::try_from(settings)
     }
 }
 
-/// The variable `name` as a whole number in `range`, if set.
-fn whole_number(
-    lookup: impl Fn(&str) -> Option<String>,
-    name: &str,
-    range: std::ops::RangeInclusive<u64>,
-) -> Result<Option<u64>, String> {
-    let Some(text) = lookup(name) else { return Ok(None) };
+impl ConfigError {
+    /// The refusal in clap's `error`, if it is a setting's value refused; any
+    /// other (an unknown flag, a request for help) is clap's to say.
+    #[must_use]
+    pub fn of(error: &clap::Error) -> Option<ConfigError> {
+        let problem = std::error::Error::source(error)?.downcast_ref::<Problem>()?.clone();
+        let Some(ContextValue::String(refused)) = error.get(ContextKind::InvalidArg) else { return None };
+        let mut command = Settings::augment_args(clap::Command::new("qttt"));
+        command.build();
+        let arg = command.get_arguments().find(|arg| arg.to_string() == *refused)?;
+        let variable = arg.get_env()?.to_string_lossy().into_owned();
+        Some(ConfigError::Setting { variable, problem })
+    }
+}
+
+/// Milliseconds of `duration`, as the settings count them.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).expect("a setting's default fits")
+}
+
+fn host(text: &str) -> Result<String, Problem> {
+    if text.trim().is_empty() { Err(Problem::EmptyHost) } else { Ok(text.to_string()) }
+}
+
+fn port(text: &str) -> Result<u16, Problem> {
+    text.trim().parse::<u16>().ok().filter(|&port| port != 0).ok_or(Problem::Port(text.to_string()))
+}
+
+fn database_url(text: &str) -> Result<String, Problem> {
+    if text.starts_with("sqlite:") || is_postgres(text) {
+        Ok(text.to_string())
+    } else {
+        Err(Problem::DatabaseScheme(text.split(':').next().unwrap_or_default().to_string()))
+    }
+}
+
+/// A whole number from `MIN` to `MAX`.
+fn whole_number<const MIN: u64, const MAX: u64>(text: &str) -> Result<u64, Problem> {
     match text.trim().parse::<u64>() {
-        Ok(number) if range.contains(&number) => Ok(Some(number)),
-        _ => Err(format!("{name} is {text:?}; it must be a whole number from {} to {}", range.start(), range.end())),
+        Ok(number) if (MIN..=MAX).contains(&number) => Ok(number),
+        _ => Err(Problem::WholeNumber { text: text.to_string(), min: MIN, max: MAX }),
+    }
+}
+
+fn rate_limit(text: &str) -> Result<u32, Problem> {
+    text.trim().parse::<u32>().map_err(|_| Problem::RateLimit(text.to_string()))
+}
+
+fn origins(text: &str) -> Result<CorsOrigins, Problem> {
+    if text.trim() == "*" {
+        return Ok(CorsOrigins::Any);
+    }
+    let origins: Vec<String> = text.split(',').map(str::trim).filter(|o| !o.is_empty()).map(String::from).collect();
+    if let Some(bad) = origins.iter().find(|o| !(o.starts_with("http://") || o.starts_with("https://"))) {
+        return Err(Problem::Origin(bad.clone()));
+    }
+    if origins.is_empty() {
+        return Err(Problem::NoOrigins);
+    }
+    Ok(CorsOrigins::List(origins))
+}
+
+fn proxies(text: &str) -> Result<Proxies, Problem> {
+    let proxy = |proxy: &str| {
+        proxy
+            .parse::<IpNet>()
+            .or_else(|_| proxy.parse::<IpAddr>().map(IpNet::from))
+            .map_err(|_| Problem::Proxy(proxy.into()))
+    };
+    text.split(',').map(str::trim).filter(|proxy| !proxy.is_empty()).map(proxy).collect::<Result<_, _>>().map(Proxies)
+}
+
+fn address(text: &str) -> Result<SocketAddr, Problem> {
+    text.trim().parse().map_err(|_| Problem::Address(text.to_string()))
+}
+
+fn on_or_off(text: &str) -> Result<bool, Problem> {
+    one_of(text, &[("on", true), ("off", false)])
+}
+
+fn durability(text: &str) -> Result<Durability, Problem> {
+    one_of(text, &[("normal", Durability::Normal), ("full", Durability::Full)])
+}
+
+fn log_format(text: &str) -> Result<LogFormat, Problem> {
+    one_of(text, &[("text", LogFormat::Text), ("json", LogFormat::Json)])
+}
+
+/// The value of the one of `choices` that `text` names, in any case.
+fn one_of<T: Copy>(text: &str, choices: &[(&'static str, T)]) -> Result<T, Problem> {
+    match choices.iter().find(|(word, _)| text.trim().eq_ignore_ascii_case(word)) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            Err(Problem::Choice { text: text.to_string(), choices: choices.iter().map(|(word, _)| *word).collect() })
+        }
     }
 }
 
@@ -285,7 +423,7 @@ fn whole_number(
 mod tests {
     use super::*;
 
-    fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
         Config::from_lookup(|name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
     }
 
@@ -381,7 +519,7 @@ mod tests {
 
     #[test]
     fn bad_settings_say_what_is_wrong_in_one_line() {
-        let error = |vars| config(vars).unwrap_err();
+        let error = |vars| config(vars).unwrap_err().to_string();
         assert_eq!(error(&[("PORT", "http")]), r#"PORT is "http"; it must be a number from 1 to 65535"#);
         assert_eq!(error(&[("PORT", "0")]), r#"PORT is "0"; it must be a number from 1 to 65535"#);
         let mysql = error(&[("DATABASE_URL", "mysql://root:secret@db/qttt")]);

@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use qttt::bot::{Analysis, Bot, Solver, arena};
-use qttt::config::Config;
+use qttt::config::{Config, ConfigError, Settings};
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
 use qttt::terminal::{self, Seat};
@@ -29,19 +29,19 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(name = "qttt", version)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the server (the default). Its settings come from the environment:
-    /// HOST, PORT, DATABASE_URL and the others docs/OPERATIONS.md lists.
-    Serve,
+    /// Run the server (the default). Each setting is a flag or its environment
+    /// variable; docs/OPERATIONS.md says more of each.
+    Serve(Settings),
     /// Print the OpenAPI document, as the server serves it.
     Openapi,
     /// Exit 0 when the server on HOST:PORT answers /readyz with 200 (for
     /// container health checks, which then need no HTTP client).
-    Healthcheck,
+    Healthcheck(Settings),
     /// Play a game in the terminal.
     Play(PlayArgs),
     /// Read a game transcript on standard input and print its board.
@@ -87,6 +87,8 @@ enum Command {
         /// The new file to write the backup into.
         #[arg(long, value_name = "FILE")]
         to: PathBuf,
+        #[command(flatten)]
+        settings: Settings,
     },
 }
 
@@ -238,18 +240,9 @@ fn chance(text: &str) -> Result<f64, String> {
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let outcome = match Cli::parse().command.unwrap_or(Command::Serve) {
-        Command::Serve => serve().await,
-        Command::Openapi => openapi(),
-        Command::Healthcheck => healthcheck(),
-        Command::Play(options) => play(&options),
-        Command::Show { variant } => show(variant.into()),
-        Command::Solve { variant } => solve(variant.into()),
-        Command::Analyse { variant } => analyse(variant.into()),
-        Command::Book { variant, file } => book(variant.into(), &file),
-        Command::Arena(options) => arena(&options),
-        Command::Copy(options) => copy(&options).await,
-        Command::Backup { to } => backup(&to).await,
+    let outcome = match command_line() {
+        Ok(command) => run(command).await,
+        Err(refused) => Err(refused.to_string()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -260,9 +253,40 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Does what `command` asks.
+async fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Serve(settings) => serve(settings).await,
+        Command::Openapi => openapi(),
+        Command::Healthcheck(settings) => healthcheck(settings),
+        Command::Play(options) => play(&options),
+        Command::Show { variant } => show(variant.into()),
+        Command::Solve { variant } => solve(variant.into()),
+        Command::Analyse { variant } => analyse(variant.into()),
+        Command::Book { variant, file } => book(variant.into(), &file),
+        Command::Arena(options) => arena(&options),
+        Command::Copy(options) => copy(&options).await,
+        Command::Backup { to, settings } => backup(&to, settings).await,
+    }
+}
+
+/// The command the command line asks for, `serve` when it names none. A
+/// setting's value refused is said in one line; any other mistake, and a request
+/// for help, clap says and exits.
+fn command_line() -> Result<Command, ConfigError> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 1 {
+        args.push("serve".into());
+    }
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Ok(cli.command),
+        Err(error) => Err(ConfigError::of(&error).unwrap_or_else(|| error.exit())),
+    }
+}
+
 /// Runs the server until SIGTERM or Ctrl-C; requests in flight finish first.
-async fn serve() -> Result<(), String> {
-    let config = Config::from_env()?;
+async fn serve(settings: Settings) -> Result<(), String> {
+    let config = Config::try_from(settings).map_err(|error| error.to_string())?;
     qttt::logging::init(config.log_format);
     let running = Running::start(&config).await?;
     log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
@@ -311,9 +335,9 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
 
 /// Backs up the database of DATABASE_URL into `to` and checks the copy, printing
 /// what it holds.
-async fn backup(to: &std::path::Path) -> Result<(), String> {
+async fn backup(to: &std::path::Path, settings: Settings) -> Result<(), String> {
     use qttt::store::{Durability, PoolSettings, Store};
-    let config = Config::from_env()?;
+    let config = Config::try_from(settings).map_err(|error| error.to_string())?;
     let started = Instant::now();
     let bytes = qttt::store::back_up(&config.database_url, to).await.map_err(|error| error.to_string())?;
     let copy = Store::connect(&format!("sqlite:{}", to.display()), Durability::Normal, PoolSettings::default())
@@ -342,8 +366,8 @@ fn openapi() -> Result<(), String> {
 
 /// Asks the server on HOST:PORT whether it is ready; for container health checks,
 /// which then need no HTTP client in the image.
-fn healthcheck() -> Result<(), String> {
-    let config = Config::from_env()?;
+fn healthcheck(settings: Settings) -> Result<(), String> {
+    let config = Config::try_from(settings).map_err(|error| error.to_string())?;
     let host = match config.host.as_str() {
         "0.0.0.0" | "::" | "[::]" => "127.0.0.1",
         host => host,

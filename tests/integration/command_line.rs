@@ -48,6 +48,57 @@ fn help_lists_every_command_and_each_commands_options() {
 }
 
 #[test]
+fn serve_help_lists_every_setting_with_its_variable_and_default() {
+    let help = qttt(&["serve", "--help"], "");
+    assert!(help.status.success());
+    let printed = text(&help.stdout);
+    for (flag, variable, default) in [
+        ("--host <HOST>", "HOST", Some("127.0.0.1")),
+        ("--port <PORT>", "PORT", Some("8000")),
+        ("--database-url <DATABASE_URL>", "DATABASE_URL", Some("sqlite:qttt.db")),
+        ("--database-statement-timeout-ms <MS>", "DATABASE_STATEMENT_TIMEOUT_MS", Some("5000")),
+        ("--waiting-game-timeout-seconds <SECONDS>", "WAITING_GAME_TIMEOUT_SECONDS", Some("3600")),
+        ("--metrics <ON_OR_OFF>", "METRICS", Some("on")),
+        ("--metrics-addr <ADDRESS>", "METRICS_ADDR", None),
+        ("--random-seed <N>", "RANDOM_SEED", None),
+    ] {
+        let line = printed.lines().position(|line| line.trim_start().starts_with(flag)).expect(flag);
+        let said = printed.lines().skip(line).take(2).collect::<String>();
+        assert!(said.contains(&format!("[env: {variable}")), "{variable} in {said}");
+        if let Some(default) = default {
+            assert!(said.contains(&format!("[default: {default}]")), "{default} in {said}");
+        }
+    }
+    // Every setting is there: one `[env: ...]` each.
+    assert_eq!(printed.matches("[env: ").count(), 23, "{printed}");
+    // The database's address is never shown: it may hold a password.
+    let shown = qttt_with(&[("DATABASE_URL", "postgres://qttt:secret@db/qttt")], &["serve", "--help"], "");
+    assert!(!text(&shown.stdout).contains("secret"));
+}
+
+#[test]
+fn a_setting_refused_names_its_variable_in_one_line_from_the_environment_or_a_flag() {
+    for (vars, args, said) in [
+        (&[("PORT", "http")][..], &["serve"][..], "qttt: PORT is \"http\"; it must be a number from 1 to 65535\n"),
+        (&[][..], &["serve", "--port", "0"][..], "qttt: PORT is \"0\"; it must be a number from 1 to 65535\n"),
+        (&[("LOG_FORMAT", "xml")][..], &[][..], "qttt: LOG_FORMAT is \"xml\"; it must be text or json\n"),
+        (
+            &[("METRICS", "off"), ("METRICS_ADDR", "127.0.0.1:9100")][..],
+            &["healthcheck"][..],
+            "qttt: METRICS is off but METRICS_ADDR is set; unset one of them\n",
+        ),
+    ] {
+        let refused = qttt_with(vars, args, "");
+        assert_eq!(refused.status.code(), Some(1), "{vars:?} {args:?}");
+        assert_eq!(text(&refused.stderr), said);
+    }
+    // The flag wins over its variable: the bad variable is never read, and the
+    // health check goes on to find nothing on port 1.
+    let checked = qttt_with(&[("PORT", "1"), ("LOG_FORMAT", "xml")], &["healthcheck", "--log-format", "json"], "");
+    assert!(text(&checked.stderr).starts_with("qttt: 127.0.0.1:1: "), "{}", text(&checked.stderr));
+}
+
+#[test]
 fn a_bad_value_is_refused_with_a_reason_and_exit_code_2() {
     for (args, reason) in [
         (&["arena", "--x", "perfect", "--o", "random", "--games", "-1"][..], "invalid value '-1' for '--games <N>'"),
