@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::record::GameId;
 use tokio::sync::broadcast;
 
 /// Notices kept for a slow watcher before it must reread the log.
@@ -22,7 +23,7 @@ pub const UNKNOWN_VERSION: i64 = 0;
 /// The games being watched, and a channel of version notices for each.
 #[derive(Debug, Default)]
 pub struct Hub {
-    channels: Mutex<HashMap<i64, Channel>>,
+    channels: Mutex<HashMap<GameId, Channel>>,
 }
 
 /// A watched game's notices, and the newest version they told.
@@ -34,7 +35,7 @@ struct Channel {
 
 impl Hub {
     /// Starts watching game `id`: the receiver hears each new version.
-    pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
+    pub fn watch(&self, id: GameId) -> broadcast::Receiver<i64> {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         // Games whose watchers all left, and that never changed since, go now.
         channels.retain(|_, channel| channel.sender.receiver_count() > 0);
@@ -44,7 +45,7 @@ impl Hub {
 
     /// Tells the watchers of game `id` that it is at `version` now, unless they
     /// were told of that version, or a later one, already.
-    pub fn publish(&self, id: i64, version: i64) {
+    pub fn publish(&self, id: GameId, version: i64) {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         if let Some(channel) = channels.get_mut(&id).filter(|channel| channel.told < version) {
             channel.told = version;
@@ -78,25 +79,26 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::Hub;
+    use crate::record::GameId;
 
     #[test]
     fn watchers_hear_each_new_version_once_and_a_game_nobody_watches_is_forgotten() {
         let hub = Hub::default();
-        let mut watcher = hub.watch(7);
-        hub.publish(7, 3);
-        hub.publish(8, 1);
-        hub.publish(7, 3);
-        hub.publish(7, 2);
+        let mut watcher = hub.watch(GameId::new(7));
+        hub.publish(GameId::new(7), 3);
+        hub.publish(GameId::new(8), 1);
+        hub.publish(GameId::new(7), 3);
+        hub.publish(GameId::new(7), 2);
         assert_eq!(watcher.try_recv(), Ok(3));
         assert!(watcher.try_recv().is_err(), "a version told once is not told again, nor an older one");
         hub.publish_everywhere();
         assert_eq!(watcher.try_recv(), Ok(super::UNKNOWN_VERSION));
         assert_eq!(hub.watched_games(), 1);
         drop(watcher);
-        hub.publish(7, 4);
+        hub.publish(GameId::new(7), 4);
         assert_eq!(hub.watched_games(), 0, "the last watcher left: the channel goes with it");
-        drop(hub.watch(9));
-        let _other = hub.watch(10);
+        drop(hub.watch(GameId::new(9)));
+        let _other = hub.watch(GameId::new(10));
         assert_eq!(hub.watched_games(), 1, "a game left unwatched goes when another is watched");
     }
 }

@@ -3,8 +3,44 @@
 //! listing. Pure: below both the store, which converts its rows into these, and
 //! the service, which replays them.
 
+use serde::{Deserialize, Serialize};
+
 use crate::bot::Bot;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
+
+/// A game's id: the number that the API's paths, the database's rows and the
+/// live streams know a game by, and never a version, a count or a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct GameId(i64);
+
+impl GameId {
+    /// The game whose id is `id`.
+    #[must_use]
+    pub const fn new(id: i64) -> GameId {
+        GameId(id)
+    }
+
+    /// The id as a number, for the database and the URLs.
+    #[must_use]
+    pub const fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl std::str::FromStr for GameId {
+    type Err = std::num::ParseIntError;
+
+    fn from_str(text: &str) -> Result<GameId, Self::Err> {
+        text.parse().map(GameId)
+    }
+}
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(formatter)
+    }
+}
 
 /// A Fischer clock: each player's time at the start, and what each of their
 /// actions adds to it.
@@ -104,7 +140,7 @@ pub enum Event {
         /// Who asked first.
         player: Player,
         /// The new game.
-        game_id: i64,
+        game_id: GameId,
     },
 }
 
@@ -125,7 +161,7 @@ pub struct StoredEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredGame {
     /// The game's id.
-    pub id: i64,
+    pub id: GameId,
     /// Its collapse rule.
     pub variant: Variant,
     /// When it was created, RFC 3339 in UTC.
@@ -138,7 +174,7 @@ pub struct StoredGame {
     pub clock: Option<ClockSettings>,
     /// The game this one is the rematch of, if it is one: its free seat is kept
     /// for the other player of that game.
-    pub rematch_of: Option<i64>,
+    pub rematch_of: Option<GameId>,
     /// Its summary as stored, which a write updates when it changes.
     pub summary: Summary,
     /// Its log, in order.
@@ -226,7 +262,7 @@ pub struct Page {
     pub status: Option<Status>,
     /// Only games with ids below this one, when given: the page after the one
     /// that ended there.
-    pub before: Option<i64>,
+    pub before: Option<GameId>,
     /// At most this many games.
     pub limit: u32,
 }
@@ -235,7 +271,7 @@ pub struct Page {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedGame {
     /// The game's id.
-    pub id: i64,
+    pub id: GameId,
     /// Its collapse rule.
     pub variant: Variant,
     /// When it was created.

@@ -19,6 +19,7 @@ use super::problem::ApiError;
 use super::views::{EventView, GameView, LogEntryView};
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
+use crate::record::GameId;
 use crate::service::{GameRecord, GameService};
 
 /// How often an idle stream sends a comment, so that proxies keep it open and a
@@ -131,7 +132,7 @@ fn end(record: &GameRecord) -> Bytes {
 /// the game has ended (the stream closes once its queue is sent).
 struct Watch {
     service: web::Data<GameService>,
-    id: i64,
+    id: GameId,
     sent: i64,
     queue: VecDeque<Bytes>,
     notices: broadcast::Receiver<i64>,
@@ -317,7 +318,7 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 #[get("/games/{id}/events")]
 async fn events(
     service: web::Data<GameService>,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     resume: web::Query<Resume>,
     request: HttpRequest,
     limits: web::Data<Limits>,

@@ -14,6 +14,7 @@ use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
 use utoipa::openapi::{ObjectBuilder, Required, Type};
 
 use super::problem::ApiError;
+use crate::record::GameId;
 
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
@@ -127,7 +128,7 @@ fn invalid_body(status: StatusCode, detail: String) -> ApiError {
 #[derive(Debug)]
 pub struct SeatRequest {
     /// The game's id.
-    pub id: i64,
+    pub id: GameId,
     /// The bearer token of the seat.
     pub token: String,
     /// `Some` when the action must apply only to that version of the game; `None`

@@ -16,14 +16,14 @@ use super::views::{
 };
 use crate::engine::{Action, notation};
 use crate::error::Error;
-use crate::record::Page;
+use crate::record::{GameId, Page};
 use crate::service::{GameRecord, GameService};
 
 /// What a game operation answers: a response, or a problem.
 pub(super) type Answer = Result<HttpResponse, ApiError>;
 
 /// The path of a game, for `Location` headers.
-fn game_path(id: i64) -> String {
+fn game_path(id: GameId) -> String {
     format!("/api/v1/games/{id}")
 }
 
@@ -110,7 +110,7 @@ async fn create_game(
 #[post("/games/{id}/join")]
 async fn join_game(
     service: web::Data<GameService>,
-    id: web::Path<i64>,
+    id: web::Path<GameId>,
     body: JsonBody<JoinRequest>,
     limits: web::Data<Limits>,
     client: ClientAddress,
@@ -142,7 +142,7 @@ async fn join_game(
     )
 )]
 #[get("/games/{id}")]
-async fn get_game(service: web::Data<GameService>, id: web::Path<i64>, request: HttpRequest) -> Answer {
+async fn get_game(service: web::Data<GameService>, id: web::Path<GameId>, request: HttpRequest) -> Answer {
     let record = service.game(id.into_inner()).await?;
     if is_unchanged(&request, record.version()) {
         return Ok(HttpResponse::NotModified().insert_header(etag(record.version())).finish());
@@ -202,7 +202,7 @@ async fn choose_collapse(service: Data<GameService>, seat: SeatRequest, body: Js
     )
 )]
 #[get("/games/{id}/hint")]
-async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn hint(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
     let (_, hint) = service.hint(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
@@ -233,7 +233,7 @@ async fn hint(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
     )
 )]
 #[get("/games/{id}/analysis")]
-async fn game_analysis(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn game_analysis(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
     let (record, analysis) = service.analysis(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(AnalysisView::new(&record, &analysis)))
 }
@@ -255,7 +255,7 @@ async fn game_analysis(service: web::Data<GameService>, id: web::Path<i64>) -> A
     )
 )]
 #[get("/games/{id}/legal")]
-async fn legal_actions(service: Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn legal_actions(service: Data<GameService>, id: web::Path<GameId>) -> Answer {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(LegalActions::from(&record)))
 }
@@ -300,7 +300,7 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
         None => None,
         Some(cursor) => Some(
             cursor
-                .parse::<i64>()
+                .parse::<GameId>()
                 .map_err(|_| ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))?,
         ),
     };
@@ -329,7 +329,7 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
     )
 )]
 #[get("/games/{id}/log")]
-async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
@@ -357,7 +357,7 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<i64>) -> Answer
     )
 )]
 #[get("/games/{id}/transcript")]
-async fn game_transcript(service: web::Data<GameService>, id: web::Path<i64>) -> Answer {
+async fn game_transcript(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
     let record = service.game(id.into_inner()).await?;
     Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
 }

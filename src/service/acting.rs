@@ -7,7 +7,7 @@ use super::{GameRecord, GameService, count_if_ended, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::Error;
-use crate::record::{Ending, Event, Status};
+use crate::record::{Ending, Event, GameId, Status};
 use crate::token;
 
 /// A player's action applied to a game as read from its log, with what follows it.
@@ -137,7 +137,7 @@ impl GameService {
     /// not at `expected_version` or another write lands first; database failures.
     pub async fn act(
         &self,
-        id: i64,
+        id: GameId,
         token: &str,
         action: Action,
         expected_version: Option<i64>,
@@ -154,7 +154,7 @@ impl GameService {
     /// action, after the version the game was read at.
     pub(super) async fn play(
         &self,
-        id: i64,
+        id: GameId,
         seat: impl Fn(&GameRecord) -> Result<Player, Error> + Send + 'static,
         action: Action,
         plays_forced_moves: bool,
@@ -189,7 +189,7 @@ impl GameService {
     ///
     /// # Errors
     /// As [`GameService::act`]: no seat, a free seat, a game already over.
-    pub async fn resign(&self, id: i64, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+    pub async fn resign(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
         let token_hash = token::hash(token);
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
@@ -209,7 +209,7 @@ impl GameService {
     /// # Errors
     /// [`Error::AbortNotAllowed`] once both players have moved; as
     /// [`GameService::act`] otherwise.
-    pub async fn abort(&self, id: i64, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+    pub async fn abort(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
         let token_hash = token::hash(token);
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
@@ -227,7 +227,7 @@ impl GameService {
     /// it is, when that says none), and logs it; answers the game if it ended it.
     pub(super) async fn end(
         &self,
-        id: i64,
+        id: GameId,
         ending: impl Fn(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
     ) -> Result<Option<GameRecord>, Error> {
         let now_ms = self.now_ms();

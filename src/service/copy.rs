@@ -8,7 +8,7 @@
 //! both databases, compared, and replayed.
 
 use super::{Error, GameRecord};
-use crate::record::{Event, StoredGame};
+use crate::record::{Event, GameId, StoredGame};
 use crate::store::{RematchOf, Store};
 
 /// The games read from the source at once.
@@ -39,7 +39,7 @@ pub async fn copy_games(
     skip_existing: bool,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Copied, Error> {
-    if !skip_existing && !to.game_ids(0, 1).await?.is_empty() {
+    if !skip_existing && !to.game_ids(GameId::new(0), 1).await?.is_empty() {
         return Err(Error::Conflict {
             detail: "the target already holds games: --skip-existing copies only those it lacks \
                      (to finish a copy that was interrupted)"
@@ -106,10 +106,10 @@ pub async fn check_games(store: &Store) -> Result<Checked, Error> {
 }
 
 /// The ids of every game of `store`, in order.
-async fn every_id(store: &Store) -> Result<Vec<i64>, Error> {
-    let mut ids: Vec<i64> = Vec::new();
+async fn every_id(store: &Store) -> Result<Vec<GameId>, Error> {
+    let mut ids: Vec<GameId> = Vec::new();
     loop {
-        let page = store.game_ids(ids.last().copied().unwrap_or(0), PAGE).await?;
+        let page = store.game_ids(ids.last().copied().unwrap_or(GameId::new(0)), PAGE).await?;
         if page.is_empty() {
             return Ok(ids);
         }
@@ -118,7 +118,7 @@ async fn every_id(store: &Store) -> Result<Vec<i64>, Error> {
 }
 
 /// The entry of `first` that asked for its rematch, game `rematch`.
-fn rematch_entry(first: &StoredGame, rematch: i64) -> Option<RematchOf> {
+fn rematch_entry(first: &StoredGame, rematch: GameId) -> Option<RematchOf> {
     first.log.iter().find_map(|entry| match entry.event {
         Event::Rematch { player, game_id } if game_id == rematch => {
             Some(RematchOf { game_id: first.id, seq: entry.seq, player })

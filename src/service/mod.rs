@@ -24,7 +24,7 @@ use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::Error;
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
-use crate::record::{ListedGame, Page};
+use crate::record::{GameId, ListedGame, Page};
 use crate::store::{Notice, Store};
 
 pub use copy::{Checked, Copied, check_games, copy_games};
@@ -122,7 +122,7 @@ impl GameService {
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
-    pub fn watch(&self, id: i64) -> broadcast::Receiver<i64> {
+    pub fn watch(&self, id: GameId) -> broadcast::Receiver<i64> {
         self.hub.watch(id)
     }
 
@@ -159,7 +159,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; a corrupt log; database failures.
-    pub async fn game(&self, id: i64) -> Result<GameRecord, Error> {
+    pub async fn game(&self, id: GameId) -> Result<GameRecord, Error> {
         let stored = self.store.load_game(id).await?;
         GameRecord::replay(stored, self.now_ms())
     }
@@ -194,7 +194,7 @@ impl GameService {
     /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act;
     /// [`Error::HintsDisabled`] in a game without hints; [`Error::Busy`] when too
     /// many searches wait; a corrupt log; database failures.
-    pub async fn hint(&self, id: i64) -> Result<(GameRecord, Hint), Error> {
+    pub async fn hint(&self, id: GameId) -> Result<(GameRecord, Hint), Error> {
         let record = self.game(id).await?;
         let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
             return Err(Error::Rule(RuleError::GameOver));
@@ -213,7 +213,7 @@ impl GameService {
     /// [`Error::NotFound`]; [`Error::HintsDisabled`] in a game without hints
     /// that goes on; [`Error::Busy`] when too many searches wait; a corrupt log;
     /// database failures.
-    pub async fn analysis(&self, id: i64) -> Result<(GameRecord, Arc<Analysis>), Error> {
+    pub async fn analysis(&self, id: GameId) -> Result<(GameRecord, Arc<Analysis>), Error> {
         let record = self.game(id).await?;
         // Judging the moves of a game that goes on is advice to its players.
         if record.end().is_none() && !record.stored.hints {

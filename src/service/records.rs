@@ -5,7 +5,7 @@ use super::life::{ClockState, Life};
 use super::time::{millis, stamp_of_millis};
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::Error;
-use crate::record::{End, Event, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{End, Event, GameId, Status, StoredEntry, StoredGame, Summary};
 use crate::store::Write;
 
 /// A game as a request sees it: what is stored, the state its log rebuilds, and
@@ -199,12 +199,12 @@ impl GameRecord {
     }
 
     /// The game a rematch of this one is played in, once asked for.
-    pub fn rematch(&self) -> Option<i64> {
+    pub fn rematch(&self) -> Option<GameId> {
         self.rematch_request().map(|(_, game_id)| game_id)
     }
 
     /// Who asked for a rematch of this game, and the game it is played in.
-    pub fn rematch_request(&self) -> Option<(Player, i64)> {
+    pub fn rematch_request(&self) -> Option<(Player, GameId)> {
         self.stored.log.iter().find_map(|entry| match entry.event {
             Event::Rematch { player, game_id } => Some((player, game_id)),
             _ => None,
@@ -251,7 +251,7 @@ mod tests {
         let summary =
             Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None, ended_at: None };
         let stored = StoredGame {
-            id: 1,
+            id: GameId::new(1),
             variant: Variant::PlayerChoice,
             created_at: stamp_of_millis(0),
             opponent: None,

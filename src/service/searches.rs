@@ -15,6 +15,7 @@ use super::off_request_threads;
 use crate::bot::{Analysis, Solution, Solver, Stop};
 use crate::engine::Game;
 use crate::error::Error;
+use crate::record::GameId;
 
 /// How many searches wait for a thread, for each thread: a short queue, which
 /// drains in a fraction of a second.
@@ -36,9 +37,9 @@ pub struct Searches {
     /// The most that may run or wait.
     most: usize,
     /// The hint of each (game id, version) searched lately.
-    hints: Cache<(i64, i64), Solution>,
+    hints: Cache<(GameId, i64), Solution>,
     /// The analysis of each (game id, version) searched lately.
-    analyses: Cache<(i64, i64), Arc<Analysis>>,
+    analyses: Cache<(GameId, i64), Arc<Analysis>>,
     /// How many searches have begun, for tests and figures.
     begun: AtomicU64,
 }
@@ -66,7 +67,7 @@ impl Searches {
     ///
     /// # Errors
     /// [`Error::Busy`] when the queue is full.
-    pub async fn hint(&self, id: i64, version: i64, game: Game) -> Result<Solution, Error> {
+    pub async fn hint(&self, id: GameId, version: i64, game: Game) -> Result<Solution, Error> {
         self.once(&self.hints, (id, version), move |stop| Solver::stopped_by(stop).answer(&game)).await
     }
 
@@ -75,7 +76,7 @@ impl Searches {
     ///
     /// # Errors
     /// [`Error::Busy`] when the queue is full.
-    pub async fn analysis(&self, id: i64, version: i64, game: Game) -> Result<Arc<Analysis>, Error> {
+    pub async fn analysis(&self, id: GameId, version: i64, game: Game) -> Result<Arc<Analysis>, Error> {
         self.once(&self.analyses, (id, version), move |stop| {
             Arc::new(Analysis::of(&game, &mut Solver::stopped_by(stop)))
         })
@@ -86,8 +87,8 @@ impl Searches {
     /// once however many ask at once, then kept there.
     async fn once<T: Clone + Send + 'static>(
         &self,
-        cache: &Cache<(i64, i64), T>,
-        key: (i64, i64),
+        cache: &Cache<(GameId, i64), T>,
+        key: (GameId, i64),
         search: impl FnOnce(Stop) -> T + Send + 'static,
     ) -> Result<T, Error> {
         // The askers of one key wait for the first; if it goes, the next searches.

@@ -8,7 +8,7 @@ use crate::bot::Bot;
 use crate::engine::{Game, GameResult, Player, Variant};
 use crate::error::Error;
 use crate::metrics::GAMES_CREATED;
-use crate::record::{Event, GameSettings, Status, StoredGame, Summary};
+use crate::record::{Event, GameId, GameSettings, Status, StoredGame, Summary};
 use crate::store::RematchOf;
 use crate::token;
 
@@ -59,7 +59,7 @@ impl GameService {
         }
         let new = StoredGame {
             // The database gives the id.
-            id: 0,
+            id: GameId::new(0),
             variant,
             created_at: time::stamp_of_millis(now_ms),
             opponent,
@@ -96,12 +96,12 @@ impl GameService {
     /// [`Error::NotFound`]; [`Error::Forbidden`] for a private game without its
     /// invite; [`Error::Conflict`] when both seats are taken, the game is over, or
     /// it is a rematch, whose seat is kept; database failures.
-    pub async fn join(&self, id: i64, invite: Option<&str>) -> Result<(GameRecord, Seat), Error> {
+    pub async fn join(&self, id: GameId, invite: Option<&str>) -> Result<(GameRecord, Seat), Error> {
         self.take_seat(id, Seating::Join { invite_hash: invite.map(token::hash) }).await
     }
 
     /// Seats the caller in the free seat of game `id`, as `seating` says.
-    async fn take_seat(&self, id: i64, seating: Seating) -> Result<(GameRecord, Seat), Error> {
+    async fn take_seat(&self, id: GameId, seating: Seating) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
         let now_ms = self.now_ms();
@@ -157,7 +157,7 @@ impl GameService {
     /// game is not at `expected_version`; database failures.
     pub async fn rematch(
         &self,
-        id: i64,
+        id: GameId,
         token: &str,
         expected_version: Option<i64>,
     ) -> Result<(GameRecord, Seat), Error> {
@@ -211,7 +211,7 @@ impl GameService {
 
     /// The id of the original app's game and its player's mark, the game created
     /// as [`GameService::shared_game`] says the first time.
-    pub(super) async fn shared_game_id(&self) -> Result<(i64, Player), Error> {
+    pub(super) async fn shared_game_id(&self) -> Result<(GameId, Player), Error> {
         match self.store.shared_game().await? {
             Some(shared) => Ok(shared),
             None => {

@@ -1,6 +1,7 @@
 //! What can go wrong in the store, in the store's own terms: the layer above
 //! decides what each means to a client.
 
+use crate::record::GameId;
 use std::path::PathBuf;
 
 /// A failed operation of the store.
@@ -23,7 +24,7 @@ pub enum StoreError {
     #[error("there is no game {id}")]
     NotFound {
         /// The id asked for.
-        id: i64,
+        id: GameId,
     },
     /// A stored value the code cannot read: the database is corrupt.
     #[error("corrupt database: {0}")]

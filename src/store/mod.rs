@@ -24,7 +24,7 @@ use std::time::Instant;
 use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
-use crate::record::{ListedGame, Page, StoredEntry};
+use crate::record::{GameId, ListedGame, Page, StoredEntry};
 use crate::record::{StoredGame, Summary};
 
 /// The games database, on the backend `DATABASE_URL` names.
@@ -49,7 +49,7 @@ pub enum Notice {
     /// Game `id` is at `version` now.
     Changed {
         /// The game.
-        id: i64,
+        id: GameId,
         /// Its new version.
         version: i64,
     },
@@ -140,7 +140,7 @@ fn count(failure: &StoreError) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RematchOf {
     /// The finished game.
-    pub game_id: i64,
+    pub game_id: GameId,
     /// The entry's place in that game's log: a rematch asked for by both players
     /// at once lands once.
     pub seq: i64,
@@ -243,7 +243,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Conflict`] when that game's log already holds the rematch's
     /// sequence number; when the database fails.
-    pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
+    pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
         self.wrote(async {
             match &self.backend {
                 Backend::Sqlite(store) => store.create_game(game, rematch).await,
@@ -258,7 +258,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
-    pub async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
+    pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.load_game(id).await,
             Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
@@ -272,7 +272,7 @@ impl Store {
     /// [`StoreError::Conflict`] with the current version when another write
     /// already took the sequence number of the write's first entry, or the seat;
     /// any database failure.
-    pub async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
+    pub async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
         self.wrote(async {
             match &self.backend {
                 Backend::Sqlite(store) => store.write(id, write).await,
@@ -295,7 +295,7 @@ impl Store {
     /// when other writes kept landing first; any database failure.
     pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        id: i64,
+        id: GameId,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         // The store's own errors are told apart from the decision's, and a
@@ -359,7 +359,7 @@ impl Store {
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<i64>, StoreError> {
+    pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<GameId>, StoreError> {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
             Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
@@ -394,7 +394,7 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
+    pub async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.game_ids(after, most).await,
             Backend::Postgres(store) => Box::pin(store.game_ids(after, most)).await,
@@ -422,7 +422,7 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
+    pub async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.shared_game().await,
             Backend::Postgres(store) => Box::pin(store.shared_game()).await,
@@ -433,7 +433,7 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
+    pub async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.wrote(async {
             match &self.backend {
                 Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,

@@ -7,7 +7,7 @@ use super::StoreError;
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::record::{
-    ClockSettings, End, EndReason, Ending, Event, ListedGame, Status, StoredEntry, StoredGame, Summary,
+    ClockSettings, End, EndReason, Ending, Event, GameId, ListedGame, Status, StoredEntry, StoredGame, Summary,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -26,6 +26,46 @@ pub(super) trait Value:
 impl<T> Value for T where
     T: rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
 {
+}
+
+// A game's id is a BIGINT column on every backend, and binds and reads as one.
+impl rusqlite::types::ToSql for GameId {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.get().into())
+    }
+}
+
+impl rusqlite::types::FromSql for GameId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<GameId> {
+        i64::column_result(value).map(GameId::new)
+    }
+}
+
+impl sqlx::Type<sqlx::Postgres> for GameId {
+    fn type_info() -> sqlx::postgres::PgTypeInfo {
+        <i64 as sqlx::Type<sqlx::Postgres>>::type_info()
+    }
+}
+
+impl sqlx::postgres::PgHasArrayType for GameId {
+    fn array_type_info() -> sqlx::postgres::PgTypeInfo {
+        <i64 as sqlx::postgres::PgHasArrayType>::array_type_info()
+    }
+}
+
+impl sqlx::Encode<'_, sqlx::Postgres> for GameId {
+    fn encode_by_ref(
+        &self,
+        buffer: &mut sqlx::postgres::PgArgumentBuffer,
+    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        <i64 as sqlx::Encode<'_, sqlx::Postgres>>::encode_by_ref(&self.get(), buffer)
+    }
+}
+
+impl sqlx::Decode<'_, sqlx::Postgres> for GameId {
+    fn decode(value: sqlx::postgres::PgValueRef<'_>) -> Result<GameId, sqlx::error::BoxDynError> {
+        <i64 as sqlx::Decode<'_, sqlx::Postgres>>::decode(value).map(GameId::new)
+    }
 }
 
 /// The columns a game is read with, as [`stored_game_from_row`] reads them, its
@@ -177,7 +217,7 @@ pub(super) struct EntryRow {
     pub square_b: Option<i64>,
     pub closing_move: Option<i64>,
     pub square: Option<i64>,
-    pub rematch: Option<i64>,
+    pub rematch: Option<GameId>,
     pub by_bot: bool,
     pub created_at: String,
 }

@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use super::{ActionView, PlayerName, ValueKind, VariantName};
 use crate::bot::{Analysis, JudgedAction, PlayerLoss};
 use crate::engine::Player;
-use crate::record::Event;
+use crate::record::{Event, GameId};
 use crate::service::GameRecord;
 
 /// Every action of a player in a game, in log order, judged by perfect play.
@@ -24,7 +24,8 @@ use crate::service::GameRecord;
         "O": {"loss": 1.0, "actions": 1, "actions_with_loss": 1}}}))]
 pub struct AnalysisView {
     /// The game's id.
-    pub game_id: i64,
+    #[schema(value_type = i64)]
+    pub game_id: GameId,
     /// How cycles collapse in the game.
     pub variant: VariantName,
     /// The game's version the analysis is of.

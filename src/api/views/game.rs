@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
-use crate::record::End;
+use crate::record::{End, GameId};
 use crate::service::{ClockState, GameRecord, Seat, stamp_of_millis};
 
 /// The bot a game is played against.
@@ -25,7 +25,8 @@ pub struct OpponentView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameView {
     /// The game's id.
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: GameId,
     /// How cycles collapse in this game.
     pub variant: VariantName,
     /// Moves on with every change (seat, move, collapse); also the `ETag`. Send it
@@ -81,7 +82,8 @@ pub struct GameView {
     pub rematch: Option<RematchView>,
     /// The game this one is the rematch of, or null.
     #[schema(required = true)]
-    pub rematch_of: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub rematch_of: Option<GameId>,
     /// Each player's points: 1 for the earliest line, 1/2 for any later one.
     pub score: ScoreView,
     /// Every completed line.
@@ -185,7 +187,8 @@ pub struct RemainingView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RematchView {
     /// The game it is played in.
-    pub game_id: i64,
+    #[schema(value_type = i64)]
+    pub game_id: GameId,
 }
 
 impl From<End> for EndView {

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber};
-use crate::record::{Ending, Event, ListedGame, StoredEntry};
+use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]
@@ -21,7 +21,8 @@ pub struct GameList {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameSummary {
     /// The game's id.
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: GameId,
     /// How cycles collapse.
     pub variant: VariantName,
     /// Where the game is in its life: `waiting` while a seat is free, `ongoing`
@@ -44,7 +45,8 @@ pub struct GameSummary {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct GameLog {
     /// The game's id.
-    pub game_id: i64,
+    #[schema(value_type = i64)]
+    pub game_id: GameId,
     /// How cycles collapse.
     pub variant: VariantName,
     /// The sequence number of the last entry.
@@ -118,7 +120,8 @@ pub enum EventView {
         /// Who asked first.
         player: PlayerName,
         /// The new game.
-        game_id: i64,
+        #[schema(value_type = i64)]
+        game_id: GameId,
     },
 }
 

@@ -34,7 +34,7 @@ use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, store
 use super::{Notice, OpenError, RematchOf, StoreError};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 use connections::{Connections, Held, is_broken};
 use statements::*;
 use writes::{Batches, EntryColumns, PgQuery};
@@ -93,13 +93,13 @@ pub(super) struct PgStore {
     untold: Arc<Mutex<Option<mpsc::Receiver<Told>>>>,
     /// Games as this instance last read or wrote them, perhaps no longer as
     /// they are: a write decided on one lands only if nothing came in between.
-    known: Arc<quick_cache::sync::Cache<i64, StoredGame>>,
+    known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
 }
 
 /// A game's id and its version, as a notice tells them.
-type Told = (i64, i64);
+type Told = (GameId, i64);
 
 /// The database of `url` by host, port and name.
 pub(super) fn name_of(url: &str) -> String {
@@ -160,7 +160,7 @@ impl PgStore {
         self.connections.run(&|connection| Box::pin(connection.ping())).await
     }
 
-    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
+    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
         let mut held = self.connections.get().await?;
         let created = match insert_game(held.connection(), &game, rematch, false).await {
             Err(error) if held.may_retry(&error) => {
@@ -186,7 +186,7 @@ impl PgStore {
     }
 
     /// Has the other instances told that game `id` is at `version` now.
-    fn wrote(&self, id: i64, version: i64) {
+    fn wrote(&self, id: GameId, version: i64) {
         if self.written.try_send((id, version)).is_err() {
             log::debug!("game {id}'s version {version} goes untold: too many notices wait");
         }
@@ -203,7 +203,7 @@ impl PgStore {
         Ok(copied.is_some())
     }
 
-    pub(super) async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
+    pub(super) async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
         self.connections
             .run(&|connection| {
                 Box::pin(sqlx::query_scalar(GAME_IDS).bind(after).bind(i64::from(most)).fetch_all(connection))
@@ -211,7 +211,7 @@ impl PgStore {
             .await
     }
 
-    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
+    pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         let row = self.connections.run(&|connection| Box::pin(fetch_game(connection, id))).await?;
         let game = game_from_row(row, id)?;
         self.known.insert(id, game.clone());
@@ -222,7 +222,7 @@ impl PgStore {
         &self,
         now: String,
         waiting_before: Option<String>,
-    ) -> Result<Vec<i64>, StoreError> {
+    ) -> Result<Vec<GameId>, StoreError> {
         self.connections
             .run(&|connection| {
                 let query = sqlx::query_scalar(OVERDUE_GAMES).bind(now.clone()).bind(waiting_before.clone());
@@ -240,7 +240,7 @@ impl PgStore {
                 Box::pin(async move {
                     let mut tx = connection.begin().await?;
                     // Instances that delete at once take different games: each skips those another holds.
-                    let ids: Vec<i64> =
+                    let ids: Vec<GameId> =
                         sqlx::query_scalar(ENDED_BEFORE).bind(before).bind(most).fetch_all(&mut *tx).await?;
                     let mut deleted = 0;
                     for delete in DELETE_GAMES {
@@ -268,15 +268,15 @@ impl PgStore {
         rows.iter().map(listed_game_from_row).collect()
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
-        let row: Option<(i64, String)> = self
+    pub(super) async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
+        let row: Option<(GameId, String)> = self
             .connections
             .run(&|connection| Box::pin(sqlx::query_as(SHARED_GAME).fetch_optional(connection)))
             .await?;
         row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.connections
             .run(&|connection| {
                 let query = sqlx::query(SET_SHARED_GAME).bind(id).bind(play_as.to_string());
@@ -341,8 +341,9 @@ impl PgStore {
         loop {
             match listener.try_recv().await {
                 Ok(Some(notification)) => {
-                    let mut numbers = notification.payload().split(' ').map(str::parse::<i64>);
-                    if let (Some(Ok(id)), Some(Ok(version))) = (numbers.next(), numbers.next()) {
+                    let mut numbers = notification.payload().split(' ');
+                    let id = numbers.next().map(str::parse::<GameId>);
+                    if let (Some(Ok(id)), Some(Ok(version))) = (id, numbers.next().map(str::parse::<i64>)) {
                         hear(Notice::Changed { id, version });
                     }
                 }
@@ -375,18 +376,18 @@ fn may_come_up(error: &sqlx::Error) -> bool {
 }
 
 /// The row of game `id` with its whole log, if there is such a game.
-async fn fetch_game(connection: &mut PgConnection, id: i64) -> Result<Option<PgRow>, sqlx::Error> {
+async fn fetch_game(connection: &mut PgConnection, id: GameId) -> Result<Option<PgRow>, sqlx::Error> {
     sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(connection).await
 }
 
 /// The game in `row`, fetched as game `id`.
-fn game_from_row(row: Option<PgRow>, id: i64) -> Result<StoredGame, StoreError> {
+fn game_from_row(row: Option<PgRow>, id: GameId) -> Result<StoredGame, StoreError> {
     let row = row.ok_or(StoreError::NotFound { id })?;
     stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?)
 }
 
 /// A conflict on game `id`, with the version it is at.
-async fn conflict<T>(mut held: Held<'_>, id: i64) -> Result<T, StoreError> {
+async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
     let current_version = sqlx::query_scalar(VERSION).bind(id).fetch_one(held.connection()).await;
     let current_version = held.finish(current_version)?;
     Err(StoreError::Conflict { current_version })
@@ -399,7 +400,7 @@ impl Columns for PgRow {
 }
 
 /// Binds `summary`'s columns.
-fn bind_summary<'q>(query: PgQuery<'q, i64>, summary: &Summary) -> PgQuery<'q, i64> {
+fn bind_summary<'q, O>(query: PgQuery<'q, O>, summary: &Summary) -> PgQuery<'q, O> {
     let c = SummaryColumns::of(summary);
     query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(c.deadline).bind(c.ended_at)
 }
@@ -412,13 +413,13 @@ async fn insert_game(
     game: &StoredGame,
     rematch: Option<RematchOf>,
     copy: bool,
-) -> Result<Option<i64>, sqlx::Error> {
+) -> Result<Option<GameId>, sqlx::Error> {
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     let mut entries = EntryColumns::default();
     entries.push(None, &game.log);
     if let Some(RematchOf { game_id, seq, player }) = rematch {
         // Its rematch column is filled in with the new game's id by the statement.
-        let event = Event::Rematch { player, game_id: 0 };
+        let event = Event::Rematch { player, game_id: GameId::new(0) };
         entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }]);
     }
     let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =

@@ -23,7 +23,7 @@ use super::connections::is_broken;
 use super::statements::WRITES;
 use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{StoredEntry, StoredGame};
+use crate::record::{GameId, StoredEntry, StoredGame};
 
 /// The most tasks that write batches at once, each on a connection of the pool:
 /// few enough to leave connections to reads.
@@ -42,7 +42,7 @@ pub(super) struct Batches {
 struct Queue {
     waiting: VecDeque<Waiting>,
     /// The games of the batches being written: their next writes wait.
-    writing: HashSet<i64>,
+    writing: HashSet<GameId>,
     /// The tasks that write batches now.
     flushers: usize,
 }
@@ -51,7 +51,7 @@ struct Queue {
 /// lands, and where to tell how it went.
 #[derive(Debug)]
 struct Waiting {
-    id: i64,
+    id: GameId,
     write: Write,
     after: StoredGame,
     told: oneshot::Sender<Landing>,
@@ -114,7 +114,7 @@ impl Batches {
 }
 
 impl PgStore {
-    pub(in crate::store) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
+    pub(in crate::store) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
         // Decided already: it lands on the version it was decided on, or not at all.
         let base = write.entries.first().map_or(0, |entry| entry.seq - 1);
         self.update(id, move |stored| match stored.version() {
@@ -126,7 +126,7 @@ impl PgStore {
 
     pub(in crate::store) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        id: i64,
+        id: GameId,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         // A write whose connection broke as it was sent, which may have landed.
@@ -196,7 +196,7 @@ impl PgStore {
     /// Writes `write` of game `id`, decided on `before`, together with whatever
     /// other writes wait, and tells how it went. It is written even if its caller
     /// gives up waiting.
-    async fn write_in_batch(&self, id: i64, write: Write, before: StoredGame) -> Landing {
+    async fn write_in_batch(&self, id: GameId, write: Write, before: StoredGame) -> Landing {
         let (told, landing) = oneshot::channel();
         let after = write.applied_to(before);
         if self.batches.push(Waiting { id, write, after, told }) {
@@ -220,11 +220,12 @@ impl PgStore {
             let landing = match held {
                 Err(failure) => vec![Landing::Failed(failure); batch.len()],
                 Ok(mut held) => {
-                    let writes: Vec<(i64, &Write)> = batch.iter().map(|waiting| (waiting.id, &waiting.write)).collect();
+                    let writes: Vec<(GameId, &Write)> =
+                        batch.iter().map(|waiting| (waiting.id, &waiting.write)).collect();
                     match write_batch(held.connection(), &writes).await {
                         Ok(landed) => {
                             let _ = held.finish(Ok(()));
-                            let landed: HashSet<i64> = landed.into_iter().collect();
+                            let landed: HashSet<GameId> = landed.into_iter().collect();
                             let landing = |id| if landed.contains(&id) { Landing::Landed } else { Landing::Lost };
                             batch.iter().map(|waiting| landing(waiting.id)).collect()
                         }
@@ -269,7 +270,7 @@ fn landed(stored: &StoredGame, write: &Write) -> bool {
 
 /// Carries out `writes`, one a game, in one statement; answers the games whose
 /// writes landed.
-async fn write_batch(connection: &mut PgConnection, writes: &[(i64, &Write)]) -> Result<Vec<i64>, sqlx::Error> {
+async fn write_batch(connection: &mut PgConnection, writes: &[(GameId, &Write)]) -> Result<Vec<GameId>, sqlx::Error> {
     let (mut firsts, mut rest) = (EntryColumns::default(), EntryColumns::default());
     let mut seats = (Vec::new(), Vec::new(), Vec::new());
     let mut summaries = Summaries::default();
@@ -306,7 +307,7 @@ pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O,
 /// [`super::super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
 #[derive(Default)]
 pub(super) struct EntryColumns {
-    game_id: Vec<Option<i64>>,
+    game_id: Vec<Option<GameId>>,
     seq: Vec<i64>,
     kind: Vec<String>,
     actor: Vec<String>,
@@ -314,14 +315,14 @@ pub(super) struct EntryColumns {
     square_b: Vec<Option<i64>>,
     closing_move: Vec<Option<i64>>,
     square: Vec<Option<i64>>,
-    rematch: Vec<Option<i64>>,
+    rematch: Vec<Option<GameId>>,
     by_bot: Vec<bool>,
     created_at: Vec<String>,
 }
 
 impl EntryColumns {
     /// Adds `entries`, of game `game_id`.
-    pub(super) fn push(&mut self, game_id: Option<i64>, entries: &[StoredEntry]) {
+    pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
         for entry in entries {
             let row = EntryRow::from(entry);
             self.game_id.push(game_id);
@@ -357,7 +358,7 @@ impl EntryColumns {
 /// Games' summaries as arrays, a column each, with the games' ids first.
 #[derive(Default)]
 struct Summaries {
-    game_id: Vec<i64>,
+    game_id: Vec<GameId>,
     status: Vec<String>,
     result: Vec<String>,
     end_reason: Vec<Option<String>>,
@@ -367,7 +368,7 @@ struct Summaries {
 }
 
 impl Summaries {
-    fn push(&mut self, game_id: i64, columns: SummaryColumns) {
+    fn push(&mut self, game_id: GameId, columns: SummaryColumns) {
         self.game_id.push(game_id);
         self.status.push(columns.status);
         self.result.push(columns.result);

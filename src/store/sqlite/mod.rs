@@ -21,7 +21,7 @@ use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{Durability, OpenError, RematchOf, StoreError, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -163,7 +163,7 @@ impl SqliteStore {
         self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
-    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<i64, StoreError> {
+    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
         self.writer
             .write(move |tx| {
                 let created = insert_game(tx, &game, rematch);
@@ -178,17 +178,17 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn load_game(&self, id: i64) -> Result<StoredGame, StoreError> {
+    pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
     }
 
-    pub(super) async fn write(&self, id: i64, write: Write) -> Result<(), StoreError> {
+    pub(super) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
         self.writer.write(move |tx| write_game(tx, id, &write).map(Ok)).await
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        id: i64,
+        id: GameId,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         self.writer
@@ -210,7 +210,7 @@ impl SqliteStore {
         &self,
         now: String,
         waiting_before: Option<String>,
-    ) -> Result<Vec<i64>, StoreError> {
+    ) -> Result<Vec<GameId>, StoreError> {
         self.readers
             .run(move |connection| {
                 let mut overdue = connection.prepare_cached(OVERDUE_GAMES)?;
@@ -250,7 +250,7 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn game_ids(&self, after: i64, most: u32) -> Result<Vec<i64>, StoreError> {
+    pub(super) async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
         self.readers
             .run(move |connection| {
                 let mut ids = connection.prepare_cached(GAME_IDS)?;
@@ -259,10 +259,10 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(i64, Player)>, StoreError> {
+    pub(super) async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         self.readers
             .run(|connection| {
-                let row: Option<(i64, String)> = connection
+                let row: Option<(GameId, String)> = connection
                     .query_row("SELECT game_id, play_as FROM shared_game WHERE slot = 1", [], |row| {
                         Ok((row.get(0)?, row.get(1)?))
                     })
@@ -272,7 +272,7 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn set_shared_game(&self, id: i64, play_as: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.writer
             .write(move |tx| {
                 tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, play_as.to_string()])?;
@@ -283,7 +283,7 @@ impl SqliteStore {
 }
 
 /// Creates `game` in `tx`, and with `rematch` its entry in the game it follows.
-fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<i64> {
+fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<GameId> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     tx.prepare_cached(INSERT_GAME)?.execute(params![
@@ -303,7 +303,7 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
         summary.ended_at,
         game.invite_hash
     ])?;
-    let id = tx.last_insert_rowid();
+    let id = GameId::new(tx.last_insert_rowid());
     for (player, token_hash) in &game.token_hashes {
         insert_seat(tx, id, *player, token_hash)?;
     }
@@ -317,7 +317,7 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
 
 /// Game `id` and its whole log, read in `tx`, a transaction, so that both come
 /// from one snapshot.
-fn read_game(tx: &Connection, id: i64) -> Result<StoredGame, StoreError> {
+fn read_game(tx: &Connection, id: GameId) -> Result<StoredGame, StoreError> {
     let mut select_game = tx.prepare_cached(&SELECT_GAME)?;
     let mut games = select_game.query([id])?;
     let game = games.next()?.ok_or(StoreError::NotFound { id })?;
@@ -338,7 +338,7 @@ impl Columns for Row<'_> {
 
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
 /// it when it fails.
-fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<(), StoreError> {
+fn write_game(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
     lost_race(tx, id, write_entries(tx, id, write))
 }
 
@@ -346,7 +346,7 @@ fn write_game(tx: &Connection, id: i64, write: &Write) -> Result<(), StoreError>
 /// number or its seat told as a conflict. (The race is lost at the first row:
 /// what the write inserted before it, a seat at most, is not in the log whose
 /// last number the conflict reports, and the savepoint undoes it.)
-fn lost_race<T>(tx: &Connection, id: i64, written: rusqlite::Result<T>) -> Result<T, StoreError> {
+fn lost_race<T>(tx: &Connection, id: GameId, written: rusqlite::Result<T>) -> Result<T, StoreError> {
     match written {
         Err(error) if is_unique_violation(&error) => {
             let current_version = tx
@@ -359,7 +359,7 @@ fn lost_race<T>(tx: &Connection, id: i64, written: rusqlite::Result<T>) -> Resul
 }
 
 /// Carries out `write` on game `id` in `tx`.
-fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<()> {
+fn write_entries(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
     if let Some((player, token_hash)) = &write.seat {
         insert_seat(tx, id, *player, token_hash)?;
     }
@@ -371,7 +371,7 @@ fn write_entries(tx: &Connection, id: i64, write: &Write) -> rusqlite::Result<()
 }
 
 /// Writes `entries` into the log of game `id`.
-fn insert_entries(tx: &Connection, id: i64, entries: &[StoredEntry]) -> rusqlite::Result<()> {
+fn insert_entries(tx: &Connection, id: GameId, entries: &[StoredEntry]) -> rusqlite::Result<()> {
     let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
     for entry in entries {
         let row = EntryRow::from(entry);
@@ -393,12 +393,12 @@ fn insert_entries(tx: &Connection, id: i64, entries: &[StoredEntry]) -> rusqlite
 }
 
 /// Keeps the hash of `player`'s token in game `id`.
-fn insert_seat(tx: &Connection, id: i64, player: Player, token_hash: &[u8]) -> rusqlite::Result<()> {
+fn insert_seat(tx: &Connection, id: GameId, player: Player, token_hash: &[u8]) -> rusqlite::Result<()> {
     tx.prepare_cached(INSERT_SEAT)?.execute(params![id, player.to_string(), token_hash])?;
     Ok(())
 }
 
-fn set_summary(tx: &Connection, id: i64, summary: &Summary) -> rusqlite::Result<()> {
+fn set_summary(tx: &Connection, id: GameId, summary: &Summary) -> rusqlite::Result<()> {
     let columns = SummaryColumns::of(summary);
     tx.prepare_cached(UPDATE_SUMMARY)?.execute(params![
         columns.status,

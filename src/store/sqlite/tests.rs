@@ -37,7 +37,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     earlier_database.close().await.unwrap();
 
     let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
-    let game = store.load_game(7).await.unwrap();
+    let game = store.load_game(GameId::new(7)).await.unwrap();
     let listed = store.list_games(Page { status: Some(Status::Finished), before: None, limit: 10 }).await.unwrap();
     let missing_game = store
         .writer
@@ -58,7 +58,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         })
         .await
         .unwrap();
-    assert_eq!(store.shared_game().await.unwrap(), Some((7, Player::O)));
+    assert_eq!(store.shared_game().await.unwrap(), Some((GameId::new(7), Player::O)));
     store.close().await;
     assert_eq!(
         (game.variant, game.created_at.as_str(), game.opponent, game.token_hashes),
@@ -71,7 +71,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     );
     let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, entry.created_at.as_str(), entry.by_bot)).collect();
     assert_eq!(log, [(1, "a", false), (2, "b", true), (3, "c", false)]);
-    assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(7, 3)]);
+    assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(GameId::new(7), 3)]);
     assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
     for refused in checks {
         assert!(refused.unwrap_err().contains("CHECK"), "the rebuilt checks still hold");
