@@ -3,6 +3,7 @@
 //! listing. Pure: below both the store, which converts its rows into these, and
 //! the service, which replays them.
 
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::Bot;
@@ -40,6 +41,14 @@ impl std::fmt::Display for GameId {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(formatter)
     }
+}
+
+/// `at` as the database and the API write a time: RFC 3339 in UTC, to the
+/// millisecond, always with three digits, so that the text of two times sorts
+/// as the times do.
+#[must_use]
+pub fn stamp(at: Timestamp) -> String {
+    format!("{at:.3}")
 }
 
 /// A Fischer clock: each player's time at the start, and what each of their
@@ -149,8 +158,8 @@ pub enum Event {
 pub struct StoredEntry {
     /// The entry's place in the log, from 1; the game's version is the last one.
     pub seq: i64,
-    /// When it was written, RFC 3339 in UTC.
-    pub created_at: String,
+    /// When it was written, to the millisecond.
+    pub created_at: Timestamp,
     /// What happened.
     pub event: Event,
     /// Whether the game's bot did it.
@@ -164,8 +173,8 @@ pub struct StoredGame {
     pub id: GameId,
     /// Its collapse rule.
     pub variant: Variant,
-    /// When it was created, RFC 3339 in UTC.
-    pub created_at: String,
+    /// When it was created, to the millisecond.
+    pub created_at: Timestamp,
     /// The bot that holds the seat the creator left, in a game against the computer.
     pub opponent: Option<Bot>,
     /// Whether hints are given while the game goes on.
@@ -231,10 +240,10 @@ pub struct Summary {
     pub end: Option<End>,
     /// When the running clock runs out, in a timed game: the server's timer looks
     /// for games past theirs.
-    pub deadline: Option<String>,
-    /// When it ended, RFC 3339 in UTC, once it has: the server deletes the games
-    /// that ended before the retention period.
-    pub ended_at: Option<String>,
+    pub deadline: Option<Timestamp>,
+    /// When it ended, once it has: the server deletes the games that ended before
+    /// the retention period.
+    pub ended_at: Option<Timestamp>,
 }
 
 /// What a new game is to be.
@@ -275,7 +284,7 @@ pub struct ListedGame {
     /// Its collapse rule.
     pub variant: Variant,
     /// When it was created.
-    pub created_at: String,
+    pub created_at: Timestamp,
     /// Its version.
     pub version: i64,
     /// Waiting, ongoing or finished.

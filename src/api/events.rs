@@ -157,7 +157,7 @@ impl Watch {
             self.queue.push_back(event(&then));
         }
         self.final_at = None;
-        let Some(final_ms) = self.service.final_at_ms(record)? else { return Ok(()) };
+        let Some(final_ms) = self.service.final_at_ms(record) else { return Ok(()) };
         match u64::try_from(final_ms - self.service.now_ms()) {
             // Final now: what is queued is all there will be.
             Ok(0) | Err(_) => {
@@ -330,7 +330,7 @@ async fn events(
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
     let record = service.game(id).await?;
-    if service.is_final(&record)? && last >= record.version() {
+    if service.is_final(&record) && last >= record.version() {
         return Ok(HttpResponse::NoContent().finish());
     }
     let mut watch = Watch {

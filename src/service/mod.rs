@@ -32,7 +32,7 @@ pub use life::ClockState;
 pub use randomness::Randomness;
 pub use records::GameRecord;
 pub use searches::Searches;
-pub use time::{Time, stamp_of_millis};
+pub use time::{Time, timestamp_of_millis};
 pub use timer::{RETENTION_BATCH, TIMER_EVERY};
 
 /// What perfect play makes of a position: the best action for the side to act.
@@ -167,25 +167,19 @@ impl GameService {
     /// Whether nothing more will be written to `record`'s game: it is over, and
     /// no rematch is to be expected any more (one was asked for, the opponent is
     /// a bot, or the rematch window has passed).
-    ///
-    /// # Errors
-    /// A corrupt log.
-    pub fn is_final(&self, record: &GameRecord) -> Result<bool, Error> {
-        Ok(self.final_at_ms(record)?.is_some_and(|final_ms| self.now_ms() >= final_ms))
+    pub fn is_final(&self, record: &GameRecord) -> bool {
+        self.final_at_ms(record).is_some_and(|final_ms| self.now_ms() >= final_ms)
     }
 
     /// When nothing more will be written to `record`'s game, once it is over: at
     /// its end when it has a rematch already or is played against a bot, else
     /// when the rematch window closes.
-    ///
-    /// # Errors
-    /// A corrupt log.
-    pub fn final_at_ms(&self, record: &GameRecord) -> Result<Option<i64>, Error> {
-        let Some(ended_at_ms) = record.ended_at_ms()? else { return Ok(None) };
+    pub fn final_at_ms(&self, record: &GameRecord) -> Option<i64> {
+        let ended_at_ms = record.ended_at()?.as_millisecond();
         if record.rematch().is_some() || record.stored.opponent.is_some() {
-            return Ok(Some(ended_at_ms));
+            return Some(ended_at_ms);
         }
-        Ok(Some(ended_at_ms.saturating_add(time::millis_of(self.options.rematch_window))))
+        Some(ended_at_ms.saturating_add(time::millis_of(self.options.rematch_window)))
     }
 
     /// The best action of game `id` for the side to act, by exact search.

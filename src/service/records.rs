@@ -1,8 +1,10 @@
 //! A game as the service hands it to the API: its record as stored, replayed
 //! into the state its log rebuilds, as of a moment.
 
+use jiff::Timestamp;
+
 use super::life::{ClockState, Life};
-use super::time::{millis, stamp_of_millis};
+use super::time::timestamp_of_millis;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::Error;
 use crate::record::{End, Event, GameId, Status, StoredEntry, StoredGame, Summary};
@@ -49,11 +51,7 @@ impl GameRecord {
     fn fold(&mut self, index: usize) -> Result<(), Error> {
         let entry = &self.stored.log[index];
         let corrupt = |detail: String| Error::Internal(format!("game {}: corrupt log: {detail}", self.stored.id));
-        // Only a clocked game reads its entries' times.
-        let at_ms = match self.stored.clock {
-            Some(_) => millis(&entry.created_at).map_err(corrupt)?,
-            None => 0,
-        };
+        let at_ms = entry.created_at.as_millisecond();
         let (game, life, at) = (&mut self.game, &mut self.life, || at_ms);
         match entry.event {
             Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, &at),
@@ -88,10 +86,10 @@ impl GameRecord {
         seat: Option<(Player, Vec<u8>)>,
         at_ms: i64,
     ) -> Result<(GameRecord, Write), Error> {
-        let created_at = stamp_of_millis(at_ms);
+        let created_at = timestamp_of_millis(at_ms);
         let entries: Vec<StoredEntry> = (self.version() + 1..)
             .zip(events)
-            .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at: created_at.clone(), event, by_bot })
+            .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at, event, by_bot })
             .collect();
         let folded = self.stored.log.len();
         self.stored.log.extend(entries.iter().cloned());
@@ -211,19 +209,15 @@ impl GameRecord {
         })
     }
 
-    /// When the game was over, in milliseconds since the epoch, if it is.
-    ///
-    /// # Errors
-    /// [`Error::Internal`] when the time of that entry is none: a corrupt log.
-    pub fn ended_at_ms(&self) -> Result<Option<i64>, Error> {
-        self.ended_by.map(|index| millis(&self.stored.log[index].created_at).map_err(Error::Internal)).transpose()
+    /// When the game was over, if it is.
+    pub fn ended_at(&self) -> Option<Timestamp> {
+        self.ended_by.map(|index| self.stored.log[index].created_at)
     }
 
     /// The summary a listing shows, as of the record's moment.
     pub fn summary(&self) -> Summary {
-        let deadline = self.clock().and_then(|clock| clock.deadline_ms).map(stamp_of_millis);
-        let ended_at = self.ended_by.map(|index| self.stored.log[index].created_at.clone());
-        Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at }
+        let deadline = self.clock().and_then(|clock| clock.deadline_ms).map(timestamp_of_millis);
+        Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at: self.ended_at() }
     }
 }
 
@@ -253,7 +247,7 @@ mod tests {
         let stored = StoredGame {
             id: GameId::new(1),
             variant: Variant::PlayerChoice,
-            created_at: stamp_of_millis(0),
+            created_at: timestamp_of_millis(0),
             opponent: None,
             hints: false,
             clock,

@@ -61,7 +61,7 @@ impl GameService {
             // The database gives the id.
             id: GameId::new(0),
             variant,
-            created_at: time::stamp_of_millis(now_ms),
+            created_at: time::timestamp_of_millis(now_ms),
             opponent,
             hints: hints.unwrap_or(opponent.is_some()),
             clock,

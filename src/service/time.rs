@@ -39,29 +39,15 @@ impl Time {
     }
 }
 
-/// `at` as the log writes times: RFC 3339 in UTC, to the millisecond.
-pub fn stamp(at: Timestamp) -> String {
-    format!("{at:.3}")
-}
-
 /// `duration` in milliseconds, as the service's times count; the longest it
 /// configures is years, far inside the range.
 pub fn millis_of(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// A time in milliseconds since the epoch, as the log writes times.
-pub fn stamp_of_millis(at_ms: i64) -> String {
-    stamp(Timestamp::from_millisecond(at_ms).expect("a time within jiff's range"))
-}
-
-/// The milliseconds since the epoch of a time as the log writes it, or why it is
-/// none (a corrupt log: the store writes no other).
-///
-/// # Errors
-/// When `stamp` is not RFC 3339.
-pub fn millis(stamp: &str) -> Result<i64, String> {
-    stamp.parse::<Timestamp>().map(|at| at.as_millisecond()).map_err(|error| format!("a log time {stamp:?}: {error}"))
+/// The time `at_ms` milliseconds after the epoch, as the clocks count.
+pub fn timestamp_of_millis(at_ms: i64) -> Timestamp {
+    Timestamp::from_millisecond(at_ms).expect("a time within jiff's range")
 }
 
 #[cfg(test)]
@@ -69,11 +55,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stamps_read_back_to_the_millisecond() {
-        let at = Timestamp::from_millisecond(1_764_578_453_040).unwrap();
-        assert_eq!(stamp(at), "2025-12-01T08:40:53.040Z");
-        assert_eq!(millis(&stamp(at)), Ok(1_764_578_453_040));
-        assert!(millis("yesterday").is_err());
+    fn times_count_milliseconds() {
+        let at = timestamp_of_millis(1_764_578_453_040);
+        assert_eq!(crate::record::stamp(at), "2025-12-01T08:40:53.040Z");
+        assert_eq!(at.as_millisecond(), 1_764_578_453_040);
         assert_eq!(millis_of(Duration::from_secs(90)), 90_000);
         let clock = Time::manual(at);
         clock.advance(Duration::from_millis(1_500));

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::time::{millis, millis_of, stamp_of_millis};
+use super::time::{millis_of, timestamp_of_millis};
 use super::{GameRecord, GameService};
 use crate::error::Error;
 use crate::record::{Ending, Status};
@@ -28,7 +28,8 @@ impl GameService {
     pub async fn end_overdue_games(&self) -> Result<usize, Error> {
         let now_ms = self.now_ms();
         let waiting_before_ms = self.waiting_cutoff_ms(now_ms);
-        let overdue = self.store.overdue_games(stamp_of_millis(now_ms), waiting_before_ms.map(stamp_of_millis)).await?;
+        let overdue =
+            self.store.overdue_games(timestamp_of_millis(now_ms), waiting_before_ms.map(timestamp_of_millis)).await?;
         let mut ended = 0;
         for id in overdue {
             // As the game stands when its write is decided: another instance, or
@@ -37,7 +38,7 @@ impl GameService {
                 if let Some(player) = record.flagged() {
                     return Ok(Some(Ending::TimedOut(player)));
                 }
-                let created_ms = millis(&record.stored.created_at).map_err(Error::Internal)?;
+                let created_ms = record.stored.created_at.as_millisecond();
                 let waited_too_long = waiting_before_ms.is_some_and(|before| created_ms <= before);
                 Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Aborted(None)))
             };
@@ -59,7 +60,7 @@ impl GameService {
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
         let Some(retention) = self.options.retention else { return Ok(0) };
         let before_ms = self.now_ms().saturating_sub(millis_of(retention));
-        Ok(self.store.delete_games_ended_before(stamp_of_millis(before_ms), RETENTION_BATCH).await?)
+        Ok(self.store.delete_games_ended_before(timestamp_of_millis(before_ms), RETENTION_BATCH).await?)
     }
 
     /// Before when a waiting game must have been created to be aborted now.

@@ -21,11 +21,12 @@ use sqlite::SqliteStore;
 use std::sync::Arc;
 use std::time::Instant;
 
+use jiff::Timestamp;
+
 use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
-use crate::record::{GameId, ListedGame, Page, StoredEntry};
-use crate::record::{StoredGame, Summary};
+use crate::record::{GameId, ListedGame, Page, StoredEntry, StoredGame, Summary, stamp};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -359,14 +360,20 @@ impl Store {
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn overdue_games(&self, now: String, waiting_before: Option<String>) -> Result<Vec<GameId>, StoreError> {
+    pub async fn overdue_games(
+        &self,
+        now: Timestamp,
+        waiting_before: Option<Timestamp>,
+    ) -> Result<Vec<GameId>, StoreError> {
+        // Both backends compare the times as the columns hold them.
+        let (now, waiting_before) = (stamp(now), waiting_before.map(stamp));
         counted(match &self.backend {
             Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
             Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
         })
     }
 
-    /// Deletes at most `most` of the games that ended before `before` (RFC 3339),
+    /// Deletes at most `most` of the games that ended before `before`,
     /// the first to end first, with their logs and seats; never the original
     /// app's game, nor the newest game, whose id SQLite would give the next game
     /// again (PostgreSQL keeps it too, to answer alike). A later game that was
@@ -379,7 +386,8 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+    pub async fn delete_games_ended_before(&self, before: Timestamp, most: usize) -> Result<usize, StoreError> {
+        let before = stamp(before);
         self.wrote(async {
             match &self.backend {
                 Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,

@@ -1,13 +1,14 @@
 //! Rows as the database holds them, and their checked conversion to and from the
 //! service's types: the same columns on every backend.
 
+use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::StoreError;
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::record::{
-    ClockSettings, End, EndReason, Ending, Event, GameId, ListedGame, Status, StoredEntry, StoredGame, Summary,
+    ClockSettings, End, EndReason, Ending, Event, GameId, ListedGame, Status, StoredEntry, StoredGame, Summary, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -114,8 +115,8 @@ impl SummaryColumns {
             result: summary.result.code().to_string(),
             end_reason: summary.end.map(|end| end.reason.code().to_string()),
             end_player: summary.end.and_then(|end| end.player).map(|player| player.to_string()),
-            deadline: summary.deadline.clone(),
-            ended_at: summary.ended_at.clone(),
+            deadline: summary.deadline.map(stamp),
+            ended_at: summary.ended_at.map(stamp),
         }
     }
 
@@ -138,7 +139,9 @@ impl SummaryColumns {
                 player: self.end_player.as_deref().map(player).transpose()?,
             }),
         };
-        Ok(Summary { status, result, end, deadline: self.deadline, ended_at: self.ended_at })
+        let (deadline, ended_at) =
+            (self.deadline.as_deref().map(time).transpose()?, self.ended_at.as_deref().map(time).transpose()?);
+        Ok(Summary { status, result, end, deadline, ended_at })
     }
 }
 
@@ -169,7 +172,7 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
     Ok(StoredGame {
         id: row.column(0)?,
         variant: variant(&row.column::<String>(1)?)?,
-        created_at: row.column(2)?,
+        created_at: time(&row.column::<String>(2)?)?,
         opponent,
         hints: row.column(5)?,
         clock,
@@ -199,7 +202,7 @@ pub(super) fn listed_game_from_row(row: &impl Columns) -> Result<ListedGame, Sto
     Ok(ListedGame {
         id: row.column(0)?,
         variant: variant(&row.column::<String>(1)?)?,
-        created_at: row.column(2)?,
+        created_at: time(&row.column::<String>(2)?)?,
         version: row.column(3)?,
         status: summary.status,
         result: summary.result,
@@ -246,7 +249,7 @@ impl From<&StoredEntry> for EntryRow {
             square: None,
             rematch: None,
             by_bot: entry.by_bot,
-            created_at: entry.created_at.clone(),
+            created_at: stamp(entry.created_at),
         };
         match entry.event {
             Event::SeatTaken(player) => row("seat", player.to_string()),
@@ -335,7 +338,7 @@ impl EntryRow {
             },
             other => return Err(corrupt("kind", other)),
         };
-        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot })
+        Ok(StoredEntry { seq: self.seq, created_at: time(&self.created_at)?, event, by_bot: self.by_bot })
     }
 }
 
@@ -351,6 +354,11 @@ fn variant(text: &str) -> Result<Variant, StoreError> {
 }
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
+/// The time a column's RFC 3339 text holds.
+pub(super) fn time(text: &str) -> Result<Timestamp, StoreError> {
+    text.parse().map_err(|_| corrupt("time", text))
+}
+
 fn corrupt(column: &str, value: &str) -> StoreError {
     StoreError::Corrupt(format!("{column} {value:?}"))
 }

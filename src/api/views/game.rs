@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
-use crate::record::{End, GameId};
-use crate::service::{ClockState, GameRecord, Seat, stamp_of_millis};
+use crate::record::{End, GameId, stamp};
+use crate::service::{ClockState, GameRecord, Seat, timestamp_of_millis};
 
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]
@@ -204,7 +204,7 @@ impl From<ClockState> for ClockView {
             increment_ms: clock.settings.increment_ms,
             remaining_ms: RemainingView { x: clock.remaining(Player::X), o: clock.remaining(Player::O) },
             running: clock.running.map(PlayerName::from),
-            deadline: clock.deadline_ms.map(stamp_of_millis),
+            deadline: clock.deadline_ms.map(|at_ms| stamp(timestamp_of_millis(at_ms))),
         }
     }
 }
@@ -362,7 +362,7 @@ impl From<&GameRecord> for GameView {
             variant: game.variant().into(),
             version: record.version(),
             status: record.status().into(),
-            created_at: record.stored.created_at.clone(),
+            created_at: stamp(record.stored.created_at),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
             hints: record.stored.hints,
             private: record.stored.invite_hash.is_some(),

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber};
-use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry};
+use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]
@@ -152,7 +152,7 @@ impl From<&ListedGame> for GameSummary {
             result: listed.result.into(),
             end: listed.end.map(EndView::from),
             version: listed.version,
-            created_at: listed.created_at.clone(),
+            created_at: stamp(listed.created_at),
         }
     }
 }
@@ -180,6 +180,6 @@ impl LogEntryView {
             Event::Ended(Ending::Aborted(player)) => EventView::Abort { player: player.map(PlayerName::from) },
             Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },
         };
-        LogEntryView { seq: entry.seq, created_at: entry.created_at.clone(), by_bot: entry.by_bot, event }
+        LogEntryView { seq: entry.seq, created_at: stamp(entry.created_at), by_bot: entry.by_bot, event }
     }
 }

@@ -34,7 +34,7 @@ use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, store
 use super::{Notice, OpenError, RematchOf, StoreError};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
 use connections::{Connections, Held, is_broken};
 use statements::*;
 use writes::{Batches, EntryColumns, PgQuery};
@@ -420,13 +420,13 @@ async fn insert_game(
     if let Some(RematchOf { game_id, seq, player }) = rematch {
         // Its rematch column is filled in with the new game's id by the statement.
         let event = Event::Rematch { player, game_id: GameId::new(0) };
-        entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }]);
+        entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }]);
     }
     let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =
         game.token_hashes.iter().map(|(player, hash)| (player.to_string(), hash.clone())).unzip();
     let query = sqlx::query_scalar(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
         .bind(game.variant.code())
-        .bind(game.created_at.clone())
+        .bind(stamp(game.created_at))
         .bind(bot_code(game))
         .bind(mistake_chance(game))
         .bind(game.hints)

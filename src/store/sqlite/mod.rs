@@ -21,7 +21,7 @@ use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{Durability, OpenError, RematchOf, StoreError, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -288,7 +288,7 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     tx.prepare_cached(INSERT_GAME)?.execute(params![
         game.variant.code(),
-        game.created_at,
+        stamp(game.created_at),
         bot_code(game),
         mistake_chance(game),
         game.hints,
@@ -310,7 +310,7 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
     insert_entries(tx, id, &game.log)?;
     if let Some(RematchOf { game_id, seq, player }) = rematch {
         let event = Event::Rematch { player, game_id: id };
-        insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at.clone(), event, by_bot: false }])?;
+        insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
     }
     Ok(id)
 }

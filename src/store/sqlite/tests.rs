@@ -24,11 +24,11 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
          VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
          INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
-         INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', 'a');
+         INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', '2026-01-02T03:04:06.000Z');
          INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, by_bot, created_at) \
-         VALUES (7, 2, 'move', 'O', 0, 1, 1, 'b');
+         VALUES (7, 2, 'move', 'O', 0, 1, 1, '2026-01-02T03:04:07.000Z');
          INSERT INTO log_entries (game_id, seq, kind, actor, closing_move, collapse_square, created_at) \
-         VALUES (7, 3, 'collapse', 'measurement', 1, 1, 'c');
+         VALUES (7, 3, 'collapse', 'measurement', 1, 1, '2026-01-02T03:04:08.000Z');
          INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
     )
     .execute(&mut earlier_database)
@@ -61,16 +61,17 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     assert_eq!(store.shared_game().await.unwrap(), Some((GameId::new(7), Player::O)));
     store.close().await;
     assert_eq!(
-        (game.variant, game.created_at.as_str(), game.opponent, game.token_hashes),
+        (game.variant, stamp(game.created_at), game.opponent, game.token_hashes),
         (
             crate::engine::Variant::Measurement,
-            "2026-01-02T03:04:05.678Z",
+            "2026-01-02T03:04:05.678Z".to_string(),
             Some(crate::bot::Bot::Parasite { mistake_chance: 0.25 }),
             vec![(Player::X, vec![1, 2])]
         )
     );
-    let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, entry.created_at.as_str(), entry.by_bot)).collect();
-    assert_eq!(log, [(1, "a", false), (2, "b", true), (3, "c", false)]);
+    let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, stamp(entry.created_at), entry.by_bot)).collect();
+    let at = |second: u8| format!("2026-01-02T03:04:{second:02}.000Z");
+    assert_eq!(log, [(1, at(6), false), (2, at(7), true), (3, at(8), false)]);
     assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(GameId::new(7), 3)]);
     assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
     for refused in checks {
