@@ -2,6 +2,7 @@
 //! API answers each as problem+json ([`crate::api`] gives the status codes).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::engine::RuleError;
 use crate::store::StoreError;
@@ -39,8 +40,61 @@ pub enum Error {
     /// As many searches run and wait as the server allows.
     Busy,
     /// A bug or a corrupt log. Logged in full; a client sees only that it happened.
-    Internal(String),
+    Internal(Fault),
 }
+
+/// What went wrong inside the server, and the error it came from, if any, so
+/// that the log tells the whole chain.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    what: String,
+    /// Shared, so that an error can be cloned as the service's errors are.
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Fault {
+    /// A fault that `what` says all of.
+    pub fn new(what: impl Into<String>) -> Fault {
+        Fault { what: what.into(), source: None }
+    }
+
+    /// A fault that `what` says, which `source` caused.
+    pub fn caused_by(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Fault {
+        Fault { what: what.into(), source: Some(Arc::new(source)) }
+    }
+
+    /// What went wrong and each cause after it, in one line, for the log.
+    pub fn chain(&self) -> String {
+        let mut said = self.what.clone();
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            said = format!("{said}: {error}");
+            cause = error.source();
+        }
+        said
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl std::error::Error for Fault {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two faults are the same when they say the same: a source has no equality.
+impl PartialEq for Fault {
+    fn eq(&self, other: &Fault) -> bool {
+        self.what == other.what
+    }
+}
+
+impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
@@ -106,13 +160,21 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Internal(detail) => write!(f, "internal: {detail}"),
+            Error::Internal(fault) => write!(f, "internal: {fault}"),
             _ => write!(f, "{}: {}", self.code(), self.detail()),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Rule(rule) => Some(rule),
+            Error::Internal(fault) => std::error::Error::source(fault),
+            _ => None,
+        }
+    }
+}
 
 impl From<RuleError> for Error {
     fn from(rule: RuleError) -> Error {
@@ -130,7 +192,23 @@ impl From<StoreError> for Error {
             },
             StoreError::Full(_) => Error::StorageFull,
             StoreError::NotFound { .. } => Error::NotFound(error.to_string()),
-            StoreError::Corrupt(_) | StoreError::Other(_) => Error::Internal(error.to_string()),
+            StoreError::Corrupt(_) | StoreError::Other(_) => Error::Internal(Fault::caused_by("the store", error)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_internal_error_keeps_its_cause_for_the_log_and_tells_the_client_nothing() {
+        let error = Error::from(StoreError::Corrupt("status \"lost\"".into()));
+        let Error::Internal(fault) = &error else { panic!("{error:?}") };
+        assert_eq!(fault.chain(), "the store: corrupt database: status \"lost\"");
+        let cause = std::error::Error::source(&error).expect("a cause");
+        assert_eq!(cause.downcast_ref::<StoreError>(), Some(&StoreError::Corrupt("status \"lost\"".into())));
+        assert_eq!(error.detail(), "something went wrong on the server; it has been logged");
+        assert_eq!(Fault::new("a bug").chain(), "a bug");
     }
 }

@@ -15,7 +15,7 @@ use super::views::{
     LegalActions, LogEntryView, MoveRequest, SeatedGame, StatusName,
 };
 use crate::engine::{Action, notation};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::record::{GameId, Page};
 use crate::service::{GameRecord, GameService};
 
@@ -46,7 +46,7 @@ const GAME_JSON_CAPACITY: usize = 4096;
 /// `response` with `view`, a game, as its JSON body.
 pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize) -> Answer {
     let mut body = Vec::with_capacity(GAME_JSON_CAPACITY);
-    serde_json::to_writer(&mut body, view).map_err(|error| Error::Internal(format!("a game view: {error}")))?;
+    serde_json::to_writer(&mut body, view).map_err(|error| Error::Internal(Fault::caused_by("a game view", error)))?;
     Ok(response.content_type(ContentType::json()).body(body))
 }
 

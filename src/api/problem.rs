@@ -231,8 +231,8 @@ impl ApiError {
 
     /// Logs what a client is not shown: the details of a fault.
     pub fn log_if_internal(&self) {
-        if let ApiError::Service(Error::Internal(detail)) = self {
-            log::error!("{detail}");
+        if let ApiError::Service(Error::Internal(fault)) = self {
+            log::error!("{}", fault.chain());
         }
     }
 }
@@ -322,7 +322,7 @@ mod tests {
             ApiError::Service(Error::Unavailable(String::new())),
             ApiError::Service(Error::StorageFull),
             ApiError::Service(Error::Busy),
-            ApiError::Service(Error::Internal(String::new())),
+            ApiError::Service(Error::Internal(crate::error::Fault::new(String::new()))),
             ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail: String::new() },
             ApiError::InvalidPath(String::new()),
             ApiError::InvalidQuery(String::new()),

@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use super::{GameRecord, GameService, count_if_ended, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::record::{Ending, Event, GameId, Status};
 use crate::token;
 
@@ -119,7 +119,10 @@ pub(super) fn bot_turns(game: &mut Game, bot: Bot, seat: Player, rng: &mut StdRn
     while game.actor_to_act() == Some(Actor::Player(seat)) {
         let action = strategy.choose(game, rng);
         game.play_measured(Actor::Player(seat), action, rng).map_err(|error| {
-            Error::Internal(format!("the {} bot chose {action:?}, which breaks a rule: {error}", bot.code()))
+            Error::Internal(Fault::caused_by(
+                format!("the {} bot chose {action:?}, which breaks a rule", bot.code()),
+                error,
+            ))
         })?;
     }
     Ok(())

@@ -8,6 +8,7 @@
 //! both databases, compared, and replayed.
 
 use super::{Error, GameRecord};
+use crate::error::Fault;
 use crate::record::{Event, GameId, StoredGame};
 use crate::store::{RematchOf, Store};
 
@@ -74,7 +75,7 @@ pub async fn copy_games(
     for id in copied_ids {
         let (original, copy) = (from.load_game(id).await?, to.load_game(id).await?);
         if copy != original {
-            return Err(Error::Internal(format!("game {id} reads back otherwise than its original")));
+            return Err(Error::Internal(Fault::new(format!("game {id} reads back otherwise than its original"))));
         }
         replays(copy)?;
     }
@@ -100,7 +101,8 @@ pub async fn check_games(store: &Store) -> Result<Checked, Error> {
         let game = store.load_game(id).await?;
         checked.games += 1;
         checked.entries += game.log.len();
-        replays(game).map_err(|error| Error::Internal(format!("game {id} does not replay: {error}")))?;
+        replays(game)
+            .map_err(|error| Error::Internal(Fault::caused_by(format!("game {id} does not replay"), error)))?;
     }
     Ok(checked)
 }

@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 
 use crate::bot::{Analysis, Bot, Solution, Stop};
 use crate::engine::{Actor, Player, RuleError, Variant};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{GameId, ListedGame, Page};
@@ -273,7 +273,7 @@ async fn off_request_threads<T: Send + 'static>(
 ) -> Result<T, Error> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|error| Error::Internal(format!("{what}'s thread failed: {error}")))?
+        .map_err(|error| Error::Internal(Fault::caused_by(format!("{what}'s thread failed"), error)))?
 }
 
 /// The seat the token hashing to `token_hash` holds in `record`'s game, when the

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use super::life::{ClockState, Life};
 use super::time::timestamp_of_millis;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
-use crate::error::Error;
+use crate::error::{Error, Fault};
 use crate::record::{End, Event, GameId, Status, StoredEntry, StoredGame, Summary};
 use crate::store::Write;
 
@@ -50,7 +50,8 @@ impl GameRecord {
     /// [`Error::Internal`], as [`GameRecord::replay`] says.
     fn fold(&mut self, index: usize) -> Result<(), Error> {
         let entry = &self.stored.log[index];
-        let corrupt = |detail: String| Error::Internal(format!("game {}: corrupt log: {detail}", self.stored.id));
+        let corrupt =
+            |detail: String| Error::Internal(Fault::new(format!("game {}: corrupt log: {detail}", self.stored.id)));
         let at_ms = entry.created_at.as_millisecond();
         let (game, life, at) = (&mut self.game, &mut self.life, || at_ms);
         match entry.event {
@@ -60,7 +61,13 @@ impl GameRecord {
             }
             Event::Action(logged) => {
                 game.play(logged.actor, logged.action).map_err(|error| {
-                    corrupt(format!("entry {} breaks a rule: {error} ({})", entry.seq, error.code()))
+                    let what = format!(
+                        "game {}: corrupt log: entry {} breaks a rule ({})",
+                        self.stored.id,
+                        entry.seq,
+                        error.code()
+                    );
+                    Error::Internal(Fault::caused_by(what, error))
                 })?;
                 life.acted(logged.actor, game, &at);
             }
