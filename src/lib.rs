@@ -49,10 +49,11 @@
 //! - [`live`]: who watches which game, for the live event streams; news of other
 //!   instances' writes reaches it from the store. [`token`]: seat tokens and
 //!   their hashes.
-//! - [`config`]: settings from the environment, with defaults.
+//! - [`config`]: the settings, each a flag of `qttt serve` or its environment
+//!   variable, with defaults.
 //! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
 //!   aborting and rematches, `events.rs` for the live streams, `health.rs`, and
-//!   the original app's routes in `legacy.rs`), extractors (`extract.rs`), each
+//!   the original app's routes in `original_app.rs`), extractors (`extract.rs`), each
 //!   client's limits (`limit.rs`), each request's id, log line and metrics
 //!   (`observe.rs`), problem+json and status codes (`problem.rs`), views with
 //!   their schemas (`views/`), and the OpenAPI document (`docs.rs`, committed as
@@ -68,6 +69,27 @@
 //! backends' schemas, the documentation, and the HTTP API in `api/`);
 //! `benches/` holds the engine, bot, analysis, in-process and load benchmarks;
 //! `docs/` the guides; `deploy/` nginx and a compose file; `.ci/run` what CI runs.
+//!
+//! # Words
+//!
+//! One word for each idea, the same in the code, the API, the database and the
+//! guides:
+//!
+//! - a game's **id** is its own (`GameId`; `id` in its view, `games.id`), and
+//!   **`game_id`** is a reference to a game from something else (a log, an
+//!   analysis, a rematch, a log entry's row).
+//! - a **log entry** has a **`seq`**, its place in the log from 1; a game's
+//!   **version** is the `seq` of its last entry, which `ETag` and `If-Match`
+//!   carry. Each entry is one **event** of the game's live stream, of the
+//!   entry's **kind**.
+//! - an entry's **actor** is who acted; a collapse's actor is its **chooser**
+//!   (a player, or the measurement), as a pending collapse names who must choose.
+//! - an **ending** beside the rules is a log entry of kind `resign`, `timeout`
+//!   or `abort` (`Ending`); the game's **end reason** says why it ended:
+//!   `lines`, `full_board`, `resignation`, `timeout` or `aborted` (`EndReason`).
+//! - the **original app** is the Python app qttt replaces: its routes (`/state`,
+//!   `/reset`, `/move`) play the **original app's game** (`original_app.rs`,
+//!   `ORIGINAL_APP_ROUTES`, the `original_app_game` table).
 
 pub mod api;
 pub mod board_text;

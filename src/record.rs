@@ -113,24 +113,26 @@ pub struct End {
     pub player: Option<Player>,
 }
 
-/// An ending the log records beside the rules' actions.
+/// An ending the log records beside the rules' actions, each named as its log
+/// entry's kind is in the database and the API (`resign`, `timeout`, `abort`);
+/// the game's [`EndReason`] then names why it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
     /// The player resigned: the other wins.
-    Resigned(Player),
+    Resign(Player),
     /// The player's clock ran out: the other wins.
-    TimedOut(Player),
+    Timeout(Player),
     /// The game was called off, by a seat holder or (`None`) by the server.
-    Aborted(Option<Player>),
+    Abort(Option<Player>),
 }
 
 impl Ending {
     /// How the game ended, as its view shows it.
     pub fn end(self) -> End {
         match self {
-            Ending::Resigned(player) => End { reason: EndReason::Resignation, player: Some(player) },
-            Ending::TimedOut(player) => End { reason: EndReason::Timeout, player: Some(player) },
-            Ending::Aborted(player) => End { reason: EndReason::Aborted, player },
+            Ending::Resign(player) => End { reason: EndReason::Resignation, player: Some(player) },
+            Ending::Timeout(player) => End { reason: EndReason::Timeout, player: Some(player) },
+            Ending::Abort(player) => End { reason: EndReason::Aborted, player },
         }
     }
 }

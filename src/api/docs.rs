@@ -27,7 +27,7 @@ stable `code`.",
         (name = "games", description = "Create, join, watch and play games."),
         (name = "health", description = "Probes for operators and orchestrators."),
         (name = "original app", description = "The three routes of the original web app, so that its frontend runs \
-on this server unchanged: one shared game in the measurement variant, errors as `{\"detail\": ...}`.")
+on this server unchanged: the original app's one game, in the measurement variant, errors as `{\"detail\": ...}`.")
     ),
     components(
         schemas(Problem),

@@ -5,10 +5,10 @@ mod events;
 mod extract;
 mod games;
 mod health;
-mod legacy;
 mod life;
 mod limit;
 mod observe;
+mod original_app;
 pub mod problem;
 pub mod views;
 
@@ -61,7 +61,7 @@ where
         .configure(health::routes)
         .configure(|config| {
             if original_app_routes {
-                legacy::routes(config);
+                original_app::routes(config);
             }
         })
         .split_for_parts();

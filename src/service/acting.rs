@@ -199,7 +199,7 @@ impl GameService {
             match record.status() {
                 Status::Finished => Err(Error::Rule(RuleError::GameOver)),
                 Status::Waiting => Err(Error::WaitingForOpponent),
-                Status::Ongoing => Ok(Some(Ending::Resigned(player))),
+                Status::Ongoing => Ok(Some(Ending::Resign(player))),
             }
         })
         .await
@@ -219,7 +219,7 @@ impl GameService {
             match record.status() {
                 Status::Finished => Err(Error::Rule(RuleError::GameOver)),
                 Status::Ongoing if record.game.moves().len() >= 2 => Err(Error::AbortNotAllowed),
-                Status::Waiting | Status::Ongoing => Ok(Some(Ending::Aborted(Some(player)))),
+                Status::Waiting | Status::Ongoing => Ok(Some(Ending::Abort(Some(player)))),
             }
         })
         .await
@@ -258,9 +258,9 @@ impl GameService {
     /// # Errors
     /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
     /// write lands first; database failures.
-    pub async fn move_in_shared_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
+    pub async fn move_in_original_app_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
         // The game is read once, where the move is decided.
-        let (id, play_as) = self.shared_game_id().await?;
+        let (id, play_as) = self.original_app_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
         Ok((self.play(id, side_to_move, action, true).await?, play_as))
     }

@@ -69,8 +69,8 @@ pub async fn copy_games(
         }
         progress(done + 1, ids.len());
     }
-    if let Some((id, play_as)) = from.shared_game().await? {
-        to.set_shared_game(id, play_as).await?;
+    if let Some((id, play_as)) = from.original_app_game().await? {
+        to.set_original_app_game(id, play_as).await?;
     }
     for id in copied_ids {
         let (original, copy) = (from.load_game(id).await?, to.load_game(id).await?);

@@ -161,7 +161,7 @@ impl Life {
             let reason = if game.lines().is_empty() { EndReason::FullBoard } else { EndReason::Lines };
             return Some(End { reason, player: None });
         }
-        self.flagged(now_ms).map(|player| Ending::TimedOut(player).end())
+        self.flagged(now_ms).map(|player| Ending::Timeout(player).end())
     }
 
     /// The result as of `now_ms`: a resignation or a timeout is a win for the
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn a_resignation_wins_for_the_other_player_whatever_the_points_and_stops_the_clocks() {
         let (mut life, game) = life_of(&[(1_000, squares(0, 1))], 0, None);
-        life.ended(Ending::Resigned(Player::O), &game, &|| 5_000);
+        life.ended(Ending::Resign(Player::O), &game, &|| 5_000);
         assert_eq!(life.end(&game, 6_000), Some(End { reason: EndReason::Resignation, player: Some(Player::O) }));
         assert_eq!(life.result(&game, 6_000), GameResult::XWins);
         let clock = life.clock(99_000).unwrap();
@@ -281,7 +281,7 @@ mod tests {
         let mut life = Life::new(None);
         let game = Game::new(Variant::Measurement);
         life.seat_taken(Player::X, false, &game, &|| 0);
-        life.ended(Ending::Aborted(None), &game, &|| 3_600_000);
+        life.ended(Ending::Abort(None), &game, &|| 3_600_000);
         assert_eq!(life.end(&game, 0), Some(End { reason: EndReason::Aborted, player: None }));
         assert_eq!(life.result(&game, 0), GameResult::Aborted);
         assert_eq!(life.clock(0), None, "an unclocked game has no clock");

@@ -1,5 +1,5 @@
 //! Seating players: creating a game, joining it, a rematch, and the original
-//! app's one shared game.
+//! app's one game.
 
 use super::acting::bot_turns;
 use super::{GameRecord, GameService, Seat};
@@ -204,18 +204,18 @@ impl GameService {
     ///
     /// # Errors
     /// A corrupt log; database failures.
-    pub async fn shared_game(&self) -> Result<(GameRecord, Player), Error> {
-        let (id, play_as) = self.shared_game_id().await?;
+    pub async fn original_app_game(&self) -> Result<(GameRecord, Player), Error> {
+        let (id, play_as) = self.original_app_game_id().await?;
         Ok((self.game(id).await?, play_as))
     }
 
     /// The id of the original app's game and its player's mark, the game created
-    /// as [`GameService::shared_game`] says the first time.
-    pub(super) async fn shared_game_id(&self) -> Result<(GameId, Player), Error> {
-        match self.store.shared_game().await? {
+    /// as [`GameService::original_app_game`] says the first time.
+    pub(super) async fn original_app_game_id(&self) -> Result<(GameId, Player), Error> {
+        match self.store.original_app_game().await? {
             Some(shared) => Ok(shared),
             None => {
-                let (record, play_as) = self.reset_shared_game(true, Player::X).await?;
+                let (record, play_as) = self.reset_original_app_game(true, Player::X).await?;
                 Ok((record.stored.id, play_as))
             }
         }
@@ -227,7 +227,11 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn reset_shared_game(&self, against_bot: bool, play_as: Player) -> Result<(GameRecord, Player), Error> {
+    pub async fn reset_original_app_game(
+        &self,
+        against_bot: bool,
+        play_as: Player,
+    ) -> Result<(GameRecord, Player), Error> {
         let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
         let settings =
             GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None, clock: None, private: false };
@@ -236,7 +240,7 @@ impl GameService {
             // The original app's routes need no tokens: both players play at one screen.
             (record, _) = self.join(record.stored.id, None).await?;
         }
-        self.store.set_shared_game(record.stored.id, play_as).await?;
+        self.store.set_original_app_game(record.stored.id, play_as).await?;
         Ok((record, play_as))
     }
 }

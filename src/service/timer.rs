@@ -36,11 +36,11 @@ impl GameService {
             // an action, may have got there first.
             let ending = move |record: &GameRecord| {
                 if let Some(player) = record.flagged() {
-                    return Ok(Some(Ending::TimedOut(player)));
+                    return Ok(Some(Ending::Timeout(player)));
                 }
                 let created_ms = record.stored.created_at.as_millisecond();
                 let waited_too_long = waiting_before_ms.is_some_and(|before| created_ms <= before);
-                Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Aborted(None)))
+                Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Abort(None)))
             };
             match self.end(id, ending).await {
                 Ok(written) => ended += usize::from(written.is_some()),

@@ -430,10 +430,10 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
+    pub async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         counted(match &self.backend {
-            Backend::Sqlite(store) => store.shared_game().await,
-            Backend::Postgres(store) => Box::pin(store.shared_game()).await,
+            Backend::Sqlite(store) => store.original_app_game().await,
+            Backend::Postgres(store) => Box::pin(store.original_app_game()).await,
         })
     }
 
@@ -441,11 +441,11 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
+    pub async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.wrote(async {
             match &self.backend {
-                Backend::Sqlite(store) => store.set_shared_game(id, play_as).await,
-                Backend::Postgres(store) => Box::pin(store.set_shared_game(id, play_as)).await,
+                Backend::Sqlite(store) => store.set_original_app_game(id, play_as).await,
+                Backend::Postgres(store) => Box::pin(store.set_original_app_game(id, play_as)).await,
             }
         })
         .await

@@ -271,9 +271,9 @@ impl From<&StoredEntry> for EntryRow {
                     },
                 }
             }
-            Event::Ended(Ending::Resigned(player)) => row("resign", player.to_string()),
-            Event::Ended(Ending::TimedOut(player)) => row("timeout", player.to_string()),
-            Event::Ended(Ending::Aborted(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
+            Event::Ended(Ending::Resign(player)) => row("resign", player.to_string()),
+            Event::Ended(Ending::Timeout(player)) => row("timeout", player.to_string()),
+            Event::Ended(Ending::Abort(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
             Event::Rematch { player, game_id } => {
                 EntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
             }
@@ -326,9 +326,9 @@ impl EntryRow {
                     square: square(self.square)?,
                 },
             }),
-            "resign" => Event::Ended(Ending::Resigned(player(&self.actor)?)),
-            "timeout" => Event::Ended(Ending::TimedOut(player(&self.actor)?)),
-            "abort" => Event::Ended(Ending::Aborted(match self.actor.as_str() {
+            "resign" => Event::Ended(Ending::Resign(player(&self.actor)?)),
+            "timeout" => Event::Ended(Ending::Timeout(player(&self.actor)?)),
+            "abort" => Event::Ended(Ending::Abort(match self.actor.as_str() {
                 "server" => None,
                 other => Some(player(other)?),
             })),

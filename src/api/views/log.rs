@@ -175,9 +175,9 @@ impl LogEntryView {
             Event::Action(LogEntry { actor, action: Action::Collapse { move_number, square } }) => {
                 EventView::Collapse { chooser: actor.into(), closing_move: move_number, square: square.number() }
             }
-            Event::Ended(Ending::Resigned(player)) => EventView::Resign { player: player.into() },
-            Event::Ended(Ending::TimedOut(player)) => EventView::Timeout { player: player.into() },
-            Event::Ended(Ending::Aborted(player)) => EventView::Abort { player: player.map(PlayerName::from) },
+            Event::Ended(Ending::Resign(player)) => EventView::Resign { player: player.into() },
+            Event::Ended(Ending::Timeout(player)) => EventView::Timeout { player: player.into() },
+            Event::Ended(Ending::Abort(player)) => EventView::Abort { player: player.map(PlayerName::from) },
             Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },
         };
         LogEntryView { seq: entry.seq, created_at: stamp(entry.created_at), by_bot: entry.by_bot, event }

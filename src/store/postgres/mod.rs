@@ -268,18 +268,18 @@ impl PgStore {
         rows.iter().map(listed_game_from_row).collect()
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
+    pub(super) async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         let row: Option<(GameId, String)> = self
             .connections
-            .run(&|connection| Box::pin(sqlx::query_as(SHARED_GAME).fetch_optional(connection)))
+            .run(&|connection| Box::pin(sqlx::query_as(ORIGINAL_APP_GAME).fetch_optional(connection)))
             .await?;
         row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
     }
 
-    pub(super) async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.connections
             .run(&|connection| {
-                let query = sqlx::query(SET_SHARED_GAME).bind(id).bind(play_as.to_string());
+                let query = sqlx::query(SET_ORIGINAL_APP_GAME).bind(id).bind(play_as.to_string());
                 Box::pin(async move { query.execute(connection).await.map(|_| ()) })
             })
             .await

@@ -148,7 +148,7 @@ pub(super) static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
 
 /// Retention's question and its deletes: see [`super::super::Store::delete_games_ended_before`].
 pub(super) const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
-     AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
+     AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
      ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
 pub(super) const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM log_entries WHERE game_id = ANY($1)",
@@ -162,6 +162,6 @@ pub(super) const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ong
      AND deadline <= $1::TIMESTAMPTZ UNION SELECT id FROM games WHERE $2::TEXT IS NOT NULL AND status = 'waiting' \
      AND created_at <= $2::TIMESTAMPTZ LIMIT 100";
 
-pub(super) const SHARED_GAME: &str = "SELECT game_id, play_as FROM shared_game WHERE slot = 1";
-pub(super) const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, $1, $2) \
+pub(super) const ORIGINAL_APP_GAME: &str = "SELECT game_id, play_as FROM original_app_game WHERE slot = 1";
+pub(super) const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";

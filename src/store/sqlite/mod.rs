@@ -57,11 +57,11 @@ const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUE
 const UPDATE_SUMMARY: &str =
     "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
-const SET_SHARED_GAME: &str = "INSERT INTO shared_game (slot, game_id, play_as) VALUES (1, ?, ?) \
+const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
 /// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
 const ENDED_BEFORE: &str = "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE ended_at < ?1 \
-     AND id NOT IN (SELECT game_id FROM shared_game) AND id < (SELECT max(id) FROM games) \
+     AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
      ORDER BY ended_at, id LIMIT ?2)";
 const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM log_entries WHERE game_id IN (SELECT value FROM json_each(?1))",
@@ -259,11 +259,11 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn shared_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
+    pub(super) async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         self.readers
             .run(|connection| {
                 let row: Option<(GameId, String)> = connection
-                    .query_row("SELECT game_id, play_as FROM shared_game WHERE slot = 1", [], |row| {
+                    .query_row("SELECT game_id, play_as FROM original_app_game WHERE slot = 1", [], |row| {
                         Ok((row.get(0)?, row.get(1)?))
                     })
                     .optional()?;
@@ -272,10 +272,10 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn set_shared_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
+    pub(super) async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.writer
             .write(move |tx| {
-                tx.prepare_cached(SET_SHARED_GAME)?.execute(params![id, play_as.to_string()])?;
+                tx.prepare_cached(SET_ORIGINAL_APP_GAME)?.execute(params![id, play_as.to_string()])?;
                 Ok(Ok(()))
             })
             .await

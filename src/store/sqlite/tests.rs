@@ -58,7 +58,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         })
         .await
         .unwrap();
-    assert_eq!(store.shared_game().await.unwrap(), Some((GameId::new(7), Player::O)));
+    assert_eq!(store.original_app_game().await.unwrap(), Some((GameId::new(7), Player::O)));
     store.close().await;
     assert_eq!(
         (game.variant, stamp(game.created_at), game.opponent, game.token_hashes),
@@ -90,7 +90,7 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
     let temporary_tables = store
         .writer
         .run(|connection| {
-            [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_SHARED_GAME]
+            [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_ORIGINAL_APP_GAME]
                 .iter()
                 .map(|write| {
                     let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;

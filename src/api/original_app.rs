@@ -1,5 +1,5 @@
 //! The original web app's three routes, so that its Next.js frontend runs on this
-//! server unchanged: one shared game in the measurement variant, the original
+//! server unchanged: the original app's one game, in the measurement variant, its
 //! shapes, and errors as `{"detail": "..."}`.
 
 use actix_web::http::StatusCode;
@@ -18,7 +18,7 @@ use crate::service::{GameRecord, GameService};
 /// list of its spooky marks (possibly empty).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
-pub enum LegacyCell {
+pub enum OriginalAppCell {
     /// The player of the classical mark.
     Classical(String),
     /// The spooky marks, such as `["X1", "O2"]`.
@@ -27,7 +27,7 @@ pub enum LegacyCell {
 
 /// Against another player at the same screen, or against the computer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-pub enum LegacyMode {
+pub enum OriginalAppMode {
     /// Player against player.
     #[serde(rename = "PvP")]
     PlayerVsPlayer,
@@ -37,29 +37,29 @@ pub enum LegacyMode {
     PlayerVsBot,
 }
 
-/// The shared game as the original app reads it.
+/// The original app's game, as the original app reads it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"board": ["X", ["O2"], [], [], ["O2"], [], [], [], []], "current_player": "X",
     "status": "ongoing", "mode": "PvE", "player_mark": "X"}))]
-pub struct LegacyState {
+pub struct OriginalAppState {
     /// The nine squares, 0-8 row-major.
-    pub board: Vec<LegacyCell>,
+    pub board: Vec<OriginalAppCell>,
     /// The player to move.
     pub current_player: PlayerName,
     /// `ongoing`, `Player X wins!`, `Player O wins!` or `Draw!`.
     pub status: String,
     /// `PvP` or `PvE`.
-    pub mode: LegacyMode,
+    pub mode: OriginalAppMode,
     /// The mark chosen at the last reset; in `PvE` the bot holds the other.
     pub player_mark: PlayerName,
 }
 
 /// `POST /reset`: both fields optional.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct LegacyResetRequest {
+pub struct OriginalAppResetRequest {
     /// Default `PvE`.
     #[serde(default)]
-    pub mode: LegacyMode,
+    pub mode: OriginalAppMode,
     /// Default `X`.
     #[serde(default)]
     pub player_mark: PlayerName,
@@ -67,7 +67,7 @@ pub struct LegacyResetRequest {
 
 /// `POST /move`: the two squares of the move, 0-8.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct LegacyMoveRequest {
+pub struct OriginalAppMoveRequest {
     /// The first square.
     #[schema(minimum = 0, maximum = 8)]
     #[serde(deserialize_with = "super::extract::whole_number")]
@@ -81,28 +81,28 @@ pub struct LegacyMoveRequest {
 /// An error as the original app reads it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"detail": "that square already holds a classical mark"}))]
-pub struct LegacyProblem {
+pub struct OriginalAppProblem {
     /// What went wrong.
     pub detail: String,
 }
 
 /// An [`ApiError`] in the original app's shape: bad input is 400, a broken rule 422.
 #[derive(Debug)]
-pub struct LegacyError(ApiError);
+pub struct OriginalAppError(ApiError);
 
-impl std::fmt::Display for LegacyError {
+impl std::fmt::Display for OriginalAppError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
     }
 }
 
-impl<E: Into<ApiError>> From<E> for LegacyError {
-    fn from(error: E) -> LegacyError {
-        LegacyError(error.into())
+impl<E: Into<ApiError>> From<E> for OriginalAppError {
+    fn from(error: E) -> OriginalAppError {
+        OriginalAppError(error.into())
     }
 }
 
-impl ResponseError for LegacyError {
+impl ResponseError for OriginalAppError {
     fn status_code(&self) -> StatusCode {
         match &self.0 {
             // The original answers every unreadable body with 400.
@@ -117,18 +117,18 @@ impl ResponseError for LegacyError {
         if let Some(seconds) = self.0.retry_after() {
             response.insert_header((actix_web::http::header::RETRY_AFTER, seconds.to_string()));
         }
-        response.json(LegacyProblem { detail: self.0.detail() })
+        response.json(OriginalAppProblem { detail: self.0.detail() })
     }
 }
 
-fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
+fn state_of(record: &GameRecord, play_as: Player) -> OriginalAppState {
     let game = &record.game;
-    LegacyState {
+    OriginalAppState {
         board: Square::ALL
             .into_iter()
             .map(|square| match game.classical(square) {
-                Some(mark) => LegacyCell::Classical(mark.player().to_string()),
-                None => LegacyCell::Spooky(game.spooky(square).map(|mark| mark.to_string()).collect()),
+                Some(mark) => OriginalAppCell::Classical(mark.player().to_string()),
+                None => OriginalAppCell::Spooky(game.spooky(square).map(|mark| mark.to_string()).collect()),
             })
             .collect(),
         current_player: Player::of_move(game.next_move_number()).into(),
@@ -140,7 +140,11 @@ fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
             GameResult::Aborted => "Aborted",
         }
         .to_string(),
-        mode: if record.stored.opponent.is_some() { LegacyMode::PlayerVsBot } else { LegacyMode::PlayerVsPlayer },
+        mode: if record.stored.opponent.is_some() {
+            OriginalAppMode::PlayerVsBot
+        } else {
+            OriginalAppMode::PlayerVsPlayer
+        },
         player_mark: play_as.into(),
     }
 }
@@ -148,37 +152,37 @@ fn state_of(record: &GameRecord, play_as: Player) -> LegacyState {
 /// The original app's game state.
 #[utoipa::path(
     tag = "original app",
-    responses((status = 200, description = "The shared game.", body = LegacyState))
+    responses((status = 200, description = "The original app's game.", body = OriginalAppState))
 )]
 #[get("/state")]
-async fn state(service: web::Data<GameService>) -> Result<HttpResponse, LegacyError> {
-    let (record, play_as) = service.shared_game().await?;
+async fn state(service: web::Data<GameService>) -> Result<HttpResponse, OriginalAppError> {
+    let (record, play_as) = service.original_app_game().await?;
     Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 
-/// Start a new shared game; in `PvE` the parasite bot holds the other mark and
+/// Start a new game for the original app; in `PvE` the parasite bot holds the other mark and
 /// opens when it is X.
 #[utoipa::path(
     tag = "original app",
-    request_body(content = Option<LegacyResetRequest>, description = "Optional."),
+    request_body(content = Option<OriginalAppResetRequest>, description = "Optional."),
     responses(
-        (status = 200, description = "The new game.", body = LegacyState),
-        (status = 400, description = "The body is not the JSON this route takes.", body = LegacyProblem),
+        (status = 200, description = "The new game.", body = OriginalAppState),
+        (status = 400, description = "The body is not the JSON this route takes.", body = OriginalAppProblem),
         (status = 429, description = "This address created too many games; `Retry-After` says how many seconds to wait.",
-            body = LegacyProblem, headers(("Retry-After" = u64, description = "Seconds to wait before trying again."))),
+            body = OriginalAppProblem, headers(("Retry-After" = u64, description = "Seconds to wait before trying again."))),
     )
 )]
 #[post("/reset")]
 async fn reset(
     service: web::Data<GameService>,
-    body: Result<JsonBody<LegacyResetRequest>, ApiError>,
+    body: Result<JsonBody<OriginalAppResetRequest>, ApiError>,
     limits: web::Data<Limits>,
     client: ClientAddress,
-) -> Result<HttpResponse, LegacyError> {
+) -> Result<HttpResponse, OriginalAppError> {
     limits.admit_creation(client)?;
     let JsonBody(request) = body?;
-    let against_bot = request.mode == LegacyMode::PlayerVsBot;
-    let (record, play_as) = service.reset_shared_game(against_bot, request.player_mark.into()).await?;
+    let against_bot = request.mode == OriginalAppMode::PlayerVsBot;
+    let (record, play_as) = service.reset_original_app_game(against_bot, request.player_mark.into()).await?;
     Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 
@@ -188,21 +192,21 @@ async fn reset(
 /// the person or the bot: the answer is the finished game.
 #[utoipa::path(
     tag = "original app",
-    request_body(content = LegacyMoveRequest),
+    request_body(content = OriginalAppMoveRequest),
     responses(
-        (status = 200, description = "The game after the move.", body = LegacyState),
-        (status = 400, description = "The body is not the JSON this route takes.", body = LegacyProblem),
-        (status = 422, description = "The move breaks a rule.", body = LegacyProblem),
+        (status = 200, description = "The game after the move.", body = OriginalAppState),
+        (status = 400, description = "The body is not the JSON this route takes.", body = OriginalAppProblem),
+        (status = 422, description = "The move breaks a rule.", body = OriginalAppProblem),
     )
 )]
 #[post("/move")]
 async fn play_move(
     service: web::Data<GameService>,
-    body: Result<JsonBody<LegacyMoveRequest>, ApiError>,
-) -> Result<HttpResponse, LegacyError> {
+    body: Result<JsonBody<OriginalAppMoveRequest>, ApiError>,
+) -> Result<HttpResponse, OriginalAppError> {
     let JsonBody(request) = body?;
     let action = MoveRequest { squares: [request.square_1, request.square_2] }.action()?;
-    let (record, play_as) = service.move_in_shared_game(action).await?;
+    let (record, play_as) = service.move_in_original_app_game(action).await?;
     Ok(HttpResponse::Ok().json(state_of(&record, play_as)))
 }
 

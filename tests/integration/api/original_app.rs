@@ -1,4 +1,4 @@
-//! The original web app's routes: /state, /reset and /move on one shared game.
+//! The original web app's routes: /state, /reset and /move on the original app's one game.
 
 use serde_json::{Value, json};
 
@@ -92,7 +92,7 @@ fn against_the_bot_it_opens_as_x_and_answers_every_move() {
         "the bot answered: {after}"
     );
     play_out(&app, after);
-    // The shared game is stored and listed like any other.
+    // The original app's game is stored and listed like any other.
     let listed = app.request("GET", "/api/v1/games", &[], None).json();
     assert_eq!(listed["games"][0]["status"], "finished");
 }
