@@ -23,7 +23,7 @@ fn two_watchers_see_every_change_of_a_whole_game_as_it_happens() {
     let (id, x, o) = app.two_player_game("player_choice");
     let mut watchers = [app.watch(id, None), app.watch(id, None)];
     for watcher in &mut watchers {
-        assert!(watcher.head().contains("content-type: text/event-stream"));
+        assert_eq!(watcher.header("content-type").as_deref(), Some("text/event-stream"));
         let seats = events_through(watcher, 1, 2);
         assert_eq!(seats.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(), ["seat", "seat"]);
     }

@@ -190,7 +190,11 @@ fn a_finished_games_stream_ends_with_an_end_event_and_a_reconnect_gets_204() {
         }
     }
     let end = watcher.next_event(PATIENCE).expect("the end event");
-    assert_eq!((end.id, end.kind.as_str()), (None, "end"));
+    // It has no id of its own: a reconnect resumes after the last entry.
+    assert_eq!((end.id, end.kind.as_str()), (Some(last), "end"));
+    let received = watcher.received();
+    let end_block = received.split("\n\n").find(|block| block.contains("event: end")).expect("the end's block");
+    assert!(!end_block.contains("id:"), "{end_block}");
     assert_eq!(end.data["game"], app.get_game(id).json());
     assert!(watcher.ends_within(PATIENCE), "the stream closes after the end");
     // A reconnect that has seen every event: 204, and the EventSource stops.
@@ -211,19 +215,20 @@ fn a_stream_resumes_from_the_query_as_from_the_header_and_spreads_its_reconnects
     for (token, squares) in [(&x, [0, 1]), (&o, [2, 3]), (&x, [4, 5])] {
         app.place(id, token, squares);
     }
-    let mut resumed = app.watch_at(&format!("/api/v1/games/{id}/events?last_event_id=3"), "");
+    let mut resumed = app.watch_at(&format!("/api/v1/games/{id}/events?last_event_id=3"), &[]);
     let ids: Vec<_> = (0..2).map(|_| resumed.next_event(PATIENCE).unwrap().id).collect();
     assert_eq!(ids, [Some(4), Some(5)], "exactly what came after 3");
     assert!(resumed.next_event(Duration::from_millis(300)).is_none(), "nothing more");
     // The header, which a reconnecting EventSource sends, wins over the query.
-    let mut both = app.watch_at(&format!("/api/v1/games/{id}/events?last_event_id=1"), "Last-Event-ID: 4\r\n");
+    let mut both = app.watch_at(&format!("/api/v1/games/{id}/events?last_event_id=1"), &[("Last-Event-ID", "4")]);
     assert_eq!(both.next_event(PATIENCE).unwrap().id, Some(5));
     // Each stream asks browsers to wait 2-4 s before reconnecting.
     let retries: Vec<u32> = (0..8)
         .map(|_| {
             let mut stream = app.watch(id, Some(5));
             stream.next_event(Duration::from_millis(200));
-            let retry = stream.unread().lines().find_map(|line| line.strip_prefix("retry: ")).expect("a retry field");
+            let received = stream.received();
+            let retry = received.lines().find_map(|line| line.strip_prefix("retry: ")).expect("a retry field");
             retry.trim().parse().unwrap()
         })
         .collect();

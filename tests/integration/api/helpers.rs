@@ -1,16 +1,16 @@
-//! A real server on a fresh database per test, and a small blocking HTTP client.
+//! A real server on a fresh database per test, and a blocking HTTP client for it
+//! (awc, run to the end of each request) with a reader of its event streams.
 //!
 //! The database is a SQLite file, or, when `QTTT_TEST_POSTGRES` gives the URL of a
 //! PostgreSQL server's maintenance database (such as
 //! `postgres://postgres@127.0.0.1:5432/postgres`), a database of its own there:
 //! the same tests run against either backend.
 
-use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use qttt::config::{Config, CorsOrigins};
 use qttt::server::{Running, Stopper};
@@ -169,8 +169,7 @@ impl std::ops::Deref for TestApp {
 
 impl Client {
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Response {
-        let stream = connect(self.address, self.from).expect("the server accepts");
-        request_on(stream, method, path, headers, body).expect("the server answers")
+        send(self.address, self.from, method, path, headers, body).expect("the server answers")
     }
 
     pub fn create_game(&self, body: Value) -> Response {
@@ -275,20 +274,26 @@ pub fn goffs_draw<'a>(x: &'a str, o: &'a str) -> Vec<Step<'a>> {
     ]
 }
 
-/// An open Server-Sent Events stream.
+/// An open Server-Sent Events stream, read by awc and parsed by
+/// eventsource-stream on a thread of its own, which hands over what came.
 pub struct EventStream {
-    stream: TcpStream,
-    /// What came and is not decoded yet: the head until it is whole, then the
-    /// chunks of the body (a proxy may cut an event across two).
-    raw: Vec<u8>,
-    head: Option<String>,
-    /// The body decoded, less the events taken from it.
-    body: String,
-    /// Whether the body's last chunk came.
-    ended: bool,
+    /// The answer's status and headers, once they came.
+    heads: mpsc::Receiver<Head>,
+    head: Option<Head>,
+    /// Each event, or why the stream failed; closed when the body ends.
+    events: mpsc::Receiver<Result<Event, String>>,
+    /// The body as it came, comments and fields the parser keeps to itself too.
+    received: Arc<Mutex<String>>,
+    /// Dropped to stop the reading thread, which then closes the connection.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    reader: Option<JoinHandle<()>>,
 }
 
-/// One event: its id (none for `end`), its kind and its data.
+/// An answer's status and headers.
+type Head = (u16, Vec<(String, String)>);
+
+/// One event: the id of the last event with one (the `end` event has none of its
+/// own, so it carries the one before it, as a browser's does), its kind and its data.
 #[derive(Debug, Clone)]
 pub struct Event {
     pub id: Option<i64>,
@@ -299,122 +304,135 @@ pub struct Event {
 impl Client {
     /// Opens the event stream of game `id`, resuming after `last_event_id`.
     pub fn watch(&self, id: i64, last_event_id: Option<i64>) -> EventStream {
-        let resume = last_event_id.map(|seq| format!("Last-Event-ID: {seq}\r\n")).unwrap_or_default();
-        self.watch_at(&format!("/api/v1/games/{id}/events"), &resume)
+        let resume = last_event_id.map(|seq| seq.to_string());
+        let headers: Vec<(&str, &str)> = resume.iter().map(|seq| ("Last-Event-ID", seq.as_str())).collect();
+        self.watch_at(&format!("/api/v1/games/{id}/events"), &headers)
     }
 
-    /// Opens the event stream at `path_and_query`, with `headers` (each ending in CRLF).
-    pub fn watch_at(&self, path_and_query: &str, headers: &str) -> EventStream {
-        let stream = connect(self.address, self.from).expect("the server accepts");
-        EventStream::on(stream, path_and_query, headers)
+    /// Opens the event stream at `path_and_query`, with `headers`.
+    pub fn watch_at(&self, path_and_query: &str, headers: &[(&str, &str)]) -> EventStream {
+        EventStream::from(self.address, self.from, path_and_query, headers)
     }
 }
 
 impl EventStream {
     /// Opens the event stream at `path_and_query` of the server at `address`,
-    /// with `headers` (each ending in CRLF).
-    pub fn open(address: SocketAddr, path_and_query: &str, headers: &str) -> EventStream {
-        EventStream::on(TcpStream::connect(address).expect("the server accepts"), path_and_query, headers)
+    /// with `headers`.
+    pub fn open(address: SocketAddr, path_and_query: &str, headers: &[(&str, &str)]) -> EventStream {
+        EventStream::from(address, None, path_and_query, headers)
     }
 
-    /// Opens the event stream at `path_and_query` on `stream`.
-    fn on(mut stream: TcpStream, path_and_query: &str, headers: &str) -> EventStream {
-        let address = stream.peer_addr().unwrap();
-        let head = format!("GET {path_and_query} HTTP/1.1\r\nHost: {address}\r\n{headers}\r\n");
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
-        EventStream { stream, raw: Vec::new(), head: None, body: String::new(), ended: false }
+    fn from(address: SocketAddr, from: Option<IpAddr>, path_and_query: &str, headers: &[(&str, &str)]) -> EventStream {
+        let ((tell_head, heads), (tell, events)) = (mpsc::channel(), mpsc::channel());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let received = Arc::new(Mutex::new(String::new()));
+        let (url, headers) = (format!("http://{address}{path_and_query}"), owned(headers));
+        let body = Arc::clone(&received);
+        let reader = std::thread::spawn(move || {
+            let reading = read_events(client(from), url, headers, body, tell_head, tell, stopped);
+            actix_web::rt::System::new().block_on(reading);
+        });
+        EventStream { heads, head: None, events, received, stop: Some(stop), reader: Some(reader) }
     }
 
-    /// The next event, waiting at most `patience`.
+    /// The next event, waiting at most `patience`; none once the stream ended.
     pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
-        let deadline = std::time::Instant::now() + patience;
-        loop {
-            // An event's fields each begin a line; comments and `retry` are skipped.
-            let start = ["id: ", "event: "]
-                .iter()
-                .filter_map(|field| match self.body.starts_with(field) {
-                    true => Some(0),
-                    false => self.body.find(&format!("\n{field}")).map(|at| at + 1),
-                })
-                .min();
-            if let Some(start) = start
-                && let Some(length) = self.body[start..].find("\n\n")
-            {
-                let block = self.body[start..start + length].to_string();
-                self.body.drain(..start + length + 2);
-                let field = |name: &str| block.lines().find_map(|line| line.strip_prefix(name)).map(str::to_string);
-                return Some(Event {
-                    id: field("id: ").map(|id| id.parse().expect("a numeric id")),
-                    kind: field("event: ").expect("an event's kind"),
-                    data: serde_json::from_str(&field("data: ").expect("an event's data")).expect("JSON data"),
-                });
-            }
-            if std::time::Instant::now() > deadline || !self.read_more() {
-                return None;
-            }
+        match self.events.recv_timeout(patience) {
+            Ok(Ok(event)) => Some(event),
+            Ok(Err(error)) => panic!("the event stream failed: {error}"),
+            Err(_) => None,
         }
     }
 
-    /// Reads what has come; false once the server closed the connection.
-    fn read_more(&mut self) -> bool {
-        let mut buffer = [0u8; 65536];
-        match self.stream.read(&mut buffer) {
-            Ok(0) => false,
-            Ok(read) => {
-                self.take_in(&buffer[..read]);
-                true
-            }
-            Err(error) if matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => true,
-            Err(error) => panic!("the event stream failed: {error}"),
-        }
+    /// Whether the stream ends (its body's last chunk comes) within `patience`,
+    /// with no event left unread.
+    pub fn ends_within(&mut self, patience: Duration) -> bool {
+        matches!(self.events.recv_timeout(patience), Err(mpsc::RecvTimeoutError::Disconnected))
     }
 
-    /// Takes in `bytes` as they came: the head, then the body's chunks, each
-    /// decoded once whole.
-    fn take_in(&mut self, bytes: &[u8]) {
-        self.raw.extend_from_slice(bytes);
+    /// Everything of the body received so far, events and comments alike.
+    pub fn received(&self) -> String {
+        self.received.lock().expect("the reader never panics holding it").clone()
+    }
+
+    /// The answer's status, once its head came (within 5 s).
+    pub fn status(&mut self) -> Option<u16> {
+        self.head().map(|(status, _)| *status)
+    }
+
+    /// A header of the answer, once its head came (within 5 s).
+    pub fn header(&mut self, name: &str) -> Option<String> {
+        let (_, headers) = self.head()?;
+        headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, value)| value.clone())
+    }
+
+    fn head(&mut self) -> Option<&Head> {
         if self.head.is_none() {
-            let Some(end) = self.raw.windows(4).position(|window| window == b"\r\n\r\n") else { return };
-            self.head = Some(String::from_utf8_lossy(&self.raw[..end]).into_owned());
-            self.raw.drain(..end + 4);
+            self.head = self.heads.recv_timeout(Duration::from_secs(5)).ok();
         }
-        let chunked =
-            self.head.as_ref().is_some_and(|head| head.to_ascii_lowercase().contains("transfer-encoding: chunked"));
-        if !chunked {
-            self.body.push_str(&String::from_utf8_lossy(&self.raw));
-            self.raw.clear();
+        self.head.as_ref()
+    }
+}
+
+/// Reads the event stream at `url` with `client`: hands over its head through
+/// `tell_head` and each event through `tell`, and keeps the body as it came in
+/// `received`, until the stream ends (and `tell` with it) or `stopped` says to stop.
+async fn read_events(
+    client: awc::Client,
+    url: String,
+    headers: Vec<(String, String)>,
+    received: Arc<Mutex<String>>,
+    tell_head: mpsc::Sender<Head>,
+    tell: mpsc::Sender<Result<Event, String>>,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) {
+    use eventsource_stream::Eventsource;
+    use futures_util::StreamExt;
+    let mut request = client.get(url);
+    for (name, value) in &headers {
+        request = request.append_header((name.as_str(), value.as_str()));
+    }
+    let response = tokio::select! {
+        _ = &mut stopped => return,
+        sent = request.send() => match sent {
+            Ok(response) => response,
+            Err(error) => return drop(tell.send(Err(error.to_string()))),
+        },
+    };
+    if tell_head.send((response.status().as_u16(), header_list(response.headers()))).is_err() {
+        return;
+    }
+    let mut events = response
+        .inspect(move |chunk| {
+            if let Ok(bytes) = chunk {
+                received.lock().expect("nothing panics holding it").push_str(&String::from_utf8_lossy(bytes));
+            }
+        })
+        .eventsource();
+    loop {
+        let event = tokio::select! {
+            _ = &mut stopped => return,
+            next = events.next() => match next {
+                None => return,
+                Some(Ok(event)) => serde_json::from_str(&event.data)
+                    .map(|data| Event { id: event.id.parse().ok(), kind: event.event.clone(), data })
+                    .map_err(|error| format!("the data of {event:?} is not JSON: {error}")),
+                Some(Err(error)) => Err(error.to_string()),
+            },
+        };
+        if tell.send(event).is_err() {
             return;
         }
-        while let Some((data, taken)) = chunk(&self.raw) {
-            self.ended |= data.is_empty();
-            self.body.push_str(&String::from_utf8_lossy(&self.raw[data]));
-            self.raw.drain(..taken);
+    }
+}
+
+impl Drop for EventStream {
+    /// Stops the reading thread and waits until it closed the connection.
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("the reading thread ends");
         }
-    }
-
-    /// Whether the stream ends (its last chunk comes) within `patience`, with
-    /// nothing but comments left unread.
-    pub fn ends_within(&mut self, patience: Duration) -> bool {
-        let deadline = std::time::Instant::now() + patience;
-        while !self.ended {
-            if std::time::Instant::now() > deadline || !self.read_more() {
-                return false;
-            }
-        }
-        !self.body.contains("event: ")
-    }
-
-    /// Everything of the body received and not yet taken as an event.
-    pub fn unread(&self) -> &str {
-        &self.body
-    }
-
-    /// The head of the answer, once it has come.
-    pub fn head(&mut self) -> String {
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while self.head.is_none() && std::time::Instant::now() < deadline && self.read_more() {}
-        self.head.clone().unwrap_or_default()
     }
 }
 
@@ -462,8 +480,8 @@ impl Response {
 
 /// Whether the server at `address` answers `/readyz` with 200 within `patience`.
 pub fn ready_within(address: SocketAddr, patience: Duration) -> bool {
-    let deadline = std::time::Instant::now() + patience;
-    while std::time::Instant::now() < deadline {
+    let deadline = Instant::now() + patience;
+    while Instant::now() < deadline {
         if try_request(address, "GET", "/readyz", &[], None).is_ok_and(|ready| ready.status == 200) {
             return true;
         }
@@ -472,7 +490,7 @@ pub fn ready_within(address: SocketAddr, patience: Duration) -> bool {
     false
 }
 
-/// One HTTP/1.1 request on its own connection.
+/// One request on its own connection.
 pub fn request(
     address: SocketAddr,
     method: &str,
@@ -483,91 +501,67 @@ pub fn request(
     try_request(address, method, path, headers, body).expect("the server answers")
 }
 
-/// One HTTP/1.1 request on its own connection, or why no answer came: the server
-/// refused the connection, or closed it before the whole head of its answer.
+/// One request on its own connection, or why no answer came: the server refused
+/// the connection, or closed it before the whole head of its answer.
 pub fn try_request(
     address: SocketAddr,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: Option<&str>,
-) -> std::io::Result<Response> {
-    request_on(TcpStream::connect(address)?, method, path, headers, body)
+) -> Result<Response, String> {
+    send(address, None, method, path, headers, body)
 }
 
-/// A connection to `address`, from `from` when given.
-fn connect(address: SocketAddr, from: Option<IpAddr>) -> std::io::Result<TcpStream> {
-    let Some(from) = from else { return TcpStream::connect(address) };
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
-    socket.bind(&SocketAddr::new(from, 0).into())?;
-    socket.connect(&address.into())?;
-    Ok(socket.into())
+/// The tests' HTTP client: awc, with no headers of its own and no redirects
+/// followed, on a connection of its own from `from` (an address of this machine's loopback) when given.
+fn client(from: Option<IpAddr>) -> awc::Client {
+    let connector = awc::Connector::new().timeout(Duration::from_secs(30));
+    let connector = match from {
+        Some(from) => connector.local_address(from),
+        None => connector,
+    };
+    let builder = awc::Client::builder().connector(connector).no_default_headers().disable_redirects();
+    builder.timeout(Duration::from_secs(30)).finish()
 }
 
-/// One HTTP/1.1 request on `stream`, which it closes.
-fn request_on(
-    mut stream: TcpStream,
+/// One request, from `from` when given, to its whole answer.
+fn send(
+    address: SocketAddr,
+    from: Option<IpAddr>,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: Option<&str>,
-) -> std::io::Result<Response> {
-    let address = stream.peer_addr()?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    if let Some(body) = body {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body.unwrap_or("").as_bytes())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    if !raw.windows(4).any(|w| w == b"\r\n\r\n") {
-        return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the answer ended before its head did"));
-    }
-    Ok(parse_response(&raw))
-}
-
-fn parse_response(raw: &[u8]) -> Response {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
-    let head = String::from_utf8_lossy(&raw[..split]);
-    let mut lines = head.split("\r\n");
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("a status");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_string(), value.trim().to_string()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked = headers.iter().any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    if chunked {
-        body = dechunk(&body);
-    }
-    Response { status, headers, body: String::from_utf8(body).expect("a text body") }
-}
-
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
-    let mut body = Vec::new();
-    loop {
-        let (data, taken) = chunk(raw).expect("a whole chunk");
-        if data.is_empty() {
-            return body;
+) -> Result<Response, String> {
+    let method = awc::http::Method::from_bytes(method.as_bytes()).map_err(|error| error.to_string())?;
+    let (url, headers, body) = (format!("http://{address}{path}"), owned(headers), body.map(str::to_string));
+    actix_web::rt::System::new().block_on(async move {
+        let mut request = client(from).request(method, url);
+        for (name, value) in &headers {
+            request = request.append_header((name.as_str(), value.as_str()));
         }
-        body.extend_from_slice(&raw[data]);
-        raw = &raw[taken..];
-    }
+        let sent = match body {
+            Some(body) => request.send_body(body).await,
+            None => request.send().await,
+        };
+        let mut answer = sent.map_err(|error| error.to_string())?;
+        let body = answer.body().limit(64 << 20).await.map_err(|error| error.to_string())?;
+        Ok(Response {
+            status: answer.status().as_u16(),
+            headers: header_list(answer.headers()),
+            body: String::from_utf8(body.to_vec()).expect("a text body"),
+        })
+    })
 }
 
-/// The first chunk of a chunked body `raw`: where its data lies and how many
-/// bytes the chunk takes; none while it has not come whole. The last chunk's data
-/// is empty.
-fn chunk(raw: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
-    let line = raw.windows(2).position(|w| w == b"\r\n")?;
-    let size = String::from_utf8_lossy(&raw[..line]);
-    let size = usize::from_str_radix(size.split(';').next().unwrap_or_default().trim(), 16).expect("a hex size");
-    let (data, taken) = (line + 2..line + 2 + size, line + 2 + size + 2);
-    (raw.len() >= taken).then_some((data, taken))
+fn owned(headers: &[(&str, &str)]) -> Vec<(String, String)> {
+    headers.iter().map(|(name, value)| ((*name).to_string(), (*value).to_string())).collect()
+}
+
+fn header_list(headers: &awc::http::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| (name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect()
 }

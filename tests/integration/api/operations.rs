@@ -106,7 +106,7 @@ fn metrics_count_exactly_what_the_server_served() {
     let x = created["seat"]["token"].as_str().unwrap().to_string();
     post(&format!("/api/v1/games/{id}/join"), None, json!({}));
     post(&format!("/api/v1/games/{id}/moves"), Some(&x), json!({ "squares": [0, 1] }));
-    let mut watcher = EventStream::open(server.address, &format!("/api/v1/games/{id}/events"), "");
+    let mut watcher = EventStream::open(server.address, &format!("/api/v1/games/{id}/events"), &[]);
     assert!(watcher.next_event(Duration::from_secs(5)).is_some(), "the stream is open");
     let open = scrape(server.address);
     assert_eq!(value(&open, "qttt_live_watchers", &[]), Some(1.0));

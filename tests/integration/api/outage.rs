@@ -22,7 +22,7 @@ const WATCHERS: usize = GAMES * WATCHERS_PER_GAME;
 /// have come (each wait a minute at most). Answers the ids of the events
 /// received, in order.
 fn watch(address: SocketAddr, id: i64, before: usize, all: usize, opened: &AtomicUsize, ready: &Barrier) -> Vec<i64> {
-    let mut stream = EventStream::open(address, &format!("/api/v1/games/{id}/events"), "");
+    let mut stream = EventStream::open(address, &format!("/api/v1/games/{id}/events"), &[]);
     let mut ids = Vec::new();
     let mut read_until = |count: usize, ids: &mut Vec<i64>| {
         let deadline = Instant::now() + Duration::from_secs(60);
