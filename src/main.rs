@@ -288,7 +288,7 @@ fn command_line() -> Result<Command, ConfigError> {
 async fn serve(settings: Settings) -> Result<(), String> {
     let config = Config::try_from(settings).map_err(|error| error.to_string())?;
     qttt::logging::init(config.log_format);
-    let running = Running::start(&config).await?;
+    let running = Running::start(&config).await.map_err(|error| error.to_string())?;
     log::info!("qttt listening on http://{}:{}, docs at /docs", config.host, config.port);
     running.finish().await.map_err(|error| format!("the server stopped: {error}"))?;
     log::info!("qttt stopped");

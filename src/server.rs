@@ -11,7 +11,36 @@ use crate::api;
 use crate::config::Config;
 use crate::metrics::MetricsAt;
 use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_EVERY, Time};
-use crate::store::{Store, database_name};
+use crate::store::{OpenError, Store, database_name};
+
+/// Why the server did not start, in one line, with the error it came from.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The database would not open or migrate.
+    #[error("cannot open the {database}: {source}")]
+    Database {
+        /// Which database, as [`database_name`] says it.
+        database: String,
+        /// Why.
+        source: OpenError,
+    },
+    /// The API's address was taken or not this machine's.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The address, as `HOST` and `PORT` give it.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// So was the address of `METRICS_ADDR`.
+    #[error("cannot listen for METRICS_ADDR on {address}: {source}")]
+    ListenForMetrics {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
 
 /// How often the server looks for games to delete, with a retention period.
 const RETENTION_EVERY: Duration = Duration::from_secs(60);
@@ -61,15 +90,15 @@ impl Running {
     /// starts listening on its host and port.
     ///
     /// # Errors
-    /// One line saying what failed: the database or the listener.
-    pub async fn start(config: &Config) -> Result<Running, String> {
+    /// What failed: the database or a listener.
+    pub async fn start(config: &Config) -> Result<Running, StartError> {
         // Before the store, whose metrics' handles are registered with it.
         if config.metrics != MetricsAt::Off {
             crate::metrics::recorder();
         }
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
-            .map_err(|error| format!("cannot open the {}: {error}", database_name(&config.database_url)))?;
+            .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?;
         let options = ServiceOptions {
             randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
             time: Time::System,
@@ -87,7 +116,7 @@ impl Running {
         let (app_service, api_options) = (service.clone(), api::ApiOptions::of(config));
         let listener = HttpServer::new(move || api::app(app_service.clone(), api_options.clone()))
             .bind((config.host.as_str(), config.port))
-            .map_err(|error| format!("cannot listen on {}:{}: {error}", config.host, config.port))?
+            .map_err(|source| StartError::Listen { address: format!("{}:{}", config.host, config.port), source })?
             .shutdown_timeout(SHUTDOWN_SECONDS)
             .max_connections(config.max_connections_per_worker)
             // A client that closes its connection has gone: what it asked for is
@@ -143,12 +172,12 @@ impl Running {
 }
 
 /// Serves `/metrics` alone on `address`, on one worker: a scrape is rare.
-fn serve_metrics(address: SocketAddr) -> Result<Server, String> {
+fn serve_metrics(address: SocketAddr) -> Result<Server, StartError> {
     let recorder = actix_web::web::Data::new(crate::metrics::recorder());
     let server = HttpServer::new(move || api::metrics_app(recorder.clone()))
         .workers(1)
         .bind(address)
-        .map_err(|error| format!("cannot listen for METRICS_ADDR on {address}: {error}"))?
+        .map_err(|source| StartError::ListenForMetrics { address, source })?
         .disable_signals()
         .run();
     Ok(server)

@@ -157,14 +157,14 @@ impl Watch {
             self.queue.push_back(event(&then));
         }
         self.final_at = None;
-        let Some(final_ms) = self.service.final_at_ms(record) else { return Ok(()) };
-        match u64::try_from(final_ms - self.service.now_ms()) {
+        let Some(final_at) = self.service.final_at(record) else { return Ok(()) };
+        match Duration::try_from(final_at.duration_since(self.service.now())) {
             // Final now: what is queued is all there will be.
-            Ok(0) | Err(_) => {
+            Ok(Duration::ZERO) | Err(_) => {
                 self.queue.push_back(end(record));
                 self.ended = true;
             }
-            Ok(wait) => self.final_at = Some(Instant::now() + Duration::from_millis(wait)),
+            Ok(wait) => self.final_at = Some(Instant::now() + wait),
         }
         Ok(())
     }

@@ -59,20 +59,39 @@ pub fn lookup(game: &Game) -> Option<Solution> {
     Some(Solution { action: symmetry.undo(action), value: Value { points: number(1), haste: number(3) } })
 }
 
-/// Checks a book's header against the variant it is compiled in for.
+/// What is wrong with a book compiled in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BookError {
+    /// Its header names another format or variant.
+    #[error("the {} book is not a book of this format and variant", .0.code())]
+    Header(Variant),
+    /// It holds more or fewer bytes than its header's count of entries takes.
+    #[error("the {} book has {bytes} bytes for {entries} entries", .variant.code())]
+    Length {
+        /// The book's variant.
+        variant: Variant,
+        /// Its length.
+        bytes: usize,
+        /// Its header's count.
+        entries: usize,
+    },
+}
+
+/// Checks a book's header against the variant it is compiled in for, and
+/// answers how many entries it holds.
 ///
 /// # Errors
 /// What is wrong with it.
-pub fn check(variant: Variant) -> Result<usize, String> {
+pub fn check(variant: Variant) -> Result<usize, BookError> {
     let bytes = book_of(variant);
     if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != FORMAT || bytes[9] != variant_byte(variant) {
-        return Err(format!("the {} book is not a book of this format and variant", variant.code()));
+        return Err(BookError::Header(variant));
     }
-    let count = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes")) as usize;
-    if bytes.len() != HEADER + count * ENTRY {
-        return Err(format!("the {} book has {} bytes for {count} entries", variant.code(), bytes.len()));
+    let entries = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes")) as usize;
+    if bytes.len() != HEADER + entries * ENTRY {
+        return Err(BookError::Length { variant, bytes: bytes.len(), entries });
     }
-    Ok(count)
+    Ok(entries)
 }
 
 fn book_of(variant: Variant) -> &'static [u8] {

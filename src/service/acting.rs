@@ -1,6 +1,7 @@
 //! Acting in a game: a player's move or collapse choice and the bot's answer, a
 //! resignation, an abort.
 
+use jiff::Timestamp;
 use rand::rngs::StdRng;
 
 use super::{GameRecord, GameService, count_if_ended, seat_of};
@@ -17,7 +18,7 @@ struct Played {
     /// The rules' game after the action and what followed it.
     game: Game,
     /// When it is written, in milliseconds since the epoch.
-    at_ms: i64,
+    at: Timestamp,
     /// Whether the server plays a forced last-square move itself, for a client that
     /// cannot send one (the original app's frontend sends two different squares).
     plays_forced_moves: bool,
@@ -47,8 +48,8 @@ impl Played {
         }
         let mut game = record.game;
         game.play_measured(Actor::Player(player), action, &mut rng)?;
-        let at_ms = record.now_ms();
-        let mut played = Played { record, game, at_ms, plays_forced_moves, rng };
+        let at = record.now();
+        let mut played = Played { record, game, at, plays_forced_moves, rng };
         played.play_forced_move();
         Ok(played)
     }
@@ -95,7 +96,7 @@ impl Played {
             .iter()
             .map(|&entry| (Event::Action(entry), bot.is_some_and(|seat| entry.actor == Actor::Player(seat))))
             .collect();
-        self.record.with(&events, None, self.at_ms)
+        self.record.with(&events, None, self.at)
     }
 }
 
@@ -162,9 +163,9 @@ impl GameService {
         action: Action,
         plays_forced_moves: bool,
     ) -> Result<GameRecord, Error> {
-        let (randomness, now_ms) = (self.options.randomness.clone(), self.now_ms());
+        let (randomness, now) = (self.options.randomness.clone(), self.now());
         let decided = self.store.update(id, move |stored| {
-            let record = GameRecord::replay(stored, now_ms)?;
+            let record = GameRecord::replay(stored, now)?;
             let player = seat(&record)?;
             let played = Played::new(record, player, action, plays_forced_moves, randomness.rng())?;
             if let Some((bot, seat)) = played.bot_to_answer() {
@@ -233,13 +234,13 @@ impl GameService {
         id: GameId,
         ending: impl Fn(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
     ) -> Result<Option<GameRecord>, Error> {
-        let now_ms = self.now_ms();
+        let now = self.now();
         let ended = self
             .store
             .update(id, move |stored| {
-                let record = GameRecord::replay(stored, now_ms)?;
+                let record = GameRecord::replay(stored, now)?;
                 let Some(ending) = ending(&record)? else { return Ok((None, None)) };
-                let (after, write) = record.with(&[(Event::Ended(ending), false)], None, now_ms)?;
+                let (after, write) = record.with(&[(Event::Ended(ending), false)], None, now)?;
                 Ok::<_, Error>((Some(write), Some(after)))
             })
             .await?;

@@ -7,6 +7,8 @@
 //! reference each other), and at the end every copied game is read back from
 //! both databases, compared, and replayed.
 
+use jiff::Timestamp;
+
 use super::{Error, GameRecord};
 use crate::error::Fault;
 use crate::record::{Event, GameId, StoredGame};
@@ -131,5 +133,5 @@ fn rematch_entry(first: &StoredGame, rematch: GameId) -> Option<RematchOf> {
 
 /// Checks that `game` replays: its log is one the rules accept.
 fn replays(game: StoredGame) -> Result<(), Error> {
-    GameRecord::replay(game, 0).map(drop)
+    GameRecord::replay(game, Timestamp::UNIX_EPOCH).map(drop)
 }

@@ -3,6 +3,9 @@
 //! entry by entry with the times they were written. Pure: the time now is an
 //! argument, so that the arithmetic is tested with chosen times.
 
+use jiff::Timestamp;
+
+use super::time::timestamp_of_millis;
 use crate::engine::{Actor, Game, GameResult, Player};
 use crate::record::{ClockSettings, End, EndReason, Ending};
 
@@ -16,8 +19,8 @@ pub struct ClockState {
     /// The player whose clock runs: the one to act, once both seats are taken
     /// (never a bot); none before, between and after.
     pub running: Option<Player>,
-    /// When the running clock reaches zero, in milliseconds since the epoch.
-    pub deadline_ms: Option<i64>,
+    /// When the running clock reaches zero.
+    pub deadline: Option<Timestamp>,
 }
 
 impl ClockState {
@@ -27,10 +30,10 @@ impl ClockState {
     }
 }
 
-/// The time spent from `since` to `now`: never less than none, though the clocks
-/// of several instances that stamp the log may disagree by a little.
-fn spent(since: i64, now: i64) -> i64 {
-    (now - since).max(0)
+/// The milliseconds spent from `since` to `now`: never less than none, though the
+/// clocks of several instances that stamp the log may disagree by a little.
+fn spent(since: Timestamp, now: Timestamp) -> i64 {
+    (now.as_millisecond() - since.as_millisecond()).max(0)
 }
 
 fn seat(player: Player) -> usize {
@@ -51,13 +54,9 @@ pub struct Life {
     /// Each player's time left when their clock last stopped or started.
     remaining_ms: [i64; 2],
     /// The player whose clock runs, and since when.
-    running: Option<(Player, i64)>,
+    running: Option<(Player, Timestamp)>,
     ended: Option<Ending>,
 }
-
-/// The time an entry was written, in milliseconds since the epoch, read only in a
-/// clocked game: an unclocked game's entries are not parsed for their times.
-pub type EntryTime<'a> = &'a dyn Fn() -> i64;
 
 impl Life {
     /// The life of a game with `clock`, before anyone took a seat.
@@ -68,7 +67,7 @@ impl Life {
 
     /// Takes in that `player`, the game's bot when `by_bot`, took a seat at
     /// `at`; `game` is the game then.
-    pub fn seat_taken(&mut self, player: Player, by_bot: bool, game: &Game, at: EntryTime<'_>) {
+    pub fn seat_taken(&mut self, player: Player, by_bot: bool, game: &Game, at: Timestamp) {
         self.seated[seat(player)] = true;
         if by_bot {
             self.bot = Some(player);
@@ -78,31 +77,30 @@ impl Life {
 
     /// Takes in an action of the rules by `actor` at `at`; `game` is the game
     /// right after it.
-    pub fn acted(&mut self, actor: Actor, game: &Game, at: EntryTime<'_>) {
+    pub fn acted(&mut self, actor: Actor, game: &Game, at: Timestamp) {
         self.after_entry(Some(actor), game, at);
     }
 
     /// Takes in `ending`, written at `at`.
-    pub fn ended(&mut self, ending: Ending, game: &Game, at: EntryTime<'_>) {
+    pub fn ended(&mut self, ending: Ending, game: &Game, at: Timestamp) {
         self.ended = Some(ending);
         self.after_entry(None, game, at);
     }
 
     /// Stops the running clock at `at`, charging its player, and gives an acting
     /// player the increment; then starts the clock of whoever acts now.
-    fn after_entry(&mut self, actor: Option<Actor>, game: &Game, at: EntryTime<'_>) {
+    fn after_entry(&mut self, actor: Option<Actor>, game: &Game, at: Timestamp) {
         let Some(clock) = self.clock else { return };
-        let now = at();
         if let Some((player, since)) = self.running.take() {
             let left = &mut self.remaining_ms[seat(player)];
-            *left = (*left - spent(since, now)).max(0);
+            *left = (*left - spent(since, at)).max(0);
         }
         if let Some(Actor::Player(player)) = actor
             && Some(player) != self.bot
         {
             self.remaining_ms[seat(player)] += clock.increment_ms;
         }
-        self.running = self.player_to_act(game).map(|player| (player, now));
+        self.running = self.player_to_act(game).map(|player| (player, at));
     }
 
     /// Whether the game is over by an entry or by the rules (a clock that ran
@@ -129,31 +127,31 @@ impl Life {
         self.seated == [true; 2]
     }
 
-    /// The clocks as of `now_ms`, in a clocked game.
-    pub fn clock(&self, now_ms: i64) -> Option<ClockState> {
+    /// The clocks as of `now`, in a clocked game.
+    pub fn clock(&self, now: Timestamp) -> Option<ClockState> {
         let settings = self.clock?;
         let mut remaining_ms = self.remaining_ms;
-        let (running, deadline_ms) = match self.running {
+        let (running, deadline) = match self.running {
             Some((player, since)) => {
                 let left = &mut remaining_ms[seat(player)];
-                let deadline = since + *left;
-                *left = (*left - spent(since, now_ms)).max(0);
+                let deadline = timestamp_of_millis(since.as_millisecond() + *left);
+                *left = (*left - spent(since, now)).max(0);
                 (Some(player), Some(deadline))
             }
             None => (None, None),
         };
-        Some(ClockState { settings, remaining_ms, running, deadline_ms })
+        Some(ClockState { settings, remaining_ms, running, deadline })
     }
 
-    /// The player whose clock has run out by `now_ms`, before any entry says so.
-    pub fn flagged(&self, now_ms: i64) -> Option<Player> {
+    /// The player whose clock has run out by `now`, before any entry says so.
+    pub fn flagged(&self, now: Timestamp) -> Option<Player> {
         let (player, since) = self.running?;
-        (spent(since, now_ms) >= self.remaining_ms[seat(player)]).then_some(player)
+        (spent(since, now) >= self.remaining_ms[seat(player)]).then_some(player)
     }
 
-    /// How the game ended as of `now_ms`, if it has: by an entry of its life, by
+    /// How the game ended as of `now`, if it has: by an entry of its life, by
     /// the rules, or by a clock that ran out, which the server writes down soon.
-    pub fn end(&self, game: &Game, now_ms: i64) -> Option<End> {
+    pub fn end(&self, game: &Game, now: Timestamp) -> Option<End> {
         if let Some(ending) = self.ended {
             return Some(ending.end());
         }
@@ -161,17 +159,17 @@ impl Life {
             let reason = if game.lines().is_empty() { EndReason::FullBoard } else { EndReason::Lines };
             return Some(End { reason, player: None });
         }
-        self.flagged(now_ms).map(|player| Ending::Timeout(player).end())
+        self.flagged(now).map(|player| Ending::Timeout(player).end())
     }
 
-    /// The result as of `now_ms`: a resignation or a timeout is a win for the
+    /// The result as of `now`: a resignation or a timeout is a win for the
     /// other player whatever the board's points; an abort decides nothing.
-    pub fn result(&self, game: &Game, now_ms: i64) -> GameResult {
+    pub fn result(&self, game: &Game, now: Timestamp) -> GameResult {
         let win_for = |player: Player| match player {
             Player::X => GameResult::XWins,
             Player::O => GameResult::OWins,
         };
-        match self.end(game, now_ms) {
+        match self.end(game, now) {
             Some(End { reason: EndReason::Resignation | EndReason::Timeout, player: Some(player) }) => {
                 win_for(player.other())
             }
@@ -186,6 +184,11 @@ mod tests {
     use super::*;
     use crate::engine::{Action, Square, Variant};
 
+    /// The moment `at` milliseconds after the epoch, as these tests count time.
+    fn ms(at: i64) -> Timestamp {
+        timestamp_of_millis(at)
+    }
+
     const CLOCK: ClockSettings = ClockSettings { initial_ms: 10_000, increment_ms: 2_000 };
 
     fn squares(a: usize, b: usize) -> Action {
@@ -197,12 +200,12 @@ mod tests {
     fn life_of(moves: &[(i64, Action)], seated_at: i64, bot: Option<Player>) -> (Life, Game) {
         let mut game = Game::new(Variant::PlayerChoice);
         let mut life = Life::new(Some(CLOCK));
-        life.seat_taken(Player::X, bot == Some(Player::X), &game, &|| 0);
-        life.seat_taken(Player::O, bot == Some(Player::O), &game, &|| seated_at);
+        life.seat_taken(Player::X, bot == Some(Player::X), &game, ms(0));
+        life.seat_taken(Player::O, bot == Some(Player::O), &game, ms(seated_at));
         for &(at, action) in moves {
             let actor = game.actor_to_act().unwrap();
             game.play(actor, action).unwrap();
-            life.acted(actor, &game, &|| at);
+            life.acted(actor, &game, ms(at));
         }
         (life, game)
     }
@@ -211,41 +214,41 @@ mod tests {
     fn the_clock_of_the_player_to_act_runs_from_the_second_seat_and_gains_the_increment() {
         // Seated at 1 s; X moves at 4 s (3 s spent), O at 4.5 s (0.5 s spent).
         let (life, game) = life_of(&[(4_000, squares(0, 1)), (4_500, squares(2, 3))], 1_000, None);
-        let clock = life.clock(5_000).unwrap();
+        let clock = life.clock(ms(5_000)).unwrap();
         assert_eq!(clock.running, Some(Player::X));
         // X: 10 - 3 + 2 = 9 s left at O's move, then 0.5 s more on its clock now.
         assert_eq!(clock.remaining_ms, [8_500, 11_500]);
-        assert_eq!(clock.deadline_ms, Some(4_500 + 9_000));
-        assert_eq!(life.end(&game, 5_000), None);
-        assert_eq!(life.clock(700_000).unwrap().remaining_ms, [0, 11_500], "never below zero");
+        assert_eq!(clock.deadline, Some(ms(4_500 + 9_000)));
+        assert_eq!(life.end(&game, ms(5_000)), None);
+        assert_eq!(life.clock(ms(700_000)).unwrap().remaining_ms, [0, 11_500], "never below zero");
     }
 
     #[test]
     fn before_both_seats_are_taken_no_clock_runs() {
         let mut life = Life::new(Some(CLOCK));
         let game = Game::new(Variant::PlayerChoice);
-        life.seat_taken(Player::X, false, &game, &|| 0);
-        let clock = life.clock(60_000).unwrap();
-        assert_eq!((clock.running, clock.deadline_ms, clock.remaining_ms), (None, None, [10_000, 10_000]));
-        assert_eq!(life.flagged(60_000), None);
+        life.seat_taken(Player::X, false, &game, ms(0));
+        let clock = life.clock(ms(60_000)).unwrap();
+        assert_eq!((clock.running, clock.deadline, clock.remaining_ms), (None, None, [10_000, 10_000]));
+        assert_eq!(life.flagged(ms(60_000)), None);
     }
 
     #[test]
     fn a_clock_that_runs_out_ends_the_game_for_the_other_player() {
         let (life, game) = life_of(&[(2_000, squares(0, 1))], 0, None);
         // O to move since 2 s, with 10 s: out at 12 s.
-        assert_eq!(life.clock(0).unwrap().deadline_ms, Some(12_000));
-        assert_eq!(life.flagged(11_999), None);
-        assert_eq!(life.flagged(12_000), Some(Player::O));
-        assert_eq!(life.end(&game, 12_000), Some(End { reason: EndReason::Timeout, player: Some(Player::O) }));
-        assert_eq!(life.result(&game, 12_000), GameResult::XWins);
+        assert_eq!(life.clock(ms(0)).unwrap().deadline, Some(ms(12_000)));
+        assert_eq!(life.flagged(ms(11_999)), None);
+        assert_eq!(life.flagged(ms(12_000)), Some(Player::O));
+        assert_eq!(life.end(&game, ms(12_000)), Some(End { reason: EndReason::Timeout, player: Some(Player::O) }));
+        assert_eq!(life.result(&game, ms(12_000)), GameResult::XWins);
     }
 
     #[test]
     fn an_entry_stamped_before_the_last_takes_no_time_and_gives_none() {
         // O's move stamped 0.3 s before X's, by another instance's clock.
         let (life, _) = life_of(&[(5_000, squares(0, 1)), (4_700, squares(2, 3))], 0, None);
-        assert_eq!(life.clock(4_700).unwrap().remaining_ms, [7_000, 12_000]);
+        assert_eq!(life.clock(ms(4_700)).unwrap().remaining_ms, [7_000, 12_000]);
     }
 
     #[test]
@@ -253,14 +256,14 @@ mod tests {
         // O2 closes the 2-cycle at 3 s: X chooses.
         let (life, game) = life_of(&[(1_000, squares(0, 1)), (3_000, squares(0, 1))], 0, None);
         assert!(game.pending_collapse().is_some());
-        assert_eq!(life.clock(4_000).unwrap().running, Some(Player::X));
+        assert_eq!(life.clock(ms(4_000)).unwrap().running, Some(Player::X));
     }
 
     #[test]
     fn against_a_bot_only_the_persons_clock_runs() {
         // The bot is O: its moves take no time of anyone's and gain nothing.
         let (life, _) = life_of(&[(1_000, squares(0, 1)), (9_000, squares(2, 3))], 0, Some(Player::O));
-        let clock = life.clock(9_000).unwrap();
+        let clock = life.clock(ms(9_000)).unwrap();
         assert_eq!(clock.remaining_ms, [11_000, 10_000], "X: 10 - 1 + 2; the bot's clock stands");
         assert_eq!(clock.running, Some(Player::X));
     }
@@ -268,10 +271,10 @@ mod tests {
     #[test]
     fn a_resignation_wins_for_the_other_player_whatever_the_points_and_stops_the_clocks() {
         let (mut life, game) = life_of(&[(1_000, squares(0, 1))], 0, None);
-        life.ended(Ending::Resign(Player::O), &game, &|| 5_000);
-        assert_eq!(life.end(&game, 6_000), Some(End { reason: EndReason::Resignation, player: Some(Player::O) }));
-        assert_eq!(life.result(&game, 6_000), GameResult::XWins);
-        let clock = life.clock(99_000).unwrap();
+        life.ended(Ending::Resign(Player::O), &game, ms(5_000));
+        assert_eq!(life.end(&game, ms(6_000)), Some(End { reason: EndReason::Resignation, player: Some(Player::O) }));
+        assert_eq!(life.result(&game, ms(6_000)), GameResult::XWins);
+        let clock = life.clock(ms(99_000)).unwrap();
         assert_eq!((clock.running, clock.remaining_ms), (None, [11_000, 6_000]));
         assert!(life.is_over(&game));
     }
@@ -280,11 +283,11 @@ mod tests {
     fn an_abort_decides_nothing() {
         let mut life = Life::new(None);
         let game = Game::new(Variant::Measurement);
-        life.seat_taken(Player::X, false, &game, &|| 0);
-        life.ended(Ending::Abort(None), &game, &|| 3_600_000);
-        assert_eq!(life.end(&game, 0), Some(End { reason: EndReason::Aborted, player: None }));
-        assert_eq!(life.result(&game, 0), GameResult::Aborted);
-        assert_eq!(life.clock(0), None, "an unclocked game has no clock");
+        life.seat_taken(Player::X, false, &game, ms(0));
+        life.ended(Ending::Abort(None), &game, ms(3_600_000));
+        assert_eq!(life.end(&game, ms(0)), Some(End { reason: EndReason::Aborted, player: None }));
+        assert_eq!(life.result(&game, ms(0)), GameResult::Aborted);
+        assert_eq!(life.clock(ms(0)), None, "an unclocked game has no clock");
     }
 
     /// Random whole games with random times: `check` sees the life after each
@@ -297,15 +300,15 @@ mod tests {
             let mut game = Game::new(Variant::PlayerChoice);
             let mut life = Life::new(Some(CLOCK));
             let seated_at = rng.random_range(0..5_000);
-            life.seat_taken(Player::X, false, &game, &|| 0);
-            life.seat_taken(Player::O, false, &game, &|| seated_at);
+            life.seat_taken(Player::X, false, &game, ms(0));
+            life.seat_taken(Player::O, false, &game, ms(seated_at));
             let mut at = seated_at;
             while let Some(actor) = game.actor_to_act() {
                 let actions = game.legal_actions();
                 // At most the increment per action: no clock runs dry.
                 at += rng.random_range(0..=CLOCK.increment_ms);
                 game.play(actor, actions[rng.random_range(0..actions.len())]).unwrap();
-                life.acted(actor, &game, &|| at);
+                life.acted(actor, &game, ms(at));
                 check(&life, &game, seated_at, at);
             }
         }
@@ -314,7 +317,7 @@ mod tests {
     #[test]
     fn time_left_never_grows_but_by_increments() {
         random_lives(|life, _, _, at| {
-            let (now, later) = (life.clock(at).unwrap(), life.clock(at + 1_500).unwrap());
+            let (now, later) = (life.clock(ms(at)).unwrap(), life.clock(ms(at + 1_500)).unwrap());
             for player in [Player::X, Player::O] {
                 assert!(later.remaining(player) <= now.remaining(player), "{now:?} then {later:?}");
             }
@@ -324,7 +327,7 @@ mod tests {
     #[test]
     fn the_time_both_players_spent_is_the_time_since_both_seats_were_taken() {
         random_lives(|life, game, seated_at, at| {
-            let clock = life.clock(at).unwrap();
+            let clock = life.clock(ms(at)).unwrap();
             let actions = game.log().iter().filter(|entry| matches!(entry.actor, Actor::Player(_)));
             let gained = i64::try_from(actions.count()).unwrap() * CLOCK.increment_ms;
             let spent = 2 * CLOCK.initial_ms + gained - clock.remaining_ms[0] - clock.remaining_ms[1];

@@ -17,6 +17,7 @@ mod timer;
 use std::sync::Arc;
 use std::time::Duration;
 
+use jiff::Timestamp;
 use tokio::sync::broadcast;
 
 use crate::bot::{Analysis, Bot, Solution, Stop};
@@ -32,7 +33,7 @@ pub use life::ClockState;
 pub use randomness::Randomness;
 pub use records::GameRecord;
 pub use searches::Searches;
-pub use time::{Time, timestamp_of_millis};
+pub use time::Time;
 pub use timer::{RETENTION_BATCH, TIMER_EVERY};
 
 /// What perfect play makes of a position: the best action for the side to act.
@@ -150,9 +151,9 @@ impl GameService {
         if self.store.is_full() { Err(Error::StorageFull) } else { Ok(()) }
     }
 
-    /// The service's time now, in milliseconds since the epoch.
-    pub fn now_ms(&self) -> i64 {
-        self.options.time.now().as_millisecond()
+    /// The service's time now, to the millisecond, as the log keeps times.
+    pub fn now(&self) -> Timestamp {
+        time::timestamp_of_millis(self.options.time.now().as_millisecond())
     }
 
     /// Game `id`, replayed from its log, as of now.
@@ -161,25 +162,25 @@ impl GameService {
     /// [`Error::NotFound`]; a corrupt log; database failures.
     pub async fn game(&self, id: GameId) -> Result<GameRecord, Error> {
         let stored = self.store.load_game(id).await?;
-        GameRecord::replay(stored, self.now_ms())
+        GameRecord::replay(stored, self.now())
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and
     /// no rematch is to be expected any more (one was asked for, the opponent is
     /// a bot, or the rematch window has passed).
     pub fn is_final(&self, record: &GameRecord) -> bool {
-        self.final_at_ms(record).is_some_and(|final_ms| self.now_ms() >= final_ms)
+        self.final_at(record).is_some_and(|final_at| self.now() >= final_at)
     }
 
     /// When nothing more will be written to `record`'s game, once it is over: at
     /// its end when it has a rematch already or is played against a bot, else
     /// when the rematch window closes.
-    pub fn final_at_ms(&self, record: &GameRecord) -> Option<i64> {
-        let ended_at_ms = record.ended_at()?.as_millisecond();
+    pub fn final_at(&self, record: &GameRecord) -> Option<Timestamp> {
+        let ended_at = record.ended_at()?;
         if record.rematch().is_some() || record.stored.opponent.is_some() {
-            return Some(ended_at_ms);
+            return Some(ended_at);
         }
-        Some(ended_at_ms.saturating_add(time::millis_of(self.options.rematch_window)))
+        Some(time::after(ended_at, self.options.rematch_window))
     }
 
     /// The best action of game `id` for the side to act, by exact search.

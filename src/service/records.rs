@@ -4,7 +4,6 @@
 use jiff::Timestamp;
 
 use super::life::{ClockState, Life};
-use super::time::timestamp_of_millis;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::{Error, Fault};
 use crate::record::{End, Event, GameId, Status, StoredEntry, StoredGame, Summary};
@@ -20,23 +19,22 @@ pub struct GameRecord {
     pub game: Game,
     /// Seats, clocks and the endings beside the rules, folded with the game.
     life: Life,
-    /// The moment the record speaks of, in milliseconds since the epoch: clocks
-    /// run, and run out, until then.
-    now_ms: i64,
+    /// The moment the record speaks of: clocks run, and run out, until then.
+    now: Timestamp,
     /// The entry after which the game was over, if it is.
     ended_by: Option<usize>,
 }
 
 impl GameRecord {
-    /// Rebuilds the game and its life from its stored log, as of `now_ms`.
+    /// Rebuilds the game and its life from its stored log, as of `now`.
     ///
     /// # Errors
     /// [`Error::Internal`] when the log breaks a rule, goes on after the game's
     /// end, or holds a time that is none: it is corrupt, and it is never silently
     /// repaired.
-    pub(super) fn replay(stored: StoredGame, now_ms: i64) -> Result<GameRecord, Error> {
+    pub(super) fn replay(stored: StoredGame, now: Timestamp) -> Result<GameRecord, Error> {
         let (game, life) = (Game::new(stored.variant), Life::new(stored.clock));
-        let mut record = GameRecord { stored, game, life, now_ms, ended_by: None };
+        let mut record = GameRecord { stored, game, life, now, ended_by: None };
         for index in 0..record.stored.log.len() {
             record.fold(index)?;
         }
@@ -52,10 +50,9 @@ impl GameRecord {
         let entry = &self.stored.log[index];
         let corrupt =
             |detail: String| Error::Internal(Fault::new(format!("game {}: corrupt log: {detail}", self.stored.id)));
-        let at_ms = entry.created_at.as_millisecond();
-        let (game, life, at) = (&mut self.game, &mut self.life, || at_ms);
+        let (game, life, at) = (&mut self.game, &mut self.life, entry.created_at);
         match entry.event {
-            Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, &at),
+            Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, at),
             Event::Action(_) | Event::Ended(_) if self.ended_by.is_some() => {
                 return Err(corrupt(format!("entry {} comes after the end", entry.seq)));
             }
@@ -69,9 +66,9 @@ impl GameRecord {
                     );
                     Error::Internal(Fault::caused_by(what, error))
                 })?;
-                life.acted(logged.actor, game, &at);
+                life.acted(logged.actor, game, at);
             }
-            Event::Ended(ending) => life.ended(ending, game, &at),
+            Event::Ended(ending) => life.ended(ending, game, at),
             Event::Rematch { .. } => {}
         }
         if self.ended_by.is_none() && life.is_over(game) {
@@ -81,7 +78,7 @@ impl GameRecord {
     }
 
     /// The game as it will stand once `events` (each with whether the bot did
-    /// it) and `seat` are written after its log at `at_ms`, and the write that
+    /// it) and `seat` are written after its log at `at`, and the write that
     /// does it: the summary goes with it when it changes from the stored one.
     /// Only the new entries are folded in: the log before them was replayed.
     ///
@@ -91,17 +88,16 @@ impl GameRecord {
         mut self,
         events: &[(Event, bool)],
         seat: Option<(Player, Vec<u8>)>,
-        at_ms: i64,
+        at: Timestamp,
     ) -> Result<(GameRecord, Write), Error> {
-        let created_at = timestamp_of_millis(at_ms);
         let entries: Vec<StoredEntry> = (self.version() + 1..)
             .zip(events)
-            .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at, event, by_bot })
+            .map(|(seq, &(event, by_bot))| StoredEntry { seq, created_at: at, event, by_bot })
             .collect();
         let folded = self.stored.log.len();
         self.stored.log.extend(entries.iter().cloned());
         self.stored.token_hashes.extend(seat.clone());
-        self.now_ms = at_ms;
+        self.now = at;
         for index in folded..self.stored.log.len() {
             self.fold(index)?;
         }
@@ -117,7 +113,7 @@ impl GameRecord {
     /// # Errors
     /// [`Error::Internal`] when the log is corrupt.
     pub fn history(&self, after: i64) -> Result<Vec<GameRecord>, Error> {
-        let mut then = GameRecord::replay(StoredGame { log: Vec::new(), ..self.stored.clone() }, self.now_ms)?;
+        let mut then = GameRecord::replay(StoredGame { log: Vec::new(), ..self.stored.clone() }, self.now)?;
         let mut history = Vec::new();
         for (index, entry) in self.stored.log.iter().enumerate() {
             then.stored.log.push(entry.clone());
@@ -160,7 +156,7 @@ impl GameRecord {
     /// How the game ended, if it has: by the rules, an entry of its life, or a
     /// clock that has run out (written down by the server soon after).
     pub fn end(&self) -> Option<End> {
-        self.life.end(&self.game, self.now_ms)
+        self.life.end(&self.game, self.now)
     }
 
     /// Waiting for a player, ongoing, or finished.
@@ -176,22 +172,22 @@ impl GameRecord {
 
     /// The result: the rules', or a win by resignation or timeout, or an abort.
     pub fn result(&self) -> GameResult {
-        self.life.result(&self.game, self.now_ms)
+        self.life.result(&self.game, self.now)
     }
 
     /// The clocks as of the record's moment, in a clocked game.
     pub fn clock(&self) -> Option<ClockState> {
-        self.life.clock(self.now_ms)
+        self.life.clock(self.now)
     }
 
     /// The player whose clock has run out, before the log says so.
     pub fn flagged(&self) -> Option<Player> {
-        self.life.flagged(self.now_ms)
+        self.life.flagged(self.now)
     }
 
-    /// The clock's time as of the record's moment, in milliseconds since the epoch.
-    pub fn now_ms(&self) -> i64 {
-        self.now_ms
+    /// The record's moment.
+    pub fn now(&self) -> Timestamp {
+        self.now
     }
 
     /// The player who acts now, and whether by a move or a collapse choice:
@@ -223,7 +219,7 @@ impl GameRecord {
 
     /// The summary a listing shows, as of the record's moment.
     pub fn summary(&self) -> Summary {
-        let deadline = self.clock().and_then(|clock| clock.deadline_ms).map(timestamp_of_millis);
+        let deadline = self.clock().and_then(|clock| clock.deadline);
         Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at: self.ended_at() }
     }
 }
@@ -244,6 +240,7 @@ mod tests {
     use crate::bot::{RandomBot, Strategy};
     use crate::engine::Variant;
     use crate::record::ClockSettings;
+    use crate::service::time::timestamp_of_millis;
 
     /// A clocked game against a bot, seated and played by random actions a
     /// second apart, as the events a service would write.
@@ -278,11 +275,11 @@ mod tests {
     fn folding_new_entries_onto_a_record_gives_the_record_its_whole_log_replays_to() {
         for seed in 0..50 {
             let (stored, events) = random_events(seed);
-            let mut record = GameRecord::replay(stored, 0).unwrap();
+            let mut record = GameRecord::replay(stored, timestamp_of_millis(0)).unwrap();
             for (step, event) in events.iter().enumerate() {
-                let at_ms = 1_000 * i64::try_from(step).unwrap();
-                let (after, write) = record.with(std::slice::from_ref(event), None, at_ms).unwrap();
-                let replayed = GameRecord::replay(after.stored.clone(), at_ms).unwrap();
+                let at = timestamp_of_millis(1_000 * i64::try_from(step).unwrap());
+                let (after, write) = record.with(std::slice::from_ref(event), None, at).unwrap();
+                let replayed = GameRecord::replay(after.stored.clone(), at).unwrap();
                 assert_eq!((after.game, after.life, after.ended_by), (replayed.game, replayed.life, replayed.ended_by));
                 assert_eq!(after.summary(), replayed.summary(), "seed {seed}, step {step}");
                 assert_eq!(write.version(), after.version());

@@ -2,8 +2,8 @@
 //! app's one game.
 
 use super::acting::bot_turns;
+use super::seat_of;
 use super::{GameRecord, GameService, Seat};
-use super::{seat_of, time};
 use crate::bot::Bot;
 use crate::engine::{Game, GameResult, Player, Variant};
 use crate::error::Error;
@@ -39,7 +39,7 @@ impl GameService {
     async fn create(&self, settings: GameSettings, rematch: Option<RematchOf>) -> Result<(GameRecord, Seat), Error> {
         let GameSettings { variant, play_as, opponent, hints, clock, private } = settings;
         let invite = private.then(token::new_token);
-        let now_ms = self.now_ms();
+        let now = self.now();
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
             let seat = play_as.other();
@@ -61,7 +61,7 @@ impl GameService {
             // The database gives the id.
             id: GameId::new(0),
             variant,
-            created_at: time::timestamp_of_millis(now_ms),
+            created_at: now,
             opponent,
             hints: hints.unwrap_or(opponent.is_some()),
             clock,
@@ -79,7 +79,7 @@ impl GameService {
         };
         let token = token::new_token();
         let seat = Some((play_as, token::hash(&token)));
-        let (mut record, _) = GameRecord::replay(new, now_ms)?.with(&events, seat, now_ms)?;
+        let (mut record, _) = GameRecord::replay(new, now)?.with(&events, seat, now)?;
         record.stored.id = self.store.create_game(record.stored.clone(), rematch).await?;
         ::metrics::counter!(GAMES_CREATED, "variant" => variant.code()).increment(1);
         self.hub.publish(record.stored.id, record.version());
@@ -104,12 +104,12 @@ impl GameService {
     async fn take_seat(&self, id: GameId, seating: Seating) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
-        let now_ms = self.now_ms();
+        let now = self.now();
         let conflict = |detail: String| Error::Conflict { detail, current_version: None };
         let record = self
             .store
             .update(id, move |stored| {
-                let record = GameRecord::replay(stored, now_ms)?;
+                let record = GameRecord::replay(stored, now)?;
                 let kept_for = match &seating {
                     Seating::Join { invite_hash } => {
                         if record.stored.invite_hash.as_ref().is_some_and(|needed| invite_hash.as_ref() != Some(needed))
@@ -138,7 +138,7 @@ impl GameService {
                     )));
                 }
                 let seat = Some((player, seat_hash.clone()));
-                let (after, write) = record.with(&[(Event::SeatTaken(player), false)], seat, now_ms)?;
+                let (after, write) = record.with(&[(Event::SeatTaken(player), false)], seat, now)?;
                 Ok::<_, Error>((Some(write), after))
             })
             .await?;

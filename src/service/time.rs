@@ -39,10 +39,14 @@ impl Time {
     }
 }
 
-/// `duration` in milliseconds, as the service's times count; the longest it
-/// configures is years, far inside the range.
-pub fn millis_of(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+/// The time `duration` after `at`, or the latest there is.
+pub fn after(at: Timestamp, duration: Duration) -> Timestamp {
+    at.saturating_add(duration).expect("only a span of calendar units fails")
+}
+
+/// The time `duration` before `at`, or the earliest there is.
+pub fn before(at: Timestamp, duration: Duration) -> Timestamp {
+    at.saturating_sub(duration).expect("only a span of calendar units fails")
 }
 
 /// The time `at_ms` milliseconds after the epoch, as the clocks count.
@@ -59,7 +63,11 @@ mod tests {
         let at = timestamp_of_millis(1_764_578_453_040);
         assert_eq!(crate::record::stamp(at), "2025-12-01T08:40:53.040Z");
         assert_eq!(at.as_millisecond(), 1_764_578_453_040);
-        assert_eq!(millis_of(Duration::from_secs(90)), 90_000);
+        assert_eq!(
+            before(after(at, Duration::from_secs(90)), Duration::from_secs(30)).as_millisecond(),
+            1_764_578_513_040
+        );
+        assert_eq!(before(at, Duration::MAX), Timestamp::MIN);
         let clock = Time::manual(at);
         clock.advance(Duration::from_millis(1_500));
         assert_eq!(clock.now().as_millisecond(), 1_764_578_454_540);

@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use super::time::{millis_of, timestamp_of_millis};
+use jiff::Timestamp;
+
+use super::time::before;
 use super::{GameRecord, GameService};
 use crate::error::Error;
 use crate::record::{Ending, Status};
@@ -26,10 +28,9 @@ impl GameService {
     /// # Errors
     /// Database failures; a game's own failure is logged and the others go on.
     pub async fn end_overdue_games(&self) -> Result<usize, Error> {
-        let now_ms = self.now_ms();
-        let waiting_before_ms = self.waiting_cutoff_ms(now_ms);
-        let overdue =
-            self.store.overdue_games(timestamp_of_millis(now_ms), waiting_before_ms.map(timestamp_of_millis)).await?;
+        let now = self.now();
+        let waiting_before = self.waiting_cutoff(now);
+        let overdue = self.store.overdue_games(now, waiting_before).await?;
         let mut ended = 0;
         for id in overdue {
             // As the game stands when its write is decided: another instance, or
@@ -38,8 +39,7 @@ impl GameService {
                 if let Some(player) = record.flagged() {
                     return Ok(Some(Ending::Timeout(player)));
                 }
-                let created_ms = record.stored.created_at.as_millisecond();
-                let waited_too_long = waiting_before_ms.is_some_and(|before| created_ms <= before);
+                let waited_too_long = waiting_before.is_some_and(|cutoff| record.stored.created_at <= cutoff);
                 Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Abort(None)))
             };
             match self.end(id, ending).await {
@@ -59,13 +59,11 @@ impl GameService {
     /// Database failures.
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
         let Some(retention) = self.options.retention else { return Ok(0) };
-        let before_ms = self.now_ms().saturating_sub(millis_of(retention));
-        Ok(self.store.delete_games_ended_before(timestamp_of_millis(before_ms), RETENTION_BATCH).await?)
+        Ok(self.store.delete_games_ended_before(before(self.now(), retention), RETENTION_BATCH).await?)
     }
 
     /// Before when a waiting game must have been created to be aborted now.
-    fn waiting_cutoff_ms(&self, now_ms: i64) -> Option<i64> {
-        let timeout = self.options.waiting_timeout?;
-        Some(now_ms.saturating_sub(millis_of(timeout)))
+    fn waiting_cutoff(&self, now: Timestamp) -> Option<Timestamp> {
+        Some(before(now, self.options.waiting_timeout?))
     }
 }

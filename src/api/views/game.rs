@@ -7,7 +7,7 @@ use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusNam
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
 use crate::record::{End, GameId, stamp};
-use crate::service::{ClockState, GameRecord, Seat, timestamp_of_millis};
+use crate::service::{ClockState, GameRecord, Seat};
 
 /// The bot a game is played against.
 #[derive(Debug, Serialize, ToSchema)]
@@ -204,7 +204,7 @@ impl From<ClockState> for ClockView {
             increment_ms: clock.settings.increment_ms,
             remaining_ms: RemainingView { x: clock.remaining(Player::X), o: clock.remaining(Player::O) },
             running: clock.running.map(PlayerName::from),
-            deadline: clock.deadline_ms.map(|at_ms| stamp(timestamp_of_millis(at_ms))),
+            deadline: clock.deadline.map(stamp),
         }
     }
 }
