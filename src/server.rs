@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 use crate::api;
 use crate::config::Config;
 use crate::metrics::MetricsAt;
-use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_EVERY, Time};
+use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_BATCH, TIMER_EVERY, Time};
 use crate::store::{OpenError, Store, database_name};
 
 /// Why the server did not start, in one line, with the error it came from.
@@ -183,18 +183,35 @@ fn serve_metrics(address: SocketAddr) -> Result<Server, StartError> {
     Ok(server)
 }
 
-/// Every [`TIMER_EVERY`], writes down the ends of the games whose clocks ran out
-/// or that waited too long for their second player, until the server stops.
+/// The server's timer, until the server stops: every [`TIMER_EVERY`] it writes
+/// down the clocks that ran out, and beside that, in a loop of its own, it
+/// aborts the games that waited too long for their second player, batch after
+/// batch while a backlog lasts, so that a backlog never delays a timeout.
 async fn run_timer(service: GameService) {
-    let mut every = tokio::time::interval(TIMER_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        every.tick().await;
-        // An outage is answered elsewhere; the timer tries again at its next turn.
-        if let Err(error) = service.end_overdue_games().await {
-            log::debug!("the timer will look again: {error}");
+    let timeouts = async {
+        let mut every = tokio::time::interval(TIMER_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            // An outage is answered elsewhere; the timer tries again at its next turn.
+            if let Err(error) = service.end_timed_out_games().await {
+                log::debug!("the timer will look again: {error}");
+            }
         }
-    }
+    };
+    let aborts = async {
+        loop {
+            match service.abort_abandoned_games().await {
+                Ok(aborted) if aborted == TIMER_BATCH as usize => tokio::task::yield_now().await,
+                Ok(_) => tokio::time::sleep(TIMER_EVERY).await,
+                Err(error) => {
+                    log::debug!("the timer will look again: {error}");
+                    tokio::time::sleep(TIMER_EVERY).await;
+                }
+            }
+        }
+    };
+    tokio::join!(timeouts, aborts);
 }
 
 /// Every [`RETENTION_EVERY`], deletes the games that ended before the retention

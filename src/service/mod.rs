@@ -34,7 +34,7 @@ pub use randomness::Randomness;
 pub use records::GameRecord;
 pub use searches::Searches;
 pub use time::Time;
-pub use timer::{RETENTION_BATCH, TIMER_EVERY};
+pub use timer::{RETENTION_BATCH, TIMER_BATCH, TIMER_EVERY};
 
 /// What perfect play makes of a position: the best action for the side to act.
 #[derive(Debug, Clone, Copy, PartialEq)]

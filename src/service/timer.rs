@@ -5,50 +5,90 @@
 
 use std::time::Duration;
 
-use jiff::Timestamp;
+use futures_util::{StreamExt, stream};
 
 use super::time::before;
 use super::{GameRecord, GameService};
 use crate::error::Error;
-use crate::record::{Ending, Status};
+use crate::record::{Ending, GameId, Status};
 
 /// How often the timer looks for overdue games: a timeout is written within
 /// this of its deadline (and a client sees it at once: the game shows it).
 pub const TIMER_EVERY: Duration = Duration::from_millis(250);
+
+/// How many overdue games of one kind the timer takes at a time.
+pub const TIMER_BATCH: u32 = 100;
+
+/// How many of a batch's games the timer ends at once: enough for the store to
+/// take several of their writes together, few enough that a request, or a
+/// timeout, never waits for a database connection behind a whole batch.
+const ENDED_AT_ONCE: usize = 8;
 
 /// How many games one deletion takes: a short write, after which others' writes
 /// go first.
 pub const RETENTION_BATCH: usize = 100;
 
 impl GameService {
-    /// Writes down the end of every game whose running clock has run out, and
-    /// aborts every game that waited longer than the waiting timeout for its
-    /// second player. Answers how many it ended.
+    /// Writes down the end of every game whose running clock has run out, the
+    /// earliest deadline first, a batch at a time until none is left. Answers
+    /// how many it ended. Waiting games to abort have a queue of their own
+    /// ([`GameService::abort_abandoned_games`]), so that however many there are,
+    /// a timeout never waits behind them.
     ///
     /// # Errors
     /// Database failures; a game's own failure is logged and the others go on.
-    pub async fn end_overdue_games(&self) -> Result<usize, Error> {
-        let now = self.now();
-        let waiting_before = self.waiting_cutoff(now);
-        let overdue = self.store.overdue_games(now, waiting_before).await?;
+    pub async fn end_timed_out_games(&self) -> Result<usize, Error> {
         let mut ended = 0;
-        for id in overdue {
-            // As the game stands when its write is decided: another instance, or
-            // an action, may have got there first.
-            let ending = move |record: &GameRecord| {
-                if let Some(player) = record.flagged() {
-                    return Ok(Some(Ending::Timeout(player)));
-                }
-                let waited_too_long = waiting_before.is_some_and(|cutoff| record.stored.created_at <= cutoff);
-                Ok((record.status() == Status::Waiting && waited_too_long).then_some(Ending::Abort(None)))
-            };
-            match self.end(id, ending).await {
-                Ok(written) => ended += usize::from(written.is_some()),
-                Err(Error::Conflict { .. }) => {}
-                Err(error) => log::warn!("the timer could not end game {id}: {error}"),
+        loop {
+            let due = self.store.timed_out_games(self.now(), TIMER_BATCH).await?;
+            let batch = self.end_each(&due, |record| Ok(record.flagged().map(Ending::Timeout))).await;
+            ended += batch;
+            // A batch that ended nothing was ended elsewhere, or fails: the next turn looks again.
+            if due.len() < TIMER_BATCH as usize || batch == 0 {
+                return Ok(ended);
             }
         }
-        Ok(ended)
+    }
+
+    /// Aborts a batch of the games that waited longer than the waiting timeout
+    /// for their second player, those that waited longest first; answers how many.
+    ///
+    /// # Errors
+    /// Database failures; a game's own failure is logged and the others go on.
+    pub async fn abort_abandoned_games(&self) -> Result<usize, Error> {
+        let Some(timeout) = self.options.waiting_timeout else { return Ok(0) };
+        let cutoff = before(self.now(), timeout);
+        let due = self.store.abandoned_games(cutoff, TIMER_BATCH).await?;
+        let abandoned = move |record: &GameRecord| {
+            let waited_too_long = record.status() == Status::Waiting && record.stored.created_at <= cutoff;
+            Ok(waited_too_long.then_some(Ending::Abort(None)))
+        };
+        Ok(self.end_each(&due, abandoned).await)
+    }
+
+    /// Ends each game of `ids` as `ending` decides, [`ENDED_AT_ONCE`] at a
+    /// time, as the game stands when its write is decided (another instance, or
+    /// an action, may have got there first); answers how many it ended. A game's
+    /// own failure is logged.
+    async fn end_each(
+        &self,
+        ids: &[GameId],
+        ending: impl Fn(&GameRecord) -> Result<Option<Ending>, Error> + Clone + Send + 'static,
+    ) -> usize {
+        let ends = ids.iter().map(|&id| {
+            let ending = ending.clone();
+            async move { (id, self.end(id, ending).await) }
+        });
+        let ended: Vec<_> = stream::iter(ends).buffer_unordered(ENDED_AT_ONCE).collect().await;
+        let ended = ended.into_iter().filter(|(id, ended)| match ended {
+            Ok(written) => written.is_some(),
+            Err(Error::Conflict { .. }) => false,
+            Err(error) => {
+                log::warn!("the timer could not end game {id}: {error}");
+                false
+            }
+        });
+        ended.count()
     }
 
     /// Deletes a batch of at most [`RETENTION_BATCH`] games that ended before the
@@ -60,10 +100,5 @@ impl GameService {
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
         let Some(retention) = self.options.retention else { return Ok(0) };
         Ok(self.store.delete_games_ended_before(before(self.now(), retention), RETENTION_BATCH).await?)
-    }
-
-    /// Before when a waiting game must have been created to be aborted now.
-    fn waiting_cutoff(&self, now: Timestamp) -> Option<Timestamp> {
-        Some(before(now, self.options.waiting_timeout?))
     }
 }

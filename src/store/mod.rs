@@ -354,22 +354,31 @@ impl Store {
         })
     }
 
-    /// The games the server's timer must look at: those ongoing past their
-    /// `deadline` at `now`, and those still waiting that were created before
-    /// `waiting_before`, if given. A few at a time.
+    /// At most `most` of the games ongoing past their `deadline` at `now`, the
+    /// earliest deadline first: the clocks the server's timer must write down.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn overdue_games(
-        &self,
-        now: Timestamp,
-        waiting_before: Option<Timestamp>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    pub async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
         // Both backends compare the times as the columns hold them.
-        let (now, waiting_before) = (stamp(now), waiting_before.map(stamp));
+        let now = stamp(now);
         counted(match &self.backend {
-            Backend::Sqlite(store) => store.overdue_games(now, waiting_before).await,
-            Backend::Postgres(store) => Box::pin(store.overdue_games(now, waiting_before)).await,
+            Backend::Sqlite(store) => store.timed_out_games(now, most).await,
+            Backend::Postgres(store) => Box::pin(store.timed_out_games(now, most)).await,
+        })
+    }
+
+    /// At most `most` of the games still waiting for their second player that
+    /// were created before `created_before`, the oldest first: the games the
+    /// server's timer must abort.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn abandoned_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+        let created_before = stamp(created_before);
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.abandoned_games(created_before, most).await,
+            Backend::Postgres(store) => Box::pin(store.abandoned_games(created_before, most)).await,
         })
     }
 

@@ -218,14 +218,19 @@ impl PgStore {
         Ok(game)
     }
 
-    pub(super) async fn overdue_games(
-        &self,
-        now: String,
-        waiting_before: Option<String>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    pub(super) async fn timed_out_games(&self, now: String, most: u32) -> Result<Vec<GameId>, StoreError> {
+        self.game_ids_of(TIMED_OUT_GAMES, now, most).await
+    }
+
+    pub(super) async fn abandoned_games(&self, created_before: String, most: u32) -> Result<Vec<GameId>, StoreError> {
+        self.game_ids_of(ABANDONED_GAMES, created_before, most).await
+    }
+
+    /// The ids `statement` answers for a time and a count.
+    async fn game_ids_of(&self, statement: &'static str, at: String, most: u32) -> Result<Vec<GameId>, StoreError> {
         self.connections
             .run(&|connection| {
-                let query = sqlx::query_scalar(OVERDUE_GAMES).bind(now.clone()).bind(waiting_before.clone());
+                let query = sqlx::query_scalar(statement).bind(at.clone()).bind(i64::from(most));
                 Box::pin(query.fetch_all(connection))
             })
             .await

@@ -157,10 +157,12 @@ pub(super) const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM games WHERE id = ANY($1)",
 ];
 
-/// The timer's question: see [`super::super::Store::overdue_games`].
-pub(super) const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' \
-     AND deadline <= $1::TIMESTAMPTZ UNION SELECT id FROM games WHERE $2::TEXT IS NOT NULL AND status = 'waiting' \
-     AND created_at <= $2::TIMESTAMPTZ LIMIT 100";
+/// The timer's questions, each along its index: see
+/// [`super::super::Store::timed_out_games`] and [`super::super::Store::abandoned_games`].
+pub(super) const TIMED_OUT_GAMES: &str =
+    "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1::TIMESTAMPTZ ORDER BY deadline LIMIT $2";
+pub(super) const ABANDONED_GAMES: &str =
+    "SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1::TIMESTAMPTZ ORDER BY created_at LIMIT $2";
 
 pub(super) const ORIGINAL_APP_GAME: &str = "SELECT game_id, play_as FROM original_app_game WHERE slot = 1";
 pub(super) const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \

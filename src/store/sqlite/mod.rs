@@ -69,9 +69,13 @@ const DELETE_GAMES: [&str; 4] = [
     "UPDATE games SET rematch_of = NULL WHERE rematch_of IN (SELECT value FROM json_each(?1))",
     "DELETE FROM games WHERE id IN (SELECT value FROM json_each(?1))",
 ];
-/// The timer's question: see [`super::Store::overdue_games`].
-const OVERDUE_GAMES: &str = "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 \
-     UNION SELECT id FROM games WHERE ?2 IS NOT NULL AND status = 'waiting' AND created_at <= ?2 LIMIT 100";
+/// The timer's questions, each along its index (`games_by_deadline`,
+/// `games_by_creation`): see [`super::Store::timed_out_games`] and
+/// [`super::Store::abandoned_games`].
+const TIMED_OUT_GAMES: &str =
+    "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 ORDER BY deadline LIMIT ?2";
+const ABANDONED_GAMES: &str =
+    "SELECT id FROM games WHERE status = 'waiting' AND created_at <= ?1 ORDER BY created_at LIMIT ?2";
 
 /// The file of the database at `url`, if the URL can be read.
 pub(super) fn file_of(url: &str) -> Option<std::path::PathBuf> {
@@ -206,15 +210,20 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn overdue_games(
-        &self,
-        now: String,
-        waiting_before: Option<String>,
-    ) -> Result<Vec<GameId>, StoreError> {
+    pub(super) async fn timed_out_games(&self, now: String, most: u32) -> Result<Vec<GameId>, StoreError> {
+        self.game_ids_of(TIMED_OUT_GAMES, now, most).await
+    }
+
+    pub(super) async fn abandoned_games(&self, created_before: String, most: u32) -> Result<Vec<GameId>, StoreError> {
+        self.game_ids_of(ABANDONED_GAMES, created_before, most).await
+    }
+
+    /// The ids `statement` answers for a time and a count.
+    async fn game_ids_of(&self, statement: &'static str, at: String, most: u32) -> Result<Vec<GameId>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut overdue = connection.prepare_cached(OVERDUE_GAMES)?;
-                let ids = overdue.query_map(params![now, waiting_before], |row| row.get(0))?;
+                let mut query = connection.prepare_cached(statement)?;
+                let ids = query.query_map(params![at, most], |row| row.get(0))?;
                 Ok(ids.collect::<rusqlite::Result<_>>()?)
             })
             .await

@@ -137,6 +137,39 @@ fn a_clock_out_of_its_bounds_is_refused() {
     assert_eq!(app.request("GET", "/api/v1/games", &[], None).json()["games"], json!([]), "nothing was created");
 }
 
+/// Twenty thousand games waiting for a second player since long before the
+/// waiting timeout, written behind the server's back as a flood of abandoned
+/// games leaves them: each with its creator's seat entry.
+const ABANDONED_GAMES: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+     INSERT INTO games (variant, created_at, status, result) \
+     SELECT 'measurement', '2026-01-01T00:00:00.000Z', 'waiting', 'ongoing' FROM n; \
+     INSERT INTO log_entries (game_id, seq, kind, actor, created_at) \
+     SELECT id, 1, 'seat', 'X', created_at FROM games WHERE status = 'waiting'";
+
+#[test]
+fn a_timeout_is_written_within_a_second_and_a_half_of_its_deadline_behind_a_backlog_of_aborts() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    database.execute(ABANDONED_GAMES);
+    let (id, _, _) = timed_game(&app, 2_000, 0);
+    let view = app.get_game(id).json();
+    let deadline = millis(&view["clock"]["deadline"]);
+    let mut watcher = app.watch(id, Some(view["version"].as_i64().unwrap()));
+    let timeout = watcher.next_event(Duration::from_secs(10)).expect("the timeout comes by itself");
+    let late_ms = jiff::Timestamp::now().as_millisecond() - deadline;
+    let waiting = |limit: u32| {
+        let page = app.request("GET", &format!("/api/v1/games?status=waiting&limit={limit}"), &[], None).json();
+        page["games"].as_array().unwrap().len()
+    };
+    eprintln!("the timeout came {late_ms} ms after its deadline, with {} or more games still to abort", waiting(100));
+    assert_eq!(timeout.kind, "timeout");
+    assert!(late_ms < 1_500, "{late_ms} ms after the deadline");
+    // Meanwhile the backlog drains.
+    let finished = app.request("GET", "/api/v1/games?status=finished&limit=100", &[], None).json();
+    let aborted = finished["games"].as_array().unwrap().iter().filter(|game| game["end"]["reason"] == "aborted");
+    assert!(aborted.count() > 0, "no abandoned game was aborted: {finished}");
+}
+
 #[test]
 fn a_clock_that_runs_out_while_nobody_asks_ends_the_game_for_every_watcher() {
     let app = TestApp::spawn();
@@ -250,8 +283,8 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
         let late = service.act(id, &o.token, squares(6, 7), None).await.unwrap_err();
         assert_eq!(late.code(), "game_over");
         // The timer writes it, once however often it runs.
-        assert_eq!(service.end_overdue_games().await.unwrap(), 1);
-        assert_eq!(service.end_overdue_games().await.unwrap(), 0);
+        assert_eq!(service.end_timed_out_games().await.unwrap(), 1);
+        assert_eq!(service.end_timed_out_games().await.unwrap(), 0);
         let written = service.game(id).await.unwrap();
         assert_eq!(written.version(), version + 1);
         assert_eq!(written.result(), qttt::engine::GameResult::XWins);
