@@ -43,6 +43,12 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// that never pause, checkpoints that never wait would let it grow without end.
 const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 
+/// The size the write-ahead log is cut back to once a checkpoint has copied all of
+/// it into the database file: SQLite otherwise keeps the file at the largest it
+/// ever grew, which a burst of writes, or readers holding back checkpoints, takes
+/// to tens of megabytes for as long as the server runs.
+const LOG_BYTES_KEPT: i64 = 4 * 1024 * 1024;
+
 /// Work for a connection's thread.
 enum Job {
     /// Work on the connection as it is, outside any transaction.
@@ -333,6 +339,8 @@ pub(super) fn open_writer(path: &Path, durability: Durability) -> rusqlite::Resu
     // The journal mode stays with the file: a reader opened later finds it.
     writer.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
     writer.pragma_update(None, "wal_autocheckpoint", 0)?;
+    // The writer cuts the log back when it starts it again from its beginning.
+    writer.pragma_update(None, "journal_size_limit", LOG_BYTES_KEPT)?;
     let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?);
     Ok((writer, checkpointer))
 }
@@ -424,6 +432,35 @@ mod tests {
         // SQLite's codes: 1 NORMAL, 2 FULL.
         assert_eq!(synchronous(Durability::Normal), [1, 1]);
         assert_eq!(synchronous(Durability::Full), [2, 2]);
+    }
+
+    #[test]
+    fn the_log_shrinks_back_after_a_burst_once_it_is_copied_into_the_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("qttt.db");
+        let log = folder.path().join("qttt.db-wal");
+        let (mut writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
+        writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
+        // A burst: 40 MB in one transaction, all of it in the log at once.
+        let burst = writer.transaction().unwrap();
+        for _ in 0..10_000 {
+            burst.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
+        }
+        burst.commit().unwrap();
+        let grown = std::fs::metadata(&log).unwrap().len();
+        // Once the checkpointer has copied it, the next write starts the log again.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let shrunk = loop {
+            std::thread::sleep(CHECKPOINT_EVERY * 2);
+            writer.execute("INSERT INTO filler (text) VALUES ('y')", []).unwrap();
+            let size = std::fs::metadata(&log).unwrap().len();
+            if size <= 8 * 1024 * 1024 || Instant::now() > deadline {
+                break size;
+            }
+        };
+        checkpointer.stop();
+        assert!(grown > 30 * 1024 * 1024, "the burst grew the log to {grown} bytes");
+        assert!(shrunk <= 8 * 1024 * 1024, "the log stayed at {shrunk} bytes");
     }
 
     #[test]
