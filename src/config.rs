@@ -294,6 +294,15 @@ impl TryFrom<Settings> for Config {
     }
 }
 
+impl Settings {
+    /// The settings as a command of their own, each with its flag, variable,
+    /// default and parser.
+    #[must_use]
+    pub fn command() -> clap::Command {
+        Settings::augment_args(clap::Command::new("qttt"))
+    }
+}
+
 impl Config {
     /// The settings as if the environment held just the variables `lookup`
     /// gives, and the command line nothing: for tests, which must not read the
@@ -302,7 +311,7 @@ impl Config {
     /// # Errors
     /// The first variable refused.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let command = Settings::augment_args(clap::Command::new("qttt"));
+        let command = Settings::command();
         // Each variable set becomes its flag, as clap itself reads a variable:
         // through the same parser, after the flags.
         let flags: Vec<String> = command
@@ -328,7 +337,7 @@ impl ConfigError {
     pub fn of(error: &clap::Error) -> Option<ConfigError> {
         let problem = std::error::Error::source(error)?.downcast_ref::<Problem>()?.clone();
         let Some(ContextValue::String(refused)) = error.get(ContextKind::InvalidArg) else { return None };
-        let mut command = Settings::augment_args(clap::Command::new("qttt"));
+        let mut command = Settings::command();
         command.build();
         let arg = command.get_arguments().find(|arg| arg.to_string() == *refused)?;
         let variable = arg.get_env()?.to_string_lossy().into_owned();

@@ -122,6 +122,11 @@ impl Life {
         }
     }
 
+    /// The seat the game's bot took, if it has one.
+    pub fn bot(&self) -> Option<Player> {
+        self.bot
+    }
+
     /// Whether both seats are taken.
     pub fn both_seated(&self) -> bool {
         self.seated == [true; 2]

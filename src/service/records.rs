@@ -30,8 +30,7 @@ impl GameRecord {
     ///
     /// # Errors
     /// [`Error::Internal`] when the log breaks a rule, goes on after the game's
-    /// end, or holds a time that is none: it is corrupt, and it is never silently
-    /// repaired.
+    /// end: it is corrupt, and it is never silently repaired.
     pub(super) fn replay(stored: StoredGame, now: Timestamp) -> Result<GameRecord, Error> {
         let (game, life) = (Game::new(stored.variant), Life::new(stored.clock));
         let mut record = GameRecord { stored, game, life, now, ended_by: None };
@@ -48,22 +47,16 @@ impl GameRecord {
     /// [`Error::Internal`], as [`GameRecord::replay`] says.
     fn fold(&mut self, index: usize) -> Result<(), Error> {
         let entry = &self.stored.log[index];
-        let corrupt =
-            |detail: String| Error::Internal(Fault::new(format!("game {}: corrupt log: {detail}", self.stored.id)));
+        let corrupt = |detail: String| format!("game {}: corrupt log: {detail}", self.stored.id);
         let (game, life, at) = (&mut self.game, &mut self.life, entry.created_at);
         match entry.event {
             Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, at),
             Event::Action(_) | Event::Ended(_) if self.ended_by.is_some() => {
-                return Err(corrupt(format!("entry {} comes after the end", entry.seq)));
+                return Err(Error::Internal(Fault::new(corrupt(format!("entry {} comes after the end", entry.seq)))));
             }
             Event::Action(logged) => {
                 game.play(logged.actor, logged.action).map_err(|error| {
-                    let what = format!(
-                        "game {}: corrupt log: entry {} breaks a rule ({})",
-                        self.stored.id,
-                        entry.seq,
-                        error.code()
-                    );
+                    let what = corrupt(format!("entry {} breaks a rule ({})", entry.seq, error.code()));
                     Error::Internal(Fault::caused_by(what, error))
                 })?;
                 life.acted(logged.actor, game, at);
@@ -150,7 +143,7 @@ impl GameRecord {
 
     /// The seat the game's bot holds, in a game against the computer.
     pub fn bot_seat(&self) -> Option<Player> {
-        bot_seat(&self.stored.log)
+        self.life.bot()
     }
 
     /// How the game ended, if it has: by the rules, an entry of its life, or a
@@ -222,13 +215,6 @@ impl GameRecord {
         let deadline = self.clock().and_then(|clock| clock.deadline);
         Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at: self.ended_at() }
     }
-}
-
-pub(super) fn bot_seat(log: &[StoredEntry]) -> Option<Player> {
-    log.iter().find_map(|entry| match entry.event {
-        Event::SeatTaken(player) if entry.by_bot => Some(player),
-        _ => None,
-    })
 }
 
 #[cfg(test)]

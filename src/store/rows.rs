@@ -355,7 +355,7 @@ fn variant(text: &str) -> Result<Variant, StoreError> {
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
 /// The time a column's RFC 3339 text holds.
-pub(super) fn time(text: &str) -> Result<Timestamp, StoreError> {
+fn time(text: &str) -> Result<Timestamp, StoreError> {
     text.parse().map_err(|_| corrupt("time", text))
 }
 

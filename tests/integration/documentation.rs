@@ -14,8 +14,7 @@ fn read(path: &Path) -> String {
 
 /// The environment variables of the server's settings, as clap reads them.
 fn settings_variables() -> BTreeSet<String> {
-    use clap::Args;
-    let command = qttt::config::Settings::augment_args(clap::Command::new("qttt"));
+    let command = qttt::config::Settings::command();
     command.get_arguments().filter_map(|arg| Some(arg.get_env()?.to_str()?.to_string())).collect()
 }
 

@@ -388,10 +388,7 @@ async fn read_events(
 ) {
     use eventsource_stream::Eventsource;
     use futures_util::StreamExt;
-    let mut request = client.get(url);
-    for (name, value) in &headers {
-        request = request.append_header((name.as_str(), value.as_str()));
-    }
+    let request = with_headers(client.get(url), &headers);
     let response = tokio::select! {
         _ = &mut stopped => return,
         sent = request.send() => match sent {
@@ -537,10 +534,7 @@ fn send(
     let method = awc::http::Method::from_bytes(method.as_bytes()).map_err(|error| error.to_string())?;
     let (url, headers, body) = (format!("http://{address}{path}"), owned(headers), body.map(str::to_string));
     actix_web::rt::System::new().block_on(async move {
-        let mut request = client(from).request(method, url);
-        for (name, value) in &headers {
-            request = request.append_header((name.as_str(), value.as_str()));
-        }
+        let request = with_headers(client(from).request(method, url), &headers);
         let sent = match body {
             Some(body) => request.send_body(body).await,
             None => request.send().await,
@@ -553,6 +547,11 @@ fn send(
             body: String::from_utf8(body.to_vec()).expect("a text body"),
         })
     })
+}
+
+/// `request` with each of `headers` added, in order, a name given twice sent twice.
+fn with_headers(request: awc::ClientRequest, headers: &[(String, String)]) -> awc::ClientRequest {
+    headers.iter().fold(request, |request, (name, value)| request.append_header((name.as_str(), value.as_str())))
 }
 
 fn owned(headers: &[(&str, &str)]) -> Vec<(String, String)> {
