@@ -12,7 +12,9 @@ use ipnet::IpNet;
 
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
-use crate::service::{DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads};
+use crate::service::{
+    DEFAULT_ABANDONED_RETENTION, DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads,
+};
 use crate::store::{Durability, PoolSettings, is_postgres};
 
 /// The settings as the command line and the environment give them, one field
@@ -56,8 +58,21 @@ pub struct Settings {
     /// The most rows one client address may create per minute: games created
     /// (new, and by the original app's /reset) and seats taken by joining; 0 for
     /// no limit. Beyond it, 429 with Retry-After.
-    #[arg(long, env = "CREATE_RATE_LIMIT", default_value_t = 0, value_parser = rate_limit)]
+    #[arg(long, env = "CREATE_RATE_LIMIT", default_value_t = DEFAULT_CREATE_RATE.per_minute, value_parser = rate_limit)]
     create_rate_limit: u32,
+    /// How many rows one client address may create at once, within its rate.
+    #[arg(long, env = "CREATE_RATE_BURST", default_value_t = DEFAULT_CREATE_RATE.burst, value_parser = burst)]
+    create_rate_burst: u32,
+    /// The most failed authentications (a seat token that holds no seat of the
+    /// game, a wrong invite) one client address may make per minute; 0 for no
+    /// limit. Beyond it, every request with a token or an invite gets 429 with
+    /// Retry-After.
+    #[arg(long, env = "FAILED_AUTH_RATE_LIMIT", default_value_t = DEFAULT_FAILED_AUTH_RATE.per_minute,
+        value_parser = rate_limit)]
+    failed_auth_rate_limit: u32,
+    /// How many failed authentications one client address may make at once, within its rate.
+    #[arg(long, env = "FAILED_AUTH_BURST", default_value_t = DEFAULT_FAILED_AUTH_RATE.burst, value_parser = burst)]
+    failed_auth_burst: u32,
     /// The proxies whose word on a client's address is taken (a connection from
     /// one of them is the client its X-Forwarded-For names): comma-separated
     /// addresses or CIDR ranges. Unset, every client is the address it connects
@@ -83,6 +98,12 @@ pub struct Settings {
     /// seats, before the server deletes them; 0 for ever.
     #[arg(long, env = "RETENTION_DAYS", value_name = "DAYS", default_value_t = 0, value_parser = whole_number::<0, 36_500>)]
     retention_days: u64,
+    /// How many hours the games the server aborted because nobody took their
+    /// free seat are kept before it deletes them (nothing was played in them);
+    /// 0 for ever.
+    #[arg(long, env = "ABANDONED_GAME_RETENTION_HOURS", value_name = "HOURS",
+        default_value_t = DEFAULT_ABANDONED_RETENTION.as_secs() / 3600, value_parser = whole_number::<0, 876_000>)]
+    abandoned_game_retention_hours: u64,
     /// How many perfect searches (hints, the perfect bot's answers) run at once;
     /// by default one per core. Four times as many wait; beyond them, 503 busy.
     #[arg(long, env = "SEARCH_THREADS", default_value_t = default_search_threads() as u64,
@@ -138,9 +159,12 @@ pub struct Config {
     pub sqlite_synchronous: Durability,
     /// The browser origins allowed to call the API: `CORS_ALLOWED_ORIGINS`.
     pub cors_allowed_origins: CorsOrigins,
-    /// The most rows one client address may create per minute, if limited:
-    /// `CREATE_RATE_LIMIT`.
-    pub create_rate_limit: Option<u32>,
+    /// The rows one client address may create, if limited: `CREATE_RATE_LIMIT`
+    /// and `CREATE_RATE_BURST`.
+    pub create_rate_limit: Option<RateLimit>,
+    /// The failed authentications one client address may make, if limited:
+    /// `FAILED_AUTH_RATE_LIMIT` and `FAILED_AUTH_BURST`.
+    pub failed_auth_rate_limit: Option<RateLimit>,
     /// The proxies whose word on a client's address is taken: `TRUSTED_PROXIES`.
     pub trusted_proxies: Vec<IpNet>,
     /// How long a request's body may take to arrive after its head:
@@ -155,6 +179,9 @@ pub struct Config {
     pub max_live_streams_per_address: usize,
     /// How long ended games are kept, if not for ever: `RETENTION_DAYS`.
     pub retention: Option<Duration>,
+    /// How long the games the server aborted for want of a second player are
+    /// kept, if not for ever: `ABANDONED_GAME_RETENTION_HOURS`.
+    pub abandoned_game_retention: Option<Duration>,
     /// How many perfect searches run at once: `SEARCH_THREADS`.
     pub search_threads: usize,
     /// Whether the original app's anonymous routes are served: `ORIGINAL_APP_ROUTES`.
@@ -172,6 +199,24 @@ pub struct Config {
     /// Where `GET /metrics` is served: `METRICS` and `METRICS_ADDR`.
     pub metrics: MetricsAt,
 }
+
+/// What one client address may do so often: `burst` at once, and `per_minute`
+/// on average, as a bucket of `burst` tokens that refills at `per_minute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// How many a minute, on average.
+    pub per_minute: u32,
+    /// How many at once.
+    pub burst: u32,
+}
+
+/// Games and seats: a person creates a game or two a minute; a flood of them
+/// meets the limit within seconds.
+pub const DEFAULT_CREATE_RATE: RateLimit = RateLimit { per_minute: 30, burst: 10 };
+
+/// Failed authentications: a client that mistypes never fails twenty times a
+/// minute; one that guesses tokens is stopped after ten.
+pub const DEFAULT_FAILED_AUTH_RATE: RateLimit = RateLimit { per_minute: 20, burst: 10 };
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,7 +274,7 @@ pub enum Problem {
         max: u64,
     },
     /// Not a rate.
-    #[error("is {0:?}; it must be a whole number of games per minute (0 for no limit)")]
+    #[error("is {0:?}; it must be a whole number per minute (0 for no limit)")]
     RateLimit(String),
     /// None of the words the setting takes.
     #[error("is {text:?}; it must be {}", .choices.join(" or "))]
@@ -265,6 +310,7 @@ impl TryFrom<Settings> for Config {
         };
         let count = |count: u64| usize::try_from(count).expect("at most a million");
         let seconds = |seconds: u64| Some(Duration::from_secs(seconds)).filter(|duration| !duration.is_zero());
+        let rate = |per_minute: u32, burst: u32| (per_minute > 0).then_some(RateLimit { per_minute, burst });
         Ok(Config {
             host: settings.host,
             port: settings.port,
@@ -276,13 +322,15 @@ impl TryFrom<Settings> for Config {
             },
             sqlite_synchronous: settings.sqlite_synchronous,
             cors_allowed_origins: settings.cors_allowed_origins,
-            create_rate_limit: Some(settings.create_rate_limit).filter(|&limit| limit > 0),
+            create_rate_limit: rate(settings.create_rate_limit, settings.create_rate_burst),
+            failed_auth_rate_limit: rate(settings.failed_auth_rate_limit, settings.failed_auth_burst),
             trusted_proxies: settings.trusted_proxies.map_or_else(Vec::new, |proxies| proxies.0),
             request_body_timeout: Duration::from_secs(settings.request_body_timeout_seconds),
             max_connections_per_worker: count(settings.max_connections_per_worker),
             max_live_streams: count(settings.max_live_streams),
             max_live_streams_per_address: count(settings.max_live_streams_per_address),
             retention: seconds(settings.retention_days * 86_400),
+            abandoned_game_retention: seconds(settings.abandoned_game_retention_hours * 3600),
             search_threads: count(settings.search_threads),
             original_app_routes: settings.original_app_routes,
             random_seed: settings.random_seed,
@@ -378,6 +426,11 @@ fn rate_limit(text: &str) -> Result<u32, Problem> {
     text.trim().parse::<u32>().map_err(|_| Problem::RateLimit(text.to_string()))
 }
 
+fn burst(text: &str) -> Result<u32, Problem> {
+    let burst = whole_number::<1, 1_000_000>(text)?;
+    Ok(u32::try_from(burst).expect("at most a million"))
+}
+
 fn origins(text: &str) -> Result<CorsOrigins, Problem> {
     if text.trim() == "*" {
         return Ok(CorsOrigins::Any);
@@ -451,13 +504,15 @@ mod tests {
                 },
                 sqlite_synchronous: Durability::Normal,
                 cors_allowed_origins: CorsOrigins::Any,
-                create_rate_limit: None,
+                create_rate_limit: Some(RateLimit { per_minute: 30, burst: 10 }),
+                failed_auth_rate_limit: Some(RateLimit { per_minute: 20, burst: 10 }),
                 trusted_proxies: Vec::new(),
                 request_body_timeout: Duration::from_secs(5),
                 max_connections_per_worker: 10_000,
                 max_live_streams: 4096,
                 max_live_streams_per_address: 32,
                 retention: None,
+                abandoned_game_retention: Some(Duration::from_secs(86_400)),
                 search_threads: std::thread::available_parallelism().unwrap().get(),
                 original_app_routes: true,
                 random_seed: None,
@@ -476,7 +531,10 @@ mod tests {
             ("PORT", "9000"),
             ("DATABASE_URL", "sqlite:/data/qttt.db"),
             ("CORS_ALLOWED_ORIGINS", "https://a.example, http://localhost:3000"),
-            ("CREATE_RATE_LIMIT", "30"),
+            ("CREATE_RATE_LIMIT", "60"),
+            ("CREATE_RATE_BURST", "5"),
+            ("FAILED_AUTH_RATE_LIMIT", "0"),
+            ("ABANDONED_GAME_RETENTION_HOURS", "0"),
             ("SQLITE_SYNCHRONOUS", "FULL"),
             ("DATABASE_POOL_SIZE", "4"),
             ("DATABASE_STATEMENT_TIMEOUT_MS", "250"),
@@ -514,7 +572,8 @@ mod tests {
         assert_eq!(postgres.database_url, "postgres://qttt:secret@db/qttt");
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
-        assert_eq!(read.create_rate_limit, Some(30));
+        assert_eq!(read.create_rate_limit, Some(RateLimit { per_minute: 60, burst: 5 }));
+        assert_eq!((read.failed_auth_rate_limit, read.abandoned_game_retention), (None, None));
         assert_eq!(read.random_seed, Some(u64::MAX));
         assert_eq!((read.waiting_game_timeout, read.rematch_window), (None, Duration::from_secs(5)));
         let waiting = config(&[("WAITING_GAME_TIMEOUT_SECONDS", "90")]).unwrap().waiting_game_timeout;
@@ -543,6 +602,9 @@ mod tests {
         assert!(error(&[("CORS_ALLOWED_ORIGINS", "example.com")]).starts_with("CORS_ALLOWED_ORIGINS has"));
         assert!(error(&[("HOST", " ")]).starts_with("HOST is empty"));
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
+        assert!(error(&[("CREATE_RATE_BURST", "0")]).starts_with("CREATE_RATE_BURST is"));
+        assert!(error(&[("FAILED_AUTH_RATE_LIMIT", "-1")]).starts_with("FAILED_AUTH_RATE_LIMIT is"));
+        assert!(error(&[("ABANDONED_GAME_RETENTION_HOURS", "a day")]).starts_with("ABANDONED_GAME_RETENTION_HOURS is"));
         assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
         assert!(error(&[("WAITING_GAME_TIMEOUT_SECONDS", "an hour")]).starts_with("WAITING_GAME_TIMEOUT_SECONDS is"));
         assert!(error(&[("REMATCH_WINDOW_SECONDS", "-1")]).starts_with("REMATCH_WINDOW_SECONDS is"));

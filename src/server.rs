@@ -106,6 +106,7 @@ impl Running {
             rematch_window: config.rematch_window,
             search_threads: config.search_threads,
             retention: config.retention,
+            abandoned_retention: config.abandoned_game_retention,
         };
         let service = GameService::new(store.clone(), options);
         let timer = actix_web::rt::spawn(run_timer(service.clone()));
@@ -214,8 +215,8 @@ async fn run_timer(service: GameService) {
     tokio::join!(timeouts, aborts);
 }
 
-/// Every [`RETENTION_EVERY`], deletes the games that ended before the retention
-/// period, a batch at a time with a pause between batches, so that the writes of
+/// Every [`RETENTION_EVERY`], deletes the games that ended before their
+/// retention period, a batch at a time with a pause between batches, so that the writes of
 /// play go on in between. Without a retention period, nothing.
 async fn run_retention(service: GameService) {
     let mut every = tokio::time::interval(RETENTION_EVERY);
@@ -239,7 +240,7 @@ async fn run_retention(service: GameService) {
             tokio::time::sleep(RETENTION_PAUSE).await;
         }
         if deleted > 0 {
-            log::info!("retention deleted {deleted} games that ended before the retention period");
+            log::info!("retention deleted {deleted} games that ended before their retention period");
         }
     }
 }

@@ -160,6 +160,9 @@ pub struct RuleBroken(Problem);
         "code": "rate_limited"}))),
     ("streams" = (value = json!({"type": "urn:qttt:problem:rate_limited", "title": "Too many requests",
         "status": 429, "detail": "this address has 32 live streams open, the most it may; close one first",
+        "code": "rate_limited"}))),
+    ("failed_authentications" = (value = json!({"type": "urn:qttt:problem:rate_limited", "title": "Too many requests",
+        "status": 429, "detail": "this address presented too many tokens or invites that were wrong; try again in 3 s",
         "code": "rate_limited"})))
 ))]
 pub struct TooManyRequests(Problem);
@@ -208,6 +211,8 @@ pub enum ActionAnswers {
     Conflict(#[ref_response] Conflict),
     #[response(status = 422)]
     RuleBroken(#[ref_response] RuleBroken),
+    #[response(status = 429)]
+    TooManyRequests(#[ref_response] TooManyRequests),
     #[response(status = 500)]
     Internal(#[ref_response] Internal),
     #[response(status = 503)]

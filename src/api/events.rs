@@ -14,6 +14,7 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+use super::extract::Reader;
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::{EventView, GameView, LogEntryView};
@@ -174,7 +175,7 @@ impl Watch {
     /// browser's `EventSource` to reconnect into a 503, after which it gives up.
     async fn catch_up(&mut self) -> Result<(), Error> {
         self.retry_at = None;
-        match self.service.game(self.id).await {
+        match self.service.record(self.id).await {
             Ok(record) => {
                 self.failures = 0;
                 self.enqueue(&record)?;
@@ -289,7 +290,8 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// `retry` field of 2-4 s spreads reconnects. While the database is away the
 /// stream stays open, and goes on when it is back. One client address holds at
 /// most `MAX_LIVE_STREAMS_PER_ADDRESS` streams open (32 by default): 429 beyond.
-/// `EventSource` hides a 404, 429 or 503: get the game first.
+/// `EventSource` hides a 404, 429 or 503: get the game first. A private game's
+/// stream takes its invite as `?invite=` (an `EventSource` sends no header).
 ///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
@@ -299,10 +301,12 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// ```
 #[utoipa::path(
     tag = "games",
+    security((), ("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = r"^[0-9]{1,18}$", description = "The last event seen; the stream resumes after it."),
         Resume,
+        Reader,
     ),
     responses(
         (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of JSON.",
@@ -320,6 +324,7 @@ async fn events(
     service: web::Data<GameService>,
     id: web::Path<GameId>,
     resume: web::Query<Resume>,
+    reader: Reader,
     request: HttpRequest,
     limits: web::Data<Limits>,
     client: ClientAddress,
@@ -329,7 +334,7 @@ async fn events(
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
-    let record = service.game(id).await?;
+    let record = service.game(id, &reader.0).await?;
     if service.is_final(&record) && last >= record.version() {
         return Ok(HttpResponse::NoContent().finish());
     }

@@ -13,8 +13,10 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{KnownFormat, SchemaFormat};
 use utoipa::openapi::{ObjectBuilder, Required, Type};
 
+use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use crate::record::GameId;
+use crate::service::Credentials;
 
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
@@ -147,10 +149,72 @@ impl FromRequest for SeatRequest {
         let read = || {
             let id =
                 request.match_info().get("id").and_then(|id| id.parse().ok()).ok_or_else(|| invalid_id(request))?;
-            Ok(SeatRequest { id, token: seat_token(request.headers())?, expected_version: expected_version(request)? })
+            let token = seat_token(request.headers())?.ok_or_else(|| {
+                ApiError::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())
+            })?;
+            admit_authentication(request)?;
+            Ok(SeatRequest { id, token, expected_version: expected_version(request)? })
         };
         std::future::ready(read())
     }
+}
+
+/// What a reader of a game presents: a seat's token as `Authorization: Bearer
+/// <token>`, the game's invite as `?invite=`, or neither. A private game is
+/// read only with one of them; an `EventSource` cannot send a header, and
+/// takes the invite.
+#[derive(Debug)]
+pub struct Reader(pub Credentials);
+
+/// The query that carries an invite; any other parameter is the operation's.
+#[derive(Deserialize)]
+struct InviteQuery {
+    invite: Option<String>,
+}
+
+impl FromRequest for Reader {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let read = || {
+            let token = seat_token(request.headers())?;
+            let invite = web::Query::<InviteQuery>::from_query(request.query_string())
+                .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?
+                .into_inner()
+                .invite;
+            let credentials = Credentials::new(token.as_deref(), invite.as_deref());
+            if !credentials.is_empty() {
+                admit_authentication(request)?;
+            }
+            Ok(Reader(credentials))
+        };
+        std::future::ready(read())
+    }
+}
+
+impl utoipa::IntoParams for Reader {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![
+            ParameterBuilder::new()
+                .name("invite")
+                .parameter_in(ParameterIn::Query)
+                .description(Some(
+                    "A private game's invite, which reads it as a seat's token does (an EventSource cannot send \
+                     Authorization); a public game needs neither.",
+                ))
+                .required(Required::False)
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String).min_length(Some(1))))
+                .build(),
+        ]
+    }
+}
+
+/// Refuses a request that presents a token or an invite from an address that
+/// failed too many authentications lately.
+fn admit_authentication(request: &HttpRequest) -> Result<(), ApiError> {
+    let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
+    limits.admit_authentication(ClientAddress::of(request))
 }
 
 /// The answer to a game id in the path that is no whole number.
@@ -158,13 +222,14 @@ pub fn invalid_id(request: &HttpRequest) -> ApiError {
     ApiError::InvalidPath(format!("the game id in {} must be a whole number, as in /api/v1/games/42", request.path()))
 }
 
-fn seat_token(headers: &HeaderMap) -> Result<String, ApiError> {
+/// The seat token of `Authorization: Bearer <token>`, if the header is there.
+fn seat_token(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(header::AUTHORIZATION).map(|value| value.to_str()) {
-        None => Err(ApiError::Unauthorized("send the seat's token as Authorization: Bearer <token>".into())),
+        None => Ok(None),
         Some(Err(_)) => Err(ApiError::Unauthorized("the Authorization header is not readable text".into())),
         Some(Ok(value)) => match value.split_once(' ') {
             Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
-                Ok(token.trim().to_string())
+                Ok(Some(token.trim().to_string()))
             }
             _ => Err(ApiError::Unauthorized("the Authorization header must read Bearer <token>".into())),
         },

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use super::extract::{JsonBody, SeatRequest, etag, is_unchanged};
+use super::extract::{JsonBody, Reader, SeatRequest, etag, is_unchanged};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
@@ -115,6 +115,9 @@ async fn join_game(
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
+    if body.0.invite.is_some() {
+        limits.admit_authentication(client)?;
+    }
     limits.admit_creation(client)?;
     let (record, seat) = service.join(id.into_inner(), body.0.invite.as_deref()).await?;
     seated(&record, seat)
@@ -123,12 +126,15 @@ async fn join_game(
 /// Get a game: its board, whose turn it is, any pending collapse, the score.
 ///
 /// The `ETag` is the game's version: send it as `If-None-Match` to get a bodiless
-/// 304 while nothing changed.
+/// 304 while nothing changed. A private game is read with a seat's token or its
+/// invite; to anyone else it answers 404, as a game that does not exist.
 #[utoipa::path(
     tag = "games",
+    security((), ("seat_token" = [])),
     params(
         ("id" = i64, Path, description = "The game's id."),
         ("If-None-Match" = Option<String>, Header, description = "An ETag from an earlier answer."),
+        Reader,
     ),
     responses(
         (status = 200, description = "The game.", body = GameView,
@@ -137,13 +143,14 @@ async fn join_game(
             headers(("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}")]
-async fn get_game(service: web::Data<GameService>, id: web::Path<GameId>, request: HttpRequest) -> Answer {
-    let record = service.game(id.into_inner()).await?;
+async fn get_game(service: Data<GameService>, id: web::Path<GameId>, reader: Reader, request: HttpRequest) -> Answer {
+    let record = service.game(id.into_inner(), &reader.0).await?;
     if is_unchanged(&request, record.version()) {
         return Ok(HttpResponse::NotModified().insert_header(etag(record.version())).finish());
     }
@@ -184,26 +191,32 @@ async fn choose_collapse(service: Data<GameService>, seat: SeatRequest, body: Js
     act(&service, seat, body.0.action()).await
 }
 
-/// Ask for the best action for the side to act, by perfect play.
+/// Ask for your best action, by perfect play, when it is your turn.
 ///
 /// The value is the final score difference X minus O that the action leads to
 /// when both sides play perfectly: guaranteed in `player_choice`, expected in
-/// `measurement`. Early positions take the longest to search.
+/// `measurement`. Early positions take the longest to search. Hints are advice
+/// to a player: only a seat's token gets one (403 otherwise), and only on its
+/// own turn (422 `not_your_turn`).
 #[utoipa::path(
     tag = "games",
+    security(("seat_token" = [])),
     params(("id" = i64, Path, description = "The game's id.")),
     responses(
         (status = 200, description = "The best action and its value.", body = HintView),
         (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 422, response = super::docs::RuleBroken),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}/hint")]
-async fn hint(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
-    let (_, hint) = service.hint(id.into_inner()).await?;
+async fn hint(service: web::Data<GameService>, seat: SeatRequest) -> Answer {
+    let (_, hint) = service.hint(seat.id, &seat.token).await?;
     Ok(HttpResponse::Ok().json(HintView::from(&hint)))
 }
 
@@ -219,22 +232,27 @@ async fn hint(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer 
 /// happened. `players` sums each player's losses.
 ///
 /// A game that goes on is analysed only when it gives hints (else 422
-/// `hints_disabled`): analysis is advice to its players. A finished game always is.
+/// `hints_disabled`), and only for its players, with a seat's token (else 403):
+/// analysis is advice to them. A finished game always is, for whoever may read it.
 #[utoipa::path(
     tag = "games",
-    params(("id" = i64, Path, description = "The game's id.")),
+    security((), ("seat_token" = [])),
+    params(("id" = i64, Path, description = "The game's id."), Reader),
     responses(
         (status = 200, description = "The analysis.", body = AnalysisView),
         (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 422, response = super::docs::RuleBroken),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}/analysis")]
-async fn game_analysis(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
-    let (record, analysis) = service.analysis(id.into_inner()).await?;
+async fn game_analysis(service: web::Data<GameService>, id: web::Path<GameId>, reader: Reader) -> Answer {
+    let (record, analysis) = service.analysis(id.into_inner(), &reader.0).await?;
     Ok(HttpResponse::Ok().json(AnalysisView::new(&record, &analysis)))
 }
 
@@ -245,18 +263,20 @@ async fn game_analysis(service: web::Data<GameService>, id: web::Path<GameId>) -
 /// the forced last-square move alone; none once the game is over.
 #[utoipa::path(
     tag = "games",
-    params(("id" = i64, Path, description = "The game's id.")),
+    security((), ("seat_token" = [])),
+    params(("id" = i64, Path, description = "The game's id."), Reader),
     responses(
         (status = 200, description = "The legal actions.", body = LegalActions),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}/legal")]
-async fn legal_actions(service: Data<GameService>, id: web::Path<GameId>) -> Answer {
-    let record = service.game(id.into_inner()).await?;
+async fn legal_actions(service: Data<GameService>, id: web::Path<GameId>, reader: Reader) -> Answer {
+    let record = service.game(id.into_inner(), &reader.0).await?;
     Ok(HttpResponse::Ok().json(LegalActions::from(&record)))
 }
 
@@ -319,18 +339,20 @@ async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery
 /// The log is the game's truth: the game is rebuilt from it on every request.
 #[utoipa::path(
     tag = "games",
-    params(("id" = i64, Path, description = "The game's id.")),
+    security((), ("seat_token" = [])),
+    params(("id" = i64, Path, description = "The game's id."), Reader),
     responses(
         (status = 200, description = "The log.", body = GameLog),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}/log")]
-async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
-    let record = service.game(id.into_inner()).await?;
+async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>, reader: Reader) -> Answer {
+    let record = service.game(id.into_inner(), &reader.0).await?;
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
         variant: record.game.variant().into(),
@@ -346,19 +368,21 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>) -> Ans
 /// with its score, `{X1.0,O0.0}`.
 #[utoipa::path(
     tag = "games",
-    params(("id" = i64, Path, description = "The game's id.")),
+    security((), ("seat_token" = [])),
+    params(("id" = i64, Path, description = "The game's id."), Reader),
     responses(
         (status = 200, description = "The transcript.", body = String, content_type = "text/plain",
             example = "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)"),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )
 )]
 #[get("/games/{id}/transcript")]
-async fn game_transcript(service: web::Data<GameService>, id: web::Path<GameId>) -> Answer {
-    let record = service.game(id.into_inner()).await?;
+async fn game_transcript(service: web::Data<GameService>, id: web::Path<GameId>, reader: Reader) -> Answer {
+    let record = service.game(id.into_inner(), &reader.0).await?;
     Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
 }
 

@@ -49,6 +49,7 @@ async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
         (status = 422, response = super::docs::RuleBroken),
+        (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
     )

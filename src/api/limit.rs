@@ -1,5 +1,6 @@
-//! What one client may take: rows created per minute and live streams open at
-//! once; and who a client is, behind a trusted proxy.
+//! What one client may take: rows created and authentications failed, each
+//! within a rate, and live streams open at once; and who a client is, behind a
+//! trusted proxy.
 
 use std::collections::HashMap;
 use std::future::{Ready, ready};
@@ -7,33 +8,88 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use actix_web::dev::Payload;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpRequest, web};
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv6Net};
 
 use super::problem::ApiError;
+use crate::config::RateLimit;
 use crate::metrics::LIVE_WATCHERS;
-
-const WINDOW: Duration = Duration::from_secs(60);
 
 /// How long a client over a stream cap waits before trying again.
 const STREAMS_RETRY_AFTER: u64 = 5;
 
+/// How often a budget forgets the addresses that have all of it back, so that
+/// it holds only those that spent some lately.
+const FORGET_EVERY: Duration = Duration::from_secs(60);
+
 /// The limits of every client, counted across all workers.
 #[derive(Debug)]
 pub struct Limits {
-    creations: Option<CreationLimit>,
+    creations: Option<Budget>,
+    failed_authentications: Option<Budget>,
     streams: Mutex<OpenStreams>,
     max_streams: usize,
     max_streams_per_address: usize,
     trusted_proxies: Vec<IpNet>,
 }
 
-/// Counts each address's creations in windows of a minute.
+/// What each address has spent of a rate limit: a bucket of `burst` tokens for
+/// each, refilled at `per_minute`. An address is counted by itself, or for
+/// IPv6 by its /64, which one machine is given whole.
 #[derive(Debug)]
-struct CreationLimit {
-    per_minute: u32,
-    windows: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+struct Budget {
+    limit: RateLimit,
+    spent: Mutex<Spent>,
+}
+
+#[derive(Debug)]
+struct Spent {
+    /// The tokens each address had spent, and when that was counted.
+    by_address: HashMap<IpAddr, (Instant, f64)>,
+    forgotten_at: Instant,
+}
+
+impl Budget {
+    fn new(limit: RateLimit) -> Budget {
+        Budget { limit, spent: Mutex::new(Spent { by_address: HashMap::new(), forgotten_at: Instant::now() }) }
+    }
+
+    /// Spends a token of `client`'s, when `spend`, or only looks whether one is
+    /// left; answers the whole seconds until one is, when none is.
+    fn take(&self, client: ClientAddress, spend: bool) -> Result<(), u64> {
+        let per_second = f64::from(self.limit.per_minute) / 60.0;
+        let (now, burst) = (Instant::now(), f64::from(self.limit.burst));
+        let mut spent = self.spent.lock().expect("a budget's lock is never poisoned");
+        let refilled =
+            |(at, tokens): (Instant, f64)| (tokens - now.duration_since(at).as_secs_f64() * per_second).max(0.0);
+        if now.duration_since(spent.forgotten_at) >= FORGET_EVERY {
+            spent.by_address.retain(|_, &mut entry| refilled(entry) > 0.0);
+            spent.forgotten_at = now;
+        }
+        let key = budget_key(client.0);
+        let tokens = spent.by_address.get(&key).map_or(0.0, |&entry| refilled(entry));
+        if tokens + 1.0 > burst {
+            // Whole seconds, rounded up: trying again then finds a token.
+            #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a few minutes at most")]
+            return Err(((tokens + 1.0 - burst) / per_second).ceil().max(1.0) as u64);
+        }
+        if spend {
+            spent.by_address.insert(key, (now, tokens + 1.0));
+        }
+        Ok(())
+    }
+}
+
+/// Whom a budget counts for `address`: an IPv4 address, or an IPv6 /64.
+fn budget_key(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(_) => address,
+        IpAddr::V6(v6) => IpAddr::V6(Ipv6Net::new(v6, 64).expect("64 is a prefix length").network()),
+    }
 }
 
 #[derive(Debug, Default)]
@@ -43,18 +99,20 @@ struct OpenStreams {
 }
 
 impl Limits {
-    /// At most `creations_per_minute` rows created per address and minute (none:
-    /// no limit), `max_streams` live streams open and `max_streams_per_address`
-    /// from one address; a connection from one of `trusted_proxies` is the client
-    /// its `X-Forwarded-For` names.
+    /// `creations` rows created per address (none: no limit), `failed_authentications`
+    /// failed per address, `max_streams` live streams open and
+    /// `max_streams_per_address` from one address; a connection from one of
+    /// `trusted_proxies` is the client its `X-Forwarded-For` names.
     pub fn new(
-        creations_per_minute: Option<u32>,
+        creations: Option<RateLimit>,
+        failed_authentications: Option<RateLimit>,
         max_streams: usize,
         max_streams_per_address: usize,
         trusted_proxies: Vec<IpNet>,
     ) -> Limits {
         Limits {
-            creations: creations_per_minute.map(|per_minute| CreationLimit { per_minute, windows: Mutex::default() }),
+            creations: creations.map(Budget::new),
+            failed_authentications: failed_authentications.map(Budget::new),
             streams: Mutex::default(),
             max_streams,
             max_streams_per_address,
@@ -67,21 +125,35 @@ impl Limits {
     /// # Errors
     /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
     pub fn admit_creation(&self, client: ClientAddress) -> Result<(), ApiError> {
-        let Some(limit) = &self.creations else { return Ok(()) };
-        let now = Instant::now();
-        let mut windows = limit.windows.lock().expect("the limit's lock is never poisoned");
-        // Finished windows go, so that the map holds only this minute's creators.
-        windows.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
-        let (start, count) = windows.entry(client.0).or_insert((now, 0));
-        if *count >= limit.per_minute {
-            let retry_after = (WINDOW - now.duration_since(*start)).as_secs().max(1);
-            return Err(ApiError::RateLimited {
-                retry_after,
-                detail: format!("this address created too many games and seats; try again in {retry_after} s"),
-            });
+        let Some(budget) = &self.creations else { return Ok(()) };
+        budget.take(client, true).map_err(|retry_after| ApiError::RateLimited {
+            retry_after,
+            detail: format!("this address created too many games and seats; try again in {retry_after} s"),
+        })
+    }
+
+    /// Lets `client` present a token or an invite, unless it failed too many
+    /// authentications lately.
+    ///
+    /// # Errors
+    /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
+    pub fn admit_authentication(&self, client: ClientAddress) -> Result<(), ApiError> {
+        let Some(budget) = &self.failed_authentications else { return Ok(()) };
+        budget.take(client, false).map_err(|retry_after| ApiError::RateLimited {
+            retry_after,
+            detail: format!(
+                "this address presented too many tokens or invites that were wrong; try again in {retry_after} s"
+            ),
+        })
+    }
+
+    /// Counts a failed authentication of `client`'s.
+    pub fn count_failed_authentication(&self, client: ClientAddress) {
+        if let Some(budget) = &self.failed_authentications {
+            // Over the budget already (failures that were let in together): it
+            // stays spent, and the client waits for the first token back.
+            let _ = budget.take(client, true);
         }
-        *count += 1;
-        Ok(())
     }
 
     /// A place for one more live stream of `client`, held until it is dropped.
@@ -128,6 +200,24 @@ impl Limits {
         }
         client
     }
+}
+
+/// Counts each answer 403, a token that holds no seat or a wrong invite, as a
+/// failed authentication of its client's.
+///
+/// # Errors
+/// What the layers inside fail with.
+pub async fn count_failed_authentications<B: MessageBody>(
+    request: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    let client = ClientAddress::of(request.request());
+    let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits").clone();
+    let response = next.call(request).await?;
+    if response.status() == StatusCode::FORBIDDEN {
+        limits.count_failed_authentication(client);
+    }
+    Ok(response)
 }
 
 /// A live stream's place among those open; given back when dropped.
@@ -181,7 +271,7 @@ mod tests {
     use super::*;
 
     fn behind(proxies: &[&str]) -> Limits {
-        Limits::new(None, 10, 2, proxies.iter().map(|proxy| proxy.parse().unwrap()).collect())
+        Limits::new(None, None, 10, 2, proxies.iter().map(|proxy| proxy.parse().unwrap()).collect())
     }
 
     fn address(text: &str) -> IpAddr {
@@ -203,8 +293,32 @@ mod tests {
     }
 
     #[test]
+    fn a_budget_lets_a_burst_through_then_one_at_its_rate_for_each_address() {
+        let budget = Budget::new(RateLimit { per_minute: 30, burst: 3 });
+        let (a, b) = (ClientAddress(address("192.0.2.1")), ClientAddress(address("192.0.2.2")));
+        assert_eq!((0..3).map(|_| budget.take(a, true)).collect::<Vec<_>>(), [Ok(()), Ok(()), Ok(())]);
+        assert_eq!(budget.take(a, true), Err(2), "a token is back every 2 s");
+        assert_eq!(budget.take(a, false), Err(2), "looking spends nothing, and finds none");
+        assert_eq!(budget.take(b, true), Ok(()), "each address has a budget of its own");
+        // Half a minute later, 15 tokens have come back: the bucket is full again.
+        let earlier = Instant::now().checked_sub(Duration::from_secs(30)).unwrap();
+        budget.spent.lock().unwrap().by_address.insert(a.0, (earlier, 3.0));
+        assert_eq!(budget.take(a, false), Ok(()));
+        assert!((0..3).all(|_| budget.take(a, true).is_ok()));
+        assert!(budget.take(a, true).is_err());
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64() {
+        let budget = Budget::new(RateLimit { per_minute: 1, burst: 1 });
+        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:2::1")), true), Ok(()));
+        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:2:ffff::9")), true), Err(60));
+        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:3::1")), true), Ok(()));
+    }
+
+    #[test]
     fn streams_are_counted_per_address_and_given_back() {
-        let limits = web::Data::new(Limits::new(None, 3, 2, Vec::new()));
+        let limits = web::Data::new(Limits::new(None, None, 3, 2, Vec::new()));
         let (a, b) = (ClientAddress(address("192.0.2.1")), ClientAddress(address("192.0.2.2")));
         let first = Limits::open_stream(&limits, a).unwrap();
         let _second = Limits::open_stream(&limits, a).unwrap();

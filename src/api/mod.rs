@@ -17,7 +17,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ResourceDef, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::{DefaultHeaders, ErrorHandlerResponse, ErrorHandlers, from_fn};
-use actix_web::{App, HttpRequest, HttpResponse, ResponseError, web};
+use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 use metrics_exporter_prometheus::PrometheusHandle;
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as OpenApiDocument;
@@ -92,6 +92,7 @@ impl ApiOptions {
             body_timeout: config.request_body_timeout,
             limits: web::Data::new(Limits::new(
                 config.create_rate_limit,
+                config.failed_auth_rate_limit,
                 config.max_live_streams,
                 config.max_live_streams_per_address,
                 config.trusted_proxies.clone(),
@@ -142,6 +143,7 @@ pub fn app(
         .wrap(cors(&options.cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
         .wrap(security_headers())
+        .wrap(from_fn(limit::count_failed_authentications))
         .wrap(from_fn(observe::observe))
 }
 
@@ -232,6 +234,7 @@ impl KnownRoutes {
 
 /// Answers every request that no operation took.
 async fn unmatched(request: HttpRequest, known_routes: web::Data<KnownRoutes>) -> Result<HttpResponse, ApiError> {
+    request.extensions_mut().insert(observe::NoOperation);
     let path = request.path();
     Err(match known_routes.0.iter().find(|(route, _)| route.is_match(path)) {
         Some((_, methods)) => ApiError::MethodNotAllowed { allowed: methods.clone() },

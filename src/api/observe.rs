@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ::metrics::{Counter, Histogram, counter, histogram};
+use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
@@ -60,7 +61,9 @@ pub async fn observe<B: MessageBody>(
             Ok(mut response) => {
                 let header = HeaderValue::from_str(&id).expect("a request id is a sane token");
                 response.headers_mut().insert(REQUEST_ID, header);
-                answered(response.status(), response.request().match_pattern()).tell();
+                // What no operation took is counted as one route, whatever its path.
+                let took = !response.request().extensions().contains::<NoOperation>();
+                answered(response.status(), response.request().match_pattern().filter(|_| took)).tell();
                 Ok(response)
             }
             Err(error) => {
@@ -72,6 +75,11 @@ pub async fn observe<B: MessageBody>(
     .await
 }
 
+/// Marks a request that no operation took, answered 404 or 405 by the app's
+/// default service, whose path, made up by its client, is no route of the metrics.
+#[derive(Debug, Clone, Copy)]
+pub struct NoOperation;
+
 /// A request as answered.
 struct Answered<'a> {
     client: ClientAddress,
@@ -82,14 +90,17 @@ struct Answered<'a> {
     elapsed: Duration,
 }
 
-/// A series of requests in the metrics: their method, route and status.
-type Series = (&'static str, String, u16);
+/// A series of requests in the metrics: their method, route and status class.
+type Series = (&'static str, String, &'static str);
+
+/// A series' count, and its durations when they are timed.
+type Measures = (Counter, Option<Histogram>);
 
 thread_local! {
     /// The count and the durations of each series this worker has served:
     /// registering them anew for each request (what the macros do) costs more
     /// than all the rest of its metrics.
-    static SERIES: RefCell<HashMap<Series, (Counter, Histogram)>> = RefCell::default();
+    static SERIES: RefCell<HashMap<Series, Measures>> = RefCell::default();
 }
 
 impl Answered<'_> {
@@ -103,33 +114,43 @@ impl Answered<'_> {
             "{} \"{method} {path}\" {status} {duration_ms:.3} ms", client.0
         );
         SERIES.with_borrow_mut(|series| {
-            let (requests, seconds) =
-                series.entry((method_label(method), route, status)).or_insert_with_key(|(method, route, status)| {
-                    let (method, route) = (*method, route.clone());
-                    let requests = counter!(HTTP_REQUESTS, "method" => method, "route" => route.clone(), "status" => status.to_string());
-                    (requests, histogram!(HTTP_REQUEST_SECONDS, "method" => method, "route" => route))
+            let (requests, seconds) = series
+                .entry((method_label(method), route, status_class(status)))
+                .or_insert_with_key(|(method, route, class)| {
+                    let (method, route, class) = (*method, route.clone(), *class);
+                    let requests =
+                        counter!(HTTP_REQUESTS, "method" => method, "route" => route.clone(), "status" => class);
+                    // Only what the API's operations take is timed: how long a
+                    // preflight or a refused method takes says nothing, and each
+                    // histogram is sixteen series.
+                    let timed = matches!(method, "GET" | "POST");
+                    (requests, timed.then(|| histogram!(HTTP_REQUEST_SECONDS, "method" => method, "route" => route)))
                 });
             requests.increment(1);
-            seconds.record(elapsed);
+            if let Some(seconds) = seconds {
+                seconds.record(elapsed);
+            }
         });
     }
 }
 
-/// A method as the metrics name it: one of HTTP's own, or `other`, so that made-up
-/// methods add no series.
+/// A method as the metrics name it: one of the API's own, or a CORS preflight's,
+/// or `other`, so that the methods a client makes up add no series.
 fn method_label(method: &Method) -> &'static str {
-    const KNOWN: [(Method, &str); 9] = [
-        (Method::GET, "GET"),
-        (Method::POST, "POST"),
-        (Method::PUT, "PUT"),
-        (Method::DELETE, "DELETE"),
-        (Method::HEAD, "HEAD"),
-        (Method::OPTIONS, "OPTIONS"),
-        (Method::PATCH, "PATCH"),
-        (Method::TRACE, "TRACE"),
-        (Method::CONNECT, "CONNECT"),
-    ];
+    const KNOWN: [(Method, &str); 3] = [(Method::GET, "GET"), (Method::POST, "POST"), (Method::OPTIONS, "OPTIONS")];
     KNOWN.iter().find(|(known, _)| known == method).map_or("other", |(_, name)| name)
+}
+
+/// A status as the metrics count it: its class, `2xx` to `5xx`, so that every
+/// error a client can provoke adds no series of its own.
+fn status_class(status: u16) -> &'static str {
+    match status {
+        ..200 => "1xx",
+        200..300 => "2xx",
+        300..400 => "3xx",
+        400..500 => "4xx",
+        _ => "5xx",
+    }
 }
 
 /// The request's own id when its client sent a sane one, else a new one.
@@ -169,8 +190,16 @@ mod tests {
     }
 
     #[test]
-    fn a_made_up_method_is_counted_as_other() {
+    fn a_method_the_api_has_no_operation_for_is_counted_as_other() {
         assert_eq!(method_label(&Method::POST), "POST");
+        assert_eq!(method_label(&Method::OPTIONS), "OPTIONS");
+        assert_eq!(method_label(&Method::DELETE), "other");
         assert_eq!(method_label(&Method::from_bytes(b"BREW").unwrap()), "other");
+    }
+
+    #[test]
+    fn a_status_is_counted_by_its_class() {
+        let classes: Vec<_> = [101, 200, 201, 304, 404, 429, 500, 503].into_iter().map(status_class).collect();
+        assert_eq!(classes, ["1xx", "2xx", "2xx", "3xx", "4xx", "4xx", "5xx", "5xx"]);
     }
 }

@@ -147,6 +147,7 @@ impl GameService {
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
         let token_hash = token::hash(token);
+        self.check_seat(id, &token_hash).await?;
         self.play(id, move |record| seat_of(record, &token_hash, expected_version), action, false).await
     }
 
@@ -195,6 +196,7 @@ impl GameService {
     /// As [`GameService::act`]: no seat, a free seat, a game already over.
     pub async fn resign(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
         let token_hash = token::hash(token);
+        self.check_seat(id, &token_hash).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
@@ -215,6 +217,7 @@ impl GameService {
     /// [`GameService::act`] otherwise.
     pub async fn abort(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
         let token_hash = token::hash(token);
+        self.check_seat(id, &token_hash).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {

@@ -25,8 +25,9 @@ use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
-use crate::record::{GameId, ListedGame, Page};
-use crate::store::{Notice, Store};
+use crate::record::{GameId, ListedGame, Page, StoredGame};
+use crate::store::{Notice, Store, StoreError};
+use crate::token;
 
 pub use copy::{Checked, Copied, check_games, copy_games};
 pub use life::ClockState;
@@ -62,6 +63,11 @@ pub struct Seat {
 /// How long a game may wait for its second player, unless configured otherwise.
 pub const DEFAULT_WAITING_TIMEOUT: Duration = Duration::from_secs(3600);
 
+/// How long a game nobody joined is kept after the server aborted it, unless
+/// configured otherwise: a day, long enough to look at, short enough that a
+/// flood of games does not fill the disk.
+pub const DEFAULT_ABANDONED_RETENTION: Duration = Duration::from_secs(86_400);
+
 /// How long a finished game's streams wait for a rematch, unless configured otherwise.
 pub const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
 
@@ -83,6 +89,9 @@ pub struct ServiceOptions {
     pub search_threads: usize,
     /// How long finished games are kept; `None` for ever.
     pub retention: Option<Duration>,
+    /// How long the games the server aborted because nobody joined them are
+    /// kept; `None` for ever.
+    pub abandoned_retention: Option<Duration>,
 }
 
 impl Default for ServiceOptions {
@@ -94,6 +103,7 @@ impl Default for ServiceOptions {
             rematch_window: DEFAULT_REMATCH_WINDOW,
             search_threads: default_search_threads(),
             retention: None,
+            abandoned_retention: Some(DEFAULT_ABANDONED_RETENTION),
         }
     }
 }
@@ -156,13 +166,40 @@ impl GameService {
         time::timestamp_of_millis(self.options.time.now().as_millisecond())
     }
 
-    /// Game `id`, replayed from its log, as of now.
+    /// Game `id`, replayed from its log, as of now, for a reader with
+    /// `credentials`: a private game is read only with a seat's token or its
+    /// invite, and to anyone else it is a game that does not exist.
     ///
     /// # Errors
     /// [`Error::NotFound`]; a corrupt log; database failures.
-    pub async fn game(&self, id: GameId) -> Result<GameRecord, Error> {
+    pub async fn game(&self, id: GameId, credentials: &Credentials) -> Result<GameRecord, Error> {
+        let stored = self.store.load_game(id).await?;
+        if !credentials.may_read(&stored) {
+            return Err(StoreError::NotFound { id }.into());
+        }
+        GameRecord::replay(stored, self.now())
+    }
+
+    /// Game `id`, replayed from its log, as of now, whoever asks: for the
+    /// service's own reads, and for a reader let in already.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; a corrupt log; database failures.
+    pub(crate) async fn record(&self, id: GameId) -> Result<GameRecord, Error> {
         let stored = self.store.load_game(id).await?;
         GameRecord::replay(stored, self.now())
+    }
+
+    /// Checks, on a read, that the token hashing to `token_hash` holds a seat
+    /// of game `id`, before its action goes to the writer: a made-up token
+    /// costs a read, which runs beside the others, and never the writer's turn.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of
+    /// the game; database failures.
+    async fn check_seat(&self, id: GameId, token_hash: &[u8]) -> Result<(), Error> {
+        let stored = self.store.load_game(id).await?;
+        stored.seat_of(token_hash).map(|_| ()).ok_or_else(no_seat)
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and
@@ -183,36 +220,54 @@ impl GameService {
         Some(time::after(ended_at, self.options.rematch_window))
     }
 
-    /// The best action of game `id` for the side to act, by exact search.
+    /// The best action of game `id` for the seat holding `token`, by exact
+    /// search, when that seat is to act: a hint is advice to a player, never to
+    /// a spectator, nor about the opponent's turn.
     ///
     /// # Errors
-    /// [`Error::NotFound`]; [`RuleError::GameOver`] when nobody is to act;
-    /// [`Error::HintsDisabled`] in a game without hints; [`Error::Busy`] when too
-    /// many searches wait; a corrupt log; database failures.
-    pub async fn hint(&self, id: GameId) -> Result<(GameRecord, Hint), Error> {
-        let record = self.game(id).await?;
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of
+    /// the game; [`RuleError::GameOver`] when nobody is to act;
+    /// [`Error::HintsDisabled`] in a game without hints;
+    /// [`RuleError::NotYourTurn`] when the other side is to act; [`Error::Busy`]
+    /// when too many searches wait; a corrupt log; database failures.
+    pub async fn hint(&self, id: GameId, token: &str) -> Result<(GameRecord, Hint), Error> {
+        let record = self.record(id).await?;
+        let seat = seat_of(&record, &token::hash(token), None)?;
         let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
             return Err(Error::Rule(RuleError::GameOver));
         };
         if !record.stored.hints {
             return Err(Error::HintsDisabled);
         }
+        if player != seat {
+            return Err(Error::Rule(RuleError::NotYourTurn));
+        }
         let solution = self.searches.hint(id, record.version(), record.game).await?;
         let hint = Hint { variant: record.game.variant(), player, solution };
         Ok((record, hint))
     }
 
-    /// Every action of game `id` so far judged by the perfect player.
+    /// Every action of game `id` so far judged by the perfect player, for a
+    /// reader with `credentials`: anyone who may read a finished game, only
+    /// its players while it goes on.
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`Error::HintsDisabled`] in a game without hints
-    /// that goes on; [`Error::Busy`] when too many searches wait; a corrupt log;
+    /// that goes on; [`Error::Forbidden`] without a seat's token in one that
+    /// does; [`Error::Busy`] when too many searches wait; a corrupt log;
     /// database failures.
-    pub async fn analysis(&self, id: GameId) -> Result<(GameRecord, Arc<Analysis>), Error> {
-        let record = self.game(id).await?;
+    pub async fn analysis(&self, id: GameId, credentials: &Credentials) -> Result<(GameRecord, Arc<Analysis>), Error> {
+        let record = self.game(id, credentials).await?;
         // Judging the moves of a game that goes on is advice to its players.
-        if record.end().is_none() && !record.stored.hints {
-            return Err(Error::HintsDisabled);
+        if record.end().is_none() {
+            if !record.stored.hints {
+                return Err(Error::HintsDisabled);
+            }
+            if credentials.seat(&record.stored).is_none() {
+                return Err(Error::Forbidden(
+                    "a game that goes on is analysed for its players only: send a seat's token".into(),
+                ));
+            }
         }
         let analysis = self.searches.analysis(id, record.version(), record.game).await?;
         Ok((record, analysis))
@@ -277,6 +332,45 @@ async fn off_request_threads<T: Send + 'static>(
         .map_err(|error| Error::Internal(Fault::caused_by(format!("{what}'s thread failed"), error)))?
 }
 
+/// What a reader of a game presents: a seat's token, the game's invite, both
+/// or neither. Only a private game asks for one of them.
+#[derive(Debug, Clone, Default)]
+pub struct Credentials {
+    token_hash: Option<Vec<u8>>,
+    invite_hash: Option<Vec<u8>>,
+}
+
+impl Credentials {
+    /// A reader with `token`, `invite`, both or neither.
+    pub fn new(token: Option<&str>, invite: Option<&str>) -> Credentials {
+        Credentials { token_hash: token.map(token::hash), invite_hash: invite.map(token::hash) }
+    }
+
+    /// Whether these are any credentials at all.
+    pub fn is_empty(&self) -> bool {
+        self.token_hash.is_none() && self.invite_hash.is_none()
+    }
+
+    /// The seat the token holds in `stored`'s game, if it holds one.
+    fn seat(&self, stored: &StoredGame) -> Option<Player> {
+        stored.seat_of(self.token_hash.as_deref()?)
+    }
+
+    /// Whether they let their reader read `stored`'s game: a public game
+    /// anyone, a private one its seats and whoever has its invite.
+    fn may_read(&self, stored: &StoredGame) -> bool {
+        stored
+            .invite_hash
+            .as_ref()
+            .is_none_or(|invite| self.invite_hash.as_ref() == Some(invite) || self.seat(stored).is_some())
+    }
+}
+
+/// The refusal of a token that holds no seat of the game.
+fn no_seat() -> Error {
+    Error::Forbidden("this token holds no seat of this game".into())
+}
+
 /// The seat the token hashing to `token_hash` holds in `record`'s game, when the
 /// request is for the version it is at (or for any, without `expected_version`).
 ///
@@ -284,10 +378,7 @@ async fn off_request_threads<T: Send + 'static>(
 /// [`Error::Forbidden`] for a token that is no seat of the game;
 /// [`Error::Conflict`] when the game is at another version.
 fn seat_of(record: &GameRecord, token_hash: &[u8], expected_version: Option<i64>) -> Result<Player, Error> {
-    let player = record
-        .stored
-        .seat_of(token_hash)
-        .ok_or_else(|| Error::Forbidden("this token holds no seat of this game".into()))?;
+    let player = record.stored.seat_of(token_hash).ok_or_else(no_seat)?;
     let version = record.version();
     if let Some(expected) = expected_version.filter(|&expected| expected != version) {
         return Err(Error::Conflict {

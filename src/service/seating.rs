@@ -166,7 +166,7 @@ impl GameService {
         let mut attempts = 2;
         loop {
             attempts -= 1;
-            let record = self.game(id).await?;
+            let record = self.record(id).await?;
             let player = seat_of(&record, &token_hash, expected_version)?;
             if record.status() != Status::Finished {
                 return Err(Error::GameNotOver);
@@ -206,7 +206,7 @@ impl GameService {
     /// A corrupt log; database failures.
     pub async fn original_app_game(&self) -> Result<(GameRecord, Player), Error> {
         let (id, play_as) = self.original_app_game_id().await?;
-        Ok((self.game(id).await?, play_as))
+        Ok((self.record(id).await?, play_as))
     }
 
     /// The id of the original app's game and its player's mark, the game created

@@ -11,6 +11,7 @@ use super::time::before;
 use super::{GameRecord, GameService};
 use crate::error::Error;
 use crate::record::{Ending, GameId, Status};
+use crate::store::Ended;
 
 /// How often the timer looks for overdue games: a timeout is written within
 /// this of its deadline (and a client sees it at once: the game shows it).
@@ -91,14 +92,22 @@ impl GameService {
         ended.count()
     }
 
-    /// Deletes a batch of at most [`RETENTION_BATCH`] games that ended before the
-    /// retention period, with their logs and seats; answers how many. Without a
-    /// retention period, none.
+    /// Deletes a batch of at most [`RETENTION_BATCH`] games of each kind that
+    /// ended before its retention period, with their logs and seats: every
+    /// ended game, and the games the server aborted because nobody joined them;
+    /// answers the larger batch. Without a retention period, none of that kind.
     ///
     /// # Errors
     /// Database failures.
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
-        let Some(retention) = self.options.retention else { return Ok(0) };
-        Ok(self.store.delete_games_ended_before(before(self.now(), retention), RETENTION_BATCH).await?)
+        let mut most = 0;
+        for (ended, retention) in
+            [(Ended::Any, self.options.retention), (Ended::Abandoned, self.options.abandoned_retention)]
+        {
+            let Some(retention) = retention else { continue };
+            let batch = self.store.delete_games_ended_before(ended, before(self.now(), retention), RETENTION_BATCH);
+            most = most.max(batch.await?);
+        }
+        Ok(most)
     }
 }

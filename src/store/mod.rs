@@ -72,6 +72,27 @@ pub enum Durability {
     Full,
 }
 
+/// Which ended games a deletion takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every game that ended: the retention period's.
+    Any,
+    /// The games the server aborted because nobody took their free seat, in
+    /// which nothing was played; never a rematch, which its first game's log names.
+    Abandoned,
+}
+
+impl Ended {
+    /// The condition of SQL's `WHERE` on the games table that picks them.
+    fn condition(self) -> &'static str {
+        match self {
+            Ended::Any => "ended_at IS NOT NULL",
+            // As the partial index games_abandoned_by_end has it, so that it is used.
+            Ended::Abandoned => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
+        }
+    }
+}
+
 /// A write to one game's log, decided on the version it was read at: its
 /// entries follow that version, and the first of them cannot land if another
 /// write took its sequence number first.
@@ -382,7 +403,7 @@ impl Store {
         })
     }
 
-    /// Deletes at most `most` of the games that ended before `before`,
+    /// Deletes at most `most` of the `ended` games that ended before `before`,
     /// the first to end first, with their logs and seats; never the original
     /// app's game, nor the newest game, whose id SQLite would give the next game
     /// again (PostgreSQL keeps it too, to answer alike). A later game that was
@@ -395,12 +416,17 @@ impl Store {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn delete_games_ended_before(&self, before: Timestamp, most: usize) -> Result<usize, StoreError> {
+    pub async fn delete_games_ended_before(
+        &self,
+        ended: Ended,
+        before: Timestamp,
+        most: usize,
+    ) -> Result<usize, StoreError> {
         let before = stamp(before);
         self.wrote(async {
             match &self.backend {
-                Backend::Sqlite(store) => store.delete_games_ended_before(before, most).await,
-                Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(before, most)).await,
+                Backend::Sqlite(store) => store.delete_games_ended_before(ended, before, most).await,
+                Backend::Postgres(store) => Box::pin(store.delete_games_ended_before(ended, before, most)).await,
             }
         })
         .await

@@ -58,6 +58,10 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         ("--database-url <DATABASE_URL>", "DATABASE_URL", Some("sqlite:qttt.db")),
         ("--database-statement-timeout-ms <MS>", "DATABASE_STATEMENT_TIMEOUT_MS", Some("5000")),
         ("--waiting-game-timeout-seconds <SECONDS>", "WAITING_GAME_TIMEOUT_SECONDS", Some("3600")),
+        ("--create-rate-limit <CREATE_RATE_LIMIT>", "CREATE_RATE_LIMIT", Some("30")),
+        ("--create-rate-burst <CREATE_RATE_BURST>", "CREATE_RATE_BURST", Some("10")),
+        ("--failed-auth-rate-limit <FAILED_AUTH_RATE_LIMIT>", "FAILED_AUTH_RATE_LIMIT", Some("20")),
+        ("--abandoned-game-retention-hours <HOURS>", "ABANDONED_GAME_RETENTION_HOURS", Some("24")),
         ("--metrics <ON_OR_OFF>", "METRICS", Some("on")),
         ("--metrics-addr <ADDRESS>", "METRICS_ADDR", None),
         ("--random-seed <N>", "RANDOM_SEED", None),
@@ -70,7 +74,7 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         }
     }
     // Every setting is there: one `[env: ...]` each.
-    assert_eq!(printed.matches("[env: ").count(), 23, "{printed}");
+    assert_eq!(printed.matches("[env: ").count(), 27, "{printed}");
     // The database's address is never shown: it may hold a password.
     let shown = qttt_with(&[("DATABASE_URL", "postgres://qttt:secret@db/qttt")], &["serve", "--help"], "");
     assert!(!text(&shown.stdout).contains("secret"));

@@ -31,7 +31,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 use sqlx::{Connection, Row};
 
 use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, stored_game_from_row};
-use super::{Notice, OpenError, RematchOf, StoreError};
+use super::{Ended, Notice, OpenError, RematchOf, StoreError};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
 use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
@@ -236,7 +236,12 @@ impl PgStore {
             .await
     }
 
-    pub(super) async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+    pub(super) async fn delete_games_ended_before(
+        &self,
+        ended: Ended,
+        before: String,
+        most: usize,
+    ) -> Result<usize, StoreError> {
         let most = i64::try_from(most).unwrap_or(i64::MAX);
         let deleted = self
             .connections
@@ -246,7 +251,7 @@ impl PgStore {
                     let mut tx = connection.begin().await?;
                     // Instances that delete at once take different games: each skips those another holds.
                     let ids: Vec<GameId> =
-                        sqlx::query_scalar(ENDED_BEFORE).bind(before).bind(most).fetch_all(&mut *tx).await?;
+                        sqlx::query_scalar(ended_before(ended)).bind(before).bind(most).fetch_all(&mut *tx).await?;
                     let mut deleted = 0;
                     for delete in DELETE_GAMES {
                         deleted = sqlx::query(delete).bind(&ids).execute(&mut *tx).await?.rows_affected();

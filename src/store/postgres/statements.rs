@@ -6,6 +6,7 @@
 
 use std::sync::LazyLock;
 
+use super::super::Ended;
 use super::super::rows::{NEW_ENTRY_COLUMNS, entry_columns, game_columns, listing_columns};
 
 /// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
@@ -146,10 +147,21 @@ pub(super) static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Retention's question and its deletes: see [`super::super::Store::delete_games_ended_before`].
-pub(super) const ENDED_BEFORE: &str = "SELECT id FROM games WHERE ended_at < $1::TIMESTAMPTZ \
-     AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
-     ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
+/// Retention's question, for each kind of ended game, and its deletes: see
+/// [`super::super::Store::delete_games_ended_before`].
+pub(super) fn ended_before(ended: Ended) -> &'static str {
+    static QUESTIONS: LazyLock<[String; 2]> = LazyLock::new(|| {
+        [Ended::Any, Ended::Abandoned].map(|ended| {
+            format!(
+                "SELECT id FROM games WHERE {} AND ended_at < $1::TIMESTAMPTZ \
+                 AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
+                 ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+                ended.condition()
+            )
+        })
+    });
+    &QUESTIONS[ended as usize]
+}
 pub(super) const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM log_entries WHERE game_id = ANY($1)",
     "DELETE FROM seats WHERE game_id = ANY($1)",

@@ -18,7 +18,7 @@ use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
-use super::{Durability, OpenError, RematchOf, StoreError, Write};
+use super::{Durability, Ended, OpenError, RematchOf, StoreError, Write};
 use super::{bot_code, mistake_chance};
 use crate::engine::Player;
 use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
@@ -59,10 +59,21 @@ const UPDATE_SUMMARY: &str =
 const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
 const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
-/// Retention's question and its deletes: see [`super::Store::delete_games_ended_before`].
-const ENDED_BEFORE: &str = "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE ended_at < ?1 \
-     AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
-     ORDER BY ended_at, id LIMIT ?2)";
+/// Retention's question, for each kind of ended game, and its deletes: see
+/// [`super::Store::delete_games_ended_before`].
+fn ended_before(ended: Ended) -> &'static str {
+    static QUESTIONS: LazyLock<[String; 2]> = LazyLock::new(|| {
+        [Ended::Any, Ended::Abandoned].map(|ended| {
+            format!(
+                "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE {} AND ended_at < ?1 \
+                 AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
+                 ORDER BY ended_at, id LIMIT ?2)",
+                ended.condition()
+            )
+        })
+    });
+    &QUESTIONS[ended as usize]
+}
 const DELETE_GAMES: [&str; 4] = [
     "DELETE FROM log_entries WHERE game_id IN (SELECT value FROM json_each(?1))",
     "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1))",
@@ -229,12 +240,17 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn delete_games_ended_before(&self, before: String, most: usize) -> Result<usize, StoreError> {
+    pub(super) async fn delete_games_ended_before(
+        &self,
+        ended: Ended,
+        before: String,
+        most: usize,
+    ) -> Result<usize, StoreError> {
         self.writer
             .write(move |tx| {
                 // The ids as a JSON array, which each delete reads back as a table.
                 let ids: String = tx
-                    .prepare_cached(ENDED_BEFORE)?
+                    .prepare_cached(ended_before(ended))?
                     .query_row(params![before, i64::try_from(most).unwrap_or(i64::MAX)], |row| row.get(0))?;
                 let mut deleted = 0;
                 for delete in DELETE_GAMES {

@@ -5,7 +5,11 @@ use serde_json::{Value, json};
 use super::helpers::{Step, TestApp, TestDatabase, goffs_draw, open_squares};
 
 fn analysis(app: &TestApp, id: i64) -> Value {
-    let answer = app.request("GET", &format!("/api/v1/games/{id}/analysis"), &[], None);
+    analysis_with(app, id, &[])
+}
+
+fn analysis_with(app: &TestApp, id: i64, headers: &[(&str, &str)]) -> Value {
+    let answer = app.request("GET", &format!("/api/v1/games/{id}/analysis"), headers, None);
     assert_eq!(answer.status, 200, "{}", answer.body);
     answer.json()
 }
@@ -87,7 +91,9 @@ fn a_game_that_goes_on_is_judged_so_far_when_it_gives_hints() {
     let created = app.create_game(json!({ "variant": "measurement", "opponent": { "bot": "perfect" } }));
     let body = created.json();
     let (id, token) = (body["game"]["id"].as_i64().unwrap(), body["seat"]["token"].as_str().unwrap().to_string());
-    assert_eq!(analysis(&app, id)["actions"], json!([]));
+    let seat = [("Authorization", format!("Bearer {token}"))];
+    let seat: Vec<(&str, &str)> = seat.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    assert_eq!(analysis_with(&app, id, &seat)["actions"], json!([]));
     // The perfect bot answers [0, 8] with [2, 6], which X's [2, 6] closes into a cycle.
     for squares in [[0, 8], [2, 6]] {
         let played = app.place(id, &token, squares);
@@ -95,7 +101,7 @@ fn a_game_that_goes_on_is_judged_so_far_when_it_gives_hints() {
     }
     let open = open_squares(&app.get_game(id).json());
     assert_eq!(app.place(id, &token, [open[0], open[open.len() - 1]]).status, 201);
-    let judged = analysis(&app, id);
+    let judged = analysis_with(&app, id, &seat);
     assert_eq!(judged["value_kind"], "expected");
     let actions = judged["actions"].as_array().unwrap();
     let players: Vec<&str> = actions.iter().map(|a| a["player"].as_str().unwrap()).collect();
@@ -118,9 +124,14 @@ fn a_game_between_two_people_is_judged_during_play_only_with_hints() {
     let judged = analysis(&app, id);
     assert_eq!(judged["actions"].as_array().unwrap().len(), 1, "the resignation is no action of the rules");
 
-    let (id, x, _) = app.two_player_game_with(json!({ "variant": "player_choice", "hints": true }));
+    let (id, x, o) = app.two_player_game_with(json!({ "variant": "player_choice", "hints": true }));
     assert_eq!(app.place(id, &x, [0, 8]).status, 201);
-    let judged = analysis(&app, id);
-    assert_eq!(judged["actions"][0]["loss"], 0.0, "{judged}");
+    // Advice to its players, each of them, and to nobody else while it goes on.
+    let path = format!("/api/v1/games/{id}/analysis");
+    app.request("GET", &path, &[], None).assert_problem(403, "forbidden");
+    for token in [&x, &o] {
+        let judged = analysis_with(&app, id, &[("Authorization", &format!("Bearer {token}"))]);
+        assert_eq!(judged["actions"][0]["loss"], 0.0, "{judged}");
+    }
     app.request("GET", "/api/v1/games/999/analysis", &[], None).assert_problem(404, "not_found");
 }

@@ -100,16 +100,20 @@ fn a_hint_gives_the_best_action_and_its_guaranteed_value() {
     {
         assert_eq!(app.place(id, token, squares).status, 201);
     }
-    let hint = app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None);
+    let hint = app.hint(id, &o);
     assert_eq!(hint.status, 200, "{}", hint.body);
     assert_eq!(
         hint.json(),
         json!({ "player": "O", "action": { "kind": "collapse", "move": 7, "square": 0 }, "value": -0.5, "value_kind": "guaranteed" })
     );
+    // A hint is advice to the player to act: not to the other, nor to a spectator.
+    app.hint(id, &x).assert_problem(422, "not_your_turn");
+    app.hint(id, "made-up").assert_problem(403, "forbidden");
+    app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).assert_problem(401, "unauthorized");
     let taken = app.collapse(id, &o, 7, 0).json();
     assert_eq!((&taken["result"], &taken["score"]), (&json!("o_wins"), &json!({ "X": 0.5, "O": 1.0 })));
-    app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).assert_problem(422, "game_over");
-    app.request("GET", "/api/v1/games/999/hint", &[], None).assert_problem(404, "not_found");
+    app.hint(id, &o).assert_problem(422, "game_over");
+    app.hint(999, &o).assert_problem(404, "not_found");
 }
 
 #[test]
@@ -122,7 +126,7 @@ fn a_hint_in_the_measurement_variant_gives_an_expected_value() {
     }
     let view = app.get_game(id).json();
     assert_eq!(view["next_to_move"], json!({ "player": "X", "move": 7, "forced_squares": null }));
-    let hint = app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).json();
+    let hint = app.hint(id, &x).json();
     assert_eq!(hint["value_kind"], "expected");
     assert_eq!(hint["player"], view["next_to_move"]["player"]);
     let squares = hint["action"]["squares"].as_array().unwrap();

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::helpers::{Response, TestApp};
+use super::helpers::{Response, TestApp, limited};
 
 #[test]
 fn moving_needs_a_seat_token_of_this_game() {
@@ -182,7 +182,7 @@ fn a_stale_or_malformed_if_match_is_refused() {
 
 #[test]
 fn with_a_creation_limit_a_client_that_creates_too_many_games_waits() {
-    let app = TestApp::spawn_with(|config| config.create_rate_limit = Some(2));
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = limited(2));
     assert_eq!(app.create_game(json!({})).status, 201);
     assert_eq!(app.create_game(json!({})).status, 201);
     let refused = app.create_game(json!({}));

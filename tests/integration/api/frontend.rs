@@ -8,16 +8,12 @@ use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 
 use super::events::PATIENCE;
-use super::helpers::{Response, Step, TestApp, goffs_draw};
+use super::helpers::{Step, TestApp, goffs_draw, limited};
 
 fn legal(app: &TestApp, id: i64) -> Vec<Value> {
     let answer = app.request("GET", &format!("/api/v1/games/{id}/legal"), &[], None);
     assert_eq!(answer.status, 200, "{}", answer.body);
     answer.json()["actions"].as_array().expect("a list of actions").clone()
-}
-
-fn hint(app: &TestApp, id: i64) -> Response {
-    app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None)
 }
 
 /// Four 2-cycles in `player_choice`, each collapsed by X without a line, up to
@@ -121,23 +117,27 @@ fn hints_are_off_between_two_people_and_on_against_a_bot_unless_the_creator_says
     let app = TestApp::spawn();
     let (people, x, o) = app.two_player_game("player_choice");
     assert_eq!(app.get_game(people).json()["hints"], false);
-    let refused = hint(&app, people).assert_problem(422, "hints_disabled");
+    let refused = app.hint(people, &x).assert_problem(422, "hints_disabled");
     assert!(refused["detail"].as_str().unwrap().contains("\"hints\": true"), "{refused}");
-    let (with_hints, _, _) = app.two_player_game_with(json!({ "variant": "player_choice", "hints": true }));
-    assert_eq!((app.get_game(with_hints).json()["hints"].clone(), hint(&app, with_hints).status), (json!(true), 200));
-    let against_bot = app.create_game(json!({ "opponent": { "bot": "random" } })).json()["game"].clone();
+    let (with_hints, with_x, _) = app.two_player_game_with(json!({ "variant": "player_choice", "hints": true }));
     assert_eq!(
-        (against_bot["hints"].clone(), hint(&app, against_bot["id"].as_i64().unwrap()).status),
+        (app.get_game(with_hints).json()["hints"].clone(), app.hint(with_hints, &with_x).status),
         (json!(true), 200)
     );
-    let no_hints =
-        app.create_game(json!({ "opponent": { "bot": "random" }, "hints": false })).json()["game"]["id"].clone();
-    hint(&app, no_hints.as_i64().unwrap()).assert_problem(422, "hints_disabled");
+    let against_bot = app.create_game(json!({ "opponent": { "bot": "random" } })).json();
+    let (bot_game, token) = (&against_bot["game"], against_bot["seat"]["token"].as_str().unwrap());
+    assert_eq!(
+        (bot_game["hints"].clone(), app.hint(bot_game["id"].as_i64().unwrap(), token).status),
+        (json!(true), 200)
+    );
+    let no_hints = app.create_game(json!({ "opponent": { "bot": "random" }, "hints": false })).json();
+    let no_hints_token = no_hints["seat"]["token"].as_str().unwrap();
+    app.hint(no_hints["game"]["id"].as_i64().unwrap(), no_hints_token).assert_problem(422, "hints_disabled");
     // Over, there is nothing left to hint, in any game.
     for step in goffs_draw(&x, &o) {
         step.take(&app, people);
     }
-    hint(&app, people).assert_problem(422, "game_over");
+    app.hint(people, &x).assert_problem(422, "game_over");
 }
 
 #[test]
@@ -245,7 +245,7 @@ fn a_stream_resumes_from_the_query_as_from_the_header_and_spreads_its_reconnects
 
 #[test]
 fn a_browser_may_read_retry_after_on_a_cross_origin_429() {
-    let app = TestApp::spawn_with(|config| config.create_rate_limit = Some(1));
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = limited(1));
     let create = || {
         app.request(
             "POST",

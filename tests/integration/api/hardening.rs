@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::helpers::TestApp;
+use super::helpers::{TestApp, limited};
 
 #[test]
 fn a_body_that_does_not_arrive_in_time_gets_408_and_its_connection_closes() {
@@ -29,7 +29,7 @@ fn a_body_that_does_not_arrive_in_time_gets_408_and_its_connection_closes() {
 
 #[test]
 fn creations_joins_and_resets_share_one_limit_per_address() {
-    let app = TestApp::spawn_with(|config| config.create_rate_limit = Some(3));
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = limited(3));
     let created = app.create_game(json!({}));
     let id = created.json()["game"]["id"].as_i64().unwrap();
     assert_eq!(app.join(id).status, 201);
@@ -58,7 +58,7 @@ fn a_trusted_proxy_names_each_client_and_nobody_else_can() {
         .status
     };
     let behind_proxy = TestApp::spawn_with(|config| {
-        config.create_rate_limit = Some(1);
+        config.create_rate_limit = limited(1);
         config.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     });
     assert_eq!(create_as(&behind_proxy, "198.51.100.1"), 201);
@@ -66,7 +66,7 @@ fn a_trusted_proxy_names_each_client_and_nobody_else_can() {
     assert_eq!(create_as(&behind_proxy, "198.51.100.1"), 429);
     // What a client writes before the proxy's entry is not believed.
     assert_eq!(create_as(&behind_proxy, "203.0.113.7, 198.51.100.2"), 429);
-    let direct = TestApp::spawn_with(|config| config.create_rate_limit = Some(1));
+    let direct = TestApp::spawn_with(|config| config.create_rate_limit = limited(1));
     assert_eq!(create_as(&direct, "198.51.100.1"), 201);
     assert_eq!(create_as(&direct, "198.51.100.2"), 429, "an untrusted client cannot pose as another");
 }
@@ -113,20 +113,28 @@ fn an_operator_can_turn_off_the_original_apps_routes() {
 
 /// A game between two people with hints, after four moves: out of the opening
 /// book, so that a hint is a search of its own.
-fn game_out_of_the_book(app: &TestApp) -> i64 {
+/// A game with hints after four moves, and the token of X, to move.
+fn game_out_of_the_book(app: &TestApp) -> (i64, String) {
     let (id, x, o) = app.two_player_game_with(json!({ "variant": "measurement", "hints": true }));
     for (token, squares) in [(&x, [0, 1]), (&o, [2, 3]), (&x, [4, 5]), (&o, [6, 7])] {
         assert_eq!(app.place(id, token, squares).status, 201);
     }
-    id
+    (id, x)
 }
 
-/// A GET of each of `paths` at once, each on a connection of its own.
-fn all_at_once(app: &TestApp, paths: Vec<String>) -> Vec<super::helpers::Response> {
+/// The hint of each of `games` asked for at once by the seat of its token,
+/// each on a connection of its own.
+fn hints_at_once(app: &TestApp, games: &[(i64, String)]) -> Vec<super::helpers::Response> {
     let address = app.address;
-    let requests: Vec<_> = paths
-        .into_iter()
-        .map(|path| std::thread::spawn(move || super::helpers::request(address, "GET", &path, &[], None)))
+    let requests: Vec<_> = games
+        .iter()
+        .cloned()
+        .map(|(id, token)| {
+            std::thread::spawn(move || {
+                let (path, authorization) = (format!("/api/v1/games/{id}/hint"), format!("Bearer {token}"));
+                super::helpers::request(address, "GET", &path, &[("Authorization", &authorization)], None)
+            })
+        })
         .collect();
     requests.into_iter().map(|request| request.join().unwrap()).collect()
 }
@@ -134,13 +142,13 @@ fn all_at_once(app: &TestApp, paths: Vec<String>) -> Vec<super::helpers::Respons
 #[test]
 fn a_game_versions_hint_is_searched_once_however_many_ask() {
     let app = TestApp::spawn();
-    let id = game_out_of_the_book(&app);
+    let (id, x) = game_out_of_the_book(&app);
     let before = app.service.searches_begun();
-    let answers = all_at_once(&app, vec![format!("/api/v1/games/{id}/hint"); 200]);
+    let answers = hints_at_once(&app, &vec![(id, x.clone()); 200]);
     assert!(answers.iter().all(|answer| answer.status == 200), "{:?}", answers.iter().find(|a| a.status != 200));
     assert!(answers.iter().all(|answer| answer.body == answers[0].body), "one answer for all");
     assert_eq!(app.service.searches_begun() - before, 1, "200 asked at once");
-    assert_eq!(app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).body, answers[0].body);
+    assert_eq!(app.hint(id, &x).body, answers[0].body);
     assert_eq!(app.service.searches_begun() - before, 1, "asked again later");
 }
 
@@ -148,9 +156,9 @@ fn a_game_versions_hint_is_searched_once_however_many_ask() {
 fn searches_beyond_the_queue_are_refused_as_busy() {
     // One search thread: one search runs and four wait.
     let app = TestApp::spawn_with(|config| config.search_threads = 1);
-    let games: Vec<i64> = (0..30).map(|_| game_out_of_the_book(&app)).collect();
+    let games: Vec<(i64, String)> = (0..30).map(|_| game_out_of_the_book(&app)).collect();
     let before = app.service.searches_begun();
-    let answers = all_at_once(&app, games.iter().map(|id| format!("/api/v1/games/{id}/hint")).collect());
+    let answers = hints_at_once(&app, &games);
     let busy: Vec<_> = answers.iter().filter(|answer| answer.status == 503).collect();
     assert!(!busy.is_empty(), "30 searches at once on one thread: none was refused");
     for refused in &busy {
@@ -161,8 +169,8 @@ fn searches_beyond_the_queue_are_refused_as_busy() {
     assert_eq!(searched + busy.len(), 30);
     assert_eq!(app.service.searches_begun() - before, u64::try_from(searched).unwrap());
     // Once the queue has drained, a refused hint is answered.
-    let id = games[answers.iter().position(|answer| answer.status == 503).unwrap()];
-    assert_eq!(app.request("GET", &format!("/api/v1/games/{id}/hint"), &[], None).status, 200);
+    let (id, x) = &games[answers.iter().position(|answer| answer.status == 503).unwrap()];
+    assert_eq!(app.hint(*id, x).status, 200);
 }
 
 #[test]
@@ -208,7 +216,8 @@ fn a_private_game_is_not_listed_and_is_joined_only_with_its_invite() {
     assert!(refused["detail"].as_str().unwrap().contains("private"), "{refused}");
     join(Some(r#"{"invite": "guessed"}"#)).assert_problem(403, "forbidden");
     join(Some(r#"{"invite": 7}"#)).assert_problem(400, "invalid_body");
-    assert_eq!(app.get_game(id).json()["open_seats"], json!(["O"]), "a refused join takes no seat");
+    let with_invite = app.request("GET", &format!("/api/v1/games/{id}?invite={invite}"), &[], None);
+    assert_eq!(with_invite.json()["open_seats"], json!(["O"]), "a refused join takes no seat");
     let joined = join(Some(&json!({ "invite": invite }).to_string()));
     assert_eq!(joined.status, 201, "{}", joined.body);
     assert_eq!(joined.json()["seat"]["player"], "O");
@@ -222,7 +231,7 @@ fn a_private_game_is_not_listed_and_is_joined_only_with_its_invite() {
 fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on() {
     use super::life::{BETWEEN_TWO, squares};
     use qttt::error::Error;
-    use qttt::service::RETENTION_BATCH;
+    use qttt::service::{Credentials, RETENTION_BATCH};
 
     let database = super::helpers::TestDatabase::new();
     let day = Duration::from_secs(86_400);
@@ -267,19 +276,174 @@ fn retention_deletes_the_games_that_ended_long_ago_in_batches_while_play_goes_on
         }
         assert_eq!(batches, vec![RETENTION_BATCH, RETENTION_BATCH, 52, 0]);
         for id in old {
-            assert!(matches!(service.game(id).await, Err(Error::NotFound(_))), "game {id} is still there");
+            assert!(
+                matches!(service.game(id, &Credentials::default()).await, Err(Error::NotFound(_))),
+                "game {id} is still there"
+            );
         }
         for id in [ongoing.stored.id, waiting.stored.id, recent.stored.id] {
-            assert!(service.game(id).await.is_ok(), "game {id} was deleted");
+            assert!(service.game(id, &Credentials::default()).await.is_ok(), "game {id} was deleted");
         }
-        assert_eq!(service.game(ongoing.stored.id).await.unwrap().version(), 5, "two seats and three moves");
+        assert_eq!(
+            service.game(ongoing.stored.id, &Credentials::default()).await.unwrap().version(),
+            5,
+            "two seats and three moves"
+        );
         // The newest game is kept, even long over: SQLite would give its id to the
         // next game. Once another follows, it goes.
         time.advance(day * 2);
         assert_eq!(service.delete_expired_games().await.unwrap(), 0, "the game that ended lately is the newest");
-        assert!(service.game(recent.stored.id).await.is_ok());
+        assert!(service.game(recent.stored.id, &Credentials::default()).await.is_ok());
         service.create_game(BETWEEN_TWO).await.unwrap();
         assert_eq!(service.delete_expired_games().await.unwrap(), 1);
-        assert!(matches!(service.game(recent.stored.id).await, Err(Error::NotFound(_))));
+        assert!(matches!(service.game(recent.stored.id, &Credentials::default()).await, Err(Error::NotFound(_))));
     });
+}
+
+#[test]
+fn the_games_nobody_joined_are_deleted_a_day_after_the_server_aborted_them_and_played_games_are_kept() {
+    use super::life::{BETWEEN_TWO, squares};
+    use qttt::error::Error;
+    use qttt::service::{Credentials, DEFAULT_WAITING_TIMEOUT};
+
+    let database = super::helpers::TestDatabase::new();
+    let hour = Duration::from_secs(3600);
+    // The defaults: played games are kept for ever, abandoned ones for a day.
+    let (runtime, service, time) = super::life::service_on(&database, |_| {});
+    runtime.block_on(async {
+        let exists = |id| {
+            let service = service.clone();
+            async move {
+                match service.game(id, &Credentials::default()).await {
+                    Ok(_) => true,
+                    Err(Error::NotFound(_)) => false,
+                    Err(error) => panic!("{error}"),
+                }
+            }
+        };
+        let mut abandoned = Vec::new();
+        for _ in 0..3 {
+            abandoned.push(service.create_game(BETWEEN_TWO).await.unwrap().0.stored.id);
+        }
+        // Kept: a game called off by its creator, one played and resigned, and
+        // the rematch of it that nobody took up.
+        let (called_off, x) = service.create_game(BETWEEN_TWO).await.unwrap();
+        service.abort(called_off.stored.id, &x.token, None).await.unwrap();
+        let (played, x) = service.create_game(BETWEEN_TWO).await.unwrap();
+        let (_, o) = service.join(played.stored.id, None).await.unwrap();
+        service.act(played.stored.id, &x.token, squares(0, 1), None).await.unwrap();
+        service.resign(played.stored.id, &o.token, None).await.unwrap();
+        let (rematch, _) = service.rematch(played.stored.id, &x.token, None).await.unwrap();
+        time.advance(DEFAULT_WAITING_TIMEOUT + Duration::from_secs(1));
+        assert_eq!(service.abort_abandoned_games().await.unwrap(), 4, "three games and the rematch waited an hour");
+        assert_eq!(service.delete_expired_games().await.unwrap(), 0, "aborted a moment ago");
+        time.advance(hour * 23);
+        assert_eq!(service.delete_expired_games().await.unwrap(), 0, "aborted 23 hours ago");
+        // The newest game is kept whatever it is (SQLite would give its id again).
+        service.create_game(BETWEEN_TWO).await.unwrap();
+        time.advance(hour * 2);
+        assert_eq!(service.delete_expired_games().await.unwrap(), 3);
+        for id in abandoned {
+            assert!(!exists(id).await, "abandoned game {id} is still there");
+        }
+        for id in [called_off.stored.id, played.stored.id, rematch.stored.id] {
+            assert!(exists(id).await, "game {id} was deleted");
+        }
+        assert_eq!(service.delete_expired_games().await.unwrap(), 0);
+    });
+}
+
+#[test]
+fn a_private_game_is_read_only_by_its_seats_and_with_its_invite_and_is_no_game_to_anyone_else() {
+    let app = TestApp::spawn();
+    let created = app.create_game(json!({ "private": true, "variant": "player_choice", "hints": true })).json();
+    let (id, x, invite) = (
+        created["game"]["id"].as_i64().unwrap(),
+        created["seat"]["token"].as_str().unwrap().to_string(),
+        created["invite"].as_str().unwrap().to_string(),
+    );
+    let joined = app.request(
+        "POST",
+        &format!("/api/v1/games/{id}/join"),
+        &[("Content-Type", "application/json")],
+        Some(&json!({ "invite": invite }).to_string()),
+    );
+    let o = joined.json()["seat"]["token"].as_str().unwrap().to_string();
+    assert_eq!(app.place(id, &x, [0, 1]).status, 201);
+    let reads = ["", "/log", "/transcript", "/legal", "/analysis"];
+    let read = |path: &str, headers: &[(&str, &str)]| app.request("GET", path, headers, None);
+    // To a stranger, every read is that of a game that does not exist.
+    let nothing = read("/api/v1/games/999999", &[]).assert_problem(404, "not_found");
+    for what in reads {
+        for headers in [&[][..], &[("Authorization", "Bearer made-up")][..]] {
+            let problem = read(&format!("/api/v1/games/{id}{what}"), headers).assert_problem(404, "not_found");
+            assert_eq!(problem["detail"], nothing["detail"].as_str().unwrap().replace("999999", &id.to_string()));
+        }
+        read(&format!("/api/v1/games/{id}{what}?invite=guessed"), &[]).assert_problem(404, "not_found");
+    }
+    let mut stranger = app.watch_at(&format!("/api/v1/games/{id}/events"), &[]);
+    assert_eq!(stranger.status(), Some(404));
+    // Its seats read it with their tokens, and anyone with its invite; the
+    // analysis of a game that goes on is its players' alone.
+    for token in [&x, &o] {
+        let bearer = format!("Bearer {token}");
+        for what in reads {
+            let answer = read(&format!("/api/v1/games/{id}{what}"), &[("Authorization", &bearer)]);
+            assert_eq!(answer.status, 200, "{what}: {}", answer.body);
+        }
+        let mut seat = app.watch_at(&format!("/api/v1/games/{id}/events"), &[("Authorization", &bearer)]);
+        assert_eq!(seat.next_event(Duration::from_secs(5)).map(|event| event.id), Some(Some(1)));
+    }
+    for what in ["", "/log", "/transcript", "/legal"] {
+        assert_eq!(read(&format!("/api/v1/games/{id}{what}?invite={invite}"), &[]).status, 200, "{what}");
+    }
+    read(&format!("/api/v1/games/{id}/analysis?invite={invite}"), &[]).assert_problem(403, "forbidden");
+    let mut invited = app.watch_at(&format!("/api/v1/games/{id}/events?invite={invite}"), &[]);
+    let events: Vec<_> = (0..3).filter_map(|_| invited.next_event(Duration::from_secs(5))).map(|e| e.id).collect();
+    assert_eq!(events, [Some(1), Some(2), Some(3)], "both seats and the move");
+}
+
+#[test]
+fn the_default_creation_limit_stops_a_flood_from_one_address_and_never_a_persons_pace() {
+    let defaults = qttt::config::Config::from_lookup(|_| None).unwrap();
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = defaults.create_rate_limit);
+    let answers: Vec<_> = (0..30).map(|_| app.create_game(json!({}))).collect();
+    let created = answers.iter().take_while(|answer| answer.status == 201).count();
+    assert_eq!(created, 10, "a burst of ten");
+    for refused in &answers[10..] {
+        refused.assert_problem(429, "rate_limited");
+        let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=2).contains(&wait), "a token comes back every 2 s: {wait}");
+    }
+    // One game every two seconds is a pace no person keeps up for long, and it is never refused.
+    for _ in 0..2 {
+        std::thread::sleep(Duration::from_millis(2100));
+        assert_eq!(app.create_game(json!({})).status, 201);
+    }
+}
+
+#[test]
+fn made_up_tokens_are_refused_then_limited_and_the_real_players_play_on() {
+    use qttt::config::RateLimit;
+    let app = TestApp::spawn_with(|config| {
+        config.failed_auth_rate_limit = Some(RateLimit { per_minute: 20, burst: 10 });
+    });
+    let (id, x, o) = app.two_player_game("player_choice");
+    let guesser = super::helpers::Client { address: app.address, from: Some("127.0.0.2".parse().unwrap()) };
+    let statuses: Vec<u16> = (0..30).map(|n| guesser.place(id, &format!("guess-{n}"), [0, 1]).status).collect();
+    assert_eq!(statuses[..10], [403; 10], "{statuses:?}");
+    assert_eq!(statuses[10..], [429; 20], "{statuses:?}");
+    let limited = guesser.place(id, "guess", [0, 1]);
+    let problem = limited.assert_problem(429, "rate_limited");
+    assert!(problem["detail"].as_str().unwrap().contains("tokens or invites that were wrong"), "{problem}");
+    assert_eq!(limited.header("retry-after"), Some("3"), "a failure is forgiven every 3 s");
+    // Even its real token waits: the address is limited, not the token.
+    guesser.place(id, &x, [0, 1]).assert_problem(429, "rate_limited");
+    // Reading needs no token, and is never limited.
+    assert_eq!(guesser.get_game(id).status, 200);
+    // The players, from their own address, play on; a wrong token is refused
+    // before anything is written.
+    assert_eq!(app.place(id, &x, [0, 1]).status, 201);
+    assert_eq!(app.place(id, &o, [1, 2]).status, 201);
+    assert_eq!(app.get_game(id).json()["version"], 4, "two seats and two moves");
 }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use qttt::config::{Config, CorsOrigins};
+use qttt::config::{Config, CorsOrigins, RateLimit};
 use qttt::server::{Running, Stopper};
 use qttt::service::GameService;
 use serde_json::{Value, json};
@@ -94,6 +94,11 @@ pub struct TestApp {
     _database: Option<TestDatabase>,
 }
 
+/// A rate limit of `count` a minute, all of them at once.
+pub fn limited(count: u32) -> Option<RateLimit> {
+    Some(RateLimit { per_minute: count, burst: count })
+}
+
 impl TestApp {
     /// A server on a fresh database.
     pub fn spawn() -> TestApp {
@@ -122,11 +127,14 @@ impl TestApp {
     pub fn spawn_with_database(database: &TestDatabase, configure: impl FnOnce(&mut Config)) -> TestApp {
         // The defaults, but on any free port and this database, with the
         // measurements and the bots seeded: each test plays the same games on
-        // every run.
+        // every run. A test plays faster than any person, and many from one
+        // address: the rate limits are off unless it turns them on.
         let mut config = Config {
             port: 0,
             database_url: database.url(),
             random_seed: Some(TEST_SEED),
+            create_rate_limit: None,
+            failed_auth_rate_limit: None,
             ..Config::from_lookup(|_| None).expect("the defaults are valid")
         };
         configure(&mut config);
@@ -198,6 +206,12 @@ impl Client {
 
     pub fn get_game(&self, id: i64) -> Response {
         self.request("GET", &format!("/api/v1/games/{id}"), &[], None)
+    }
+
+    /// Game `id`'s hint, asked for by the seat of `token`.
+    pub fn hint(&self, id: i64, token: &str) -> Response {
+        let authorization = format!("Bearer {token}");
+        self.request("GET", &format!("/api/v1/games/{id}/hint"), &[("Authorization", &authorization)], None)
     }
 
     pub fn place(&self, id: i64, token: &str, squares: [i64; 2]) -> Response {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use qttt::engine::{Action, Square};
 use qttt::record::{ClockSettings, EndReason, GameSettings, Status};
-use qttt::service::{GameService, ServiceOptions, Time};
+use qttt::service::{Credentials, GameService, ServiceOptions, Time};
 use qttt::store::{Durability, PoolSettings, Store};
 use serde_json::{Value, json};
 
@@ -269,12 +269,12 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
             time.advance(Duration::from_secs(thinking));
             service.act(id, &token.token, action, None).await.unwrap();
         }
-        let clock = service.game(id).await.unwrap().clock().unwrap();
+        let clock = service.game(id, &Credentials::default()).await.unwrap().clock().unwrap();
         assert_eq!(clock.remaining_ms, [10_000 - 4_000 + 3_000 - 2_000 + 3_000, 10_000 - 1_000 + 3_000]);
         assert_eq!(clock.running, Some(qttt::engine::Player::O));
         // O's 12 s run out; nothing has been written yet, and an action is refused.
         time.advance(Duration::from_millis(12_000));
-        let flagged = service.game(id).await.unwrap();
+        let flagged = service.game(id, &Credentials::default()).await.unwrap();
         assert_eq!(
             (flagged.status(), flagged.end().map(|end| end.reason)),
             (Status::Finished, Some(EndReason::Timeout))
@@ -285,7 +285,7 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
         // The timer writes it, once however often it runs.
         assert_eq!(service.end_timed_out_games().await.unwrap(), 1);
         assert_eq!(service.end_timed_out_games().await.unwrap(), 0);
-        let written = service.game(id).await.unwrap();
+        let written = service.game(id, &Credentials::default()).await.unwrap();
         assert_eq!(written.version(), version + 1);
         assert_eq!(written.result(), qttt::engine::GameResult::XWins);
         assert_eq!(written.clock().unwrap().remaining_ms[1], 0);

@@ -94,7 +94,9 @@ fn count(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> u64 {
 
 #[test]
 fn metrics_count_exactly_what_the_server_served() {
-    let server = &logging_json(&[]).server;
+    // Without the deletion of abandoned games, the writer's one unit of work
+    // every minute that these counts would have to allow for.
+    let server = &logging_json(&[("ABANDONED_GAME_RETENTION_HOURS", "0")]).server;
     let post = |path: &str, token: Option<&str>, body: Value| {
         let answer = server.send("POST", path, token, Some(body)).unwrap();
         assert!(answer.status < 300, "{path}: {}", answer.body);
@@ -125,13 +127,13 @@ fn metrics_count_exactly_what_the_server_served() {
     let requests = |method, route, status| {
         value(&first, "qttt_http_requests_total", &[("method", method), ("route", route), ("status", status)])
     };
-    assert_eq!(requests("POST", "/api/v1/games", "201"), Some(2.0));
-    assert_eq!(requests("POST", "/api/v1/games/{id}/join", "201"), Some(1.0));
-    assert_eq!(requests("POST", "/api/v1/games/{id}/moves", "201"), Some(2.0));
-    assert_eq!(requests("POST", "/api/v1/games/{id}/resign", "201"), Some(1.0));
-    assert_eq!(requests("GET", "/api/v1/games/{id}", "404"), Some(2.0));
-    assert_eq!(requests("GET", "/api/v1/games/{id}/events", "200"), Some(1.0));
-    assert_eq!(requests("GET", "/metrics", "200"), Some(1.0), "the scrape before this one");
+    assert_eq!(requests("POST", "/api/v1/games", "2xx"), Some(2.0));
+    assert_eq!(requests("POST", "/api/v1/games/{id}/join", "2xx"), Some(1.0));
+    assert_eq!(requests("POST", "/api/v1/games/{id}/moves", "2xx"), Some(2.0));
+    assert_eq!(requests("POST", "/api/v1/games/{id}/resign", "2xx"), Some(1.0));
+    assert_eq!(requests("GET", "/api/v1/games/{id}", "4xx"), Some(2.0));
+    assert_eq!(requests("GET", "/api/v1/games/{id}/events", "2xx"), Some(1.0));
+    assert_eq!(requests("GET", "/metrics", "2xx"), Some(1.0), "the scrape before this one");
     let duration = &[("method", "GET"), ("route", "/api/v1/games/{id}")];
     assert_eq!(count(&first, "qttt_http_request_duration_seconds", duration), 2);
     let created = |variant| value(&first, "qttt_games_created_total", &[("variant", variant)]);
@@ -208,7 +210,84 @@ fn metrics_can_be_served_apart_or_not_at_all() {
     assert_eq!(server.send("GET", "/metrics", None, None).unwrap().status, 404, "not on the API's port");
     let scraped = try_request(apart.parse().unwrap(), "GET", "/metrics", &[], None).unwrap();
     assert_eq!(scraped.status, 200);
-    assert!(scraped.body.contains("qttt_http_requests_total{method=\"GET\",route=\"/readyz\",status=\"200\"}"));
+    assert!(scraped.body.contains("qttt_http_requests_total{method=\"GET\",route=\"/readyz\",status=\"2xx\"}"));
     let off = Process::start_logging(&other.url(), "error", Stdio::inherit(), &[("METRICS", "off")]);
     assert_eq!(off.send("GET", "/metrics", None, None).unwrap().status, 404);
+}
+
+/// The most request series a scrape holds, as README says: a counter for each
+/// status class (2xx-5xx) of each method and route an answer can be labelled
+/// with, and a histogram (13 buckets, the sum and the count) of each `GET` and
+/// `POST` among them. The routes are the API's 20 operations, `GET /metrics`,
+/// Swagger UI's page, and its two redirects, which answer any method (`GET`,
+/// `POST`, `OPTIONS` or `other`): 26 timed. With a CORS preflight on each of
+/// those 23 routes, and `unmatched` for the rest, 54 are counted.
+const MOST_REQUEST_SERIES: usize = 54 * 4 + 26 * 16;
+
+#[test]
+fn metrics_hold_a_bounded_number_of_series_however_many_routes_methods_and_errors_are_tried() {
+    let server = &logging_json(&[]).server;
+    let created = server.send("POST", "/api/v1/games", None, Some(json!({}))).unwrap().json();
+    let id = created["game"]["id"].as_i64().unwrap();
+    let document: Value = server.send("GET", "/api-docs/openapi.json", None, None).unwrap().json();
+    let mut paths: Vec<String> = document["paths"].as_object().unwrap().keys().cloned().collect();
+    paths.extend(
+        ["/metrics", "/swagger-ui/", "/swagger-ui", "/docs", "/nothing/here", "/api/v1/nothing"].map(String::from),
+    );
+    let methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "BREW"];
+    let mut sent = 0;
+    for path in &paths {
+        for game in [id.to_string(), "999".to_string(), "nonsense".to_string()] {
+            let path = path.replace("{id}", &game);
+            // A stream's GET would be open for as long as the game goes on.
+            for method in methods.into_iter().filter(|&method| !(method == "GET" && path.ends_with("/events"))) {
+                for headers in [
+                    &[][..],
+                    &[("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "POST")][..],
+                    &[("Authorization", "Bearer made-up"), ("Content-Type", "application/json")][..],
+                ] {
+                    try_request(server.address, method, &path, headers, Some("{\"squares\": [0]}")).unwrap();
+                    sent += 1;
+                }
+            }
+        }
+    }
+    assert!(sent > 2000, "{sent}");
+    let scraped = try_request(server.address, "GET", "/metrics", &[], None).unwrap().body;
+    let series = |prefix: &str| scraped.lines().filter(|line| line.starts_with(prefix)).count();
+    let requests = series("qttt_http_");
+    assert!(requests <= MOST_REQUEST_SERIES, "{requests} request series:\n{scraped}");
+    let statuses: std::collections::BTreeSet<&str> =
+        scraped.lines().filter_map(|line| line.split("status=\"").nth(1)?.split('"').next()).collect();
+    assert_eq!(statuses.into_iter().collect::<Vec<_>>(), ["2xx", "3xx", "4xx"], "statuses by class only");
+    assert!(!scraped.contains("method=\"BREW\"") && !scraped.contains("/api/v1/nothing"), "{scraped}");
+    println!(
+        "{requests} request series, {} in all, {} bytes, after {sent} requests",
+        series("qttt_") + series("process_"),
+        scraped.len()
+    );
+}
+
+#[test]
+fn a_made_up_token_costs_the_writer_nothing() {
+    let server = &logging_json(&[]).server;
+    let created = server.send("POST", "/api/v1/games", None, Some(json!({}))).unwrap().json();
+    let id = created["game"]["id"].as_i64().unwrap();
+    server.send("POST", &format!("/api/v1/games/{id}/join"), None, Some(json!({}))).unwrap();
+    let writer_work = || count(&scrape(server.address), "qttt_store_queue_wait_seconds", &[]);
+    let before = writer_work();
+    for path in ["resign", "abort", "rematch"] {
+        let refused = server.send("POST", &format!("/api/v1/games/{id}/{path}"), Some("made-up"), Some(json!({})));
+        refused.unwrap().assert_problem(403, "forbidden");
+    }
+    for _ in 0..20 {
+        let refused = server.send(
+            "POST",
+            &format!("/api/v1/games/{id}/moves"),
+            Some("made-up"),
+            Some(json!({ "squares": [0, 1] })),
+        );
+        refused.unwrap().assert_problem(403, "forbidden");
+    }
+    assert_eq!(writer_work(), before, "no made-up token reached the writer");
 }

@@ -41,6 +41,9 @@ impl Process {
             .env("PORT", port.to_string())
             .env("DATABASE_URL", url)
             .env("RUST_LOG", level)
+            // As the in-process servers: no rate limits unless the test sets them.
+            .env("CREATE_RATE_LIMIT", "0")
+            .env("FAILED_AUTH_RATE_LIMIT", "0")
             .envs(vars.iter().copied())
             .stdout(Stdio::null())
             .stderr(log)
