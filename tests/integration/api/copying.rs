@@ -21,32 +21,36 @@ fn a_sqlite_database_copied_onto_postgres_plays_on_with_its_tokens_and_copies_no
     let sqlite = TestDatabase::sqlite();
     let postgres = TestDatabase::on_postgres(&maintenance);
     let app = TestApp::spawn_on(&sqlite);
-    // A game in every state, each with a token that may still act in it.
-    let mut games: Vec<(i64, Option<String>)> = Vec::new();
-    let waiting = app.create_game(json!({ "variant": "measurement", "private": true }));
-    games.push((waiting.json()["game"]["id"].as_i64().unwrap(), None));
+    // A game in every state, each with a token that may still act in it, kept as the path that reads
+    // it: the private game's with its invite, which must read it after the copy too.
+    let mut games: Vec<String> = Vec::new();
+    let read = |id: i64| format!("/api/v1/games/{id}");
+    let waiting = app.create_game(json!({ "variant": "measurement", "private": true })).json();
+    let invite = waiting["invite"].as_str().unwrap();
+    games.push(format!("{}?invite={invite}", read(waiting["game"]["id"].as_i64().unwrap())));
     let (ongoing, x, _) = app.two_player_game("player_choice");
     assert_eq!(app.place(ongoing, &x, [0, 1]).status, 201);
-    games.push((ongoing, None));
+    games.push(read(ongoing));
     let (pending, pending_x, o) = app.two_player_game("player_choice");
     for (token, squares) in [(&pending_x, [0, 1]), (&o, [0, 1])] {
         assert_eq!(app.place(pending, token, squares).status, 201);
     }
-    games.push((pending, Some(pending_x.clone())));
+    games.push(read(pending));
     let (finished, x, o) = app.two_player_game("player_choice");
     for step in goffs_draw(&x, &o) {
         assert_eq!(step.take(&app, finished).status, 201);
     }
-    games.push((finished, None));
+    games.push(read(finished));
     let rematch = app.post_with_token(&format!("/api/v1/games/{finished}/rematch"), &x, json!({}));
     assert_eq!(rematch.status, 201, "{}", rematch.body);
-    games.push((rematch.json()["game"]["id"].as_i64().unwrap(), None));
+    games.push(read(rematch.json()["game"]["id"].as_i64().unwrap()));
     let against_bot = app.create_game(json!({ "variant": "measurement", "opponent": {"bot": "random"} }));
     let bot_game = against_bot.json()["game"]["id"].as_i64().unwrap();
     let bot_token = against_bot.json()["seat"]["token"].as_str().unwrap().to_string();
     assert_eq!(app.place(bot_game, &bot_token, [4, 5]).status, 201);
-    games.push((bot_game, None));
-    let views: Vec<Value> = games.iter().map(|(id, _)| app.get_game(*id).json()).collect();
+    games.push(read(bot_game));
+    let views: Vec<Value> = games.iter().map(|path| app.request("GET", path, &[], None).json()).collect();
+    assert_eq!(views[0]["open_seats"], json!(["O"]), "{}", views[0]);
     assert_eq!(views[2]["pending_collapse"]["chooser"], "X", "{}", views[2]);
     app.stop();
 
@@ -57,8 +61,8 @@ fn a_sqlite_database_copied_onto_postgres_plays_on_with_its_tokens_and_copies_no
     assert!(said.ends_with("6/6 games\n"), "{said}");
 
     let app = TestApp::spawn_on(&postgres);
-    for ((id, _), view) in games.iter().zip(&views) {
-        assert_eq!(&app.get_game(*id).json(), view, "game {id}");
+    for (path, view) in games.iter().zip(&views) {
+        assert_eq!(&app.request("GET", path, &[], None).json(), view, "{path}");
     }
     // The old tokens act in the copied games, and new games get new ids.
     assert_eq!(app.collapse(pending, &pending_x, 2, 0).status, 201);
