@@ -13,7 +13,8 @@ use ipnet::IpNet;
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
 use crate::service::{
-    DEFAULT_ABANDONED_RETENTION, DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT, default_search_threads,
+    DEFAULT_ABANDONED_RETENTION, DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT,
+    default_search_threads,
 };
 use crate::store::{Durability, PoolSettings, is_postgres};
 
@@ -125,6 +126,13 @@ pub struct Settings {
     #[arg(long, env = "WAITING_GAME_TIMEOUT_SECONDS", value_name = "SECONDS",
         default_value_t = DEFAULT_WAITING_TIMEOUT.as_secs(), value_parser = whole_number::<0, 31_536_000>)]
     waiting_game_timeout_seconds: u64,
+    /// How far this instance's clock may be from the database's, in
+    /// milliseconds, with PostgreSQL: the instance keeps the database's time
+    /// whatever its own clock says, and beyond this it logs an error and
+    /// /readyz answers 503 clock_offset.
+    #[arg(long, env = "MAX_CLOCK_OFFSET_MS", value_name = "MS", default_value_t = millis(DEFAULT_MAX_CLOCK_OFFSET),
+        value_parser = whole_number::<1, 3_600_000>)]
+    max_clock_offset_ms: u64,
     /// How long after a game between two people ends its live streams wait for
     /// news of a rematch before they end, in seconds.
     #[arg(long, env = "REMATCH_WINDOW_SECONDS", value_name = "SECONDS",
@@ -191,6 +199,8 @@ pub struct Config {
     /// How long a game may wait for its second player, if not for ever:
     /// `WAITING_GAME_TIMEOUT_SECONDS`.
     pub waiting_game_timeout: Option<Duration>,
+    /// How far this instance's clock may be from the database's: `MAX_CLOCK_OFFSET_MS`.
+    pub max_clock_offset: Duration,
     /// How long the live streams of an ended game wait for news of a rematch:
     /// `REMATCH_WINDOW_SECONDS`.
     pub rematch_window: Duration,
@@ -335,6 +345,7 @@ impl TryFrom<Settings> for Config {
             original_app_routes: settings.original_app_routes,
             random_seed: settings.random_seed,
             waiting_game_timeout: seconds(settings.waiting_game_timeout_seconds),
+            max_clock_offset: Duration::from_millis(settings.max_clock_offset_ms),
             rematch_window: Duration::from_secs(settings.rematch_window_seconds),
             log_format: settings.log_format,
             metrics,
@@ -517,6 +528,7 @@ mod tests {
                 original_app_routes: true,
                 random_seed: None,
                 waiting_game_timeout: Some(Duration::from_secs(3600)),
+                max_clock_offset: Duration::from_millis(250),
                 rematch_window: Duration::from_secs(60),
                 log_format: LogFormat::Text,
                 metrics: MetricsAt::ServerPort,
@@ -542,6 +554,7 @@ mod tests {
             ("RANDOM_SEED", "18446744073709551615"),
             ("WAITING_GAME_TIMEOUT_SECONDS", "0"),
             ("REMATCH_WINDOW_SECONDS", "5"),
+            ("MAX_CLOCK_OFFSET_MS", "1000"),
             ("TRUSTED_PROXIES", "10.0.0.5, 192.168.0.0/16,::1"),
             ("REQUEST_BODY_TIMEOUT_SECONDS", "2"),
             ("MAX_CONNECTIONS_PER_WORKER", "300"),
@@ -563,7 +576,7 @@ mod tests {
         assert_eq!((read.request_body_timeout, read.max_connections_per_worker), (Duration::from_secs(2), 300));
         assert_eq!((read.max_live_streams, read.max_live_streams_per_address), (100, 3));
         assert_eq!((read.retention, read.original_app_routes), (Some(Duration::from_secs(30 * 86_400)), false));
-        assert_eq!(read.search_threads, 3);
+        assert_eq!((read.search_threads, read.max_clock_offset), (3, Duration::from_secs(1)));
         assert_eq!(
             read.database_pool,
             PoolSettings { pool_size: 4, statement_timeout: Duration::from_millis(250), connect_retry: Duration::ZERO }
@@ -608,6 +621,7 @@ mod tests {
         assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
         assert!(error(&[("WAITING_GAME_TIMEOUT_SECONDS", "an hour")]).starts_with("WAITING_GAME_TIMEOUT_SECONDS is"));
         assert!(error(&[("REMATCH_WINDOW_SECONDS", "-1")]).starts_with("REMATCH_WINDOW_SECONDS is"));
+        assert!(error(&[("MAX_CLOCK_OFFSET_MS", "0")]).starts_with("MAX_CLOCK_OFFSET_MS is"));
         assert!(error(&[("TRUSTED_PROXIES", "10.0.0.0/33")]).starts_with(r#"TRUSTED_PROXIES has "10.0.0.0/33""#));
         assert!(error(&[("TRUSTED_PROXIES", "proxy.local")]).starts_with("TRUSTED_PROXIES has"));
         assert!(error(&[("REQUEST_BODY_TIMEOUT_SECONDS", "0")]).starts_with("REQUEST_BODY_TIMEOUT_SECONDS is"));

@@ -39,6 +39,16 @@ pub enum Error {
     StorageFull,
     /// As many searches run and wait as the server allows.
     Busy,
+    /// This instance's clock is further from the database's than the server
+    /// allows (`MAX_CLOCK_OFFSET_MS`): readiness says so, for a load balancer
+    /// to send the requests elsewhere.
+    ClockOffset {
+        /// How far this instance's clock ran ahead of the database's when measured
+        /// last, in milliseconds (negative: behind).
+        ahead_ms: i64,
+        /// The most allowed.
+        most_ms: u64,
+    },
     /// A bug or a corrupt log. Logged in full; a client sees only that it happened.
     Internal(Fault),
 }
@@ -98,7 +108,7 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 11] = [
+    pub const CODES: [&'static str; 12] = [
         "hints_disabled",
         "waiting_for_opponent",
         "abort_not_allowed",
@@ -109,6 +119,7 @@ impl Error {
         "unavailable",
         "storage_full",
         "busy",
+        "clock_offset",
         "internal",
     ];
 
@@ -126,6 +137,7 @@ impl Error {
             Error::Unavailable(_) => "unavailable",
             Error::StorageFull => "storage_full",
             Error::Busy => "busy",
+            Error::ClockOffset { .. } => "clock_offset",
             Error::Internal(_) => "internal",
         }
     }
@@ -149,6 +161,12 @@ impl Error {
                     .into()
             }
             Error::Busy => "the server is searching as much as it can; try again in a moment".into(),
+            Error::ClockOffset { ahead_ms, most_ms } => format!(
+                "this instance's clock is {} ms {} the database's, beyond the {most_ms} ms allowed: \
+                 its operator must set it right",
+                ahead_ms.unsigned_abs(),
+                if *ahead_ms > 0 { "ahead of" } else { "behind" }
+            ),
             Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

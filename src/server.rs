@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 
 use crate::api;
 use crate::config::Config;
+use crate::error::Error;
 use crate::metrics::MetricsAt;
 use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_BATCH, TIMER_EVERY, Time};
 use crate::store::{OpenError, Store, database_name};
@@ -42,6 +43,9 @@ pub enum StartError {
     },
 }
 
+/// How often the instance measures its clock against the database's.
+const CLOCK_EVERY: Duration = Duration::from_secs(60);
+
 /// How often the server looks for games to delete, with a retention period.
 const RETENTION_EVERY: Duration = Duration::from_secs(60);
 
@@ -57,6 +61,8 @@ pub struct Running {
     store: Store,
     /// The server's timer, which writes the ends of overdue games.
     timer: JoinHandle<()>,
+    /// What sets the instance's clock by the database's, every minute.
+    clock: JoinHandle<()>,
     /// What deletes the games that ended before the retention period.
     retention: JoinHandle<()>,
     /// The server of `/metrics` on an address of its own, with `METRICS_ADDR`.
@@ -107,8 +113,12 @@ impl Running {
             search_threads: config.search_threads,
             retention: config.retention,
             abandoned_retention: config.abandoned_game_retention,
+            max_clock_offset: config.max_clock_offset,
         };
         let service = GameService::new(store.clone(), options);
+        // Set by the database's clock before the first request, and every minute after.
+        measure_clock(&service).await;
+        let clock = actix_web::rt::spawn(run_clock(service.clone()));
         let timer = actix_web::rt::spawn(run_timer(service.clone()));
         let retention = actix_web::rt::spawn(run_retention(service.clone()));
         let (listening, hearing) = (store.clone(), service.clone());
@@ -142,7 +152,7 @@ impl Running {
             log::info!("stopping: requests in flight finish, live streams end");
             on_signal.stop().await;
         });
-        Ok(Running { server, store, timer, retention, metrics, stopper, addresses })
+        Ok(Running { server, store, timer, clock, retention, metrics, stopper, addresses })
     }
 
     /// The service it serves, to look at from elsewhere (as tests do).
@@ -166,6 +176,7 @@ impl Running {
             metrics.await.map_err(std::io::Error::other)??;
         }
         self.timer.abort();
+        self.clock.abort();
         self.retention.abort();
         self.store.close().await;
         Ok(())
@@ -242,6 +253,31 @@ async fn run_retention(service: GameService) {
         if deleted > 0 {
             log::info!("retention deleted {deleted} games that ended before their retention period");
         }
+    }
+}
+
+/// Measures how far the database's clock is from this instance's (see
+/// [`GameService::measure_clock`]), and logs an error when that is beyond the
+/// most allowed.
+async fn measure_clock(service: &GameService) {
+    match service.measure_clock().await {
+        Ok(None) => {}
+        Ok(Some(offset)) => match service.ready().await {
+            Err(error @ Error::ClockOffset { .. }) => {
+                log::error!("{}; until then its times are the database's, corrected by the offset", error.detail());
+            }
+            _ => log::debug!("the database's clock is {} ms from this instance's", offset.as_millis()),
+        },
+        Err(error) => log::warn!("the database's clock could not be read; it will be read again: {error}"),
+    }
+}
+
+/// Every [`CLOCK_EVERY`], measures the database's clock against this instance's again.
+async fn run_clock(service: GameService) {
+    let mut every = tokio::time::interval_at(tokio::time::Instant::now() + CLOCK_EVERY, CLOCK_EVERY);
+    loop {
+        every.tick().await;
+        measure_clock(&service).await;
     }
 }
 

@@ -169,7 +169,8 @@ pub struct TooManyRequests(Problem);
 
 /// The database does not answer, or (`storage_full`) has no room left to write
 /// (nothing was written; reads go on), or (`busy`) the server is searching as
-/// much as it may; try again after the seconds `Retry-After` says.
+/// much as it may, or (`clock_offset`, from `/readyz` alone) this instance's
+/// clock strays from the database's; try again after the seconds `Retry-After` says.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json",
     headers(("Retry-After" = u64, description = "Seconds to wait before trying again.")),
@@ -180,7 +181,10 @@ pub struct TooManyRequests(Problem);
         "status": 503, "detail": "the server's database has no room left to write, so nothing was written; try again \
         later (reads go on)", "code": "storage_full"}))),
     ("busy" = (value = json!({"type": "urn:qttt:problem:busy", "title": "Busy", "status": 503,
-        "detail": "the server is searching as much as it can; try again in a moment", "code": "busy"})))
+        "detail": "the server is searching as much as it can; try again in a moment", "code": "busy"}))),
+    ("clock_offset" = (value = json!({"type": "urn:qttt:problem:clock_offset", "title": "Clock offset", "status": 503,
+        "detail": "this instance's clock is -5002 ms from the database's, beyond the 250 ms allowed: its operator \
+        must set it right", "code": "clock_offset"})))
 ))]
 pub struct Unavailable(Problem);
 

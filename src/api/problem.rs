@@ -67,6 +67,10 @@ const UNAVAILABLE_RETRY_AFTER: u64 = 2;
 /// operator, not in a moment.
 const STORAGE_FULL_RETRY_AFTER: u64 = 10;
 
+/// The seconds a client waits after a 503 `clock_offset`: the clock is measured
+/// again every minute.
+const CLOCK_OFFSET_RETRY_AFTER: u64 = 60;
+
 /// The seconds a client waits after a 503 `busy`: the searches' queue drains in
 /// a fraction of that.
 const BUSY_RETRY_AFTER: u64 = 1;
@@ -173,6 +177,7 @@ impl ApiError {
             ApiError::Service(Error::Unavailable(_)) => "Service unavailable".into(),
             ApiError::Service(Error::StorageFull) => "Storage full".into(),
             ApiError::Service(Error::Busy) => "Busy".into(),
+            ApiError::Service(Error::ClockOffset { .. }) => "Clock offset".into(),
             ApiError::Service(Error::Internal(_)) => "Internal error".into(),
             ApiError::InvalidBody { .. } => "Invalid request body".into(),
             ApiError::InvalidPath(_) => "Invalid path parameter".into(),
@@ -225,6 +230,7 @@ impl ApiError {
             ApiError::Service(Error::Unavailable(_)) => Some(UNAVAILABLE_RETRY_AFTER),
             ApiError::Service(Error::StorageFull) => Some(STORAGE_FULL_RETRY_AFTER),
             ApiError::Service(Error::Busy) => Some(BUSY_RETRY_AFTER),
+            ApiError::Service(Error::ClockOffset { .. }) => Some(CLOCK_OFFSET_RETRY_AFTER),
             _ => None,
         }
     }
@@ -270,7 +276,9 @@ impl ResponseError for ApiError {
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
                 Error::Conflict { .. } => StatusCode::CONFLICT,
-                Error::Unavailable(_) | Error::StorageFull | Error::Busy => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Unavailable(_) | Error::StorageFull | Error::Busy | Error::ClockOffset { .. } => {
+                    StatusCode::SERVICE_UNAVAILABLE
+                }
                 Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             ApiError::InvalidBody { status, .. } | ApiError::Rejected { status, .. } => *status,
@@ -322,6 +330,7 @@ mod tests {
             ApiError::Service(Error::Unavailable(String::new())),
             ApiError::Service(Error::StorageFull),
             ApiError::Service(Error::Busy),
+            ApiError::Service(Error::ClockOffset { ahead_ms: 0, most_ms: 0 }),
             ApiError::Service(Error::Internal(crate::error::Fault::new(String::new()))),
             ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail: String::new() },
             ApiError::InvalidPath(String::new()),
@@ -347,6 +356,7 @@ mod tests {
                     | Error::Unavailable(_)
                     | Error::StorageFull
                     | Error::Busy
+                    | Error::ClockOffset { .. }
                     | Error::Internal(_),
                 )
                 | ApiError::InvalidBody { .. }

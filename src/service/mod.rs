@@ -28,6 +28,7 @@ use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{GameId, ListedGame, Page, StoredGame};
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
+use time::Offset;
 
 pub use copy::{Checked, Copied, check_games, copy_games};
 pub use life::ClockState;
@@ -68,6 +69,15 @@ pub const DEFAULT_WAITING_TIMEOUT: Duration = Duration::from_secs(3600);
 /// flood of games does not fill the disk.
 pub const DEFAULT_ABANDONED_RETENTION: Duration = Duration::from_secs(86_400);
 
+/// How far an instance's clock may be from the database's, unless configured
+/// otherwise: CockroachDB's default is twice as much; a game's clock counts
+/// milliseconds, and a person notices a quarter of a second.
+pub const DEFAULT_MAX_CLOCK_OFFSET: Duration = Duration::from_millis(250);
+
+/// How many readings of the database's clock one measurement takes: the one
+/// answered soonest is the least off, as the round trip bounds the error.
+const CLOCK_READINGS: usize = 5;
+
 /// How long a finished game's streams wait for a rematch, unless configured otherwise.
 pub const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
 
@@ -92,6 +102,9 @@ pub struct ServiceOptions {
     /// How long the games the server aborted because nobody joined them are
     /// kept; `None` for ever.
     pub abandoned_retention: Option<Duration>,
+    /// How far this instance's clock may be from the database's before it is
+    /// not ready.
+    pub max_clock_offset: Duration,
 }
 
 impl Default for ServiceOptions {
@@ -104,6 +117,7 @@ impl Default for ServiceOptions {
             search_threads: default_search_threads(),
             retention: None,
             abandoned_retention: Some(DEFAULT_ABANDONED_RETENTION),
+            max_clock_offset: DEFAULT_MAX_CLOCK_OFFSET,
         }
     }
 }
@@ -122,6 +136,8 @@ pub struct GameService {
     hub: Arc<Hub>,
     /// Shared by all workers: the cores are.
     searches: Arc<Searches>,
+    /// Shared by all workers: the instance's clock is.
+    offset: Arc<Offset>,
     options: ServiceOptions,
 }
 
@@ -129,7 +145,7 @@ impl GameService {
     /// A service over `store`, run as `options` say.
     pub fn new(store: Store, options: ServiceOptions) -> GameService {
         let searches = Arc::new(Searches::new(options.search_threads));
-        GameService { store, hub: Arc::default(), searches, options }
+        GameService { store, hub: Arc::default(), searches, offset: Arc::default(), options }
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
@@ -158,12 +174,48 @@ impl GameService {
     pub async fn ready(&self) -> Result<(), Error> {
         // Whatever the failure, the database does not answer as it should.
         self.store.ping().await.map_err(|error| Error::Unavailable(error.to_string()))?;
-        if self.store.is_full() { Err(Error::StorageFull) } else { Ok(()) }
+        if self.store.is_full() {
+            return Err(Error::StorageFull);
+        }
+        if self.offset.strayed() {
+            let most_ms = u64::try_from(self.options.max_clock_offset.as_millis()).unwrap_or(u64::MAX);
+            return Err(Error::ClockOffset {
+                // The offset is what the instance adds to its clock: the opposite of how far ahead it runs.
+                ahead_ms: (-self.offset.get()).as_millis().try_into().unwrap_or(i64::MAX),
+                most_ms,
+            });
+        }
+        Ok(())
     }
 
-    /// The service's time now, to the millisecond, as the log keeps times.
+    /// The service's time now, to the millisecond, as the log keeps times: its
+    /// clock, set by the database's as measured last.
     pub fn now(&self) -> Timestamp {
-        time::timestamp_of_millis(self.options.time.now().as_millisecond())
+        let now = self.options.time.now().checked_add(self.offset.get()).expect("a clock within jiff's range");
+        time::timestamp_of_millis(now.as_millisecond())
+    }
+
+    /// Measures how far the database's clock is from this instance's, and sets
+    /// the service's clock by it: the reading whose round trip was shortest,
+    /// taken as read halfway through. Answers the offset; none on SQLite, where
+    /// the instance's clock is the only one.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn measure_clock(&self) -> Result<Option<jiff::SignedDuration>, Error> {
+        let mut best: Option<(std::time::Duration, jiff::SignedDuration)> = None;
+        for _ in 0..CLOCK_READINGS {
+            let (sent, started) = (self.options.time.now(), std::time::Instant::now());
+            let Some(database) = self.store.database_time().await? else { return Ok(None) };
+            let round_trip = started.elapsed();
+            let offset = database.duration_since(time::after(sent, round_trip / 2));
+            if best.is_none_or(|(fastest, _)| round_trip < fastest) {
+                best = Some((round_trip, offset));
+            }
+        }
+        let (_, offset) = best.expect("at least one reading");
+        self.offset.set(offset, self.options.max_clock_offset);
+        Ok(Some(offset))
     }
 
     /// Game `id`, replayed from its log, as of now, for a reader with

@@ -1,10 +1,13 @@
 //! Where the service reads the time: one clock for every write's stamp, every
-//! game clock and every deadline, so that a test can set it.
+//! game clock and every deadline, so that a test can set it; and, on a
+//! database that several instances share, its offset from the database's clock,
+//! so that they all keep one time.
 
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 /// The service's clock.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +39,35 @@ impl Time {
             let mut now = now.lock().expect("nothing panics under this lock");
             *now = now.checked_add(by).expect("a clock within jiff's range");
         }
+    }
+}
+
+/// How far the database's clock is from this instance's, as measured last:
+/// what the service adds to its own clock, so that every instance on one
+/// database stamps its writes, runs its game clocks and sees deadlines pass by
+/// the database's time; and whether that is further than the server allows.
+#[derive(Debug, Default)]
+pub struct Offset {
+    micros: AtomicI64,
+    strayed: AtomicBool,
+}
+
+impl Offset {
+    /// The offset, the database's clock minus this instance's.
+    pub fn get(&self) -> SignedDuration {
+        SignedDuration::from_micros(self.micros.load(Ordering::Relaxed))
+    }
+
+    /// Takes `offset` as measured, which strays beyond `most` or not.
+    pub fn set(&self, offset: SignedDuration, most: Duration) {
+        let micros = i64::try_from(offset.as_micros()).unwrap_or(i64::MAX);
+        self.micros.store(micros, Ordering::Relaxed);
+        self.strayed.store(offset.unsigned_abs() > most, Ordering::Relaxed);
+    }
+
+    /// Whether the offset measured last strays beyond the most allowed.
+    pub fn strayed(&self) -> bool {
+        self.strayed.load(Ordering::Relaxed)
     }
 }
 

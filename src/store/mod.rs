@@ -258,6 +258,22 @@ impl Store {
         })
     }
 
+    /// The database's clock now, for an instance to measure its own against:
+    /// PostgreSQL's, which every instance shares; none on SQLite, where the one
+    /// instance's clock is the only one.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn database_time(&self) -> Result<Option<Timestamp>, StoreError> {
+        match &self.backend {
+            Backend::Sqlite(_) => Ok(None),
+            Backend::Postgres(store) => {
+                let micros = counted(Box::pin(store.database_time_us()).await)?;
+                Ok(Timestamp::from_microsecond(micros).ok())
+            }
+        }
+    }
+
     /// Creates `game` as it is (but for its id, which the database gives, and is
     /// answered), its seats, log and summary; with `rematch`, writes the rematch
     /// entry into the game it follows, in the same transaction.

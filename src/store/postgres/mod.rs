@@ -160,6 +160,10 @@ impl PgStore {
         self.connections.run(&|connection| Box::pin(connection.ping())).await
     }
 
+    pub(super) async fn database_time_us(&self) -> Result<i64, StoreError> {
+        self.connections.run(&|connection| Box::pin(sqlx::query_scalar(DATABASE_TIME).fetch_one(connection))).await
+    }
+
     pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
         let mut held = self.connections.get().await?;
         let created = match insert_game(held.connection(), &game, rematch, false).await {

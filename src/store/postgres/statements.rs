@@ -176,6 +176,10 @@ pub(super) const TIMED_OUT_GAMES: &str =
 pub(super) const ABANDONED_GAMES: &str =
     "SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1::TIMESTAMPTZ ORDER BY created_at LIMIT $2";
 
+/// The database's clock now, in microseconds since the epoch: the time as the
+/// statement runs, not as its transaction began.
+pub(super) const DATABASE_TIME: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT";
+
 pub(super) const ORIGINAL_APP_GAME: &str = "SELECT game_id, play_as FROM original_app_game WHERE slot = 1";
 pub(super) const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";

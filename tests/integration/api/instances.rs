@@ -292,3 +292,88 @@ fn moves_in_many_games_at_once_share_a_statement_and_one_that_fails_costs_the_ot
         assert_eq!(fourth_entries, 19);
     });
 }
+
+/// The entry of `log` (a game's `/log`) of kind `kind`, if it has one.
+fn entry_of<'a>(log: &'a serde_json::Value, kind: &str) -> Option<&'a serde_json::Value> {
+    log["entries"].as_array().unwrap().iter().find(|entry| entry["kind"] == kind)
+}
+
+/// The time of a log entry, in milliseconds since the epoch.
+fn stamped_ms(entry: &serde_json::Value) -> i64 {
+    let stamp: jiff::Timestamp = entry["created_at"].as_str().unwrap().parse().unwrap();
+    stamp.as_millisecond()
+}
+
+/// This machine's clock, which PostgreSQL on it shares, in milliseconds since the epoch.
+fn machine_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
+}
+
+#[test]
+#[ignore = "needs PostgreSQL and faketime: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn an_instance_whose_clock_runs_five_seconds_ahead_keeps_the_databases_time_and_says_it_is_not_ready() {
+    use super::process::Process;
+    let database = shared_postgres();
+    let on_time = Process::start(&database);
+    let ahead = Process::start_with_clock_off(&database.url(), "+5s", &[]);
+    // It says so, and why, to whatever balances the load; the other is ready.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let refused = loop {
+        let answer = ahead.send("GET", "/readyz", None, None).unwrap();
+        if answer.status == 503 || Instant::now() > deadline {
+            break answer;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let problem = refused.assert_problem(503, "clock_offset");
+    let detail = problem["detail"].as_str().unwrap();
+    let ahead_ms: i64 =
+        detail.split("clock is ").nth(1).and_then(|rest| rest.split(' ').next()).unwrap().parse().unwrap();
+    assert!((4_700..=5_300).contains(&ahead_ms) && detail.contains(" ms ahead of the database's"), "{problem}");
+    assert_eq!(on_time.send("GET", "/readyz", None, None).unwrap().status, 200);
+
+    // A 10 s clock, its game created and joined on time: whichever timer writes
+    // the timeout, it is written at 10 s by the database's clock, not at 5.
+    let timed = |initial_ms: i64| {
+        let body =
+            serde_json::json!({ "variant": "player_choice", "clock": { "initial_ms": initial_ms, "increment_ms": 0 } });
+        let created = on_time.send("POST", "/api/v1/games", None, Some(body)).unwrap().json();
+        let id = created["game"]["id"].as_i64().unwrap();
+        let joined = on_time.send("POST", &format!("/api/v1/games/{id}/join"), None, None).unwrap();
+        assert_eq!(joined.status, 201, "{}", joined.body);
+        let log = on_time.send("GET", &format!("/api/v1/games/{id}/log"), None, None).unwrap().json();
+        // The clock starts with the second seat, the log's second entry.
+        (id, created["seat"]["token"].as_str().unwrap().to_string(), stamped_ms(&log["entries"][1]))
+    };
+    let (flagged, _, started_ms) = timed(10_000);
+    let timeout = loop {
+        let log = ahead.send("GET", &format!("/api/v1/games/{flagged}/log"), None, None).unwrap().json();
+        if let Some(timeout) = entry_of(&log, "timeout") {
+            break (timeout.clone(), machine_ms());
+        }
+        assert!(machine_ms() - started_ms < 15_000, "no timeout 15 s after the clock started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (entry, seen_ms) = timeout;
+    let written_after = stamped_ms(&entry) - started_ms;
+    assert!(
+        (9_500..=10_500).contains(&written_after),
+        "the timeout is stamped {written_after} ms after the clock started"
+    );
+    assert!(
+        seen_ms - started_ms >= 9_500,
+        "the timeout was written {} ms after the clock started",
+        seen_ms - started_ms
+    );
+
+    // A move through the fast instance 3.5 s into an 8 s clock is taken, and
+    // charged 3.5 s.
+    let (id, x, started_ms) = timed(8_000);
+    std::thread::sleep(Duration::from_millis(u64::try_from(3_500 - (machine_ms() - started_ms)).unwrap_or(0)));
+    let moved = ahead
+        .send("POST", &format!("/api/v1/games/{id}/moves"), Some(&x), Some(serde_json::json!({ "squares": [0, 1] })))
+        .unwrap();
+    assert_eq!(moved.status, 201, "{}", moved.body);
+    let charged = 8_000 - moved.json()["clock"]["remaining_ms"]["X"].as_i64().unwrap();
+    assert!((3_200..=3_800).contains(&charged), "charged {charged} ms for a 3.5 s think");
+}

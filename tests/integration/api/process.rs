@@ -34,8 +34,30 @@ impl Process {
     /// The server on the database at `url`, logging at `level` to `log`, with
     /// the settings `vars`.
     pub fn start_logging(url: &str, level: &str, log: Stdio, vars: &[(&str, &str)]) -> Process {
+        let process = Process::spawn(Command::new(env!("CARGO_BIN_EXE_qttt")), url, level, log, vars);
+        assert!(ready_within(process.address, Duration::from_secs(20)), "the server did not become ready");
+        process
+    }
+
+    /// The server on the database at `url` with the settings `vars`, under
+    /// faketime, its clock `offset` from the machine's (as faketime's `-f`
+    /// says it, such as `+5s`): once it answers, which it does before it is ready.
+    pub fn start_with_clock_off(url: &str, offset: &str, vars: &[(&str, &str)]) -> Process {
+        let mut command = Command::new("faketime");
+        command.args(["-f", offset, env!("CARGO_BIN_EXE_qttt")]);
+        let process = Process::spawn(command, url, "error", Stdio::inherit(), vars);
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while try_request(process.address, "GET", "/healthz", &[], None).is_err() {
+            assert!(std::time::Instant::now() < deadline, "the server did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        process
+    }
+
+    /// `qttt serve` run by `command`, on a free port and the database at `url`.
+    fn spawn(mut command: Command, url: &str, level: &str, log: Stdio, vars: &[(&str, &str)]) -> Process {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(env!("CARGO_BIN_EXE_qttt"))
+        let child = command
             .arg("serve")
             .env("HOST", "127.0.0.1")
             .env("PORT", port.to_string())
@@ -50,9 +72,7 @@ impl Process {
             .spawn()
             .expect("the server starts");
         let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let process = Process { child: Mutex::new(child), client: Client { address, from: None } };
-        assert!(ready_within(process.address, Duration::from_secs(20)), "the server did not become ready");
-        process
+        Process { child: Mutex::new(child), client: Client { address, from: None } }
     }
 
     pub fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Option<Response> {
