@@ -2,6 +2,7 @@
 //! fails every write until an operator makes room, and the server must say so
 //! (to its clients, its readiness probe and its log) without a line per request.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::StoreError;
@@ -10,6 +11,9 @@ use super::StoreError;
 #[derive(Debug, Default)]
 pub(super) struct Space {
     full: AtomicBool,
+    /// Held over a change and its log line, so that the lines come in the order
+    /// of the changes even when two threads' writes change it at once.
+    changing: Mutex<()>,
 }
 
 impl Space {
@@ -25,20 +29,24 @@ impl Space {
     /// A write succeeded: there is room again.
     pub(super) fn written(&self) {
         // Read first: a write that finds nothing to change touches no shared line.
-        if self.full.load(Ordering::Relaxed) && self.full.swap(false, Ordering::Relaxed) {
-            log::warn!("the database has room again: writes succeed, and /readyz answers 200");
+        if self.full.load(Ordering::Relaxed) {
+            let _changing = self.changing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if self.full.swap(false, Ordering::Relaxed) {
+                log::warn!("the database has room again: writes succeed, and /readyz answers 200");
+            }
         }
     }
 
     /// A write failed with `failure`: full, if it says so.
     pub(super) fn failed(&self, failure: &StoreError) {
-        if let StoreError::Full(detail) = failure
-            && !self.full.swap(true, Ordering::Relaxed)
-        {
-            log::error!(
-                "the database is full ({detail}): writes are answered 503 storage_full and /readyz 503 until a \
-                 write succeeds again; reads go on"
-            );
+        if let StoreError::Full(detail) = failure {
+            let _changing = self.changing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !self.full.swap(true, Ordering::Relaxed) {
+                log::error!(
+                    "the database is full ({detail}): writes are answered 503 storage_full and /readyz 503 until a \
+                     write succeeds again; reads go on"
+                );
+            }
         }
     }
 
