@@ -42,6 +42,8 @@ export function advice(code: Code): string {
     case "busy":
     case "rate_limited":
       return "try again shortly";
+    case "clock_offset":
+      return "this instance's clock is off; try another";
     case "storage_full":
       return "the server cannot save games now; try again later";
     case "invalid_body":
