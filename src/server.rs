@@ -1,13 +1,17 @@
 //! Start-up: open the store, bind the listener, run until a stop signal.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
+use actix_http::HttpService;
+use actix_service::{ServiceFactoryExt, map_config};
 use actix_web::HttpServer;
-use actix_web::dev::{Server, ServerHandle};
+use actix_web::dev::{AppConfig, Server, ServerHandle, fn_service};
+use actix_web::rt::net::TcpStream;
+use socket2::{Domain, Protocol, Socket, Type};
 use tokio::task::JoinHandle;
 
-use crate::api;
+use crate::api::{self, CappedHead};
 use crate::config::Config;
 use crate::error::Error;
 use crate::metrics::MetricsAt;
@@ -123,26 +127,11 @@ impl Running {
         let retention = actix_web::rt::spawn(run_retention(service.clone()));
         let (listening, hearing) = (store.clone(), service.clone());
         actix_web::rt::spawn(async move { listening.listen(|notice| hearing.hear(notice)).await });
-        // One count of each limit for all workers.
-        let (app_service, api_options) = (service.clone(), api::ApiOptions::of(config));
-        let listener = HttpServer::new(move || api::app(app_service.clone(), api_options.clone()))
-            .bind((config.host.as_str(), config.port))
-            .map_err(|source| StartError::Listen { address: format!("{}:{}", config.host, config.port), source })?
-            .shutdown_timeout(SHUTDOWN_SECONDS)
-            .max_connections(config.max_connections_per_worker)
-            // A client that closes its connection has gone: what it asked for is
-            // dropped at once (a search stops, a stream gives its place back)
-            // instead of when the answer is written. No HTTP client half-closes a
-            // connection to wait for an answer.
-            .h1_allow_half_closed(false)
-            // Signals are handled below, to end the live streams first.
-            .disable_signals();
-        let addresses = listener.addrs();
+        let (server, addresses) = serve_api(config, service.clone())?;
         let metrics_server = match config.metrics {
             MetricsAt::Address(address) => Some(serve_metrics(address)?),
             MetricsAt::Off | MetricsAt::ServerPort => None,
         };
-        let server = listener.run();
         let stopper =
             Stopper { handle: server.handle(), metrics: metrics_server.as_ref().map(Server::handle), service };
         let metrics = metrics_server.map(actix_web::rt::spawn);
@@ -181,6 +170,71 @@ impl Running {
         self.store.close().await;
         Ok(())
     }
+}
+
+/// Serves the API on the host and port of `config`, on each of their addresses
+/// that can be bound, each connection's heads capped by [`CappedHead`]: actix's
+/// `HttpServer` serves sockets alone, so its parts are put together here.
+fn serve_api(config: &Config, service: GameService) -> Result<(Server, Vec<SocketAddr>), StartError> {
+    let listen_error = |source| StartError::Listen { address: format!("{}:{}", config.host, config.port), source };
+    let mut builder = Server::build()
+        .max_concurrent_connections(config.max_connections_per_worker)
+        .shutdown_timeout(SHUTDOWN_SECONDS)
+        // Signals are handled in start, to end the live streams first.
+        .disable_signals();
+    let closing = builder.graceful_shutdown_signal();
+    // One count of each limit for all workers.
+    let options = api::ApiOptions::of(config);
+    let (mut addresses, mut refusal) = (Vec::new(), None);
+    for address in (config.host.as_str(), config.port).to_socket_addrs().map_err(listen_error)? {
+        let listener = match bind(address) {
+            Ok(listener) => listener,
+            Err(error) => {
+                refusal = Some(error);
+                continue;
+            }
+        };
+        let address = listener.local_addr().map_err(listen_error)?;
+        addresses.push(address);
+        let (service, options, closing) = (service.clone(), options.clone(), closing.clone());
+        let factory = move || {
+            let closing = closing.clone();
+            let http = HttpService::build()
+                // A client that closes its connection has gone: what it asked for is
+                // dropped at once (a search stops, a stream gives its place back)
+                // instead of when the answer is written. No HTTP client half-closes a
+                // connection to wait for an answer.
+                .h1_allow_half_closed(false)
+                .local_addr(address)
+                // Idle connections close at a stop, as they would under HttpServer.
+                .graceful_shutdown_signal(move || {
+                    let closing = closing.clone();
+                    async move { closing.notified().await }
+                })
+                // The application reads neither the host nor the address of its config.
+                .h1(map_config(api::app(service.clone(), options.clone()), |_| AppConfig::default()));
+            fn_service(|connection: TcpStream| async move {
+                let peer = connection.peer_addr().ok();
+                Ok((CappedHead::new(connection), peer))
+            })
+            .and_then(http)
+        };
+        builder = builder.listen("qttt", listener, factory).map_err(listen_error)?;
+    }
+    match refusal {
+        Some(error) if addresses.is_empty() => Err(listen_error(error)),
+        _ => Ok((builder.run(), addresses)),
+    }
+}
+
+/// A listening socket on `address`, as actix's `HttpServer` makes one: the
+/// address reusable at once after a restart, and a queue of 1,024 connections.
+fn bind(address: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    let socket = Socket::new(Domain::for_address(address), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(1024)?;
+    Ok(socket.into())
 }
 
 /// Serves `/metrics` alone on `address`, on one worker: a scrape is rare.

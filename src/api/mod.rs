@@ -4,6 +4,7 @@ mod docs;
 mod events;
 mod extract;
 mod games;
+mod head;
 mod health;
 mod life;
 mod limit;
@@ -33,6 +34,7 @@ use problem::ApiError;
 
 pub use extract::BODY_LIMIT;
 use extract::BodyTimeout;
+pub use head::{CappedHead, HEAD_LIMIT};
 pub use limit::Limits;
 
 /// Where the OpenAPI document is served.

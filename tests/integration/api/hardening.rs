@@ -447,3 +447,79 @@ fn made_up_tokens_are_refused_then_limited_and_the_real_players_play_on() {
     assert_eq!(app.place(id, &o, [1, 2]).status, 201);
     assert_eq!(app.get_game(id).json()["version"], 4, "two seats and two moves");
 }
+
+/// Sends `GET /healthz` with a header of `size` bytes on `connection` and reads
+/// its answer whole (its head and as many bytes as its length says): the status
+/// line and the body.
+fn healthz_with_header_of(connection: &mut TcpStream, size: usize) -> (String, String) {
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: qttt\r\nX-Pad: {}\r\n\r\n", "a".repeat(size));
+    connection.write_all(head.as_bytes()).unwrap();
+    connection.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answer = Vec::new();
+    let mut byte = [0];
+    while !answer.ends_with(b"\r\n\r\n") {
+        connection.read_exact(&mut byte).expect("an answer's head");
+        answer.push(byte[0]);
+    }
+    let head = String::from_utf8(answer).unwrap();
+    let length = head.lines().find_map(|line| line.strip_prefix("content-length: ")).unwrap().parse().unwrap();
+    let mut body = vec![0; length];
+    connection.read_exact(&mut body).unwrap();
+    (head.lines().next().unwrap().to_string(), String::from_utf8(body).unwrap())
+}
+
+#[test]
+fn a_head_over_32_kb_gets_431_and_its_connection_closes_and_one_within_is_read() {
+    let app = TestApp::spawn();
+    let mut connection = TcpStream::connect(app.address).unwrap();
+    // Twice on one connection: the cap is a head's, not a connection's.
+    for _ in 0..2 {
+        assert_eq!(healthz_with_header_of(&mut connection, 30 * 1024).0, "HTTP/1.1 200 OK");
+    }
+    let (status, body) = healthz_with_header_of(&mut connection, 64 * 1024);
+    assert_eq!(status, "HTTP/1.1 431 Request Header Fields Too Large");
+    let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(problem["code"], "rejected", "{problem}");
+    assert_eq!(problem["detail"], "the request's head is larger than 32768 bytes", "{problem}");
+    let mut rest = Vec::new();
+    assert_eq!(connection.read_to_end(&mut rest).map(|_| rest.len()).unwrap_or(0), 0, "then it closes");
+}
+
+#[test]
+fn slow_heads_take_bounded_memory_and_give_it_back_once_closed() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    // Each connection is a file here and one in the server, which inherits the limit.
+    let (_, most) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+    let wanted = most.max(8192);
+    setrlimit(Resource::RLIMIT_NOFILE, wanted, wanted).expect("room for 2,000 connections at both ends");
+    let database = super::helpers::TestDatabase::new();
+    let server = super::process::Process::start(&database);
+    let before = server.resident_mb();
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: qttt\r\nX-Pad: {}", "a".repeat(30 * 1024));
+    // actix answers an unfinished head with 408 after 5 s: all are open well before.
+    let started = Instant::now();
+    let held: Vec<TcpStream> = (0..2000)
+        .map(|_| {
+            let mut connection = TcpStream::connect(server.address).unwrap();
+            connection.write_all(head.as_bytes()).unwrap();
+            connection
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let holding = server.resident_mb();
+    let waited = started.elapsed();
+    for connection in &held {
+        connection.set_nonblocking(true).unwrap();
+        let unanswered = matches!((&*connection).read(&mut [0]), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+        assert!(unanswered, "every head is still waiting after {waited:?}");
+    }
+    assert!(holding < before + 100, "{before} MB, then {holding} MB with 2,000 heads of 30 KB");
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut after = server.resident_mb();
+    while after > before + 20 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(250));
+        after = server.resident_mb();
+    }
+    assert!(after <= before + 20, "{before} MB, {holding} MB with the heads, {after} MB 30 s after they closed");
+}

@@ -82,6 +82,15 @@ impl Process {
         try_request(self.address, method, path, &headers, body.map(|b| b.to_string()).as_deref()).ok()
     }
 
+    /// The server's resident memory, in MB, as Linux counts it.
+    pub fn resident_mb(&self) -> u64 {
+        let pid = self.child.lock().unwrap().id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|line| line.starts_with("VmRSS:")).unwrap();
+        let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kb / 1024
+    }
+
     /// SIGKILL: no shutdown, no flush, nothing but what is already committed.
     pub fn kill(&self) {
         let mut child = self.child.lock().unwrap();
