@@ -24,6 +24,23 @@ use qttt::{api, board_text};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Has mimalloc give memory back to the system as soon as it is free. By
+/// default it waits a second, and then for the thread that freed it to allocate
+/// 10,000 times more: an idle worker kept the buffers of 2,000 closed
+/// connections' heads, 60-90 MB, for 30 s and more.
+#[allow(unsafe_code)]
+fn give_freed_memory_back_at_once() {
+    use std::ffi::{c_int, c_long};
+    // `mi_option_purge_delay` in the mimalloc.h (v3) that libmimalloc-sys builds.
+    const PURGE_DELAY: c_int = 15;
+    unsafe extern "C" {
+        fn mi_option_set(option: c_int, value: c_long);
+    }
+    // SAFETY: mimalloc's own setter of one of its integer options, an atomic
+    // store; the library is linked in as the global allocator.
+    unsafe { mi_option_set(PURGE_DELAY, 0) }
+}
+
 /// A game server for Quantum Tic-Tac-Toe, and tools around it.
 #[derive(Debug, Parser)]
 #[command(name = "qttt", version)]
@@ -240,6 +257,7 @@ fn chance(text: &str) -> Result<f64, String> {
 
 #[actix_web::main]
 async fn main() -> ExitCode {
+    give_freed_memory_back_at_once();
     let outcome = match command_line() {
         Ok(command) => run(command).await,
         Err(refused) => Err(refused.to_string()),
