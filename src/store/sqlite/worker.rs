@@ -49,6 +49,9 @@ const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 /// to tens of megabytes for as long as the server runs.
 const LOG_BYTES_KEPT: i64 = 4 * 1024 * 1024;
 
+/// The size of a page of the database, SQLite's default: a page of the log is one.
+const PAGE_BYTES: i64 = 4096;
+
 /// Work for a connection's thread.
 enum Job {
     /// Work on the connection as it is, outside any transaction.
@@ -241,10 +244,18 @@ impl Checkpointer {
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
                     // A checkpoint that fails (busy) is tried again at the next turn.
-                    let pages = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get::<_, i64>(1));
-                    if pages.is_ok_and(|pages| pages > LOG_PAGES_BEFORE_RESTART) {
-                        let _ = connection.query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()));
-                    }
+                    let pages = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
+                        Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
+                    });
+                    let again = match pages {
+                        Ok((logged, _)) if logged > LOG_PAGES_BEFORE_RESTART => "RESTART",
+                        // All of a log larger than is kept is in the file: only the
+                        // next write would cut it back, and a quiet server may write
+                        // nothing for hours.
+                        Ok((logged, copied)) if logged == copied && logged > LOG_BYTES_KEPT / PAGE_BYTES => "TRUNCATE",
+                        _ => continue,
+                    };
+                    let _ = connection.query_row(&format!("PRAGMA wal_checkpoint({again})"), [], |_| Ok(()));
                 }
             })
             .expect("the system can start a thread");
@@ -461,6 +472,32 @@ mod tests {
         checkpointer.stop();
         assert!(grown > 30 * 1024 * 1024, "the burst grew the log to {grown} bytes");
         assert!(shrunk <= 8 * 1024 * 1024, "the log stayed at {shrunk} bytes");
+    }
+
+    #[test]
+    fn the_log_shrinks_back_after_a_burst_with_nothing_written_after() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("qttt.db");
+        let log = folder.path().join("qttt.db-wal");
+        let (mut writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
+        writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
+        let burst = writer.transaction().unwrap();
+        for _ in 0..3_000 {
+            burst.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
+        }
+        burst.commit().unwrap();
+        let grown = std::fs::metadata(&log).unwrap().len();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let shrunk = loop {
+            std::thread::sleep(CHECKPOINT_EVERY * 2);
+            let size = std::fs::metadata(&log).unwrap().len();
+            if size <= 1024 * 1024 || Instant::now() > deadline {
+                break size;
+            }
+        };
+        checkpointer.stop();
+        assert!(grown > 10 * 1024 * 1024, "the burst grew the log to {grown} bytes");
+        assert!(shrunk <= 1024 * 1024, "the log stayed at {shrunk} bytes");
     }
 
     #[test]
