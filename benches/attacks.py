@@ -299,5 +299,6 @@ def headers():
     server.stop()
 
 
-for attack in (hints, streams, slow_bodies, rows, private_games, malformed_heads, headers):
-    attack()
+if __name__ == "__main__":
+    for attack in (hints, streams, slow_bodies, rows, private_games, malformed_heads, headers):
+        attack()
