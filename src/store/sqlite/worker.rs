@@ -445,57 +445,48 @@ mod tests {
         assert_eq!(synchronous(Durability::Full), [2, 2]);
     }
 
-    #[test]
-    fn the_log_shrinks_back_after_a_burst_once_it_is_copied_into_the_file() {
+    /// The write-ahead log's size after a burst of `pages` pages in one
+    /// transaction, and once it is at most `kept` bytes (or 30 s have passed),
+    /// with a small write every 200 ms if `writes_after`.
+    fn log_after_a_burst(pages: usize, writes_after: bool, kept: u64) -> (u64, u64) {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("qttt.db");
         let log = folder.path().join("qttt.db-wal");
         let (mut writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
         writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
-        // A burst: 40 MB in one transaction, all of it in the log at once.
         let burst = writer.transaction().unwrap();
-        for _ in 0..10_000 {
+        for _ in 0..pages {
             burst.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
         }
         burst.commit().unwrap();
         let grown = std::fs::metadata(&log).unwrap().len();
-        // Once the checkpointer has copied it, the next write starts the log again.
         let deadline = Instant::now() + Duration::from_secs(30);
         let shrunk = loop {
             std::thread::sleep(CHECKPOINT_EVERY * 2);
-            writer.execute("INSERT INTO filler (text) VALUES ('y')", []).unwrap();
+            if writes_after {
+                writer.execute("INSERT INTO filler (text) VALUES ('y')", []).unwrap();
+            }
             let size = std::fs::metadata(&log).unwrap().len();
-            if size <= 8 * 1024 * 1024 || Instant::now() > deadline {
+            if size <= kept || Instant::now() > deadline {
                 break size;
             }
         };
         checkpointer.stop();
+        (grown, shrunk)
+    }
+
+    #[test]
+    fn the_log_shrinks_back_after_a_burst_once_it_is_copied_into_the_file() {
+        // 40 MB in one transaction, all of it in the log at once: once the
+        // checkpointer has copied it, the next write starts the log again.
+        let (grown, shrunk) = log_after_a_burst(10_000, true, 8 * 1024 * 1024);
         assert!(grown > 30 * 1024 * 1024, "the burst grew the log to {grown} bytes");
         assert!(shrunk <= 8 * 1024 * 1024, "the log stayed at {shrunk} bytes");
     }
 
     #[test]
     fn the_log_shrinks_back_after_a_burst_with_nothing_written_after() {
-        let folder = tempfile::tempdir().unwrap();
-        let path = folder.path().join("qttt.db");
-        let log = folder.path().join("qttt.db-wal");
-        let (mut writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
-        writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
-        let burst = writer.transaction().unwrap();
-        for _ in 0..3_000 {
-            burst.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
-        }
-        burst.commit().unwrap();
-        let grown = std::fs::metadata(&log).unwrap().len();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let shrunk = loop {
-            std::thread::sleep(CHECKPOINT_EVERY * 2);
-            let size = std::fs::metadata(&log).unwrap().len();
-            if size <= 1024 * 1024 || Instant::now() > deadline {
-                break size;
-            }
-        };
-        checkpointer.stop();
+        let (grown, shrunk) = log_after_a_burst(3_000, false, 1024 * 1024);
         assert!(grown > 10 * 1024 * 1024, "the burst grew the log to {grown} bytes");
         assert!(shrunk <= 1024 * 1024, "the log stayed at {shrunk} bytes");
     }
