@@ -49,10 +49,17 @@ class Server:
         fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def threads(self):
+    def status(self, field):
+        """A number of the process's /proc status, such as its threads or its VmRSS in kB."""
         for line in open(f"/proc/{self.process.pid}/status"):
-            if line.startswith("Threads:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
+
+    def threads(self):
+        return self.status("Threads")
+
+    def resident_mb(self):
+        return self.status("VmRSS") // 1024
 
     def open_files(self):
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))

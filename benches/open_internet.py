@@ -77,12 +77,6 @@ def rows():
     server.stop()
 
 
-def resident_mb(server):
-    for line in open(f"/proc/{server.process.pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) // 1024
-
-
 def head_status(size):
     """The status of a GET with one header of `size` bytes, or how it ended."""
     try:
@@ -98,7 +92,7 @@ def head_status(size):
 def held_heads(server, connections, size):
     """RSS before, while `connections` each hold an unfinished head of `size`
     bytes, and 5 s and 30 s after they close."""
-    before = resident_mb(server)
+    before = server.resident_mb()
     head = b"GET /healthz HTTP/1.1\r\nHost: qttt\r\nX-Pad: " + b"a" * size
     held = []
     for _ in range(connections):
@@ -109,13 +103,13 @@ def held_heads(server, connections, size):
             pass
         held.append(connection)
     time.sleep(0.5)
-    holding = resident_mb(server)
+    holding = server.resident_mb()
     for connection in held:
         connection.close()
     time.sleep(5)
-    after = resident_mb(server)
+    after = server.resident_mb()
     time.sleep(25)
-    return before, holding, after, resident_mb(server)
+    return before, holding, after, server.resident_mb()
 
 
 def heads():

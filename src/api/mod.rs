@@ -34,7 +34,7 @@ use problem::ApiError;
 
 pub use extract::BODY_LIMIT;
 use extract::BodyTimeout;
-pub use head::{CappedHead, HEAD_LIMIT};
+pub use head::CappedHead;
 pub use limit::Limits;
 
 /// Where the OpenAPI document is served.
