@@ -183,6 +183,11 @@ impl FromRequest for Reader {
                 .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?
                 .into_inner()
                 .invite;
+            if invite.as_deref() == Some("") {
+                return Err(ApiError::InvalidQuery(
+                    "the invite must not be empty: send ?invite=<invite>, or none".into(),
+                ));
+            }
             let credentials = Credentials::new(token.as_deref(), invite.as_deref());
             if !credentials.is_empty() {
                 admit_authentication(request)?;

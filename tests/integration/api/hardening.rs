@@ -374,12 +374,15 @@ fn a_private_game_is_read_only_by_its_seats_and_with_its_invite_and_is_no_game_t
     let read = |path: &str, headers: &[(&str, &str)]| app.request("GET", path, headers, None);
     // To a stranger, every read is that of a game that does not exist.
     let nothing = read("/api/v1/games/999999", &[]).assert_problem(404, "not_found");
+    let public = app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap();
     for what in reads {
         for headers in [&[][..], &[("Authorization", "Bearer made-up")][..]] {
             let problem = read(&format!("/api/v1/games/{id}{what}"), headers).assert_problem(404, "not_found");
             assert_eq!(problem["detail"], nothing["detail"].as_str().unwrap().replace("999999", &id.to_string()));
         }
         read(&format!("/api/v1/games/{id}{what}?invite=guessed"), &[]).assert_problem(404, "not_found");
+        // The spec gives an invite at least one character, of a public game too.
+        read(&format!("/api/v1/games/{public}{what}?invite="), &[]).assert_problem(400, "invalid_query");
     }
     let mut stranger = app.watch_at(&format!("/api/v1/games/{id}/events"), &[]);
     assert_eq!(stranger.status(), Some(404));
