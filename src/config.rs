@@ -13,7 +13,8 @@ use ipnet::IpNet;
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
 use crate::service::{
-    DEFAULT_ABANDONED_RETENTION, DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_REMATCH_WINDOW, DEFAULT_WAITING_TIMEOUT,
+    DEFAULT_ABANDONED_RETENTION, DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_MAX_CLOCK_OFFSET,
+    DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_WAITING_TIMEOUT,
     default_search_threads,
 };
 use crate::store::{Durability, PoolSettings, is_postgres};
@@ -138,6 +139,24 @@ pub struct Settings {
     #[arg(long, env = "REMATCH_WINDOW_SECONDS", value_name = "SECONDS",
         default_value_t = DEFAULT_REMATCH_WINDOW.as_secs(), value_parser = whole_number::<0, 86_400>)]
     rematch_window_seconds: u64,
+    /// How long a challenge waits for its answer before it expires, in seconds.
+    #[arg(long, env = "CHALLENGE_TIMEOUT_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_CHALLENGE_TIMEOUT.as_secs(), value_parser = whole_number::<1, 604_800>)]
+    challenge_timeout_seconds: u64,
+    /// How long a seek waits to be paired before it expires, in seconds.
+    #[arg(long, env = "SEEK_TIMEOUT_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_SEEK_TIMEOUT.as_secs(), value_parser = whole_number::<1, 86_400>)]
+    seek_timeout_seconds: u64,
+    /// The most seeks one player has open at once. Beyond it, 422 too_many_open.
+    #[arg(long, env = "MAX_OPEN_SEEKS_PER_PLAYER", value_name = "N",
+        default_value_t = DEFAULT_MOST_OPEN_SEEKS.into(), value_parser = whole_number::<1, 100>)]
+    max_open_seeks_per_player: u64,
+    /// How long the player to act in a game without a clock must have been gone
+    /// (no request, no live stream, for 30 s) before the other may claim the
+    /// game, in seconds.
+    #[arg(long, env = "CLAIM_AFTER_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_CLAIM_AFTER.as_secs(), value_parser = whole_number::<0, 604_800>)]
+    claim_after_seconds: u64,
     /// How the log's lines are written: text, or json (one object per line).
     #[arg(long, env = "LOG_FORMAT", default_value = "text", value_parser = log_format)]
     log_format: LogFormat,
@@ -204,6 +223,15 @@ pub struct Config {
     /// How long the live streams of an ended game wait for news of a rematch:
     /// `REMATCH_WINDOW_SECONDS`.
     pub rematch_window: Duration,
+    /// How long a challenge waits for its answer: `CHALLENGE_TIMEOUT_SECONDS`.
+    pub challenge_timeout: Duration,
+    /// How long a seek waits to be paired: `SEEK_TIMEOUT_SECONDS`.
+    pub seek_timeout: Duration,
+    /// The most seeks a player has open at once: `MAX_OPEN_SEEKS_PER_PLAYER`.
+    pub max_open_seeks_per_player: u32,
+    /// How long the player to act must be gone before the other may claim an
+    /// untimed game: `CLAIM_AFTER_SECONDS`.
+    pub claim_after: Duration,
     /// How the log's lines are written: `LOG_FORMAT`.
     pub log_format: LogFormat,
     /// Where `GET /metrics` is served: `METRICS` and `METRICS_ADDR`.
@@ -347,6 +375,10 @@ impl TryFrom<Settings> for Config {
             waiting_game_timeout: seconds(settings.waiting_game_timeout_seconds),
             max_clock_offset: Duration::from_millis(settings.max_clock_offset_ms),
             rematch_window: Duration::from_secs(settings.rematch_window_seconds),
+            challenge_timeout: Duration::from_secs(settings.challenge_timeout_seconds),
+            seek_timeout: Duration::from_secs(settings.seek_timeout_seconds),
+            max_open_seeks_per_player: u32::try_from(settings.max_open_seeks_per_player).expect("at most 100"),
+            claim_after: Duration::from_secs(settings.claim_after_seconds),
             log_format: settings.log_format,
             metrics,
         })
@@ -530,6 +562,10 @@ mod tests {
                 waiting_game_timeout: Some(Duration::from_secs(3600)),
                 max_clock_offset: Duration::from_millis(250),
                 rematch_window: Duration::from_secs(60),
+                challenge_timeout: Duration::from_secs(300),
+                seek_timeout: Duration::from_secs(120),
+                max_open_seeks_per_player: 3,
+                claim_after: Duration::from_secs(60),
                 log_format: LogFormat::Text,
                 metrics: MetricsAt::ServerPort,
             })
@@ -565,8 +601,14 @@ mod tests {
             ("SEARCH_THREADS", "3"),
             ("LOG_FORMAT", "JSON"),
             ("METRICS_ADDR", "127.0.0.1:9100"),
+            ("CHALLENGE_TIMEOUT_SECONDS", "30"),
+            ("SEEK_TIMEOUT_SECONDS", "20"),
+            ("MAX_OPEN_SEEKS_PER_PLAYER", "1"),
+            ("CLAIM_AFTER_SECONDS", "0"),
         ])
         .unwrap();
+        assert_eq!((read.challenge_timeout, read.seek_timeout), (Duration::from_secs(30), Duration::from_secs(20)));
+        assert_eq!((read.max_open_seeks_per_player, read.claim_after), (1, Duration::ZERO));
         assert_eq!(read.log_format, LogFormat::Json);
         assert_eq!(read.metrics, MetricsAt::Address("127.0.0.1:9100".parse().unwrap()));
         assert_eq!(config(&[("METRICS", "off")]).unwrap().metrics, MetricsAt::Off);

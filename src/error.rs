@@ -21,6 +21,22 @@ pub enum Error {
     AbortNotAllowed,
     /// A rematch of a game that is not over.
     GameNotOver,
+    /// Another player has the name asked for, in any case.
+    NameTaken,
+    /// A challenge to oneself.
+    SelfChallenge,
+    /// A player has as many challenges or seeks open as they may.
+    TooManyOpen(String),
+    /// A challenge or a seek that is no longer open: answered, paired,
+    /// cancelled or expired.
+    NotOpen(String),
+    /// A claim of a game whose player to act has not been gone long enough.
+    TooEarly(String),
+    /// A claim of a game that cannot be claimed: a clocked one (its clock ends
+    /// it), or one in which the claimant is the one to act.
+    ClaimNotAllowed(String),
+    /// A player's token that is nobody's: never given, or replaced by a new one.
+    Unauthenticated(String),
     /// No game has that id.
     NotFound(String),
     /// The token is not a seat of this game.
@@ -108,11 +124,18 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 12] = [
+    pub const CODES: [&'static str; 19] = [
         "hints_disabled",
         "waiting_for_opponent",
         "abort_not_allowed",
         "game_not_over",
+        "name_taken",
+        "self_challenge",
+        "too_many_open",
+        "not_open",
+        "too_early",
+        "claim_not_allowed",
+        "unauthorized",
         "not_found",
         "forbidden",
         "conflict",
@@ -131,6 +154,13 @@ impl Error {
             Error::WaitingForOpponent => "waiting_for_opponent",
             Error::AbortNotAllowed => "abort_not_allowed",
             Error::GameNotOver => "game_not_over",
+            Error::NameTaken => "name_taken",
+            Error::SelfChallenge => "self_challenge",
+            Error::TooManyOpen(_) => "too_many_open",
+            Error::NotOpen(_) => "not_open",
+            Error::TooEarly(_) => "too_early",
+            Error::ClaimNotAllowed(_) => "claim_not_allowed",
+            Error::Unauthenticated(_) => "unauthorized",
             Error::NotFound(_) => "not_found",
             Error::Forbidden(_) => "forbidden",
             Error::Conflict { .. } => "conflict",
@@ -156,6 +186,8 @@ impl Error {
                 "a game can be aborted only while it waits for its second player or before both have moved".into()
             }
             Error::GameNotOver => "a rematch follows a game that is over".into(),
+            Error::NameTaken => "another player has that name (names are unique regardless of case)".into(),
+            Error::SelfChallenge => "a player cannot challenge themselves".into(),
             Error::StorageFull => {
                 "the server's database has no room left to write, so nothing was written; try again later (reads go on)"
                     .into()
@@ -167,7 +199,14 @@ impl Error {
                 ahead_ms.unsigned_abs(),
                 if *ahead_ms > 0 { "ahead of" } else { "behind" }
             ),
-            Error::NotFound(detail) | Error::Forbidden(detail) | Error::Unavailable(detail) => detail.clone(),
+            Error::NotFound(detail)
+            | Error::Unauthenticated(detail)
+            | Error::Forbidden(detail)
+            | Error::Unavailable(detail)
+            | Error::TooManyOpen(detail)
+            | Error::NotOpen(detail)
+            | Error::TooEarly(detail)
+            | Error::ClaimNotAllowed(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.
             Error::Internal(_) => "something went wrong on the server; it has been logged".into(),
@@ -210,6 +249,7 @@ impl From<StoreError> for Error {
             },
             StoreError::Full(_) => Error::StorageFull,
             StoreError::NotFound { .. } => Error::NotFound(error.to_string()),
+            StoreError::NameTaken => Error::NameTaken,
             StoreError::Corrupt(_) | StoreError::Other(_) => Error::Internal(Fault::caused_by("the store", error)),
         }
     }

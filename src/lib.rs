@@ -26,7 +26,8 @@
 //!   `arena.rs` (bots against bots).
 //! - [`record`]: a game's record, pure: the words the store keeps and the
 //!   service and the API speak (a game as stored, its log entries, its ending,
-//!   summary and listing).
+//!   summary and listing); `players.rs` the players' (a name, the seats they
+//!   hold, their events, challenges and seeks).
 //! - [`store`]: the only SQL, with its own errors: one set of operations, on
 //!   SQLite (`sqlite/mod.rs`; its connection threads and batched commits in
 //!   `sqlite/worker.rs`; the start-up checks of its file and `qttt backup` in
@@ -34,7 +35,9 @@
 //!   `postgres/statements.rs`, its batched writes in `postgres/writes.rs`, its
 //!   connections in `postgres/connections.rs`); `rows.rs` converts rows into a
 //!   game's record; `space.rs` keeps whether the database has room to write.
-//!   `migrations/sqlite/` and `migrations/postgres/` hold each one's schema.
+//!   `players.rs` (and each backend's `players.rs`) holds the operations on
+//!   players, challenges and seeks. `migrations/sqlite/` and
+//!   `migrations/postgres/` hold each one's schema.
 //! - [`error`]: what the service's operations fail with, in its own words.
 //! - [`service`]: the only orchestrator: load the log, replay it, apply the
 //!   action, append. `seating.rs` (creating a game, joining, a rematch),
@@ -45,15 +48,19 @@
 //!   rules, folded from the log), `time.rs` and `randomness.rs` (where its time
 //!   and its randomness come from), `searches.rs` (the bounded pool of perfect
 //!   searches, and the hint and analysis caches), `copy.rs` (`qttt copy`, and
-//!   the check of every game of a backup).
-//! - [`live`]: who watches which game, for the live event streams; news of other
-//!   instances' writes reaches it from the store. [`token`]: seat tokens and
-//!   their hashes.
+//!   the check of every game of a backup), `players.rs` (a player, their token,
+//!   their games and events, who is present), `pairing.rs` (challenges and
+//!   seeks, and the games they start).
+//! - [`live`]: who watches which game (and which player's events), for the live
+//!   event streams; news of other instances' writes reaches it from the store.
+//!   [`token`]: seat and player tokens and their hashes.
 //! - [`config`]: the settings, each a flag of `qttt serve` or its environment
 //!   variable, with defaults.
 //! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
 //!   aborting and rematches, `events.rs` for the live streams, `health.rs`, and
-//!   the original app's routes in `original_app.rs`), extractors (`extract.rs`), each
+//!   `players.rs`, `pairing.rs` for challenges and seeks, `player_events.rs`
+//!   for a player's live stream, and the original app's routes in
+//!   `original_app.rs`), extractors (`extract.rs`), each
 //!   client's limits (`limit.rs`), each request's id, log line and metrics
 //!   (`observe.rs`), problem+json and status codes (`problem.rs`), views with
 //!   their schemas (`views/`), and the OpenAPI document (`docs.rs`, committed as
@@ -87,6 +94,10 @@
 //! - an **ending** beside the rules is a log entry of kind `resign`, `timeout`
 //!   or `abort` (`Ending`); the game's **end reason** says why it ended:
 //!   `lines`, `full_board`, `resignation`, `timeout` or `aborted` (`EndReason`).
+//! - a **player** (X or O) is a seat of a game (`engine::Player`, `PlayerName`
+//!   in the views); a **player** in `/players` is a person's identity across
+//!   games (`PlayerId`, `StoredPlayer`, `Username`), who is the **holder** of
+//!   the seats they take (`Holder`; `seats.X.player` names them by name).
 //! - the **original app** is the Python app qttt replaces: its routes (`/state`,
 //!   `/reset`, `/move`) play the **original app's game** (`original_app.rs`,
 //!   `ORIGINAL_APP_ROUTES`, the `original_app_game` table).

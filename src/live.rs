@@ -1,16 +1,20 @@
-//! Live updates: who watches which game, and the news that a game changed.
+//! Live updates: who watches which game (or which player's events), and the
+//! news that it changed.
 //!
 //! A write publishes the game's new version after it committed, and so does news
 //! of another instance's write (on PostgreSQL); every watcher of that game, on any
 //! worker, wakes and reads what it missed from the log, which stays the only source
 //! of truth: a lost, doubled or merged notice costs nothing. A version already
 //! told is not told again: the writing instance's own watchers wake once for its
-//! write, whether its publish or the database's notice of it comes first.
+//! write, whether its publish or the database's notice of it comes first. A
+//! player's events are watched the same way, keyed by the player: their
+//! numbers are the database's, so their notices carry none, and a watcher reads
+//! what the database holds after what it sent.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Mutex;
 
-use crate::record::GameId;
 use tokio::sync::broadcast;
 
 /// Notices kept for a slow watcher before it must reread the log.
@@ -20,10 +24,17 @@ const BACKLOG: usize = 16;
 /// any version, so its watchers read the log from where they are.
 pub const UNKNOWN_VERSION: i64 = 0;
 
-/// The games being watched, and a channel of version notices for each.
-#[derive(Debug, Default)]
-pub struct Hub {
-    channels: Mutex<HashMap<GameId, Channel>>,
+/// What is being watched (games, or players' events, by their ids), and a
+/// channel of version notices for each.
+#[derive(Debug)]
+pub struct Hub<K> {
+    channels: Mutex<HashMap<K, Channel>>,
+}
+
+impl<K> Default for Hub<K> {
+    fn default() -> Hub<K> {
+        Hub { channels: Mutex::default() }
+    }
 }
 
 /// A watched game's notices, and the newest version they told.
@@ -33,9 +44,9 @@ struct Channel {
     told: i64,
 }
 
-impl Hub {
-    /// Starts watching game `id`: the receiver hears each new version.
-    pub fn watch(&self, id: GameId) -> broadcast::Receiver<i64> {
+impl<K: Copy + Eq + Hash> Hub<K> {
+    /// Starts watching `id`: the receiver hears each new version.
+    pub fn watch(&self, id: K) -> broadcast::Receiver<i64> {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         // Games whose watchers all left, and that never changed since, go now.
         channels.retain(|_, channel| channel.sender.receiver_count() > 0);
@@ -43,9 +54,9 @@ impl Hub {
         channel.sender.subscribe()
     }
 
-    /// Tells the watchers of game `id` that it is at `version` now, unless they
-    /// were told of that version, or a later one, already.
-    pub fn publish(&self, id: GameId, version: i64) {
+    /// Tells the watchers of `id` that it is at `version` now, unless they were
+    /// told of that version, or a later one, already.
+    pub fn publish(&self, id: K, version: i64) {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         if let Some(channel) = channels.get_mut(&id).filter(|channel| channel.told < version) {
             channel.told = version;
@@ -56,7 +67,16 @@ impl Hub {
         }
     }
 
-    /// Tells the watchers of every game to look again: news may have been lost.
+    /// Tells the watchers of `id` to look again: it changed, to a version the
+    /// notice does not know.
+    pub fn publish_unknown(&self, id: K) {
+        let channels = self.channels.lock().expect("the hub's lock is never poisoned");
+        if let Some(channel) = channels.get(&id) {
+            let _ = channel.sender.send(UNKNOWN_VERSION);
+        }
+    }
+
+    /// Tells every watcher to look again: news may have been lost.
     pub fn publish_everywhere(&self) {
         let channels = self.channels.lock().expect("the hub's lock is never poisoned");
         for channel in channels.values() {
@@ -70,7 +90,7 @@ impl Hub {
         self.channels.lock().expect("the hub's lock is never poisoned").clear();
     }
 
-    /// The number of games with a channel, for tests.
+    /// The number of ids with a channel, for tests.
     pub fn watched_games(&self) -> usize {
         self.channels.lock().expect("the hub's lock is never poisoned").len()
     }
@@ -78,8 +98,9 @@ impl Hub {
 
 #[cfg(test)]
 mod tests {
-    use super::Hub;
     use crate::record::GameId;
+
+    type Hub = super::Hub<GameId>;
 
     #[test]
     fn watchers_hear_each_new_version_once_and_a_game_nobody_watches_is_forgotten() {

@@ -118,6 +118,10 @@ impl Running {
             retention: config.retention,
             abandoned_retention: config.abandoned_game_retention,
             max_clock_offset: config.max_clock_offset,
+            challenge_timeout: config.challenge_timeout,
+            seek_timeout: config.seek_timeout,
+            most_open_seeks: config.max_open_seeks_per_player,
+            claim_after: config.claim_after,
         };
         let service = GameService::new(store.clone(), options);
         // Set by the database's clock before the first request, and every minute after.

@@ -1,4 +1,4 @@
-//! Seat tokens: random bearer secrets, stored only as hashes.
+//! Seat and player tokens: random bearer secrets, stored only as hashes.
 
 use rand::Rng;
 use sha2::{Digest, Sha256};
@@ -14,6 +14,16 @@ pub fn new_token() -> String {
         .flat_map(|byte| [byte >> 4, byte & 0xf])
         .map(|digit| char::from(HEX_DIGITS[usize::from(digit)]))
         .collect()
+}
+
+/// What a player's token begins with, so that a person, a frontend or a
+/// secret scanner tells it from a seat's.
+pub const PLAYER_TOKEN_PREFIX: &str = "qtp_";
+
+/// A fresh player's token: [`PLAYER_TOKEN_PREFIX`], then as many random bits as
+/// a seat's.
+pub fn new_player_token() -> String {
+    format!("{PLAYER_TOKEN_PREFIX}{}", new_token())
 }
 
 /// The hash under which a token is stored and looked up. The token has 256 bits of
@@ -35,5 +45,7 @@ mod tests {
         assert_eq!(hash(&a), hash(&a));
         assert_ne!(hash(&a), hash(&b));
         assert_eq!(hash(&a).len(), 32);
+        let player = new_player_token();
+        assert_eq!((player.len(), &player[..4]), (68, "qtp_"));
     }
 }

@@ -31,6 +31,18 @@ export function advice(code: Code): string {
       return "resign instead";
     case "game_not_over":
       return "finish the game first";
+    case "name_taken":
+      return "choose another name";
+    case "self_challenge":
+      return "challenge someone else";
+    case "too_many_open":
+      return "cancel one first";
+    case "not_open":
+      return "it was answered, paired or cancelled, or expired";
+    case "too_early":
+      return "wait a little longer";
+    case "claim_not_allowed":
+      return "play on";
     case "not_found":
       return "no such game";
     case "forbidden":
@@ -110,7 +122,7 @@ export function board(game: Game): string {
 /** Follows a game live; `render` sees each game as it changes, and the last. */
 export function watch(api: string, id: number, render: (game: Game) => void): EventSource {
   const events = new EventSource(`${api}/games/${id}/events`);
-  for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"]) {
+  for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch"]) {
     events.addEventListener(kind, (message: MessageEvent<string>) => {
       const event: Schemas["LiveEvent"] = JSON.parse(message.data);
       const entry = event.entry;

@@ -25,6 +25,8 @@ stable `code`.",
     ),
     tags(
         (name = "games", description = "Create, join, watch and play games."),
+        (name = "players", description = "An identity across games: your games, your events, challenges and \
+quick pairing. Optional: games between anonymous seats need none."),
         (name = "health", description = "Probes for operators and orchestrators."),
         (name = "original app", description = "The three routes of the original web app, so that its frontend runs \
 on this server unchanged: the original app's one game, in the measurement variant, errors as `{\"detail\": ...}`.")
@@ -39,7 +41,8 @@ on this server unchanged: the original app's one game, in the measurement varian
 )]
 pub struct ApiDoc;
 
-/// Declares the bearer seat token that moves and collapse choices need.
+/// Declares the bearer tokens: a seat's, which moves and collapse choices
+/// need, and a player's, which acts for every seat the player holds too.
 struct SeatTokenScheme;
 
 impl Modify for SeatTokenScheme {
@@ -50,7 +53,19 @@ impl Modify for SeatTokenScheme {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("The token of your seat, from creating or joining the game."))
+                    .description(Some(
+                        "The token of your seat, from creating or joining the game; or your player's token, \
+                         when a player holds the seat.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "player_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("Your player's token (`qtp_...`), from POST /players."))
                     .build(),
             ),
         );
@@ -71,11 +86,16 @@ impl Modify for SeatTokenScheme {
 ))]
 pub struct BadRequest(Problem);
 
-/// No seat token was sent, or not as `Authorization: Bearer <token>`.
+/// No token was sent, or not as `Authorization: Bearer <token>`, or a player's
+/// token that is nobody's (never given, or replaced by a new one).
 #[derive(ToResponse)]
-#[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:unauthorized",
-    "title": "Seat token needed", "status": 401,
-    "detail": "send the seat's token as Authorization: Bearer <token>", "code": "unauthorized"}))]
+#[response(content_type = "application/problem+json", examples(
+    ("no_token" = (value = json!({"type": "urn:qttt:problem:unauthorized", "title": "Token needed", "status": 401,
+        "detail": "send the seat's token as Authorization: Bearer <token>", "code": "unauthorized"}))),
+    ("unknown_player" = (value = json!({"type": "urn:qttt:problem:unauthorized", "title": "Token needed",
+        "status": 401, "detail": "this token is no player's: it was never given, or a new one replaced it \
+        (POST /api/v1/players/me/token)", "code": "unauthorized"})))
+))]
 pub struct Unauthorized(Problem);
 
 /// The token holds no seat of this game, or (joining) the game is private and
@@ -96,9 +116,15 @@ pub struct Forbidden(Problem);
     "title": "Not found", "status": 404, "detail": "there is no game 42", "code": "not_found"}))]
 pub struct NotFound(Problem);
 
-/// The game changed under the request, or no seat is free.
+/// The game changed under the request, or no seat is free; a name that
+/// another player has (`name_taken`); a challenge or seek that is no longer
+/// open (`not_open`).
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", examples(
+    ("name_taken" = (value = json!({"type": "urn:qttt:problem:name_taken", "title": "Name taken", "status": 409,
+        "detail": "another player has that name (names are unique regardless of case)", "code": "name_taken"}))),
+    ("not_open" = (value = json!({"type": "urn:qttt:problem:not_open", "title": "Not open", "status": 409,
+        "detail": "this challenge expired", "code": "not_open"}))),
     ("stale_version" = (value = json!({"type": "urn:qttt:problem:conflict", "title": "Conflict", "status": 409,
         "detail": "the game changed while this request was applied; reload it and try again",
         "code": "conflict", "current_version": 7}))),

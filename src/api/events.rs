@@ -17,15 +17,16 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use super::extract::Reader;
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
-use super::views::{EventView, GameView, LogEntryView};
+use super::views::{EventView, GameView, LogEntryView, PlayerName};
+use crate::engine::Player;
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
-use crate::record::GameId;
-use crate::service::{GameRecord, GameService};
+use crate::record::{GameId, stamp};
+use crate::service::{Credentials, GameRecord, GameService};
 
 /// How often an idle stream sends a comment, so that proxies keep it open and a
 /// connection that went away unannounced is found out by a failed write.
-const KEEP_ALIVE: Duration = Duration::from_secs(5);
+pub(super) const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
 /// How long a watcher waits to read the log again after the database did not
 /// answer: a time drawn at random up to a ceiling that starts here and doubles at
@@ -100,7 +101,16 @@ impl utoipa::PartialSchema for LiveEventMessage {
             .description(Some("An entry of the game's log."));
         let end = data(LiveEnd::name().as_ref(), &["end"], "A LiveEnd, as JSON.")
             .description(Some("The end of a finished game's stream, which then closes; it has no id."));
-        OneOfBuilder::new().item(entry).item(end).description(Some("One Server-Sent Event.")).into()
+        let presence = data(
+            LivePresence::name().as_ref(),
+            &["opponent_gone", "opponent_back"],
+            "A LivePresence, as JSON.",
+        )
+        .description(Some(
+            "To a seat's holder only (a stream opened with a seat's or its player's token): the other player went \
+                 or came back. It has no id.",
+        ));
+        OneOfBuilder::new().item(entry).item(end).item(presence).description(Some("One Server-Sent Event.")).into()
     }
 }
 
@@ -108,8 +118,32 @@ impl ToSchema for LiveEventMessage {
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
         schemas.push((LiveEvent::name().into(), LiveEvent::schema()));
         schemas.push((LiveEnd::name().into(), LiveEnd::schema()));
+        schemas.push((LivePresence::name().into(), LivePresence::schema()));
         <LiveEvent as ToSchema>::schemas(schemas);
     }
+}
+
+/// How long a stream waits to read again after `failures` reads in a row found
+/// the database away: see [`RETRY_FIRST`].
+pub(super) fn retry_wait(failures: u32) -> Duration {
+    let ceiling = RETRY_FIRST.saturating_mul(1 << failures.saturating_sub(1).min(8)).min(RETRY_MOST);
+    rand::rng().random_range(Duration::ZERO..=ceiling)
+}
+
+/// The `retry` field that opens a stream: how long a browser waits to reconnect.
+pub(super) fn reconnect_field() -> Bytes {
+    let reconnect_after = RECONNECT_MS + rand::rng().random_range(0..=RECONNECT_MS);
+    Bytes::from(format!("retry: {reconnect_after}\n\n"))
+}
+
+/// A stream of Server-Sent Events, with the headers that keep caches and
+/// proxies from holding it back.
+pub(super) fn event_stream(stream: impl futures_util::Stream<Item = Result<Bytes, Error>> + 'static) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(stream)
 }
 
 /// The event of the last entry of `record`'s log, with the game right after it.
@@ -120,6 +154,28 @@ fn event(record: &GameRecord) -> Bytes {
     let seq = entry.seq;
     let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+}
+
+/// The data of `opponent_gone` and `opponent_back`, which only a seat's holder
+/// hears: the other player went (30 s without a sighting), or came back.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LivePresence {
+    /// The other player's seat.
+    pub player: PlayerName,
+    /// With `opponent_gone` in a game without a clock and the other player to
+    /// act: from when you may claim the game (`POST /games/{id}/claim-victory`);
+    /// else null.
+    #[schema(required = true)]
+    pub claim_from: Option<String>,
+}
+
+/// The event that tells that `other`, in `record`'s game, is `present` again, or gone.
+fn presence(service: &GameService, record: &GameRecord, other: Player, present: bool) -> Bytes {
+    let claim_from = service.claimable(record).filter(|&(gone, _)| gone == other && !present);
+    let data = LivePresence { player: other.into(), claim_from: claim_from.map(|(_, from)| stamp(from)) };
+    let kind = if present { "opponent_back" } else { "opponent_gone" };
+    let data = serde_json::to_string(&data).expect("an event serialises");
+    Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
 }
 
 /// The `end` event of a finished game.
@@ -146,9 +202,33 @@ struct Watch {
     ended: bool,
     /// Its place among the streams a client may hold open, given back with it.
     _place: StreamPlace,
+    /// What its reader presented: a seat's holder keeps their seat present
+    /// while the stream is open, and hears when the other player goes and
+    /// comes back.
+    credentials: Credentials,
+    /// The reader's seat, if a seat's holder reads, and whether the other
+    /// seat's holder was present when last looked at.
+    seat: Option<(Player, bool)>,
 }
 
 impl Watch {
+    /// For a seat's holder, while the game goes on: notes that they are here,
+    /// and queues `opponent_gone` or `opponent_back` when the other player went
+    /// or came back since the last look. A read that fails is left to the next.
+    async fn look_at_the_other_seat(&mut self) {
+        let Some((seat, was_present)) = self.seat else { return };
+        let Ok(record) = self.service.game(self.id, &self.credentials).await else { return };
+        if record.end().is_some() {
+            return;
+        }
+        let other = seat.other();
+        let present = record.is_present(other);
+        self.seat = Some((seat, present));
+        if present != was_present {
+            self.queue.push_back(presence(&self.service, &record, other, present));
+        }
+    }
+
     /// Queues the events of `record`'s entries after those sent, and the end of a
     /// game to which nothing more will come; a finished game that may still get a
     /// rematch is looked at again when its window closes.
@@ -182,8 +262,7 @@ impl Watch {
             }
             Err(Error::Unavailable(detail)) => {
                 self.failures = self.failures.saturating_add(1);
-                let ceiling = RETRY_FIRST.saturating_mul(1 << (self.failures - 1).min(8)).min(RETRY_MOST);
-                let wait = rand::rng().random_range(Duration::ZERO..=ceiling);
+                let wait = retry_wait(self.failures);
                 // Like a 503 answer, not worth a warning: with many watchers, an
                 // outage would log one for each, again and again.
                 log::debug!(
@@ -230,7 +309,11 @@ impl Watch {
                 () = sleep_until(self.final_at.unwrap_or_else(Instant::now)), if self.final_at.is_some() => {
                     self.catch_up().await
                 }
-                _ = self.keep_alive.tick() => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
+                _ = self.keep_alive.tick() => {
+                    self.look_at_the_other_seat().await;
+                    self.queue.push_back(Bytes::from_static(b": keep-alive\n\n"));
+                    Ok(())
+                }
             };
             if let Err(error) = caught_up {
                 return Some((Err(error), self));
@@ -242,7 +325,7 @@ impl Watch {
 /// Where a stream resumes, for a client that cannot send `Last-Event-ID`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-struct Resume {
+pub(super) struct Resume {
     /// The last event seen, as `Last-Event-ID` gives it: a fresh `EventSource`
     /// (after a page reload) cannot send the header, but can open
     /// `events?last_event_id=N`. The header wins when both are sent: it is what a
@@ -260,7 +343,7 @@ fn event_seq(id: &str) -> Option<i64> {
 /// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`,
 /// else the query's `last_event_id`, else none (0). Both are checked when both
 /// are sent.
-fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError> {
+pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError> {
     let query = match &resume.last_event_id {
         None => None,
         Some(id) => Some(event_seq(id).ok_or_else(|| {
@@ -278,7 +361,7 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 ///
 /// Every entry of the game's log is an event: its `id` is the entry's sequence
 /// number, its `event` the entry's kind (`seat`, `move`, `collapse`, `resign`,
-/// `timeout`, `abort` or `rematch`), its `data`
+/// `timeout`, `abort`, `abandon` or `rematch`), its `data`
 /// a `LiveEvent`, `{"entry": ..., "game": ...}` with the game right after it. The
 /// stream first sends the entries after `Last-Event-ID` (or `?last_event_id=`; all
 /// of them on a first connection), then each new one as it is written. When the
@@ -293,9 +376,16 @@ fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError
 /// `EventSource` hides a 404, 429 or 503: get the game first. A private game's
 /// stream takes its invite as `?invite=` (an `EventSource` sends no header).
 ///
+/// Opened with a seat's token (or its player's; `?token=` for an
+/// `EventSource`), the stream keeps that seat present while it is open, and
+/// tells its holder when the other player goes (`opponent_gone`: not seen for
+/// 30 s) and comes back (`opponent_back`), events with no id whose data is a
+/// `LivePresence`. Kinds may be added: a client that reads the game again
+/// (`GET /games/{id}`) on a kind it does not know stays right.
+///
 /// ```js
 /// const events = new EventSource(`/api/v1/games/${id}/events`);
-/// for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"])
+/// for (const kind of ["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch"])
 ///   events.addEventListener(kind, (e) => render(JSON.parse(e.data).game));
 /// events.addEventListener("end", (e) => { render(JSON.parse(e.data).game); events.close(); });
 /// ```
@@ -335,6 +425,7 @@ async fn events(
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
     let record = service.game(id, &reader.0).await?;
+    let seat = reader.0.seat(&record.stored).map(|seat| (seat, record.is_present(seat.other())));
     if service.is_final(&record) && last >= record.version() {
         return Ok(HttpResponse::NoContent().finish());
     }
@@ -350,16 +441,12 @@ async fn events(
         final_at: None,
         ended: false,
         _place: place,
+        credentials: reader.0,
+        seat,
     };
-    let reconnect_after = RECONNECT_MS + rand::rng().random_range(0..=RECONNECT_MS);
-    watch.queue.push_back(Bytes::from(format!("retry: {reconnect_after}\n\n")));
+    watch.queue.push_back(reconnect_field());
     watch.enqueue(&record)?;
-    let stream = futures_util::stream::unfold(watch, Watch::next);
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(stream))
+    Ok(event_stream(futures_util::stream::unfold(watch, Watch::next)))
 }
 
 /// Registers the event stream.

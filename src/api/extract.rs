@@ -159,10 +159,114 @@ impl FromRequest for SeatRequest {
     }
 }
 
-/// What a reader of a game presents: a seat's token as `Authorization: Bearer
-/// <token>`, the game's invite as `?invite=`, or neither. A private game is
-/// read only with one of them; an `EventSource` cannot send a header, and
-/// takes the invite.
+/// The bearer token of `Authorization`, if the request sends one: a player's,
+/// where an operation takes one (creating a game, joining it). The one place
+/// where a request presents a token that is not yet known to be anybody's.
+#[derive(Debug)]
+pub struct Bearer(pub Option<String>);
+
+impl FromRequest for Bearer {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let read = || {
+            let token = seat_token(request.headers())?;
+            if token.is_some() {
+                admit_authentication(request)?;
+            }
+            Ok(Bearer(token))
+        };
+        std::future::ready(read())
+    }
+}
+
+/// A player's request: the player's token from `Authorization: Bearer <token>`.
+#[derive(Debug)]
+pub struct PlayerToken(pub String);
+
+impl FromRequest for PlayerToken {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let read = || {
+            let token = seat_token(request.headers())?.ok_or_else(|| {
+                ApiError::Unauthorized("send your player's token as Authorization: Bearer <token>".into())
+            })?;
+            admit_authentication(request)?;
+            Ok(PlayerToken(token))
+        };
+        std::future::ready(read())
+    }
+}
+
+/// A player's token for their event stream: from `Authorization: Bearer
+/// <token>`, or from `?token=`, since an `EventSource` cannot send a header.
+#[derive(Debug)]
+pub struct StreamToken(pub PlayerToken);
+
+/// The query that carries a token; any other parameter is the operation's.
+#[derive(Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+impl FromRequest for StreamToken {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let read = || {
+            let token = match seat_token(request.headers())? {
+                Some(token) => Some(token),
+                None => query_token(request)?,
+            };
+            let token = token.ok_or_else(|| {
+                ApiError::Unauthorized(
+                    "send your player's token as Authorization: Bearer <token>, or as ?token=<token>".into(),
+                )
+            })?;
+            admit_authentication(request)?;
+            Ok(StreamToken(PlayerToken(token)))
+        };
+        std::future::ready(read())
+    }
+}
+
+/// The token of `?token=`, if the query has one.
+fn query_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let query = web::Query::<TokenQuery>::from_query(request.query_string())
+        .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?;
+    match query.into_inner().token {
+        Some(token) if token.is_empty() => {
+            Err(ApiError::InvalidQuery("the token must not be empty: send ?token=<token>, or none".into()))
+        }
+        token => Ok(token),
+    }
+}
+
+impl utoipa::IntoParams for StreamToken {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![token_parameter("Your player's token, for an EventSource, which cannot send Authorization.")]
+    }
+}
+
+/// The `?token=` parameter, described as `description` says.
+fn token_parameter(description: &str) -> Parameter {
+    ParameterBuilder::new()
+        .name("token")
+        .parameter_in(ParameterIn::Query)
+        .description(Some(description))
+        .required(Required::False)
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String).min_length(Some(1))))
+        .build()
+}
+
+/// What a reader of a game presents: a seat's token (or its player's) as
+/// `Authorization: Bearer <token>` or `?token=`, the game's invite as
+/// `?invite=`, or neither. A private game is read only with one of them; an
+/// `EventSource` cannot send a header, and takes the query's.
 #[derive(Debug)]
 pub struct Reader(pub Credentials);
 
@@ -178,7 +282,10 @@ impl FromRequest for Reader {
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let read = || {
-            let token = seat_token(request.headers())?;
+            let token = match seat_token(request.headers())? {
+                Some(token) => Some(token),
+                None => query_token(request)?,
+            };
             let invite = web::Query::<InviteQuery>::from_query(request.query_string())
                 .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?
                 .into_inner()
@@ -201,6 +308,10 @@ impl FromRequest for Reader {
 impl utoipa::IntoParams for Reader {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         vec![
+            token_parameter(
+                "A seat's token, or its player's, as Authorization would send it, for an EventSource, which cannot: \
+                 the stream then keeps the seat present and tells of the other player going and coming back.",
+            ),
             ParameterBuilder::new()
                 .name("invite")
                 .parameter_in(ParameterIn::Query)
@@ -217,14 +328,15 @@ impl utoipa::IntoParams for Reader {
 
 /// Refuses a request that presents a token or an invite from an address that
 /// failed too many authentications lately.
-fn admit_authentication(request: &HttpRequest) -> Result<(), ApiError> {
+pub fn admit_authentication(request: &HttpRequest) -> Result<(), ApiError> {
     let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
     limits.admit_authentication(ClientAddress::of(request))
 }
 
-/// The answer to a game id in the path that is no whole number.
+/// The answer to an id in the path (a game's, a challenge's, a seek's) that is
+/// no whole number.
 pub fn invalid_id(request: &HttpRequest) -> ApiError {
-    ApiError::InvalidPath(format!("the game id in {} must be a whole number, as in /api/v1/games/42", request.path()))
+    ApiError::InvalidPath(format!("the id in {} must be a whole number, as in /api/v1/games/42", request.path()))
 }
 
 /// The seat token of `Authorization: Bearer <token>`, if the header is there.

@@ -7,8 +7,9 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use super::extract::{JsonBody, Reader, SeatRequest, etag, is_unchanged};
+use super::extract::{Bearer, JsonBody, Reader, SeatRequest, etag, is_unchanged};
 use super::limit::{ClientAddress, Limits};
+use super::players::caller;
 use super::problem::ApiError;
 use super::views::{
     AnalysisView, CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, JoinRequest,
@@ -16,7 +17,7 @@ use super::views::{
 };
 use crate::engine::{Action, notation};
 use crate::error::{Error, Fault};
-use crate::record::{GameId, Page};
+use crate::record::{GameId, ListedGame, Page};
 use crate::service::{GameRecord, GameService};
 
 /// What a game operation answers: a response, or a problem.
@@ -57,14 +58,18 @@ pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize
 /// the other player can join, or name an `opponent` bot: it takes the other seat,
 /// opens when it is X, and answers each of your actions in the same request.
 /// With `"private": true` the game is not listed, and the answer's `invite`,
-/// shown only here, is what the other player needs to join.
+/// shown only here, is what the other player needs to join. With a player's
+/// token, the seat is that player's: their token acts in the game as the
+/// seat's does, and the game is among their games.
 #[utoipa::path(
     tag = "games",
+    security((), ("player_token" = [])),
     request_body(content = Option<CreateGameRequest>, description = "Optional; every field has a default."),
     responses(
         (status = 201, description = "The game and your seat.", body = SeatedGame,
             headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
         (status = 429, response = super::docs::TooManyRequests),
         (status = 500, response = super::docs::Internal),
         (status = 503, response = super::docs::Unavailable),
@@ -75,13 +80,15 @@ pub(super) fn with_game(mut response: HttpResponseBuilder, view: &impl Serialize
 async fn create_game(
     service: web::Data<GameService>,
     body: JsonBody<CreateGameRequest>,
+    bearer: Bearer,
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
     limits.admit_creation(client)?;
     let settings =
         body.0.settings().map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
-    let (record, seat) = service.create_game(settings).await?;
+    let creator = caller(&service, bearer).await?;
+    let (record, seat) = service.create_game_by(settings, creator).await?;
     seated(&record, seat)
 }
 
@@ -89,15 +96,18 @@ async fn create_game(
 ///
 /// Answers with the seat that was free (O when the creator is X) and its token,
 /// shown only here. A private game takes the `invite` its creator was given
-/// (else 403); a public one needs no body.
+/// (else 403); a public one needs no body. With a player's token, the seat is
+/// that player's (409 when they hold the other seat already).
 #[utoipa::path(
     tag = "games",
+    security((), ("player_token" = [])),
     params(("id" = i64, Path, description = "The game's id.")),
     request_body(content = Option<JoinRequest>, description = "A private game's invite; optional for a public one."),
     responses(
         (status = 201, description = "The game and your seat.", body = SeatedGame,
             headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
@@ -112,6 +122,7 @@ async fn join_game(
     service: web::Data<GameService>,
     id: web::Path<GameId>,
     body: JsonBody<JoinRequest>,
+    bearer: Bearer,
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
@@ -119,7 +130,8 @@ async fn join_game(
         limits.admit_authentication(client)?;
     }
     limits.admit_creation(client)?;
-    let (record, seat) = service.join(id.into_inner(), body.0.invite.as_deref()).await?;
+    let joiner = caller(&service, bearer).await?;
+    let (record, seat) = service.join_by(id.into_inner(), body.0.invite.as_deref(), joiner).await?;
     seated(&record, seat)
 }
 
@@ -283,7 +295,7 @@ async fn legal_actions(service: Data<GameService>, id: web::Path<GameId>, reader
 /// The query of a game listing.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-struct ListQuery {
+pub(super) struct ListQuery {
     /// Only games with this status; `waiting` lists games you can join.
     status: Option<StatusName>,
     /// Games per page, 1-100; default 20.
@@ -296,6 +308,40 @@ struct ListQuery {
 
 /// The most games a page holds.
 const MAX_PAGE: u32 = 100;
+
+impl ListQuery {
+    /// The page it asks for, with one game more than it shows: that one tells
+    /// whether another page follows.
+    ///
+    /// # Errors
+    /// [`ApiError::InvalidQuery`] for a limit out of range or a cursor this
+    /// server did not give.
+    pub(super) fn page(&self) -> Result<Page, ApiError> {
+        let limit = self.limit.unwrap_or(20);
+        if !(1..=MAX_PAGE).contains(&limit) {
+            return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
+        }
+        let before =
+            match &self.cursor {
+                None => None,
+                Some(cursor) => Some(cursor.parse::<GameId>().map_err(|_| {
+                    ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave"))
+                })?),
+            };
+        Ok(Page { status: self.status.map(Into::into), before, limit: limit + 1 })
+    }
+}
+
+/// The page of `games`, read for `page`: all but the one beyond it, and the
+/// cursor of the next page when that one was there.
+pub(super) fn game_list(mut games: Vec<ListedGame>, page: Page) -> GameList {
+    let limit = page.limit as usize - 1;
+    let next_cursor = (games.len() > limit).then(|| {
+        games.truncate(limit);
+        games.last().map(|game| game.id.to_string())
+    });
+    GameList { games: games.iter().map(GameSummary::from).collect(), next_cursor: next_cursor.flatten() }
+}
 
 /// List games, newest first, a page at a time.
 ///
@@ -312,26 +358,8 @@ const MAX_PAGE: u32 = 100;
 )]
 #[get("/games")]
 async fn list_games(service: web::Data<GameService>, query: web::Query<ListQuery>) -> Answer {
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
-    }
-    let before = match &query.cursor {
-        None => None,
-        Some(cursor) => Some(
-            cursor
-                .parse::<GameId>()
-                .map_err(|_| ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))?,
-        ),
-    };
-    // One more than the page shows whether another page follows.
-    let mut games = service.list(Page { status: query.status.map(Into::into), before, limit: limit + 1 }).await?;
-    let next_cursor = (games.len() > limit as usize).then(|| {
-        games.truncate(limit as usize);
-        games.last().map(|game| game.id.to_string())
-    });
-    Ok(HttpResponse::Ok()
-        .json(GameList { games: games.iter().map(GameSummary::from).collect(), next_cursor: next_cursor.flatten() }))
+    let page = query.page()?;
+    Ok(HttpResponse::Ok().json(game_list(service.list(page).await?, page)))
 }
 
 /// Get a game's whole log: seats taken, moves and collapse outcomes, in order.

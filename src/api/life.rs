@@ -28,6 +28,22 @@ async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
     changed(&service.abort(seat.id, &seat.token, seat.expected_version).await?)
 }
 
+/// Claim a game without a clock whose player to act walked away: you win,
+/// `end.reason` `abandoned`.
+///
+/// The other player must be the one to act, and gone (no request with their
+/// token, no live stream of theirs, for 30 s: `seats.X.present` false) for
+/// `CLAIM_AFTER_SECONDS` (60 by default) more; before, 422 `too_early`, whose
+/// detail says from when. A game with a clock is never claimed (its clock ends
+/// it), nor one against a bot, nor on your own turn: 422 `claim_not_allowed`.
+/// Your game's stream tells you when they go and come back (`opponent_gone`,
+/// `opponent_back`).
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
+#[post("/games/{id}/claim-victory")]
+async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service.claim_victory(seat.id, &seat.token, seat.expected_version).await?)
+}
+
 /// Ask for a rematch of a finished game: a new game with the same variant, clock,
 /// opponent and hints, the colours swapped.
 ///
@@ -62,5 +78,5 @@ async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
 
 /// Registers the operations of a game's life.
 pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
-    config.service(resign).service(abort).service(rematch);
+    config.service(resign).service(abort).service(claim_victory).service(rematch);
 }

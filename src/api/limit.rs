@@ -202,8 +202,9 @@ impl Limits {
     }
 }
 
-/// Counts each answer 403, a token that holds no seat or a wrong invite, as a
-/// failed authentication of its client's.
+/// Counts each answer 401 (no token, or a player's token that is nobody's) or
+/// 403 (a token that holds no seat, a wrong invite, someone else's challenge or
+/// seek) as a failed authentication of its client's.
 ///
 /// # Errors
 /// What the layers inside fail with.
@@ -214,7 +215,7 @@ pub async fn count_failed_authentications<B: MessageBody>(
     let client = ClientAddress::of(request.request());
     let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits").clone();
     let response = next.call(request).await?;
-    if response.status() == StatusCode::FORBIDDEN {
+    if [StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN].contains(&response.status()) {
         limits.count_failed_authentication(client);
     }
     Ok(response)

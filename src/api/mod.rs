@@ -10,6 +10,9 @@ mod life;
 mod limit;
 mod observe;
 mod original_app;
+mod pairing;
+mod player_events;
+mod players;
 pub mod problem;
 pub mod views;
 
@@ -58,7 +61,10 @@ where
             utoipa_actix_web::scope("/api/v1")
                 .configure(games::routes)
                 .configure(life::routes)
-                .configure(events::routes),
+                .configure(events::routes)
+                .configure(player_events::routes)
+                .configure(players::routes)
+                .configure(pairing::routes),
         )
         .configure(health::routes)
         .configure(|config| {

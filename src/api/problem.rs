@@ -32,7 +32,8 @@ pub enum ApiError {
     InvalidQuery(String),
     /// 400: a header is malformed, such as an `If-Match` that is no version tag.
     InvalidHeader(String),
-    /// 401: the request needs a seat token and brought none, or a malformed one.
+    /// 401: the request needs a seat's or a player's token and brought none, a
+    /// malformed one, or a player's token that is nobody's (any more).
     Unauthorized(String),
     /// 404: no route has that path.
     NoRoute(String),
@@ -109,13 +110,14 @@ pub struct Problem {
     pub instance: Option<String>,
 }
 
-/// The codes of the refusals of the HTTP layer, as [`ApiError::code`] gives them.
-const HTTP_CODES: [&str; 8] = [
+/// The codes of the refusals of the HTTP layer, as [`ApiError::code`] gives them
+/// (a missing token is `unauthorized`, as the service names a player's token
+/// that is nobody's).
+const HTTP_CODES: [&str; 7] = [
     "invalid_body",
     "invalid_path",
     "invalid_query",
     "invalid_header",
-    "unauthorized",
     "method_not_allowed",
     "rate_limited",
     "rejected",
@@ -129,7 +131,8 @@ fn codes_schema() -> Object {
         .enum_values(Some(ApiError::codes()))
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
-             `hints_disabled`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `not_found`, `forbidden`, \
+             `hints_disabled`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `name_taken`, \
+             `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, \
              `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
              `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
@@ -171,6 +174,13 @@ impl ApiError {
             ApiError::Service(Error::WaitingForOpponent) => "Waiting for opponent".into(),
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
             ApiError::Service(Error::GameNotOver) => "Game not over".into(),
+            ApiError::Service(Error::NameTaken) => "Name taken".into(),
+            ApiError::Service(Error::SelfChallenge) => "Self challenge".into(),
+            ApiError::Service(Error::TooManyOpen(_)) => "Too many open".into(),
+            ApiError::Service(Error::NotOpen(_)) => "Not open".into(),
+            ApiError::Service(Error::TooEarly(_)) => "Too early".into(),
+            ApiError::Service(Error::ClaimNotAllowed(_)) => "Claim not allowed".into(),
+            ApiError::Service(Error::Unauthenticated(_)) | ApiError::Unauthorized(_) => "Token needed".into(),
             ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
             ApiError::Service(Error::Forbidden(_)) => "Forbidden".into(),
             ApiError::Service(Error::Conflict { .. }) => "Conflict".into(),
@@ -183,7 +193,6 @@ impl ApiError {
             ApiError::InvalidPath(_) => "Invalid path parameter".into(),
             ApiError::InvalidQuery(_) => "Invalid query parameter".into(),
             ApiError::InvalidHeader(_) => "Invalid header".into(),
-            ApiError::Unauthorized(_) => "Seat token needed".into(),
             ApiError::MethodNotAllowed { .. } => "Method not allowed".into(),
             ApiError::RateLimited { .. } => "Too many requests".into(),
             ApiError::Rejected { status, .. } => status.canonical_reason().unwrap_or("Rejected").into(),
@@ -272,10 +281,15 @@ impl ResponseError for ApiError {
                 | Error::HintsDisabled
                 | Error::WaitingForOpponent
                 | Error::AbortNotAllowed
-                | Error::GameNotOver => StatusCode::UNPROCESSABLE_ENTITY,
+                | Error::GameNotOver
+                | Error::SelfChallenge
+                | Error::TooManyOpen(_)
+                | Error::TooEarly(_)
+                | Error::ClaimNotAllowed(_) => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
+                Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
-                Error::Conflict { .. } => StatusCode::CONFLICT,
+                Error::Conflict { .. } | Error::NameTaken | Error::NotOpen(_) => StatusCode::CONFLICT,
                 Error::Unavailable(_) | Error::StorageFull | Error::Busy | Error::ClockOffset { .. } => {
                     StatusCode::SERVICE_UNAVAILABLE
                 }
@@ -297,7 +311,7 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         response.content_type("application/problem+json");
         match self {
-            ApiError::Unauthorized(_) => {
+            ApiError::Unauthorized(_) | ApiError::Service(Error::Unauthenticated(_)) => {
                 response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
             }
             ApiError::MethodNotAllowed { allowed } => {
@@ -324,6 +338,13 @@ mod tests {
             ApiError::Service(Error::WaitingForOpponent),
             ApiError::Service(Error::AbortNotAllowed),
             ApiError::Service(Error::GameNotOver),
+            ApiError::Service(Error::NameTaken),
+            ApiError::Service(Error::SelfChallenge),
+            ApiError::Service(Error::TooManyOpen(String::new())),
+            ApiError::Service(Error::NotOpen(String::new())),
+            ApiError::Service(Error::TooEarly(String::new())),
+            ApiError::Service(Error::ClaimNotAllowed(String::new())),
+            ApiError::Service(Error::Unauthenticated(String::new())),
             ApiError::Service(Error::NotFound(String::new())),
             ApiError::Service(Error::Forbidden(String::new())),
             ApiError::Service(Error::Conflict { detail: String::new(), current_version: None }),
@@ -350,6 +371,13 @@ mod tests {
                     | Error::WaitingForOpponent
                     | Error::AbortNotAllowed
                     | Error::GameNotOver
+                    | Error::NameTaken
+                    | Error::SelfChallenge
+                    | Error::TooManyOpen(_)
+                    | Error::NotOpen(_)
+                    | Error::TooEarly(_)
+                    | Error::ClaimNotAllowed(_)
+                    | Error::Unauthenticated(_)
                     | Error::NotFound(_)
                     | Error::Forbidden(_)
                     | Error::Conflict { .. }

@@ -1,10 +1,13 @@
 //! Acting in a game: a player's move or collapse choice and the bot's answer, a
 //! resignation, an abort.
 
+use std::time::Duration;
+
 use jiff::Timestamp;
 use rand::rngs::StdRng;
 
-use super::{GameRecord, GameService, count_if_ended, seat_of};
+use super::time::after;
+use super::{GameRecord, GameService, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::{Error, Fault};
@@ -110,6 +113,16 @@ enum Decided {
     BotToAnswer(Played, Bot, Player),
 }
 
+/// The player to act in `record`'s game, which may be claimed against them,
+/// and from when, with `claim_after` the wait after they are gone: a game
+/// without a clock that goes on, whose player to act is a person. None in any
+/// other game.
+pub(super) fn claimable(record: &GameRecord, claim_after: Duration) -> Option<(Player, Timestamp)> {
+    let to_act =
+        record.to_act().filter(|&player| record.stored.clock.is_none() && record.bot_seat() != Some(player))?;
+    Some((to_act, after(record.gone_since(to_act)?, claim_after)))
+}
+
 /// Lets `bot` act for `seat` as long as it is the one to act in `game`, giving up
 /// its search once `stop` is set.
 ///
@@ -146,8 +159,8 @@ impl GameService {
         action: Action,
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
+        self.check_seat(id, token).await?;
         let token_hash = token::hash(token);
-        self.check_seat(id, &token_hash).await?;
         self.play(id, move |record| seat_of(record, &token_hash, expected_version), action, false).await
     }
 
@@ -185,8 +198,7 @@ impl GameService {
                 after
             }
         };
-        self.hub.publish(id, record.version());
-        count_if_ended(&record);
+        self.announce(&record);
         Ok(record)
     }
 
@@ -195,8 +207,8 @@ impl GameService {
     /// # Errors
     /// As [`GameService::act`]: no seat, a free seat, a game already over.
     pub async fn resign(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+        self.check_seat(id, token).await?;
         let token_hash = token::hash(token);
-        self.check_seat(id, &token_hash).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
@@ -216,8 +228,8 @@ impl GameService {
     /// [`Error::AbortNotAllowed`] once both players have moved; as
     /// [`GameService::act`] otherwise.
     pub async fn abort(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
+        self.check_seat(id, token).await?;
         let token_hash = token::hash(token);
-        self.check_seat(id, &token_hash).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
@@ -228,6 +240,56 @@ impl GameService {
         })
         .await
         .map(|ended| ended.expect("an abort ends the game"))
+    }
+
+    /// Lets the seat holding `token` claim game `id`, which has no clock, when
+    /// the other player is to act and has been gone for the claim's wait
+    /// (`CLAIM_AFTER_SECONDS`): the claimant wins, `abandoned`. The game is
+    /// read afresh first, so that a sighting of the other player written by
+    /// any instance counts.
+    ///
+    /// # Errors
+    /// [`Error::ClaimNotAllowed`] in a game with a clock (its clock ends it),
+    /// against a bot, or on the claimant's own turn; [`Error::TooEarly`] while
+    /// the other player is present, or not gone long enough; as
+    /// [`GameService::act`] otherwise.
+    pub async fn claim_victory(
+        &self,
+        id: GameId,
+        token: &str,
+        expected_version: Option<i64>,
+    ) -> Result<GameRecord, Error> {
+        self.check_seat(id, token).await?;
+        self.record(id).await?;
+        let (token_hash, claim_after) = (token::hash(token), self.options.claim_after);
+        self.end(id, move |record| {
+            let player = seat_of(record, &token_hash, expected_version)?;
+            match record.status() {
+                Status::Finished => return Err(Error::Rule(RuleError::GameOver)),
+                Status::Waiting => return Err(Error::WaitingForOpponent),
+                Status::Ongoing => {}
+            }
+            let claimable = claimable(record, claim_after).filter(|&(gone, _)| gone != player);
+            let (gone, claim_from) = claimable.ok_or_else(|| {
+                Error::ClaimNotAllowed(if record.stored.clock.is_some() {
+                    "a game with a clock is not claimed: the clock of a player who walked away runs out".into()
+                } else if record.to_act() == Some(player) {
+                    "it is your turn: a game is claimed against the player to act".into()
+                } else {
+                    "a bot never walks away".into()
+                })
+            })?;
+            if record.now() < claim_from {
+                return Err(Error::TooEarly(format!(
+                    "{gone} is {}; the game can be claimed from {}",
+                    if record.is_present(gone) { "here" } else { "gone, not long enough" },
+                    crate::record::stamp(claim_from)
+                )));
+            }
+            Ok(Some(Ending::Abandon(gone)))
+        })
+        .await
+        .map(|ended| ended.expect("a claim granted ends the game"))
     }
 
     /// Ends game `id` as `ending` decides from the game as read (or leaves it as
@@ -248,8 +310,7 @@ impl GameService {
             })
             .await?;
         if let Some(record) = &ended {
-            self.hub.publish(id, record.version());
-            count_if_ended(record);
+            self.announce(record);
         }
         Ok(ended)
     }

@@ -167,17 +167,19 @@ impl Life {
         self.flagged(now).map(|player| Ending::Timeout(player).end())
     }
 
-    /// The result as of `now`: a resignation or a timeout is a win for the
-    /// other player whatever the board's points; an abort decides nothing.
+    /// The result as of `now`: a resignation, a timeout or a game walked away
+    /// from is a win for the other player whatever the board's points; an abort
+    /// decides nothing.
     pub fn result(&self, game: &Game, now: Timestamp) -> GameResult {
         let win_for = |player: Player| match player {
             Player::X => GameResult::XWins,
             Player::O => GameResult::OWins,
         };
         match self.end(game, now) {
-            Some(End { reason: EndReason::Resignation | EndReason::Timeout, player: Some(player) }) => {
-                win_for(player.other())
-            }
+            Some(End {
+                reason: EndReason::Resignation | EndReason::Timeout | EndReason::Abandoned,
+                player: Some(player),
+            }) => win_for(player.other()),
             Some(End { reason: EndReason::Aborted, .. }) => GameResult::Aborted,
             _ => game.result(),
         }

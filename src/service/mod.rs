@@ -7,6 +7,8 @@
 mod acting;
 mod copy;
 mod life;
+mod pairing;
+mod players;
 mod randomness;
 mod records;
 mod searches;
@@ -25,13 +27,17 @@ use crate::engine::{Actor, Player, RuleError, Variant};
 use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
-use crate::record::{GameId, ListedGame, Page, StoredGame};
+use crate::record::{
+    ClockSettings, GameId, ListedGame, Page, PlayerEventKind, PlayerId, Status, StoredGame, StoredSeat, Summary,
+};
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
 use time::Offset;
 
 pub use copy::{Checked, Copied, check_games, copy_games};
 pub use life::ClockState;
+pub use pairing::MOST_OPEN_CHALLENGES;
+pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, SEEN_EVERY};
 pub use randomness::Randomness;
 pub use records::GameRecord;
 pub use searches::Searches;
@@ -47,6 +53,46 @@ pub struct Hint {
     pub player: Player,
     /// The best action and the final score difference X minus O it leads to.
     pub solution: Solution,
+}
+
+/// A game to create: what its creation settles, before the database gives it
+/// an id and its log its entries.
+#[derive(Debug, Clone)]
+struct NewGame {
+    variant: Variant,
+    opponent: Option<Bot>,
+    hints: bool,
+    clock: Option<ClockSettings>,
+    rematch_of: Option<GameId>,
+    invite_hash: Option<Vec<u8>>,
+    /// The seats people take, with their tokens' hashes and their holders.
+    seats: Vec<StoredSeat>,
+}
+
+impl NewGame {
+    /// The game as stored before its first entry, created `now`.
+    fn stored(self, now: Timestamp) -> StoredGame {
+        StoredGame {
+            // The database gives the id.
+            id: GameId::new(0),
+            variant: self.variant,
+            created_at: now,
+            opponent: self.opponent,
+            hints: self.hints,
+            clock: self.clock,
+            rematch_of: self.rematch_of,
+            summary: Summary {
+                status: Status::Waiting,
+                result: crate::engine::GameResult::Ongoing,
+                end: None,
+                deadline: None,
+                ended_at: None,
+            },
+            log: Vec::new(),
+            seats: self.seats,
+            invite_hash: self.invite_hash,
+        }
+    }
 }
 
 /// A seat and the token that proves it: the token is shown once, at seating.
@@ -81,6 +127,19 @@ const CLOCK_READINGS: usize = 5;
 /// How long a finished game's streams wait for a rematch, unless configured otherwise.
 pub const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
 
+/// How long a challenge waits for its answer, unless configured otherwise.
+pub const DEFAULT_CHALLENGE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How long a seek waits to be paired, unless configured otherwise.
+pub const DEFAULT_SEEK_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How many seeks a player may have open at once, unless configured otherwise.
+pub const DEFAULT_MOST_OPEN_SEEKS: u8 = 3;
+
+/// How long the player to act in an untimed game must be gone before the
+/// other may claim it, unless configured otherwise.
+pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
+
 /// How the service runs: where its randomness and its time come from, and how
 /// long a game may wait for its second player.
 #[derive(Debug, Clone)]
@@ -105,6 +164,15 @@ pub struct ServiceOptions {
     /// How far this instance's clock may be from the database's before it is
     /// not ready.
     pub max_clock_offset: Duration,
+    /// How long a challenge waits for its answer.
+    pub challenge_timeout: Duration,
+    /// How long a seek waits to be paired.
+    pub seek_timeout: Duration,
+    /// How many seeks a player may have open at once.
+    pub most_open_seeks: u32,
+    /// How long the player to act in an untimed game must be gone before the
+    /// other may claim it.
+    pub claim_after: Duration,
 }
 
 impl Default for ServiceOptions {
@@ -118,6 +186,10 @@ impl Default for ServiceOptions {
             retention: None,
             abandoned_retention: Some(DEFAULT_ABANDONED_RETENTION),
             max_clock_offset: DEFAULT_MAX_CLOCK_OFFSET,
+            challenge_timeout: DEFAULT_CHALLENGE_TIMEOUT,
+            seek_timeout: DEFAULT_SEEK_TIMEOUT,
+            most_open_seeks: DEFAULT_MOST_OPEN_SEEKS.into(),
+            claim_after: DEFAULT_CLAIM_AFTER,
         }
     }
 }
@@ -133,7 +205,9 @@ pub struct GameService {
     store: Store,
     /// Shared by the clones every worker holds, so that a write on one worker
     /// wakes the watchers on all.
-    hub: Arc<Hub>,
+    hub: Arc<Hub<GameId>>,
+    /// The same for the players' event streams.
+    player_hub: Arc<Hub<PlayerId>>,
     /// Shared by all workers: the cores are.
     searches: Arc<Searches>,
     /// Shared by all workers: the instance's clock is.
@@ -145,7 +219,14 @@ impl GameService {
     /// A service over `store`, run as `options` say.
     pub fn new(store: Store, options: ServiceOptions) -> GameService {
         let searches = Arc::new(Searches::new(options.search_threads));
-        GameService { store, hub: Arc::default(), searches, offset: Arc::default(), options }
+        GameService {
+            store,
+            hub: Arc::default(),
+            player_hub: Arc::default(),
+            searches,
+            offset: Arc::default(),
+            options,
+        }
     }
 
     /// Starts watching game `id`: the receiver hears each of its new versions.
@@ -153,17 +234,51 @@ impl GameService {
         self.hub.watch(id)
     }
 
+    /// Starts watching player `id`'s events: the receiver hears that they have
+    /// new ones.
+    pub fn watch_player(&self, id: PlayerId) -> broadcast::Receiver<i64> {
+        self.player_hub.watch(id)
+    }
+
     /// Passes on news of a change another instance wrote to the watchers here.
     pub fn hear(&self, notice: Notice) {
         match notice {
             Notice::Changed { id, version } => self.hub.publish(id, version),
-            Notice::MaybeMissed => self.hub.publish_everywhere(),
+            Notice::PlayerEvents { id } => self.player_hub.publish_unknown(id),
+            Notice::MaybeMissed => {
+                self.hub.publish_everywhere();
+                self.player_hub.publish_everywhere();
+            }
+        }
+    }
+
+    /// Tells the watchers of the players of `player_events`, just written, that
+    /// they have new events.
+    fn tell_players(&self, player_events: &[(PlayerId, PlayerEventKind)]) {
+        for &(player, _) in player_events {
+            self.player_hub.publish_unknown(player);
+        }
+    }
+
+    /// Tells the watchers of `record`'s game, as a write of an action or an
+    /// ending left it, that it changed; when that write ended it, counts it as
+    /// ended, and tells the players who hold its seats (their `game_finish`
+    /// was written with it).
+    fn announce(&self, record: &GameRecord) {
+        self.hub.publish(record.stored.id, record.version());
+        if let Some(end) = record.end() {
+            let (variant, reason) = (record.stored.variant.code(), end.reason.code());
+            ::metrics::counter!(GAMES_FINISHED, "variant" => variant, "reason" => reason).increment(1);
+            for holder in record.stored.seats.iter().filter_map(|seat| seat.holder.as_ref()) {
+                self.player_hub.publish_unknown(holder.id);
+            }
         }
     }
 
     /// Ends every live event stream; for shutting down.
     pub fn close_live_streams(&self) {
         self.hub.close();
+        self.player_hub.close();
     }
 
     /// Checks that the database answers, and has room to write.
@@ -229,7 +344,28 @@ impl GameService {
         if !credentials.may_read(&stored) {
             return Err(StoreError::NotFound { id }.into());
         }
-        GameRecord::replay(stored, self.now())
+        let mut record = GameRecord::replay(stored, self.now())?;
+        if let Some(seat) = credentials.seat(&record.stored) {
+            self.seen_in(&mut record, seat).await;
+        }
+        Ok(record)
+    }
+
+    /// Notes that the holder of seat `player` of `record`'s game is there now,
+    /// when the last sighting is [`SEEN_EVERY`] old or more. A sighting that
+    /// cannot be written is no reason to refuse what the holder asked for.
+    async fn seen_in(&self, record: &mut GameRecord, player: Player) {
+        let now = record.now();
+        let Some(seat) = record.stored.seats.iter_mut().find(|seat| seat.player == player) else { return };
+        if !players::is_stale(seat.last_seen_at, now) {
+            return;
+        }
+        match self.store.touch_seat(record.stored.id, player, now).await {
+            Ok(()) => seat.last_seen_at = Some(now),
+            Err(error) => {
+                log::debug!("game {}'s seat {player} was seen, and not written down: {error}", record.stored.id)
+            }
+        }
     }
 
     /// Game `id`, replayed from its log, as of now, whoever asks: for the
@@ -249,9 +385,32 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of
     /// the game; database failures.
-    async fn check_seat(&self, id: GameId, token_hash: &[u8]) -> Result<(), Error> {
+    async fn check_seat(&self, id: GameId, token: &str) -> Result<(), Error> {
         let stored = self.store.load_game(id).await?;
-        stored.seat_of(token_hash).map(|_| ()).ok_or_else(no_seat)
+        match stored.seat_of(&token::hash(token)) {
+            Some(_) => Ok(()),
+            None => Err(self.refusal_of(token).await),
+        }
+    }
+
+    /// Why `token`, which holds no seat of a game, is refused: a player's token
+    /// that is nobody's any more is told as such (its player may have a new
+    /// one), any other as a token that holds no seat there.
+    async fn refusal_of(&self, token: &str) -> Error {
+        if token.starts_with(token::PLAYER_TOKEN_PREFIX) {
+            match self.store.player_by_token(&token::hash(token)).await {
+                Ok(None) => return players::unknown_player(),
+                Ok(Some(_)) => {}
+                Err(error) => return error.into(),
+            }
+        }
+        no_seat()
+    }
+
+    /// The player to act in `record`'s game, when the other may claim it
+    /// against them, and from when: see [`GameService::claim_victory`].
+    pub fn claimable(&self, record: &GameRecord) -> Option<(Player, Timestamp)> {
+        acting::claimable(record, self.options.claim_after)
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and
@@ -284,7 +443,7 @@ impl GameService {
     /// when too many searches wait; a corrupt log; database failures.
     pub async fn hint(&self, id: GameId, token: &str) -> Result<(GameRecord, Hint), Error> {
         let record = self.record(id).await?;
-        let seat = seat_of(&record, &token::hash(token), None)?;
+        let Some(seat) = record.stored.seat_of(&token::hash(token)) else { return Err(self.refusal_of(token).await) };
         let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
             return Err(Error::Rule(RuleError::GameOver));
         };
@@ -364,15 +523,6 @@ impl GameService {
     }
 }
 
-/// Counts the game of `record` as ended here, if it has ended: for the record
-/// that a write of its last action or of its ending answered.
-fn count_if_ended(record: &GameRecord) {
-    if let Some(end) = record.end() {
-        let (variant, reason) = (record.stored.variant.code(), end.reason.code());
-        ::metrics::counter!(GAMES_FINISHED, "variant" => variant, "reason" => reason).increment(1);
-    }
-}
-
 /// Runs `work` on a thread for blocking work, off the threads that serve
 /// requests. `what` names the work in the error of a failed thread.
 async fn off_request_threads<T: Send + 'static>(
@@ -404,7 +554,7 @@ impl Credentials {
     }
 
     /// The seat the token holds in `stored`'s game, if it holds one.
-    fn seat(&self, stored: &StoredGame) -> Option<Player> {
+    pub fn seat(&self, stored: &StoredGame) -> Option<Player> {
         stored.seat_of(self.token_hash.as_deref()?)
     }
 

@@ -4,9 +4,13 @@
 use jiff::Timestamp;
 
 use super::life::{ClockState, Life};
+use super::players::PRESENT_FOR;
+use super::time::after;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::{Error, Fault};
-use crate::record::{End, Event, GameId, Status, StoredEntry, StoredGame, Summary};
+use crate::record::{
+    End, Ending, Event, GameId, PlayerEventKind, Status, StoredEntry, StoredGame, StoredSeat, Summary,
+};
 use crate::store::Write;
 
 /// A game as a request sees it: what is stored, the state its log rebuilds, and
@@ -72,15 +76,17 @@ impl GameRecord {
 
     /// The game as it will stand once `events` (each with whether the bot did
     /// it) and `seat` are written after its log at `at`, and the write that
-    /// does it: the summary goes with it when it changes from the stored one.
-    /// Only the new entries are folded in: the log before them was replayed.
+    /// does it: the summary goes with it when it changes from the stored one,
+    /// and so do the events that tell the players who hold its seats that it
+    /// started or finished. Only the new entries are folded in: the log before
+    /// them was replayed.
     ///
     /// # Errors
     /// [`Error::Internal`] when the events break a rule, a bug.
     pub(super) fn with(
         mut self,
         events: &[(Event, bool)],
-        seat: Option<(Player, Vec<u8>)>,
+        seat: Option<StoredSeat>,
         at: Timestamp,
     ) -> Result<(GameRecord, Write), Error> {
         let entries: Vec<StoredEntry> = (self.version() + 1..)
@@ -89,15 +95,24 @@ impl GameRecord {
             .collect();
         let folded = self.stored.log.len();
         self.stored.log.extend(entries.iter().cloned());
-        self.stored.token_hashes.extend(seat.clone());
+        self.stored.seats.extend(seat.clone());
         self.now = at;
         for index in folded..self.stored.log.len() {
             self.fold(index)?;
         }
         let summary = self.summary();
         let changed = (summary != self.stored.summary).then(|| summary.clone());
+        let told = match summary.status {
+            status if status == self.stored.summary.status => None,
+            Status::Ongoing => Some(PlayerEventKind::GameStart),
+            Status::Finished => Some(PlayerEventKind::GameFinish),
+            Status::Waiting => None,
+        };
+        let player_events = told.map_or_else(Vec::new, |kind| {
+            self.stored.seats.iter().filter_map(|seat| Some((seat.holder.as_ref()?.id, kind))).collect()
+        });
         self.stored.summary = summary;
-        Ok((self, Write { seat, entries, summary: changed }))
+        Ok((self, Write { seat, entries, summary: changed, player_events }))
     }
 
     /// The game as it stood right after each entry of its log after sequence
@@ -210,10 +225,55 @@ impl GameRecord {
         self.ended_by.map(|index| self.stored.log[index].created_at)
     }
 
+    /// When the holder of seat `player` was last seen in this game: an action
+    /// of theirs, a read of it with their token, its stream held open, or (a
+    /// player's seat) anything they did with their player's token.
+    pub fn last_seen(&self, player: Player) -> Option<Timestamp> {
+        let seat = self.stored.seat(player)?;
+        let acted = self.stored.log.iter().rev().find(|entry| !entry.by_bot && acted_by(entry.event) == Some(player));
+        [
+            seat.last_seen_at,
+            seat.holder.as_ref().and_then(|holder| holder.last_seen_at),
+            acted.map(|entry| entry.created_at),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+
+    /// Whether the holder of seat `player` is present as of the record's
+    /// moment: seen within [`PRESENT_FOR`], or the game's bot.
+    pub fn is_present(&self, player: Player) -> bool {
+        self.bot_seat() == Some(player) || self.gone_since(player).is_some_and(|gone| gone > self.now)
+    }
+
+    /// When the holder of seat `player` went (or will go, unless seen again)
+    /// from present to gone: [`PRESENT_FOR`] after they were last seen. None
+    /// for a free seat and for the bot's, which never go.
+    pub fn gone_since(&self, player: Player) -> Option<Timestamp> {
+        if self.bot_seat() == Some(player) {
+            return None;
+        }
+        self.last_seen(player).map(|seen| after(seen, PRESENT_FOR))
+    }
+
     /// The summary a listing shows, as of the record's moment.
     pub fn summary(&self) -> Summary {
         let deadline = self.clock().and_then(|clock| clock.deadline);
         Summary { status: self.status(), result: self.result(), end: self.end(), deadline, ended_at: self.ended_at() }
+    }
+}
+
+/// The seat whose holder made `event`, if one did: a seat taken, an action, a
+/// resignation, an abort, a rematch asked for; none for a measurement, a
+/// timeout, an abort by the server, nor a game walked away from.
+fn acted_by(event: Event) -> Option<Player> {
+    match event {
+        Event::SeatTaken(player)
+        | Event::Action(LogEntry { actor: Actor::Player(player), .. })
+        | Event::Ended(Ending::Resign(player) | Ending::Abort(Some(player)))
+        | Event::Rematch { player, .. } => Some(player),
+        Event::Action(_) | Event::Ended(_) => None,
     }
 }
 
@@ -244,7 +304,7 @@ mod tests {
             rematch_of: None,
             summary,
             log: Vec::new(),
-            token_hashes: Vec::new(),
+            seats: Vec::new(),
             invite_hash: None,
         };
         let mut events = vec![(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), true)];

@@ -3,12 +3,12 @@
 
 use super::acting::bot_turns;
 use super::seat_of;
-use super::{GameRecord, GameService, Seat};
+use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
-use crate::engine::{Game, GameResult, Player, Variant};
+use crate::engine::{Game, Player, Variant};
 use crate::error::Error;
 use crate::metrics::GAMES_CREATED;
-use crate::record::{Event, GameId, GameSettings, Status, StoredGame, Summary};
+use crate::record::{Event, GameId, GameSettings, Holder, Status, StoredSeat};
 use crate::store::RematchOf;
 use crate::token;
 
@@ -20,6 +20,12 @@ enum Seating {
     Rematch { kept_for: Player },
 }
 
+/// A seat for the caller: a new token, and the player who takes it, if one does.
+fn new_seat(player: Player, holder: Option<Holder>) -> (StoredSeat, String) {
+    let token = token::new_token();
+    (StoredSeat { player, token_hash: token::hash(&token), holder, last_seen_at: None }, token)
+}
+
 impl GameService {
     /// Creates a game as `settings` say, with the caller in the seat of `play_as`;
     /// with an opponent, a bot takes the other seat and opens when it is X.
@@ -27,7 +33,20 @@ impl GameService {
     /// # Errors
     /// When the database fails.
     pub async fn create_game(&self, settings: GameSettings) -> Result<(GameRecord, Seat), Error> {
-        self.create(settings, None).await
+        self.create_game_by(settings, None).await
+    }
+
+    /// Creates a game as [`GameService::create_game`] does, its seat held by
+    /// `creator` when a player creates it.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn create_game_by(
+        &self,
+        settings: GameSettings,
+        creator: Option<Holder>,
+    ) -> Result<(GameRecord, Seat), Error> {
+        self.create(settings, None, creator).await
     }
 
     /// Creates a game as [`GameService::create_game`] does; with `rematch`, as the
@@ -36,10 +55,15 @@ impl GameService {
     /// # Errors
     /// [`Error::Conflict`] when the other game's log already holds the rematch's
     /// place; when the database fails.
-    async fn create(&self, settings: GameSettings, rematch: Option<RematchOf>) -> Result<(GameRecord, Seat), Error> {
+    async fn create(
+        &self,
+        settings: GameSettings,
+        rematch: Option<RematchOf>,
+        creator: Option<Holder>,
+    ) -> Result<(GameRecord, Seat), Error> {
         let GameSettings { variant, play_as, opponent, hints, clock, private } = settings;
         let invite = private.then(token::new_token);
-        let now = self.now();
+        let (seat, token) = new_seat(play_as, creator);
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
             let seat = play_as.other();
@@ -57,36 +81,42 @@ impl GameService {
                 events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
             }
         }
-        let new = StoredGame {
-            // The database gives the id.
-            id: GameId::new(0),
+        let new = NewGame {
             variant,
-            created_at: now,
             opponent,
             hints: hints.unwrap_or(opponent.is_some()),
             clock,
             rematch_of: rematch.map(|rematch| rematch.game_id),
-            summary: Summary {
-                status: Status::Waiting,
-                result: GameResult::Ongoing,
-                end: None,
-                deadline: None,
-                ended_at: None,
-            },
-            log: Vec::new(),
-            token_hashes: Vec::new(),
             invite_hash: invite.as_deref().map(token::hash),
+            seats: vec![seat],
         };
-        let token = token::new_token();
-        let seat = Some((play_as, token::hash(&token)));
-        let (mut record, _) = GameRecord::replay(new, now)?.with(&events, seat, now)?;
-        record.stored.id = self.store.create_game(record.stored.clone(), rematch).await?;
-        ::metrics::counter!(GAMES_CREATED, "variant" => variant.code()).increment(1);
+        let record = self.insert(new, &events, rematch).await?;
+        Ok((record, Seat { player: play_as, token, invite }))
+    }
+
+    /// Writes `new` with `events` for its log, as of now, and `rematch`'s entry
+    /// in the game it follows; answers the game as written, and tells its
+    /// watchers, and the players it seats, of it.
+    ///
+    /// # Errors
+    /// [`Error::Conflict`] when the other game's log already holds the rematch's
+    /// place; when the database fails.
+    async fn insert(
+        &self,
+        new: NewGame,
+        events: &[(Event, bool)],
+        rematch: Option<RematchOf>,
+    ) -> Result<GameRecord, Error> {
+        let now = self.now();
+        let (mut record, write) = GameRecord::replay(new.stored(now), now)?.with(events, None, now)?;
+        record.stored.id = self.store.create_game(record.stored.clone(), rematch, write.player_events.clone()).await?;
+        ::metrics::counter!(GAMES_CREATED, "variant" => record.stored.variant.code()).increment(1);
         self.hub.publish(record.stored.id, record.version());
+        self.tell_players(&write.player_events);
         if let Some(rematch) = rematch {
             self.hub.publish(rematch.game_id, rematch.seq);
         }
-        Ok((record, Seat { player: play_as, token, invite }))
+        Ok(record)
     }
 
     /// Seats the caller in the free seat of game `id` (X first); a private game
@@ -97,11 +127,32 @@ impl GameService {
     /// invite; [`Error::Conflict`] when both seats are taken, the game is over, or
     /// it is a rematch, whose seat is kept; database failures.
     pub async fn join(&self, id: GameId, invite: Option<&str>) -> Result<(GameRecord, Seat), Error> {
-        self.take_seat(id, Seating::Join { invite_hash: invite.map(token::hash) }).await
+        self.join_by(id, invite, None).await
     }
 
-    /// Seats the caller in the free seat of game `id`, as `seating` says.
-    async fn take_seat(&self, id: GameId, seating: Seating) -> Result<(GameRecord, Seat), Error> {
+    /// Seats the caller as [`GameService::join`] does, the seat held by
+    /// `joiner` when a player joins.
+    ///
+    /// # Errors
+    /// As [`GameService::join`]; [`Error::Conflict`] when `joiner` holds the
+    /// other seat.
+    pub async fn join_by(
+        &self,
+        id: GameId,
+        invite: Option<&str>,
+        joiner: Option<Holder>,
+    ) -> Result<(GameRecord, Seat), Error> {
+        self.take_seat(id, Seating::Join { invite_hash: invite.map(token::hash) }, joiner).await
+    }
+
+    /// Seats the caller, as `holder` when a player takes it, in the free seat of
+    /// game `id`, as `seating` says.
+    async fn take_seat(
+        &self,
+        id: GameId,
+        seating: Seating,
+        holder: Option<Holder>,
+    ) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
         let now = self.now();
@@ -137,12 +188,20 @@ impl GameService {
                          who takes it with POST /api/v1/games/{first}/rematch"
                     )));
                 }
-                let seat = Some((player, seat_hash.clone()));
-                let (after, write) = record.with(&[(Event::SeatTaken(player), false)], seat, now)?;
-                Ok::<_, Error>((Some(write), after))
+                let holder_id = holder.as_ref().map(|holder| holder.id);
+                let held_by = |seat: &StoredSeat| seat.holder.as_ref().map(|holder| holder.id);
+                if holder_id.is_some() && record.stored.seats.iter().any(|seat| held_by(seat) == holder_id) {
+                    return Err(conflict("you hold the other seat of this game".into()));
+                }
+                let seat =
+                    StoredSeat { player, token_hash: seat_hash.clone(), holder: holder.clone(), last_seen_at: None };
+                let (after, write) = record.with(&[(Event::SeatTaken(player), false)], Some(seat), now)?;
+                Ok::<_, Error>((Some(write.clone()), (after, write)))
             })
             .await?;
+        let (record, write) = record;
         self.hub.publish(id, record.version());
+        self.tell_players(&write.player_events);
         let player = record.stored.seat_of(&token::hash(&token)).expect("the seat just taken");
         Ok((record, Seat { player, token, invite: None }))
     }
@@ -167,6 +226,9 @@ impl GameService {
         loop {
             attempts -= 1;
             let record = self.record(id).await?;
+            if record.stored.seat_of(&token_hash).is_none() {
+                return Err(self.refusal_of(token).await);
+            }
             let player = seat_of(&record, &token_hash, expected_version)?;
             if record.status() != Status::Finished {
                 return Err(Error::GameNotOver);
@@ -178,7 +240,8 @@ impl GameService {
                         current_version: Some(record.version()),
                     });
                 }
-                return self.take_seat(new_id, Seating::Rematch { kept_for: player.other() }).await;
+                let holder = record.stored.seat(player).and_then(|seat| seat.holder.clone());
+                return self.take_seat(new_id, Seating::Rematch { kept_for: player.other() }, holder).await;
             }
             let stored = &record.stored;
             let settings = GameSettings {
@@ -192,7 +255,8 @@ impl GameService {
                 private: stored.invite_hash.is_some(),
             };
             let rematch = RematchOf { game_id: id, seq: record.version() + 1, player };
-            match self.create(settings, Some(rematch)).await {
+            let holder = record.stored.seat(player).and_then(|seat| seat.holder.clone());
+            match self.create(settings, Some(rematch), holder).await {
                 Err(Error::Conflict { .. }) if attempts > 0 => {}
                 created => return created,
             }

@@ -26,6 +26,9 @@ pub enum StoreError {
         /// The id asked for.
         id: GameId,
     },
+    /// Another player has that name, in any case.
+    #[error("another player has that name")]
+    NameTaken,
     /// A stored value the code cannot read: the database is corrupt.
     #[error("corrupt database: {0}")]
     Corrupt(String),

@@ -7,12 +7,14 @@
 //! every operation alike; everything above the store is the same for both.
 
 mod error;
+mod players;
 mod postgres;
 mod rows;
 mod space;
 mod sqlite;
 
 pub use error::{FileProblem, OpenError, StoreError};
+pub use players::{NewSeek, Sought};
 use postgres::PgStore;
 pub use postgres::PoolSettings;
 use space::Space;
@@ -26,7 +28,10 @@ use jiff::Timestamp;
 use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
-use crate::record::{GameId, ListedGame, Page, StoredEntry, StoredGame, Summary, stamp};
+use crate::record::{
+    GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject,
+    Summary, stamp,
+};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -54,8 +59,13 @@ pub enum Notice {
         /// Its new version.
         version: i64,
     },
-    /// News may have been lost (the connection to the database was): any game may
-    /// have changed.
+    /// Player `id` has new events.
+    PlayerEvents {
+        /// The player.
+        id: PlayerId,
+    },
+    /// News may have been lost (the connection to the database was): any game,
+    /// and any player's events, may have changed.
     MaybeMissed,
 }
 
@@ -98,12 +108,15 @@ impl Ended {
 /// write took its sequence number first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Write {
-    /// A seat taken, with the hash of its token.
-    pub seat: Option<(Player, Vec<u8>)>,
+    /// A seat taken, with the hash of its token and its holder.
+    pub seat: Option<StoredSeat>,
     /// The entries to append, numbered and stamped.
     pub entries: Vec<StoredEntry>,
     /// The game's new summary, when the entries change it.
     pub summary: Option<Summary>,
+    /// What the write tells the players who hold its seats: their game started
+    /// or finished. Written with it, each the next of its player's events.
+    pub player_events: Vec<(PlayerId, PlayerEventKind)>,
 }
 
 impl Write {
@@ -114,7 +127,7 @@ impl Write {
 
     /// `game` as it is once this write lands on it.
     fn applied_to(&self, mut game: StoredGame) -> StoredGame {
-        game.token_hashes.extend(self.seat.clone());
+        game.seats.extend(self.seat.clone());
         game.log.extend(self.entries.iter().cloned());
         if let Some(summary) = &self.summary {
             game.summary = summary.clone();
@@ -147,7 +160,7 @@ fn counted<T>(result: Result<T, StoreError>) -> Result<T, StoreError> {
 /// none.
 fn count(failure: &StoreError) {
     let kind = match failure {
-        StoreError::NotFound { .. } => return,
+        StoreError::NotFound { .. } | StoreError::NameTaken => return,
         StoreError::Unavailable(_) => "unavailable",
         StoreError::Conflict { .. } => "conflict",
         StoreError::Full(_) => "full",
@@ -168,6 +181,11 @@ pub struct RematchOf {
     pub seq: i64,
     /// Who asked for it.
     pub player: Player,
+}
+
+/// `events` as events about `subject`.
+fn events_about(subject: Subject, events: &[(PlayerId, PlayerEventKind)]) -> Vec<NewPlayerEvent> {
+    events.iter().map(|&(player, kind)| NewPlayerEvent { player, kind, subject }).collect()
 }
 
 fn bot_code(game: &StoredGame) -> Option<&'static str> {
@@ -275,17 +293,23 @@ impl Store {
     }
 
     /// Creates `game` as it is (but for its id, which the database gives, and is
-    /// answered), its seats, log and summary; with `rematch`, writes the rematch
-    /// entry into the game it follows, in the same transaction.
+    /// answered), its seats, log and summary, and `player_events` about it; with
+    /// `rematch`, writes the rematch entry into the game it follows, all in one
+    /// transaction.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when that game's log already holds the rematch's
     /// sequence number; when the database fails.
-    pub async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
+    pub async fn create_game(
+        &self,
+        game: StoredGame,
+        rematch: Option<RematchOf>,
+        player_events: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<GameId, StoreError> {
         self.wrote(async {
             match &self.backend {
-                Backend::Sqlite(store) => store.create_game(game, rematch).await,
-                Backend::Postgres(store) => Box::pin(store.create_game(game, rematch)).await,
+                Backend::Sqlite(store) => store.create_game(game, rematch, player_events).await,
+                Backend::Postgres(store) => Box::pin(store.create_game(game, rematch, player_events)).await,
             }
         })
         .await

@@ -8,7 +8,9 @@ use super::StoreError;
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::record::{
-    ClockSettings, End, EndReason, Ending, Event, GameId, ListedGame, Status, StoredEntry, StoredGame, Summary, stamp,
+    ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder, ListedGame,
+    PlayerEventKind, PlayerId, Results, SeekId, SeekStatus, Status, StoredChallenge, StoredEntry, StoredGame,
+    StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject, Summary, Terms, Username, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -29,54 +31,59 @@ impl<T> Value for T where
 {
 }
 
-// A game's id is a BIGINT column on every backend, and binds and reads as one.
-impl rusqlite::types::ToSql for GameId {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(self.get().into())
-    }
+/// Binds and reads an id of the record's (`GameId`, `PlayerId`, ...) as the
+/// BIGINT column it is on every backend.
+macro_rules! id_column {
+    ($($id:ty),*) => {$(
+        impl rusqlite::types::ToSql for $id {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(self.get().into())
+            }
+        }
+
+        impl rusqlite::types::FromSql for $id {
+            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<$id> {
+                i64::column_result(value).map(<$id>::new)
+            }
+        }
+
+        impl sqlx::Type<sqlx::Postgres> for $id {
+            fn type_info() -> sqlx::postgres::PgTypeInfo {
+                <i64 as sqlx::Type<sqlx::Postgres>>::type_info()
+            }
+        }
+
+        impl sqlx::postgres::PgHasArrayType for $id {
+            fn array_type_info() -> sqlx::postgres::PgTypeInfo {
+                <i64 as sqlx::postgres::PgHasArrayType>::array_type_info()
+            }
+        }
+
+        impl sqlx::Encode<'_, sqlx::Postgres> for $id {
+            fn encode_by_ref(
+                &self,
+                buffer: &mut sqlx::postgres::PgArgumentBuffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <i64 as sqlx::Encode<'_, sqlx::Postgres>>::encode_by_ref(&self.get(), buffer)
+            }
+        }
+
+        impl sqlx::Decode<'_, sqlx::Postgres> for $id {
+            fn decode(value: sqlx::postgres::PgValueRef<'_>) -> Result<$id, sqlx::error::BoxDynError> {
+                <i64 as sqlx::Decode<'_, sqlx::Postgres>>::decode(value).map(<$id>::new)
+            }
+        }
+    )*};
 }
 
-impl rusqlite::types::FromSql for GameId {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<GameId> {
-        i64::column_result(value).map(GameId::new)
-    }
-}
-
-impl sqlx::Type<sqlx::Postgres> for GameId {
-    fn type_info() -> sqlx::postgres::PgTypeInfo {
-        <i64 as sqlx::Type<sqlx::Postgres>>::type_info()
-    }
-}
-
-impl sqlx::postgres::PgHasArrayType for GameId {
-    fn array_type_info() -> sqlx::postgres::PgTypeInfo {
-        <i64 as sqlx::postgres::PgHasArrayType>::array_type_info()
-    }
-}
-
-impl sqlx::Encode<'_, sqlx::Postgres> for GameId {
-    fn encode_by_ref(
-        &self,
-        buffer: &mut sqlx::postgres::PgArgumentBuffer,
-    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-        <i64 as sqlx::Encode<'_, sqlx::Postgres>>::encode_by_ref(&self.get(), buffer)
-    }
-}
-
-impl sqlx::Decode<'_, sqlx::Postgres> for GameId {
-    fn decode(value: sqlx::postgres::PgValueRef<'_>) -> Result<GameId, sqlx::error::BoxDynError> {
-        <i64 as sqlx::Decode<'_, sqlx::Postgres>>::decode(value).map(GameId::new)
-    }
-}
+id_column!(GameId, PlayerId, ChallengeId, SeekId);
 
 /// The columns a game is read with, as [`stored_game_from_row`] reads them, its
 /// times given by `time`, the backend's expression for a column's RFC 3339 text.
 pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, {}, {}, \
-         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'X') AS x_token_hash, \
-         (SELECT token_hash FROM seats WHERE game_id = games.id AND player = 'O') AS o_token_hash, invite_hash",
+         status, result, end_reason, end_player, {}, {}, invite_hash",
         time("created_at"),
         time("deadline"),
         time("ended_at")
@@ -145,16 +152,17 @@ impl SummaryColumns {
     }
 }
 
-/// The game in `row`, read with [`game_columns`], and `log`: its entries in order.
-pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Result<StoredGame, StoreError> {
+/// The game in `row`, read with [`game_columns`], its `log` (its entries in
+/// order) and its `seats`.
+pub(super) fn stored_game_from_row(
+    row: &impl Columns,
+    log: Vec<EntryRow>,
+    seats: Vec<SeatRow>,
+) -> Result<StoredGame, StoreError> {
     let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
     if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
         return Err(corrupt("seq", "a log with gaps"));
     }
-    let token_hashes = [(Player::X, row.column(15)?), (Player::O, row.column(16)?)]
-        .into_iter()
-        .filter_map(|(player, hash): (Player, Option<Vec<u8>>)| Some((player, hash?)))
-        .collect();
     let opponent = match (row.column::<Option<String>>(3)?.as_deref(), row.column::<Option<f64>>(4)?) {
         (None, _) => None,
         (Some("random"), _) => Some(Bot::Random),
@@ -164,11 +172,7 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
         }
         (Some(other), _) => return Err(corrupt("bot", other)),
     };
-    let clock = match (row.column(6)?, row.column(7)?) {
-        (Some(initial_ms), Some(increment_ms)) => Some(ClockSettings { initial_ms, increment_ms }),
-        (None, None) => None,
-        other => return Err(corrupt("clock", &format!("{other:?}"))),
-    };
+    let clock = clock_from_row(row, 6)?;
     Ok(StoredGame {
         id: row.column(0)?,
         variant: variant(&row.column::<String>(1)?)?,
@@ -179,20 +183,117 @@ pub(super) fn stored_game_from_row(row: &impl Columns, log: Vec<EntryRow>) -> Re
         rematch_of: row.column(8)?,
         summary: summary_from_row(row, 9)?,
         log,
-        token_hashes,
-        invite_hash: row.column(17)?,
+        seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
+        invite_hash: row.column(15)?,
     })
+}
+
+/// The columns a game's seats are read with, in the order of [`SeatRow`]'s
+/// fields, each with its holder's, its times given by `time` as for
+/// [`game_columns`], and its hashes by `bytes`, the backend's expression for a
+/// binary column (as it is, or as text in JSON).
+pub(super) fn seat_columns(time: impl Fn(&str) -> String, bytes: impl Fn(&str) -> String) -> String {
+    format!(
+        "seats.player, {}, {}, seats.player_id, players.name, {}, {}",
+        bytes("seats.token_hash"),
+        time("seats.last_seen_at"),
+        bytes("players.token_hash"),
+        time("players.last_seen_at")
+    )
+}
+
+/// The tables a game's seats are read from: each seat with its holder, if it has one.
+pub(super) const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.player_id";
+
+/// A seat as its columns hold it, with its holder's, or the JSON array of them in this order.
+#[derive(Deserialize)]
+pub(super) struct SeatRow {
+    pub player: String,
+    #[serde(deserialize_with = "hex_bytes")]
+    pub token_hash: Vec<u8>,
+    pub last_seen_at: Option<String>,
+    pub player_id: Option<PlayerId>,
+    pub name: Option<String>,
+    #[serde(deserialize_with = "hex_bytes_or_none")]
+    pub player_token_hash: Option<Vec<u8>>,
+    pub player_last_seen_at: Option<String>,
+}
+
+impl SeatRow {
+    /// The seat in `row`, read with [`seat_columns`].
+    pub(super) fn from_row(row: &impl Columns) -> Result<SeatRow, StoreError> {
+        Ok(SeatRow {
+            player: row.column(0)?,
+            token_hash: row.column(1)?,
+            last_seen_at: row.column(2)?,
+            player_id: row.column(3)?,
+            name: row.column(4)?,
+            player_token_hash: row.column(5)?,
+            player_last_seen_at: row.column(6)?,
+        })
+    }
+
+    /// The rows of `seats`, a JSON array of such arrays, their hashes in hex.
+    pub(super) fn from_json(seats: &str) -> Result<Vec<SeatRow>, StoreError> {
+        serde_json::from_str(seats).map_err(|error| corrupt("seats", &error.to_string()))
+    }
+
+    fn into_seat(self) -> Result<StoredSeat, StoreError> {
+        let holder = match (self.player_id, self.name, self.player_token_hash) {
+            (None, _, _) => None,
+            (Some(id), Some(name), Some(token_hash)) => Some(Holder {
+                id,
+                name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
+                token_hash,
+                last_seen_at: self.player_last_seen_at.as_deref().map(time).transpose()?,
+            }),
+            (Some(id), ..) => return Err(corrupt("player_id", &id.to_string())),
+        };
+        Ok(StoredSeat {
+            player: player(&self.player)?,
+            token_hash: self.token_hash,
+            holder,
+            last_seen_at: self.last_seen_at.as_deref().map(time).transpose()?,
+        })
+    }
+}
+
+/// Bytes written in hex, as PostgreSQL's `encode(..., 'hex')` writes them in JSON.
+fn hex_bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+    from_hex(&String::deserialize(deserializer)?).ok_or_else(|| serde::de::Error::custom("not hex"))
+}
+
+fn hex_bytes_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<u8>>, D::Error> {
+    match Option::<String>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(text) => from_hex(&text).map(Some).ok_or_else(|| serde::de::Error::custom("not hex")),
+    }
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len()).step_by(2).map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok()).collect()
 }
 
 /// The columns of a listing's rows, as [`listed_game_from_row`] reads them, its
 /// times given by `time` as for [`game_columns`].
 pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
+    let holder = |seat: &str| {
+        format!(
+            "(SELECT players.name FROM seats JOIN players ON players.id = seats.player_id \
+             WHERE seats.game_id = games.id AND seats.player = '{seat}')"
+        )
+    };
     format!(
-        "id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
-         status, result, end_reason, end_player, {}, {}",
-        time("created_at"),
+        "games.id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
+         status, result, end_reason, end_player, {}, {}, {}, {}",
+        time("games.created_at"),
         time("deadline"),
-        time("ended_at")
+        time("ended_at"),
+        holder("X"),
+        holder("O")
     )
 }
 
@@ -207,6 +308,11 @@ pub(super) fn listed_game_from_row(row: &impl Columns) -> Result<ListedGame, Sto
         status: summary.status,
         result: summary.result,
         end: summary.end,
+        holders: [(Player::X, row.column::<Option<String>>(10)?), (Player::O, row.column(11)?)]
+            .into_iter()
+            .filter_map(|(player, name)| Some((player, name?)))
+            .map(|(player, name)| Ok((player, Username::parse(&name).map_err(|_| corrupt("name", &name))?)))
+            .collect::<Result<_, StoreError>>()?,
     })
 }
 
@@ -274,6 +380,7 @@ impl From<&StoredEntry> for EntryRow {
             Event::Ended(Ending::Resign(player)) => row("resign", player.to_string()),
             Event::Ended(Ending::Timeout(player)) => row("timeout", player.to_string()),
             Event::Ended(Ending::Abort(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
+            Event::Ended(Ending::Abandon(player)) => row("abandon", player.to_string()),
             Event::Rematch { player, game_id } => {
                 EntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
             }
@@ -332,6 +439,7 @@ impl EntryRow {
                 "server" => None,
                 other => Some(player(other)?),
             })),
+            "abandon" => Event::Ended(Ending::Abandon(player(&self.actor)?)),
             "rematch" => Event::Rematch {
                 player: player(&self.actor)?,
                 game_id: self.rematch.ok_or_else(|| corrupt("rematch", "none"))?,
@@ -339,6 +447,14 @@ impl EntryRow {
             other => return Err(corrupt("kind", other)),
         };
         Ok(StoredEntry { seq: self.seq, created_at: time(&self.created_at)?, event, by_bot: self.by_bot })
+    }
+}
+
+/// The columns of what a player's event is about: its game, or its challenge.
+pub(super) fn subject_columns(subject: Subject) -> (Option<GameId>, Option<ChallengeId>) {
+    match subject {
+        Subject::Game(id) => (Some(id), None),
+        Subject::Challenge(id) => (None, Some(id)),
     }
 }
 
@@ -353,12 +469,155 @@ fn variant(text: &str) -> Result<Variant, StoreError> {
         .ok_or_else(|| corrupt("variant", text))
 }
 
-/// A stored value the code cannot read: the database is corrupt, never the client's fault.
 /// The time a column's RFC 3339 text holds.
 fn time(text: &str) -> Result<Timestamp, StoreError> {
     text.parse().map_err(|_| corrupt("time", text))
 }
 
+/// A stored value the code cannot read: the database is corrupt, never the client's fault.
 fn corrupt(column: &str, value: &str) -> StoreError {
     StoreError::Corrupt(format!("{column} {value:?}"))
+}
+
+/// The columns a player is read with, as [`player_from_row`] reads them from
+/// column `first` on, of the players table named `table`.
+pub(super) fn player_columns(table: &str, time: impl Fn(&str) -> String) -> String {
+    format!("{table}.id, {table}.name, {}", time(&format!("{table}.created_at")))
+}
+
+/// The player in `row` from column `first` on, read with [`player_columns`].
+pub(super) fn player_from_row(row: &impl Columns, first: usize) -> Result<StoredPlayer, StoreError> {
+    let name: String = row.column(first + 1)?;
+    Ok(StoredPlayer {
+        id: row.column(first)?,
+        name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
+        created_at: time(&row.column::<String>(first + 2)?)?,
+    })
+}
+
+/// A time read from an optional column.
+pub(super) fn optional_time(row: &impl Columns, index: usize) -> Result<Option<Timestamp>, StoreError> {
+    row.column::<Option<String>>(index)?.as_deref().map(time).transpose()
+}
+
+/// The tables a challenge is read from: it, and its two players.
+pub(super) const CHALLENGES_WITH_PLAYERS: &str = "challenges \
+     JOIN players challenger ON challenger.id = challenges.challenger_id \
+     JOIN players challenged ON challenged.id = challenges.challenged_id";
+
+/// The columns a challenge is read with from [`CHALLENGES_WITH_PLAYERS`], as
+/// [`challenge_from_row`] reads them.
+pub(super) fn challenge_columns(time: impl Fn(&str) -> String) -> String {
+    format!(
+        "challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, challenges.clock_increment_ms, \
+         challenges.colour, challenges.status, challenges.decline_reason, challenges.game_id, {}, {}, {}",
+        player_columns("challenger", &time),
+        player_columns("challenged", &time),
+        time("challenges.created_at"),
+        time("challenges.expires_at"),
+        time("challenges.answered_at")
+    )
+}
+
+/// The challenge in `row`, read with [`challenge_columns`].
+pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, StoreError> {
+    let colour: String = row.column(10)?;
+    let status: String = row.column(11)?;
+    Ok(StoredChallenge {
+        id: row.column(0)?,
+        challenger: player_from_row(row, 1)?,
+        challenged: player_from_row(row, 4)?,
+        terms: terms_from_row(row, 7)?,
+        colour: [Colour::X, Colour::O, Colour::Random]
+            .into_iter()
+            .find(|c| c.code() == colour)
+            .ok_or_else(|| corrupt("colour", &colour))?,
+        status: ChallengeStatus::STORED
+            .into_iter()
+            .find(|s| s.code() == status)
+            .ok_or_else(|| corrupt("status", &status))?,
+        decline_reason: row.column(12)?,
+        game_id: row.column(13)?,
+        created_at: time(&row.column::<String>(14)?)?,
+        expires_at: time(&row.column::<String>(15)?)?,
+        answered_at: optional_time(row, 16)?,
+    })
+}
+
+/// The terms in `row` from column `first` on: the variant, then the clock's two columns.
+fn terms_from_row(row: &impl Columns, first: usize) -> Result<Terms, StoreError> {
+    Ok(Terms { variant: variant(&row.column::<String>(first)?)?, clock: clock_from_row(row, first + 1)? })
+}
+
+/// The clock in `row`'s columns `first` (its initial time) and the one after (its increment).
+fn clock_from_row(row: &impl Columns, first: usize) -> Result<Option<ClockSettings>, StoreError> {
+    match (row.column(first)?, row.column(first + 1)?) {
+        (Some(initial_ms), Some(increment_ms)) => Ok(Some(ClockSettings { initial_ms, increment_ms })),
+        (None, None) => Ok(None),
+        other => Err(corrupt("clock", &format!("{other:?}"))),
+    }
+}
+
+/// The columns a seek is read with, as [`seek_from_row`] reads them.
+pub(super) fn seek_columns(time: impl Fn(&str) -> String) -> String {
+    format!(
+        "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, seeks.clock_increment_ms, seeks.status, \
+         seeks.game_id, {}, {}",
+        time("seeks.created_at"),
+        time("seeks.expires_at")
+    )
+}
+
+/// The seek in `row`, read with [`seek_columns`].
+pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError> {
+    let status: String = row.column(5)?;
+    Ok(StoredSeek {
+        id: row.column(0)?,
+        player: row.column(1)?,
+        terms: terms_from_row(row, 2)?,
+        status: SeekStatus::STORED
+            .into_iter()
+            .find(|s| s.code() == status)
+            .ok_or_else(|| corrupt("status", &status))?,
+        game_id: row.column(6)?,
+        created_at: time(&row.column::<String>(7)?)?,
+        expires_at: time(&row.column::<String>(8)?)?,
+    })
+}
+
+/// The columns a player's event is read with, as [`player_event_from_row`] reads them.
+pub(super) fn player_event_columns(time: impl Fn(&str) -> String) -> String {
+    format!("seq, kind, game_id, challenge_id, {}", time("created_at"))
+}
+
+/// The event in `row`, read with [`player_event_columns`].
+pub(super) fn player_event_from_row(row: &impl Columns) -> Result<StoredPlayerEvent, StoreError> {
+    let kind: String = row.column(1)?;
+    let subject = match (row.column(2)?, row.column(3)?) {
+        (Some(game), None) => Subject::Game(game),
+        (None, Some(challenge)) => Subject::Challenge(challenge),
+        other => return Err(corrupt("subject", &format!("{other:?}"))),
+    };
+    Ok(StoredPlayerEvent {
+        seq: row.column(0)?,
+        created_at: time(&row.column::<String>(4)?)?,
+        kind: PlayerEventKind::ALL.into_iter().find(|k| k.code() == kind).ok_or_else(|| corrupt("kind", &kind))?,
+        subject,
+    })
+}
+
+/// How a player's finished games ended for them, counted by the database: the
+/// columns of [`results_from_row`], over their seats joined with their games.
+pub(super) const RESULT_COUNTS: &str = "\
+     COALESCE(SUM(CASE WHEN (games.result = 'x_wins' AND seats.player = 'X') \
+     OR (games.result = 'o_wins' AND seats.player = 'O') THEN 1 ELSE 0 END), 0), \
+     COALESCE(SUM(CASE WHEN (games.result = 'x_wins' AND seats.player = 'O') \
+     OR (games.result = 'o_wins' AND seats.player = 'X') THEN 1 ELSE 0 END), 0), \
+     COALESCE(SUM(CASE WHEN games.result = 'draw' THEN 1 ELSE 0 END), 0), \
+     COALESCE(SUM(CASE WHEN games.result = 'aborted' THEN 1 ELSE 0 END), 0)";
+
+/// The counts in `row`, read as [`RESULT_COUNTS`].
+pub(super) fn results_from_row(row: &impl Columns) -> Result<Results, StoreError> {
+    let count = |index| row.column::<i64>(index).map(|count| u64::try_from(count).unwrap_or_default());
+    Ok(Results { won: count(0)?, lost: count(1)?, drawn: count(2)?, aborted: count(3)? })
 }

@@ -74,7 +74,7 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         }
     }
     // Every setting is there: one `[env: ...]` each.
-    assert_eq!(printed.matches("[env: ").count(), 28, "{printed}");
+    assert_eq!(printed.matches("[env: ").count(), 32, "{printed}");
     // The database's address is never shown: it may hold a password.
     let shown = qttt_with(&[("DATABASE_URL", "postgres://qttt:secret@db/qttt")], &["serve", "--help"], "");
     assert!(!text(&shown.stdout).contains("secret"));

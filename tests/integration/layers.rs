@@ -59,7 +59,7 @@ fn the_store_knows_neither_the_service_nor_http_and_the_api_no_store() {
 #[test]
 fn a_games_record_is_words_below_the_store_and_the_service() {
     let above = ["crate::service", "crate::store", "crate::api", "crate::error", "crate::live", "crate::config"];
-    assert_eq!(naming(&above, "record.rs", &[]), [] as [String; 0]);
+    assert_eq!(naming(&above, "record", &[]), [] as [String; 0]);
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn the_moves_lie_below_the_game_and_the_values_below_the_search_and_the_book() {
 
 #[test]
 fn the_rules_the_simulator_the_bots_and_the_record_are_pure() {
-    for pure in ["engine", "quantum", "bot", "record.rs"] {
+    for pure in ["engine", "quantum", "bot", "record"] {
         let io = ["crate::service", "crate::store", "crate::api", "crate::error", "crate::live", "sqlx", "rusqlite"];
         assert_eq!(naming(&io, pure, &[]), [] as [String; 0], "{pure}");
         assert_eq!(

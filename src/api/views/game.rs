@@ -40,6 +40,8 @@ pub struct GameView {
     /// The seats nobody has taken yet.
     #[schema(max_items = 2)]
     pub open_seats: Vec<PlayerName>,
+    /// Who holds each seat, and whether they are here: null for a free seat.
+    pub seats: SeatsView,
     /// The bot in a game against the computer, else null.
     #[schema(required = true)]
     pub opponent: Option<OpponentView>,
@@ -90,6 +92,36 @@ pub struct GameView {
     pub lines: Vec<LineView>,
     /// Every move placed, in order.
     pub moves: Vec<MoveView>,
+}
+
+/// Each seat's holder, or null while it is free.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeatsView {
+    /// X's.
+    #[serde(rename = "X")]
+    #[schema(required = true)]
+    pub x: Option<SeatHolderView>,
+    /// O's.
+    #[serde(rename = "O")]
+    #[schema(required = true)]
+    pub o: Option<SeatHolderView>,
+}
+
+/// Who holds a seat: a player, a bot, or someone with the seat's token alone.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"player": "alice", "bot": null, "present": true}))]
+pub struct SeatHolderView {
+    /// The name of the player who holds it; null for a bot and for a seat taken
+    /// without a player's token (anonymous).
+    #[schema(required = true)]
+    pub player: Option<String>,
+    /// The bot that holds it, or null.
+    #[schema(required = true)]
+    pub bot: Option<BotName>,
+    /// Whether its holder is here: seen within the last 30 s (an action, a read
+    /// of the game with their token, its live stream held open with it, or,
+    /// for a player, their own event stream); a bot always is.
+    pub present: bool,
 }
 
 /// One square of the board.
@@ -364,14 +396,11 @@ impl From<&GameRecord> for GameView {
             status: record.status().into(),
             created_at: stamp(record.stored.created_at),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
+            seats: SeatsView { x: seat_holder(record, Player::X), o: seat_holder(record, Player::O) },
             hints: record.stored.hints,
             private: record.stored.invite_hash.is_some(),
             opponent: record.stored.opponent.zip(record.bot_seat()).map(|(bot, seat)| OpponentView {
-                bot: match bot {
-                    Bot::Random => BotName::Random,
-                    Bot::Parasite { .. } => BotName::Parasite,
-                    Bot::Perfect => BotName::Perfect,
-                },
+                bot: bot.into(),
                 player: seat.into(),
                 mistake_chance: match bot {
                     Bot::Parasite { mistake_chance } => Some(mistake_chance),
@@ -410,6 +439,16 @@ impl From<&GameRecord> for GameView {
             moves: game.moves().iter().map(MoveView::from).collect(),
         }
     }
+}
+
+/// Who holds seat `player` of `record`'s game, if anyone does.
+fn seat_holder(record: &GameRecord, player: Player) -> Option<SeatHolderView> {
+    let present = record.is_present(player);
+    if let Some(bot) = record.stored.opponent.filter(|_| record.bot_seat() == Some(player)) {
+        return Some(SeatHolderView { player: None, bot: Some(bot.into()), present });
+    }
+    let seat = record.stored.seat(player)?;
+    Some(SeatHolderView { player: seat.holder.as_ref().map(|holder| holder.name.to_string()), bot: None, present })
 }
 
 fn forced_squares(game: &Game) -> Option<[u8; 2]> {

@@ -4,7 +4,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
-use crate::engine::{Action, Actor, LogEntry, MoveNumber};
+use crate::engine::{Action, Actor, LogEntry, MoveNumber, Player};
 use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
 /// A page of games, newest first.
@@ -39,6 +39,22 @@ pub struct GameSummary {
     pub version: i64,
     /// When it was created.
     pub created_at: String,
+    /// The names of the players who hold its seats: null for a free seat, a
+    /// bot's, or one taken without a player's token.
+    pub players: SeatNames,
+}
+
+/// Each seat's player, by name, or null.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeatNames {
+    /// X's.
+    #[serde(rename = "X")]
+    #[schema(required = true)]
+    pub x: Option<String>,
+    /// O's.
+    #[serde(rename = "O")]
+    #[schema(required = true)]
+    pub o: Option<String>,
 }
 
 /// A game's whole log.
@@ -115,6 +131,12 @@ pub enum EventView {
         #[schema(required = true)]
         player: Option<PlayerName>,
     },
+    /// The player to act walked away, and the other claimed the game: the
+    /// other won.
+    Abandon {
+        /// Who walked away.
+        player: PlayerName,
+    },
     /// A player asked for a rematch, which is played in a new game.
     Rematch {
         /// Who asked first.
@@ -135,12 +157,14 @@ impl EventView {
             EventView::Resign { .. } => "resign",
             EventView::Timeout { .. } => "timeout",
             EventView::Abort { .. } => "abort",
+            EventView::Abandon { .. } => "abandon",
             EventView::Rematch { .. } => "rematch",
         }
     }
 
     /// Every kind, for the live events' documentation.
-    pub const KINDS: [&'static str; 7] = ["seat", "move", "collapse", "resign", "timeout", "abort", "rematch"];
+    pub const KINDS: [&'static str; 8] =
+        ["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch"];
 }
 
 impl From<&ListedGame> for GameSummary {
@@ -153,6 +177,7 @@ impl From<&ListedGame> for GameSummary {
             end: listed.end.map(EndView::from),
             version: listed.version,
             created_at: stamp(listed.created_at),
+            players: SeatNames { x: listed.holder(Player::X), o: listed.holder(Player::O) },
         }
     }
 }
@@ -178,6 +203,7 @@ impl LogEntryView {
             Event::Ended(Ending::Resign(player)) => EventView::Resign { player: player.into() },
             Event::Ended(Ending::Timeout(player)) => EventView::Timeout { player: player.into() },
             Event::Ended(Ending::Abort(player)) => EventView::Abort { player: player.map(PlayerName::from) },
+            Event::Ended(Ending::Abandon(player)) => EventView::Abandon { player: player.into() },
             Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },
         };
         LogEntryView { seq: entry.seq, created_at: stamp(entry.created_at), by_bot: entry.by_bot, event }

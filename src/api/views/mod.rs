@@ -5,6 +5,8 @@ mod analysis;
 mod game;
 mod log;
 mod names;
+mod pairing;
+mod players;
 mod requests;
 
 use serde::Serialize;
@@ -17,6 +19,8 @@ pub use analysis::*;
 pub use game::*;
 pub use log::*;
 pub use names::*;
+pub use pairing::*;
+pub use players::*;
 pub use requests::*;
 
 /// The process answers.

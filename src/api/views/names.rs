@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::bot::Bot;
 use crate::engine::{Actor, GameResult, Player, Variant};
 use crate::record::{EndReason, Status};
 
@@ -130,6 +131,8 @@ pub enum EndReasonName {
     Timeout,
     /// Called off before it got going.
     Aborted,
+    /// The player to act walked away, and the other claimed the game.
+    Abandoned,
 }
 
 impl From<EndReason> for EndReasonName {
@@ -140,6 +143,7 @@ impl From<EndReason> for EndReasonName {
             EndReason::Resignation => EndReasonName::Resignation,
             EndReason::Timeout => EndReasonName::Timeout,
             EndReason::Aborted => EndReasonName::Aborted,
+            EndReason::Abandoned => EndReasonName::Abandoned,
         }
     }
 }
@@ -172,6 +176,16 @@ impl From<StatusName> for Status {
             StatusName::Waiting => Status::Waiting,
             StatusName::Ongoing => Status::Ongoing,
             StatusName::Finished => Status::Finished,
+        }
+    }
+}
+
+impl From<Bot> for BotName {
+    fn from(bot: Bot) -> BotName {
+        match bot {
+            Bot::Random => BotName::Random,
+            Bot::Parasite { .. } => BotName::Parasite,
+            Bot::Perfect => BotName::Perfect,
         }
     }
 }

@@ -17,10 +17,11 @@
 //! race.
 
 mod connections;
+mod players;
 mod statements;
 mod writes;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,16 +31,22 @@ use tokio::sync::mpsc;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, Row};
 
-use super::rows::{Columns, EntryRow, SummaryColumns, listed_game_from_row, stored_game_from_row};
+use super::rows::{
+    Columns, EntryRow, SeatRow, SummaryColumns, listed_game_from_row, stored_game_from_row, subject_columns,
+};
 use super::{Ended, Notice, OpenError, RematchOf, StoreError};
-use super::{bot_code, mistake_chance};
+use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
+use crate::record::{
+    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, Status, StoredEntry, StoredGame,
+    Subject, Summary, stamp,
+};
 use connections::{Connections, Held, is_broken};
 use statements::*;
 use writes::{Batches, EntryColumns, PgQuery};
 
-/// The notification channel of the games' changes; each payload is `id version`.
+/// The notification channel of the games' changes, each payload `id version`,
+/// and of the players' new events, each `player id`.
 const CHANNEL: &str = "qttt_games";
 
 /// The notices of this instance's writes that wait to be sent; beyond, one is
@@ -86,20 +93,17 @@ pub(super) struct PgStore {
     connections: Arc<Connections>,
     /// The one connection that listens for other instances' writes.
     listener: PgPool,
-    /// The (game, version) of each write, for [`PgStore::listen`] to tell the
-    /// other instances.
-    written: mpsc::Sender<Told>,
+    /// The notice of each write, for [`PgStore::listen`] to tell the other
+    /// instances.
+    written: mpsc::Sender<Notice>,
     /// Their receiver, until `listen` takes it.
-    untold: Arc<Mutex<Option<mpsc::Receiver<Told>>>>,
+    untold: Arc<Mutex<Option<mpsc::Receiver<Notice>>>>,
     /// Games as this instance last read or wrote them, perhaps no longer as
     /// they are: a write decided on one lands only if nothing came in between.
     known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
 }
-
-/// A game's id and its version, as a notice tells them.
-type Told = (GameId, i64);
 
 /// The database of `url` by host, port and name.
 pub(super) fn name_of(url: &str) -> String {
@@ -164,35 +168,58 @@ impl PgStore {
         self.connections.run(&|connection| Box::pin(sqlx::query_scalar(DATABASE_TIME).fetch_one(connection))).await
     }
 
-    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
+    pub(super) async fn create_game(
+        &self,
+        game: StoredGame,
+        rematch: Option<RematchOf>,
+        player_events: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<GameId, StoreError> {
         let mut held = self.connections.get().await?;
-        let created = match insert_game(held.connection(), &game, rematch, false).await {
+        let created = match create(held.connection(), &game, rematch, &player_events).await {
             Err(error) if held.may_retry(&error) => {
                 held.reopen().await?;
-                insert_game(held.connection(), &game, rematch, false).await
+                create(held.connection(), &game, rematch, &player_events).await
             }
             created => created,
-        }
-        .map(|id| id.expect("a new game is always inserted"));
+        };
         // A rematch asked for at the same moment by the other player took the
         // place in the old game's log, or the old game's one rematch.
         let id = match (created, rematch) {
             (Err(error), Some(rematch)) if is_unique_violation(&error) => conflict(held, rematch.game_id).await,
             (created, _) => held.finish(created),
         }?;
-        self.wrote(id, game.version());
+        self.created(&StoredGame { id, ..game }, &player_events);
         if let Some(rematch) = rematch {
             self.wrote(rematch.game_id, rematch.seq);
             self.known.remove(&rematch.game_id);
         }
-        self.known.insert(id, StoredGame { id, ..game });
         Ok(id)
+    }
+
+    /// Keeps `game`, just created, as this instance knows it, and has the other
+    /// instances told of it and of the `player_events` its creation wrote.
+    fn created(&self, game: &StoredGame, player_events: &[(PlayerId, PlayerEventKind)]) {
+        self.wrote(game.id, game.version());
+        self.wrote_player_events(player_events);
+        self.known.insert(game.id, game.clone());
     }
 
     /// Has the other instances told that game `id` is at `version` now.
     fn wrote(&self, id: GameId, version: i64) {
-        if self.written.try_send((id, version)).is_err() {
-            log::debug!("game {id}'s version {version} goes untold: too many notices wait");
+        self.tell(Notice::Changed { id, version });
+    }
+
+    /// Has the other instances told that the players `player_events` name have
+    /// new events.
+    fn wrote_player_events(&self, player_events: &[(PlayerId, PlayerEventKind)]) {
+        for &(id, _) in player_events {
+            self.tell(Notice::PlayerEvents { id });
+        }
+    }
+
+    fn tell(&self, notice: Notice) {
+        if self.written.try_send(notice).is_err() {
+            log::debug!("{notice:?} goes untold: too many notices wait");
         }
     }
 
@@ -315,16 +342,30 @@ impl PgStore {
 
     /// Sends the notices of this instance's writes: those that came in within
     /// [`NOTICES_GATHER`] of the first, or while the last were sent, go together,
-    /// one (the newest) a game.
-    async fn tell_others(&self, mut untold: mpsc::Receiver<Told>) {
-        while let Some((id, version)) = untold.recv().await {
+    /// one (the newest) a game, and one a player.
+    async fn tell_others(&self, mut untold: mpsc::Receiver<Notice>) {
+        while let Some(first) = untold.recv().await {
             tokio::time::sleep(NOTICES_GATHER).await;
-            let mut newest = HashMap::from([(id, version)]);
-            while let Ok((id, version)) = untold.try_recv() {
-                let told = newest.entry(id).or_insert(version);
-                *told = version.max(*told);
+            let (mut newest, mut players) = (HashMap::new(), HashSet::new());
+            let mut next = Some(first);
+            while let Some(notice) = next {
+                match notice {
+                    Notice::Changed { id, version } => {
+                        let told = newest.entry(id).or_insert(version);
+                        *told = version.max(*told);
+                    }
+                    Notice::PlayerEvents { id } => {
+                        players.insert(id);
+                    }
+                    Notice::MaybeMissed => {}
+                }
+                next = untold.try_recv().ok();
             }
-            let payloads: Vec<String> = newest.iter().map(|(id, version)| format!("{id} {version}")).collect();
+            let payloads: Vec<String> = newest
+                .iter()
+                .map(|(id, version)| format!("{id} {version}"))
+                .chain(players.iter().map(|id| format!("player {id}")))
+                .collect();
             let sent = self
                 .connections
                 .run(&|connection| {
@@ -355,10 +396,8 @@ impl PgStore {
         loop {
             match listener.try_recv().await {
                 Ok(Some(notification)) => {
-                    let mut numbers = notification.payload().split(' ');
-                    let id = numbers.next().map(str::parse::<GameId>);
-                    if let (Some(Ok(id)), Some(Ok(version))) = (id, numbers.next().map(str::parse::<i64>)) {
-                        hear(Notice::Changed { id, version });
+                    if let Some(notice) = notice_of(notification.payload()) {
+                        hear(notice);
                     }
                 }
                 Err(sqlx::Error::PoolClosed) => return,
@@ -375,6 +414,15 @@ impl PgStore {
                 }
             }
         }
+    }
+}
+
+/// The notice a payload of [`CHANNEL`] carries: `id version` for a game,
+/// `player id` for a player's events.
+fn notice_of(payload: &str) -> Option<Notice> {
+    match payload.split_once(' ')? {
+        ("player", id) => Some(Notice::PlayerEvents { id: id.parse().ok()? }),
+        (id, version) => Some(Notice::Changed { id: id.parse().ok()?, version: version.parse().ok()? }),
     }
 }
 
@@ -397,7 +445,7 @@ async fn fetch_game(connection: &mut PgConnection, id: GameId) -> Result<Option<
 /// The game in `row`, fetched as game `id`.
 fn game_from_row(row: Option<PgRow>, id: GameId) -> Result<StoredGame, StoreError> {
     let row = row.ok_or(StoreError::NotFound { id })?;
-    stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?)
+    stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?, SeatRow::from_json(row.try_get("seats")?)?)
 }
 
 /// A conflict on game `id`, with the version it is at.
@@ -436,8 +484,10 @@ async fn insert_game(
         let event = Event::Rematch { player, game_id: GameId::new(0) };
         entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }]);
     }
-    let (players, token_hashes): (Vec<String>, Vec<Vec<u8>>) =
-        game.token_hashes.iter().map(|(player, hash)| (player.to_string(), hash.clone())).unzip();
+    let players: Vec<String> = game.seats.iter().map(|seat| seat.player.to_string()).collect();
+    let token_hashes: Vec<Vec<u8>> = game.seats.iter().map(|seat| seat.token_hash.clone()).collect();
+    let holders: Vec<Option<PlayerId>> =
+        game.seats.iter().map(|seat| seat.holder.as_ref().map(|holder| holder.id)).collect();
     let query = sqlx::query_scalar(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
         .bind(game.variant.code())
         .bind(stamp(game.created_at))
@@ -447,10 +497,58 @@ async fn insert_game(
         .bind(clock.map(|(initial, _)| initial))
         .bind(clock.map(|(_, increment)| increment))
         .bind(game.rematch_of);
-    let query = bind_summary(query, &game.summary).bind(game.invite_hash.clone()).bind(players).bind(token_hashes);
+    let query = bind_summary(query, &game.summary)
+        .bind(game.invite_hash.clone())
+        .bind(players)
+        .bind(token_hashes)
+        .bind(holders);
     let query = entries.bind(query);
     let query = if copy { query.bind(game.id) } else { query };
     query.fetch_optional(connection).await
+}
+
+/// Creates `game` (see [`insert_game`]), with `player_events` about it in the
+/// same transaction when it has any.
+async fn create(
+    connection: &mut PgConnection,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+    player_events: &[(PlayerId, PlayerEventKind)],
+) -> Result<GameId, sqlx::Error> {
+    if player_events.is_empty() {
+        let id = insert_game(connection, game, rematch, false).await?;
+        return Ok(id.expect("a new game is always inserted"));
+    }
+    let mut tx = connection.begin().await?;
+    let id = insert_game(&mut tx, game, rematch, false).await?.expect("a new game is always inserted");
+    insert_player_events(&mut tx, &events_about(Subject::Game(id), player_events), game.created_at).await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Writes `events`, at `at`, each the next of its player's, in the order of
+/// the players' ids: two transactions that tell the same players take their
+/// rows in the same order, and never wait for each other in a circle.
+async fn insert_player_events(
+    connection: &mut PgConnection,
+    events: &[NewPlayerEvent],
+    at: jiff::Timestamp,
+) -> Result<(), sqlx::Error> {
+    let at = stamp(at);
+    let mut events = events.to_vec();
+    events.sort_by_key(|event| event.player);
+    for event in events {
+        let (game_id, challenge_id) = subject_columns(event.subject);
+        sqlx::query(NEXT_PLAYER_EVENT)
+            .bind(event.player)
+            .bind(event.kind.code())
+            .bind(game_id)
+            .bind(challenge_id)
+            .bind(&at)
+            .execute(&mut *connection)
+            .await?;
+    }
+    Ok(())
 }
 
 fn is_unique_violation(error: &sqlx::Error) -> bool {

@@ -7,10 +7,12 @@
 use std::sync::LazyLock;
 
 use super::super::Ended;
-use super::super::rows::{NEW_ENTRY_COLUMNS, entry_columns, game_columns, listing_columns};
+use super::super::rows::{
+    NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, entry_columns, game_columns, listing_columns, seat_columns,
+};
 
 /// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
-fn rfc3339(column: &str) -> String {
+pub(super) fn rfc3339(column: &str) -> String {
     format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
 }
 
@@ -23,24 +25,28 @@ fn entry_arrays(first: usize) -> String {
     format!("unnest({}) AS entry ({NEW_ENTRY_COLUMNS})", arrays.join(", "))
 }
 
-/// A game and its whole log in one statement, one snapshot: the log as a JSON
-/// array of arrays, in the column order of [`super::EntryRow`].
+/// A game, its whole log and its seats in one statement, one snapshot: the log
+/// and the seats as JSON arrays of arrays, in the column orders of
+/// [`super::EntryRow`] and [`super::SeatRow`].
 pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {}, (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seq), '[]')::TEXT \
-         FROM log_entries WHERE game_id = games.id) AS log FROM games WHERE id = $1",
+         FROM log_entries WHERE game_id = games.id) AS log, \
+         (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seats.player DESC), '[]')::TEXT \
+         FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = games.id) AS seats FROM games WHERE id = $1",
         game_columns(rfc3339),
-        entry_columns(&rfc3339("created_at"))
+        entry_columns(&rfc3339("created_at")),
+        seat_columns(rfc3339, |column| format!("encode({column}, 'hex')"))
     )
 });
 
 /// A new game, its seats and its log, and the entry of the game it is the
-/// rematch of: the game `$1`-`$15`, the seats `$16`-`$17`, the entries
-/// `$18`-`$28`. Entries without a game's id are the new game's; the one entry with
+/// rematch of: the game `$1`-`$15`, the seats `$16`-`$18` (with their holders),
+/// the entries `$19`-`$29`. Entries without a game's id are the new game's; the one entry with
 /// one, the rematch entry, names the new game as its rematch.
 pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game(false));
 
-/// A game copied from another database as it is, with its id `$29`: nothing
+/// A game copied from another database as it is, with its id `$30`: nothing
 /// when a game has that id already; the ids given to new games continue after
 /// the highest.
 pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| insert_game(true));
@@ -50,7 +56,7 @@ fn insert_game(copy: bool) -> String {
     let (id, values, conflict, answer) = if copy {
         (
             "id, ",
-            "OVERRIDING SYSTEM VALUE VALUES ($29, ",
+            "OVERRIDING SYSTEM VALUE VALUES ($30, ",
             "ON CONFLICT (id) DO NOTHING ",
             ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
         )
@@ -62,21 +68,22 @@ fn insert_game(copy: bool) -> String {
          clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
          {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, \
          $15) {conflict}RETURNING id), \
-         seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT game.id, seat.player, seat.token_hash \
-         FROM game, unnest($16::TEXT[], $17::BYTEA[]) AS seat (player, token_hash)), \
+         seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
+         SELECT game.id, seat.player, seat.token_hash, seat.player_id \
+         FROM game, unnest($16::TEXT[], $17::BYTEA[], $18::BIGINT[]) AS seat (player, token_hash, player_id)), \
          entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
          entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
          CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
          FROM game, {}) \
          SELECT id{answer} FROM game",
-        entry_arrays(18)
+        entry_arrays(19)
     )
 }
 
 /// Writes to games, a batch of them, one a game, in one statement: the first
 /// entry of each write `$1`-`$11`, the rest of its entries `$12`-`$22`, then, as
-/// the batch has them, the seats taken (game, player and token's hash) and the
-/// summaries (game and six columns), numbered on from `$23`. Answers the games
+/// the batch has them, the seats taken (game, player, token's hash and holder)
+/// and the summaries (game and six columns), numbered on from `$23`. Answers the games
 /// whose writes landed. The primary key of each write's first entry decides a
 /// race: a write lands only if its first entry takes its sequence number, and
 /// the rest of it (entries, seat, summary) is written only where it did. Each
@@ -103,13 +110,13 @@ fn write(seats: bool, summaries: bool) -> String {
     ];
     if seats {
         parts.push(format!(
-            "seat AS (INSERT INTO seats (game_id, player, token_hash) SELECT seat.* \
-             FROM unnest($23::BIGINT[], $24::TEXT[], $25::BYTEA[]) AS seat (game_id, player, token_hash) \
-             WHERE seat.game_id {landed})"
+            "seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) SELECT seat.* \
+             FROM unnest($23::BIGINT[], $24::TEXT[], $25::BYTEA[], $26::BIGINT[]) \
+             AS seat (game_id, player, token_hash, player_id) WHERE seat.game_id {landed})"
         ));
     }
     if summaries {
-        let n = if seats { 26 } else { 23 };
+        let n = if seats { 27 } else { 23 };
         parts.push(format!(
             "summary AS (UPDATE games SET status = summary.status, result = summary.result, \
              end_reason = summary.end_reason, end_player = summary.end_player, deadline = summary.deadline, \
@@ -128,6 +135,15 @@ fn write(seats: bool, summaries: bool) -> String {
     }
     format!("WITH {} SELECT game_id FROM firsts", parts.join(", "))
 }
+
+/// A player's next event, `$1` the player, `$2`-`$5` its kind, game,
+/// challenge and time: its number is the one after their last. Taking it holds
+/// the player's row until the transaction commits, so that a player's events
+/// commit in the order of their numbers.
+pub(super) const NEXT_PLAYER_EVENT: &str = "WITH next AS (UPDATE players SET last_event_seq = last_event_seq + 1 \
+     WHERE id = $1 RETURNING id, last_event_seq) \
+     INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
+     SELECT id, last_event_seq, $2, $3, $4, $5::TIMESTAMPTZ FROM next";
 
 /// The ids of the games after `$1`, a page of `$2`.
 pub(super) const GAME_IDS: &str = "SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2";
@@ -162,7 +178,10 @@ pub(super) fn ended_before(ended: Ended) -> &'static str {
     });
     &QUESTIONS[ended as usize]
 }
-pub(super) const DELETE_GAMES: [&str; 4] = [
+pub(super) const DELETE_GAMES: [&str; 7] = [
+    "DELETE FROM player_events WHERE game_id = ANY($1)",
+    "UPDATE challenges SET game_id = NULL WHERE game_id = ANY($1)",
+    "DELETE FROM seeks WHERE game_id = ANY($1)",
     "DELETE FROM log_entries WHERE game_id = ANY($1)",
     "DELETE FROM seats WHERE game_id = ANY($1)",
     "UPDATE games SET rematch_of = NULL WHERE rematch_of = ANY($1)",

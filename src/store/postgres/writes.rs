@@ -14,16 +14,18 @@
 use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
 
+use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
+use super::super::events_about;
 use super::super::rows::{EntryRow, SummaryColumns};
 use super::super::{StoreError, Write};
 use super::connections::is_broken;
 use super::statements::WRITES;
-use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row};
+use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row, insert_player_events};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredEntry, StoredGame};
+use crate::record::{GameId, StoredEntry, StoredGame, Subject};
 
 /// The most tasks that write batches at once, each on a connection of the pool:
 /// few enough to leave connections to reads.
@@ -160,6 +162,7 @@ impl PgStore {
             {
                 held.finish(Ok(()))?;
                 self.wrote(id, write.version());
+                self.wrote_player_events(&write.player_events);
                 return Ok(decided);
             }
             let before = stored.clone();
@@ -178,11 +181,14 @@ impl PgStore {
                 Ok(landed) if landed.contains(&id) => {
                     held.finish(Ok(()))?;
                     self.wrote(id, write.version());
+                    self.wrote_player_events(&write.player_events);
                     self.known.insert(id, write.applied_to(before));
                     return Ok(decided);
                 }
-                // Another write took the next sequence number: decide again on the log.
+                // Another write took the next sequence number, or the players'
+                // events it tells met another write's: decide again on the log.
                 Ok(_) => {}
+                Err(error) if is_deadlock(&error) => {}
                 Err(error) if is_broken(&error) => {
                     unsure = Some((write, decided));
                     held.reopen().await?;
@@ -240,6 +246,7 @@ impl PgStore {
             for (waiting, landing) in batch.into_iter().zip(landing) {
                 if landing == Landing::Landed {
                     self.wrote(waiting.id, waiting.write.version());
+                    self.wrote_player_events(&waiting.write.player_events);
                     self.known.insert(waiting.id, waiting.after);
                 }
                 let _ = waiting.told.send(landing);
@@ -259,6 +266,13 @@ fn failed(failure: StoreError, broken: bool) -> Landing {
     }
 }
 
+/// Whether `error` is PostgreSQL's refusal of a transaction that waited for
+/// another in a circle (two writes telling the same players at once): the
+/// transaction was undone, and may be tried again.
+fn is_deadlock(error: &sqlx::Error) -> bool {
+    error.as_database_error().and_then(|database| database.code()).is_some_and(|code| code == "40P01")
+}
+
 /// Whether `stored`'s log holds what `write` appends, where it appends it.
 fn landed(stored: &StoredGame, write: &Write) -> bool {
     write.entries.iter().all(|entry| {
@@ -269,20 +283,39 @@ fn landed(stored: &StoredGame, write: &Write) -> bool {
 }
 
 /// Carries out `writes`, one a game, in one statement; answers the games whose
-/// writes landed.
+/// writes landed. The players' events that landed writes tell are written in
+/// the same transaction, after that statement: a start or an end of a game,
+/// not a move, so that most batches are the one statement alone.
 async fn write_batch(connection: &mut PgConnection, writes: &[(GameId, &Write)]) -> Result<Vec<GameId>, sqlx::Error> {
+    if writes.iter().all(|(_, write)| write.player_events.is_empty()) {
+        return write_games(connection, writes).await;
+    }
+    let mut tx = connection.begin().await?;
+    let landed = write_games(&mut tx, writes).await?;
+    for &(id, write) in writes.iter().filter(|(id, _)| landed.contains(id)) {
+        // A write that lands appends an entry.
+        let Some(last) = write.entries.last() else { continue };
+        insert_player_events(&mut tx, &events_about(Subject::Game(id), &write.player_events), last.created_at).await?;
+    }
+    tx.commit().await?;
+    Ok(landed)
+}
+
+/// The games' part of [`write_batch`]: one statement.
+async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)]) -> Result<Vec<GameId>, sqlx::Error> {
     let (mut firsts, mut rest) = (EntryColumns::default(), EntryColumns::default());
-    let mut seats = (Vec::new(), Vec::new(), Vec::new());
+    let mut seats = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut summaries = Summaries::default();
     for &(id, write) in writes {
         // A write that appends nothing has no sequence number to decide its race: it never lands.
         let Some((first, others)) = write.entries.split_first() else { continue };
         firsts.push(Some(id), std::slice::from_ref(first));
         rest.push(Some(id), others);
-        if let Some((player, token_hash)) = &write.seat {
+        if let Some(seat) = &write.seat {
             seats.0.push(id);
-            seats.1.push(player.to_string());
-            seats.2.push(token_hash.clone());
+            seats.1.push(seat.player.to_string());
+            seats.2.push(seat.token_hash.clone());
+            seats.3.push(seat.holder.as_ref().map(|holder| holder.id));
         }
         if let Some(summary) = &write.summary {
             summaries.push(id, SummaryColumns::of(summary));
@@ -292,7 +325,7 @@ async fn write_batch(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     let statement = &WRITES[usize::from(with_seats) * 2 + usize::from(with_summaries)];
     let mut query = rest.bind(firsts.bind(sqlx::query_scalar(statement.as_str())));
     if with_seats {
-        query = query.bind(seats.0).bind(seats.1).bind(seats.2);
+        query = query.bind(seats.0).bind(seats.1).bind(seats.2).bind(seats.3);
     }
     if with_summaries {
         query = summaries.bind(query);

@@ -2,6 +2,7 @@
 //! threads of [`worker`].
 
 mod file;
+mod players;
 mod worker;
 
 use std::path::Path;
@@ -15,13 +16,16 @@ use sqlx::{ConnectOptions, Connection as _};
 pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
 
-use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, Value};
-use super::rows::{entry_columns, game_columns, listing_columns};
+use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
+use super::rows::{entry_columns, game_columns, listing_columns, seat_columns, subject_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
 use super::{Durability, Ended, OpenError, RematchOf, StoreError, Write};
-use super::{bot_code, mistake_chance};
+use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
-use crate::record::{Event, GameId, ListedGame, Page, Status, StoredEntry, StoredGame, Summary, stamp};
+use crate::record::{
+    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, Status, StoredEntry, StoredGame,
+    StoredSeat, Subject, Summary, stamp,
+};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -36,6 +40,12 @@ static SELECT_GAME: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns(as_written)));
 static SELECT_LOG: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
+static SELECT_SEATS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {} FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = ? ORDER BY seats.player DESC",
+        seat_columns(as_written, as_written)
+    )
+});
 static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {} FROM games WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) AND invite_hash IS NULL \
@@ -53,7 +63,13 @@ static INSERT_ENTRY: LazyLock<String> =
 const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
      clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash) VALUES (?, ?, ?)";
+const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
+/// A player's next event: its number is the one after their last.
+const NEXT_PLAYER_EVENT: [&str; 2] = [
+    "UPDATE players SET last_event_seq = last_event_seq + 1 WHERE id = ?1",
+    "INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
+     SELECT id, last_event_seq, ?2, ?3, ?4, ?5 FROM players WHERE id = ?1",
+];
 const UPDATE_SUMMARY: &str =
     "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
@@ -74,7 +90,10 @@ fn ended_before(ended: Ended) -> &'static str {
     });
     &QUESTIONS[ended as usize]
 }
-const DELETE_GAMES: [&str; 4] = [
+const DELETE_GAMES: [&str; 7] = [
+    "DELETE FROM player_events WHERE game_id IN (SELECT value FROM json_each(?1))",
+    "UPDATE challenges SET game_id = NULL WHERE game_id IN (SELECT value FROM json_each(?1))",
+    "DELETE FROM seeks WHERE game_id IN (SELECT value FROM json_each(?1))",
     "DELETE FROM log_entries WHERE game_id IN (SELECT value FROM json_each(?1))",
     "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1))",
     "UPDATE games SET rematch_of = NULL WHERE rematch_of IN (SELECT value FROM json_each(?1))",
@@ -178,10 +197,15 @@ impl SqliteStore {
         self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
-    pub(super) async fn create_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
+    pub(super) async fn create_game(
+        &self,
+        game: StoredGame,
+        rematch: Option<RematchOf>,
+        player_events: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<GameId, StoreError> {
         self.writer
             .write(move |tx| {
-                let created = insert_game(tx, &game, rematch);
+                let created = insert_game(tx, &game, rematch, &player_events);
                 // A rematch asked for at the same moment by the other player took
                 // the place in the old game's log, or the old game's one rematch.
                 match rematch {
@@ -307,8 +331,14 @@ impl SqliteStore {
     }
 }
 
-/// Creates `game` in `tx`, and with `rematch` its entry in the game it follows.
-fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<GameId> {
+/// Creates `game` in `tx`, with `player_events` about it, and with `rematch` its
+/// entry in the game it follows.
+fn insert_game(
+    tx: &Connection,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+    player_events: &[(PlayerId, PlayerEventKind)],
+) -> rusqlite::Result<GameId> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     tx.prepare_cached(INSERT_GAME)?.execute(params![
@@ -329,10 +359,11 @@ fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -
         game.invite_hash
     ])?;
     let id = GameId::new(tx.last_insert_rowid());
-    for (player, token_hash) in &game.token_hashes {
-        insert_seat(tx, id, *player, token_hash)?;
+    for seat in &game.seats {
+        insert_seat(tx, id, seat)?;
     }
     insert_entries(tx, id, &game.log)?;
+    insert_player_events(tx, &events_about(Subject::Game(id), player_events), game.created_at)?;
     if let Some(RematchOf { game_id, seq, player }) = rematch {
         let event = Event::Rematch { player, game_id: id };
         insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
@@ -352,7 +383,13 @@ fn read_game(tx: &Connection, id: GameId) -> Result<StoredGame, StoreError> {
     while let Some(entry) = entries.next()? {
         log.push(EntryRow::from_row(entry)?);
     }
-    stored_game_from_row(game, log)
+    let mut select_seats = tx.prepare_cached(&SELECT_SEATS)?;
+    let mut rows = select_seats.query([id])?;
+    let mut seats = Vec::new();
+    while let Some(seat) = rows.next()? {
+        seats.push(SeatRow::from_row(seat)?);
+    }
+    stored_game_from_row(game, log, seats)
 }
 
 impl Columns for Row<'_> {
@@ -385,12 +422,31 @@ fn lost_race<T>(tx: &Connection, id: GameId, written: rusqlite::Result<T>) -> Re
 
 /// Carries out `write` on game `id` in `tx`.
 fn write_entries(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
-    if let Some((player, token_hash)) = &write.seat {
-        insert_seat(tx, id, *player, token_hash)?;
+    if let Some(seat) = &write.seat {
+        insert_seat(tx, id, seat)?;
     }
     insert_entries(tx, id, &write.entries)?;
     if let Some(summary) = &write.summary {
         set_summary(tx, id, summary)?;
+    }
+    if let Some(last) = write.entries.last() {
+        insert_player_events(tx, &events_about(Subject::Game(id), &write.player_events), last.created_at)?;
+    }
+    Ok(())
+}
+
+/// Writes `events`, at `at`, each the next of its player's.
+fn insert_player_events(tx: &Connection, events: &[NewPlayerEvent], at: jiff::Timestamp) -> rusqlite::Result<()> {
+    for event in events {
+        let (game_id, challenge_id) = subject_columns(event.subject);
+        tx.prepare_cached(NEXT_PLAYER_EVENT[0])?.execute([event.player])?;
+        tx.prepare_cached(NEXT_PLAYER_EVENT[1])?.execute(params![
+            event.player,
+            event.kind.code(),
+            game_id,
+            challenge_id,
+            stamp(at)
+        ])?;
     }
     Ok(())
 }
@@ -417,9 +473,10 @@ fn insert_entries(tx: &Connection, id: GameId, entries: &[StoredEntry]) -> rusql
     Ok(())
 }
 
-/// Keeps the hash of `player`'s token in game `id`.
-fn insert_seat(tx: &Connection, id: GameId, player: Player, token_hash: &[u8]) -> rusqlite::Result<()> {
-    tx.prepare_cached(INSERT_SEAT)?.execute(params![id, player.to_string(), token_hash])?;
+/// Keeps `seat` of game `id`: its token's hash and its holder.
+fn insert_seat(tx: &Connection, id: GameId, seat: &StoredSeat) -> rusqlite::Result<()> {
+    let holder = seat.holder.as_ref().map(|holder| holder.id);
+    tx.prepare_cached(INSERT_SEAT)?.execute(params![id, seat.player.to_string(), seat.token_hash, holder])?;
     Ok(())
 }
 

@@ -61,12 +61,17 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     assert_eq!(store.original_app_game().await.unwrap(), Some((GameId::new(7), Player::O)));
     store.close().await;
     assert_eq!(
-        (game.variant, stamp(game.created_at), game.opponent, game.token_hashes),
+        (game.variant, stamp(game.created_at), game.opponent, game.seats),
         (
             crate::engine::Variant::Measurement,
             "2026-01-02T03:04:05.678Z".to_string(),
             Some(crate::bot::Bot::Parasite { mistake_chance: 0.25 }),
-            vec![(Player::X, vec![1, 2])]
+            vec![crate::record::StoredSeat {
+                player: Player::X,
+                token_hash: vec![1, 2],
+                holder: None,
+                last_seen_at: None
+            }]
         )
     );
     let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, stamp(entry.created_at), entry.by_bot)).collect();

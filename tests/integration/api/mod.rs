@@ -21,5 +21,8 @@ mod life;
 mod operations;
 mod original_app;
 mod outage;
+mod pairing;
+mod players;
+mod presence;
 mod process;
 mod scenarios;

@@ -9,39 +9,71 @@ use serde::{Deserialize, Serialize};
 use crate::bot::Bot;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 
-/// A game's id: the number that the API's paths, the database's rows and the
-/// live streams know a game by, and never a version, a count or a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct GameId(i64);
+mod players;
 
-impl GameId {
-    /// The game whose id is `id`.
-    #[must_use]
-    pub const fn new(id: i64) -> GameId {
-        GameId(id)
-    }
+pub use players::*;
 
-    /// The id as a number, for the database and the URLs.
-    #[must_use]
-    pub const fn get(self) -> i64 {
-        self.0
-    }
+/// An id that the database gives: a number of its own type for each kind of
+/// row, so that a game's id is never taken for a player's, nor for a version, a
+/// count or a time. It binds and reads as a BIGINT on every backend, and is a
+/// plain integer in JSON and in the URLs.
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(i64);
+
+        impl $name {
+            /// The row whose id is `id`.
+            #[must_use]
+            pub const fn new(id: i64) -> $name {
+                $name(id)
+            }
+
+            /// The id as a number, for the database and the URLs.
+            #[must_use]
+            pub const fn get(self) -> i64 {
+                self.0
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            fn from_str(text: &str) -> Result<$name, Self::Err> {
+                text.parse().map($name)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(formatter)
+            }
+        }
+    };
 }
 
-impl std::str::FromStr for GameId {
-    type Err = std::num::ParseIntError;
+id_type!(
+    /// A game's id: the number that the API's paths, the database's rows and the
+    /// live streams know a game by.
+    GameId
+);
 
-    fn from_str(text: &str) -> Result<GameId, Self::Err> {
-        text.parse().map(GameId)
-    }
-}
+id_type!(
+    /// A player's id: the database's, never shown; the API knows a player by name.
+    PlayerId
+);
 
-impl std::fmt::Display for GameId {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(formatter)
-    }
-}
+id_type!(
+    /// A challenge's id.
+    ChallengeId
+);
+
+id_type!(
+    /// A seek's id.
+    SeekId
+);
 
 /// `at` as the database and the API write a time: RFC 3339 in UTC, to the
 /// millisecond, always with three digits, so that the text of two times sorts
@@ -84,12 +116,20 @@ pub enum EndReason {
     /// A seat holder called the game off before it got going, or nobody took the
     /// free seat in time.
     Aborted,
+    /// The player to act walked away, and the other claimed the game.
+    Abandoned,
 }
 
 impl EndReason {
     /// Every reason, for listings and tests.
-    pub const ALL: [EndReason; 5] =
-        [EndReason::Lines, EndReason::FullBoard, EndReason::Resignation, EndReason::Timeout, EndReason::Aborted];
+    pub const ALL: [EndReason; 6] = [
+        EndReason::Lines,
+        EndReason::FullBoard,
+        EndReason::Resignation,
+        EndReason::Timeout,
+        EndReason::Aborted,
+        EndReason::Abandoned,
+    ];
 
     /// The name used in the database and the API.
     pub fn code(self) -> &'static str {
@@ -99,12 +139,14 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Timeout => "timeout",
             EndReason::Aborted => "aborted",
+            EndReason::Abandoned => "abandoned",
         }
     }
 }
 
 /// How a game ended: why, and the player it was about (who resigned, ran out of
-/// time or aborted; none for the rules' ends and for an abort by the server).
+/// time, aborted or walked away; none for the rules' ends and for an abort by
+/// the server).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct End {
     /// Why.
@@ -114,7 +156,8 @@ pub struct End {
 }
 
 /// An ending the log records beside the rules' actions, each named as its log
-/// entry's kind is in the database and the API (`resign`, `timeout`, `abort`);
+/// entry's kind is in the database and the API (`resign`, `timeout`, `abort`,
+/// `abandon`);
 /// the game's [`EndReason`] then names why it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -124,6 +167,9 @@ pub enum Ending {
     Timeout(Player),
     /// The game was called off, by a seat holder or (`None`) by the server.
     Abort(Option<Player>),
+    /// The player, to act, walked away, and the other claimed the game: the
+    /// other wins.
+    Abandon(Player),
 }
 
 impl Ending {
@@ -133,6 +179,7 @@ impl Ending {
             Ending::Resign(player) => End { reason: EndReason::Resignation, player: Some(player) },
             Ending::Timeout(player) => End { reason: EndReason::Timeout, player: Some(player) },
             Ending::Abort(player) => End { reason: EndReason::Aborted, player },
+            Ending::Abandon(player) => End { reason: EndReason::Abandoned, player: Some(player) },
         }
     }
 }
@@ -190,8 +237,9 @@ pub struct StoredGame {
     pub summary: Summary,
     /// Its log, in order.
     pub log: Vec<StoredEntry>,
-    /// The hash of each seat's token; a bot's seat has none.
-    pub token_hashes: Vec<(Player, Vec<u8>)>,
+    /// The seats taken by people, each with its token's hash and its holder, if
+    /// a player took it; a bot's seat is in the log alone.
+    pub seats: Vec<StoredSeat>,
     /// A private game's invite's hash: joining it needs the invite. A private
     /// game is not listed.
     pub invite_hash: Option<Vec<u8>>,
@@ -203,9 +251,15 @@ impl StoredGame {
         self.log.last().map_or(0, |entry| entry.seq)
     }
 
-    /// The seat whose token hashes to `token_hash`, if any.
+    /// The seat for which the token hashing to `token_hash` acts, if any: the
+    /// seat's own token, or its holder's.
     pub fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
-        self.token_hashes.iter().find(|(_, hash)| hash == token_hash).map(|&(player, _)| player)
+        self.seats.iter().find(|seat| seat.is_held_by(token_hash)).map(|seat| seat.player)
+    }
+
+    /// Seat `player`, if a person took it.
+    pub fn seat(&self, player: Player) -> Option<&StoredSeat> {
+        self.seats.iter().find(|seat| seat.player == player)
     }
 }
 
@@ -295,4 +349,14 @@ pub struct ListedGame {
     pub result: GameResult,
     /// How it ended, once it has.
     pub end: Option<End>,
+    /// The seats players took, with their names; an anonymous seat, a bot's
+    /// and a free one are not here.
+    pub holders: Vec<(Player, Username)>,
+}
+
+impl ListedGame {
+    /// The name of the player who holds seat `player`, if one does.
+    pub fn holder(&self, player: Player) -> Option<String> {
+        self.holders.iter().find(|(seat, _)| *seat == player).map(|(_, name)| name.to_string())
+    }
 }

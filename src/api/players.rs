@@ -1,0 +1,167 @@
+//! The player operations: create a player, see yourself and others, a new
+//! token, your games.
+
+use actix_web::http::StatusCode;
+use actix_web::web::Data;
+use actix_web::{HttpResponse, get, post, web};
+
+use super::extract::{Bearer, JsonBody, PlayerToken};
+use super::games::{Answer, ListQuery, game_list};
+use super::limit::{ClientAddress, Limits};
+use super::problem::ApiError;
+use super::views::{CreatePlayerRequest, CreatedPlayer, GameList, PlayerTokenView, PlayerView, name_of};
+use crate::record::{Holder, Results};
+use crate::service::GameService;
+
+/// The player whose token `bearer` carries, if it carries one.
+///
+/// # Errors
+/// [`ApiError::Unauthorized`] for a token that is no player's.
+pub(super) async fn caller(service: &GameService, bearer: Bearer) -> Result<Option<Holder>, ApiError> {
+    match bearer.0 {
+        None => Ok(None),
+        Some(token) => Ok(Some(player(service, &PlayerToken(token)).await?)),
+    }
+}
+
+/// The player whose token `token` is.
+///
+/// # Errors
+/// A token that is no player's, or no longer, is unauthorized.
+pub(super) async fn player(service: &GameService, token: &PlayerToken) -> Result<Holder, ApiError> {
+    Ok(service.player(&token.0).await?)
+}
+
+/// The name in a path, checked.
+fn path_name(name: &str) -> Result<crate::record::Username, ApiError> {
+    name_of(name).map_err(ApiError::InvalidPath)
+}
+
+/// Create a player: an identity that keeps its games, challenges and events
+/// across games and devices.
+///
+/// The name is optional: without one the server picks a readable one. Keep the
+/// token: it is shown only here, and it is the player's only credential (no
+/// passwords). Send it as `Authorization: Bearer <token>` to create, join and
+/// play games as this player, and to everything under `/players/me`. To move
+/// to another device, show it there once (a QR code, a copy button).
+#[utoipa::path(
+    tag = "players",
+    request_body(content = Option<CreatePlayerRequest>, description = "Optional: the name."),
+    responses(
+        (status = 201, description = "The player and their token.", body = CreatedPlayer,
+            headers(("Location" = String, description = "The player's public profile."))),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 409, response = super::docs::Conflict),
+        (status = 429, response = super::docs::TooManyRequests),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+        super::docs::BodyRefusals,
+    )
+)]
+#[post("/players")]
+async fn create_player(
+    service: Data<GameService>,
+    body: JsonBody<CreatePlayerRequest>,
+    limits: Data<Limits>,
+    client: ClientAddress,
+) -> Answer {
+    let name = body.0.name.as_deref().map(name_of).transpose();
+    let name = name.map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
+    limits.admit_creation(client)?;
+    let (player, token) = service.create_player(name).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/players/{}", player.name)))
+        .json(CreatedPlayer { player: PlayerView::new(&player, Results::default()), token }))
+}
+
+/// Get your own player.
+#[utoipa::path(
+    tag = "players",
+    security(("player_token" = [])),
+    responses(
+        (status = 200, description = "You.", body = PlayerView),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 429, response = super::docs::TooManyRequests),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/players/me")]
+async fn own_player(service: Data<GameService>, token: PlayerToken) -> Answer {
+    let caller = player(&service, &token).await?;
+    let (player, results) = service.profile(&caller.name).await?;
+    Ok(HttpResponse::Ok().json(PlayerView::new(&player, results)))
+}
+
+/// Get a player's public profile: their name, when they came, and how their
+/// finished games ended.
+#[utoipa::path(
+    tag = "players",
+    params(("name" = String, Path, description = "The player's name, in any case.", pattern = "^[A-Za-z0-9_-]{3,20}$")),
+    responses(
+        (status = 200, description = "The player.", body = PlayerView),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/players/{name}")]
+async fn profile(service: Data<GameService>, name: web::Path<String>) -> Answer {
+    let (player, results) = service.profile(&path_name(&name)?).await?;
+    Ok(HttpResponse::Ok().json(PlayerView::new(&player, results)))
+}
+
+/// Get a new token: the old one stops working at once, on every instance.
+///
+/// For a token that may have leaked. Every seat the player holds follows the
+/// new token; the seats' own tokens are unchanged.
+#[utoipa::path(
+    tag = "players",
+    security(("player_token" = [])),
+    responses(
+        (status = 201, description = "The new token.", body = PlayerTokenView),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 429, response = super::docs::TooManyRequests),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[post("/players/me/token")]
+async fn new_token(service: Data<GameService>, token: PlayerToken) -> Answer {
+    let caller = player(&service, &token).await?;
+    let token = service.new_player_token(&caller).await?;
+    Ok(HttpResponse::Created().json(PlayerTokenView { token }))
+}
+
+/// List your games, newest first, a page at a time: those you hold a seat in,
+/// private ones too.
+///
+/// With only your token, on a new device, this finds every game you are in,
+/// and your token acts in each as its seat's does.
+#[utoipa::path(
+    tag = "players",
+    security(("player_token" = [])),
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of your games.", body = GameList),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 401, response = super::docs::Unauthorized),
+        (status = 429, response = super::docs::TooManyRequests),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/players/me/games")]
+async fn my_games(service: Data<GameService>, token: PlayerToken, query: web::Query<ListQuery>) -> Answer {
+    let page = query.page()?;
+    let caller = player(&service, &token).await?;
+    Ok(HttpResponse::Ok().json(game_list(service.player_games(caller.id, page).await?, page)))
+}
+
+/// Registers the player operations, `/players/me` before `/players/{name}`
+/// (no name is two letters long, but the order says so anyway).
+pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    config.service(create_player).service(own_player).service(new_token).service(my_games).service(profile);
+}

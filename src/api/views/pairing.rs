@@ -1,0 +1,266 @@
+//! Challenges and seeks as a client sees them, and the bodies that make them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ClockRequest, VariantName};
+use crate::record::{
+    ChallengeId, ChallengeStatus, ClockSettings, Colour, GameId, SeekId, SeekStatus, StoredChallenge, StoredSeek,
+    Terms, stamp,
+};
+
+/// The game a challenge or a seek asks for: its variant, and its clock if timed.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}}))]
+pub struct SeekRequest {
+    /// How cycles collapse; default `measurement`.
+    #[serde(default)]
+    pub variant: VariantName,
+    /// A Fischer clock, for a timed game; without it, the game is untimed (and
+    /// a player who walks away can be claimed against).
+    #[serde(default)]
+    pub clock: Option<ClockRequest>,
+}
+
+/// `POST /players/{name}/challenges`: the game to play, and your colour.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "player_choice", "clock": null, "colour": "random"}))]
+pub struct ChallengeRequest {
+    /// How cycles collapse; default `measurement`.
+    #[serde(default)]
+    pub variant: VariantName,
+    /// A Fischer clock, for a timed game; without it, the game is untimed.
+    #[serde(default)]
+    pub clock: Option<ClockRequest>,
+    /// The colour you play: `x`, `o`, or `random` (the default), drawn when
+    /// the challenge is accepted.
+    #[serde(default)]
+    pub colour: ColourName,
+}
+
+/// `POST /challenges/{id}/decline`: why, if you wish to say.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "later, please"}))]
+pub struct DeclineRequest {
+    /// Up to 200 characters, shown to the challenger.
+    #[serde(default)]
+    #[schema(max_length = 200)]
+    pub reason: Option<String>,
+}
+
+/// A challenger's colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ColourName {
+    /// X, who opens.
+    X,
+    /// O.
+    O,
+    /// Drawn when the challenge is accepted.
+    #[default]
+    Random,
+}
+
+impl From<ColourName> for Colour {
+    fn from(colour: ColourName) -> Colour {
+        match colour {
+            ColourName::X => Colour::X,
+            ColourName::O => Colour::O,
+            ColourName::Random => Colour::Random,
+        }
+    }
+}
+
+impl From<Colour> for ColourName {
+    fn from(colour: Colour) -> ColourName {
+        match colour {
+            Colour::X => ColourName::X,
+            Colour::O => ColourName::O,
+            Colour::Random => ColourName::Random,
+        }
+    }
+}
+
+/// A clock as a challenge or seek asks for it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClockSettingsView {
+    /// Each player's time at the start, in milliseconds.
+    pub initial_ms: i64,
+    /// What each action of a player adds, in milliseconds.
+    pub increment_ms: i64,
+}
+
+impl From<ClockSettings> for ClockSettingsView {
+    fn from(clock: ClockSettings) -> ClockSettingsView {
+        ClockSettingsView { initial_ms: clock.initial_ms, increment_ms: clock.increment_ms }
+    }
+}
+
+/// Where a challenge stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChallengeStatusName {
+    /// Waiting for an answer.
+    Open,
+    /// Accepted: `game_id` is its game.
+    Accepted,
+    /// Declined by the challenged player.
+    Declined,
+    /// Cancelled by the challenger.
+    Cancelled,
+    /// Not answered in time.
+    Expired,
+}
+
+/// A challenge from one player to another.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": 7, "challenger": "alice", "challenged": "bob", "variant": "player_choice",
+    "clock": null, "colour": "random", "status": "open", "decline_reason": null, "game_id": null,
+    "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:20:02.120Z"}))]
+pub struct ChallengeView {
+    /// The challenge's id.
+    #[schema(value_type = i64)]
+    pub id: ChallengeId,
+    /// Who sent it.
+    pub challenger: String,
+    /// Whom it was sent to.
+    pub challenged: String,
+    /// How cycles collapse in its game.
+    pub variant: VariantName,
+    /// Its game's clock, or null for an untimed one.
+    #[schema(required = true)]
+    pub clock: Option<ClockSettingsView>,
+    /// The challenger's colour.
+    pub colour: ColourName,
+    /// Where it stands.
+    pub status: ChallengeStatusName,
+    /// Why it was declined, when the challenged player said.
+    #[schema(required = true)]
+    pub decline_reason: Option<String>,
+    /// The game it started, once accepted.
+    #[schema(required = true, value_type = Option<i64>)]
+    pub game_id: Option<GameId>,
+    /// When it was sent (RFC 3339, UTC).
+    pub created_at: String,
+    /// When it expires unless answered.
+    pub expires_at: String,
+}
+
+/// The challenges you sent and those sent to you, that wait for an answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ChallengeList {
+    /// Sent by you, newest first.
+    pub sent: Vec<ChallengeView>,
+    /// Sent to you, newest first.
+    pub received: Vec<ChallengeView>,
+}
+
+/// Where a seek stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeekStatusName {
+    /// Waiting for a match.
+    Open,
+    /// Paired: `game_id` is its game.
+    Paired,
+    /// Cancelled.
+    Cancelled,
+    /// Not paired in time.
+    Expired,
+}
+
+/// A seek: a wish to play a game on some terms with whoever asks for the same.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": 3, "variant": "measurement", "clock": null, "status": "paired", "game_id": 42,
+    "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:17:02.120Z"}))]
+pub struct SeekView {
+    /// The seek's id.
+    #[schema(value_type = i64)]
+    pub id: SeekId,
+    /// How cycles collapse in its game.
+    pub variant: VariantName,
+    /// Its game's clock, or null for an untimed one.
+    #[schema(required = true)]
+    pub clock: Option<ClockSettingsView>,
+    /// Where it stands.
+    pub status: SeekStatusName,
+    /// The game it was paired into, once paired.
+    #[schema(required = true, value_type = Option<i64>)]
+    pub game_id: Option<GameId>,
+    /// When it was made (RFC 3339, UTC).
+    pub created_at: String,
+    /// When it expires unless paired.
+    pub expires_at: String,
+}
+
+impl SeekRequest {
+    /// The terms, checked.
+    ///
+    /// # Errors
+    /// A reason when the clock is out of range.
+    pub fn terms(&self) -> Result<Terms, String> {
+        terms(self.variant, self.clock.as_ref())
+    }
+}
+
+impl ChallengeRequest {
+    /// The terms, checked.
+    ///
+    /// # Errors
+    /// A reason when the clock is out of range.
+    pub fn terms(&self) -> Result<Terms, String> {
+        terms(self.variant, self.clock.as_ref())
+    }
+}
+
+fn terms(variant: VariantName, clock: Option<&ClockRequest>) -> Result<Terms, String> {
+    Ok(Terms { variant: variant.into(), clock: clock.map(ClockRequest::clock).transpose()? })
+}
+
+impl ChallengeView {
+    /// The view of `challenge` as it stands at `now`.
+    pub fn new(challenge: &StoredChallenge, now: jiff::Timestamp) -> ChallengeView {
+        ChallengeView {
+            id: challenge.id,
+            challenger: challenge.challenger.name.to_string(),
+            challenged: challenge.challenged.name.to_string(),
+            variant: challenge.terms.variant.into(),
+            clock: challenge.terms.clock.map(ClockSettingsView::from),
+            colour: challenge.colour.into(),
+            status: match challenge.status_at(now) {
+                ChallengeStatus::Open => ChallengeStatusName::Open,
+                ChallengeStatus::Accepted => ChallengeStatusName::Accepted,
+                ChallengeStatus::Declined => ChallengeStatusName::Declined,
+                ChallengeStatus::Cancelled => ChallengeStatusName::Cancelled,
+                ChallengeStatus::Expired => ChallengeStatusName::Expired,
+            },
+            decline_reason: challenge.decline_reason.clone(),
+            game_id: challenge.game_id,
+            created_at: stamp(challenge.created_at),
+            expires_at: stamp(challenge.expires_at),
+        }
+    }
+}
+
+impl SeekView {
+    /// The view of `seek` as it stands at `now`.
+    pub fn new(seek: &StoredSeek, now: jiff::Timestamp) -> SeekView {
+        SeekView {
+            id: seek.id,
+            variant: seek.terms.variant.into(),
+            clock: seek.terms.clock.map(ClockSettingsView::from),
+            status: match seek.status_at(now) {
+                SeekStatus::Open => SeekStatusName::Open,
+                SeekStatus::Paired => SeekStatusName::Paired,
+                SeekStatus::Cancelled => SeekStatusName::Cancelled,
+                SeekStatus::Expired => SeekStatusName::Expired,
+            },
+            game_id: seek.game_id,
+            created_at: stamp(seek.created_at),
+            expires_at: stamp(seek.expires_at),
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Players as a client sees them, and the bodies that create them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ChallengeView, GameSummary, PlayerName};
+use crate::record::{PlayerEventKind, Results, StoredPlayer, Username, stamp};
+use crate::service::{About, PlayerEvent};
+
+/// `POST /players`: a new player. The name is optional: without one the server
+/// picks a readable one.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "alice"}))]
+pub struct CreatePlayerRequest {
+    /// 3-20 letters, digits, `_` or `-`, unique regardless of case.
+    #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9_-]{3,20}$")]
+    pub name: Option<String>,
+}
+
+/// A player as anyone may see them.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"name": "alice", "created_at": "2026-12-03T10:15:02.120Z",
+    "games": {"played": 12, "won": 7, "lost": 3, "drawn": 2, "aborted": 1}}))]
+pub struct PlayerView {
+    /// The player's name.
+    pub name: String,
+    /// When the player was created (RFC 3339, UTC).
+    pub created_at: String,
+    /// How their finished games ended for them.
+    pub games: ResultsView,
+}
+
+/// Counts of a player's finished games, by how they ended for them.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ResultsView {
+    /// Finished and not aborted: won, lost and drawn together.
+    pub played: u64,
+    /// Won: by the points, a resignation, a timeout or a claim of a game walked away from.
+    pub won: u64,
+    /// Lost.
+    pub lost: u64,
+    /// Drawn.
+    pub drawn: u64,
+    /// Called off: nobody won.
+    pub aborted: u64,
+}
+
+impl PlayerView {
+    /// The view of `player`, whose games ended as `results` says.
+    pub fn new(player: &StoredPlayer, results: Results) -> PlayerView {
+        PlayerView {
+            name: player.name.to_string(),
+            created_at: stamp(player.created_at),
+            games: ResultsView {
+                played: results.won + results.lost + results.drawn,
+                won: results.won,
+                lost: results.lost,
+                drawn: results.drawn,
+                aborted: results.aborted,
+            },
+        }
+    }
+}
+
+/// A new player, and their token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CreatedPlayer {
+    /// The player.
+    pub player: PlayerView,
+    /// The player's token: send it as `Authorization: Bearer <token>`. It is
+    /// shown only here (and by a new one, `POST /players/me/token`): the server
+    /// keeps just a hash of it.
+    pub token: String,
+}
+
+/// A player's new token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerTokenView {
+    /// The new token, shown only here; the old one no longer works.
+    pub token: String,
+}
+
+/// The name in a request, checked.
+///
+/// # Errors
+/// What is wrong with it.
+pub fn name_of(text: &str) -> Result<Username, String> {
+    Username::parse(text).map_err(|error| format!("the name {text:?} is not one: {error}"))
+}
+
+/// One event of a player's stream: what happened, and the game or challenge it
+/// is about, as it stands when sent.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"seq": 4, "kind": "game_start", "created_at": "2026-12-03T10:15:02.120Z",
+    "game": {"id": 42, "variant": "measurement", "status": "ongoing", "result": "ongoing", "end": null,
+        "version": 2, "created_at": "2026-12-03T10:15:02.120Z", "players": {"X": "alice", "O": "bob"}},
+    "seat": "X", "challenge": null}))]
+pub struct PlayerEventView {
+    /// The event's number among the player's, from 1: its stream id; send it
+    /// back as `Last-Event-ID` to resume after it.
+    pub seq: i64,
+    /// What happened: `game_start`, `game_finish`, `challenge` (one came for
+    /// you), `challenge_accepted`, `challenge_declined` (yours was) or
+    /// `challenge_cancelled` (one sent to you was).
+    pub kind: PlayerEventKindName,
+    /// When it happened (RFC 3339, UTC).
+    pub created_at: String,
+    /// The game, for `game_start` and `game_finish`; else null.
+    #[schema(required = true)]
+    pub game: Option<GameSummary>,
+    /// Your seat in that game; else null.
+    #[schema(required = true)]
+    pub seat: Option<PlayerName>,
+    /// The challenge, for the challenge events; else null.
+    #[schema(required = true)]
+    pub challenge: Option<ChallengeView>,
+}
+
+/// What happened to a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerEventKindName {
+    /// A game of yours started: both seats are taken.
+    GameStart,
+    /// A game of yours finished.
+    GameFinish,
+    /// A challenge came for you.
+    Challenge,
+    /// A challenge you sent was accepted: its `game_id` is the game.
+    ChallengeAccepted,
+    /// A challenge you sent was declined.
+    ChallengeDeclined,
+    /// A challenge sent to you was cancelled.
+    ChallengeCancelled,
+}
+
+impl From<PlayerEventKind> for PlayerEventKindName {
+    fn from(kind: PlayerEventKind) -> PlayerEventKindName {
+        match kind {
+            PlayerEventKind::GameStart => PlayerEventKindName::GameStart,
+            PlayerEventKind::GameFinish => PlayerEventKindName::GameFinish,
+            PlayerEventKind::Challenge => PlayerEventKindName::Challenge,
+            PlayerEventKind::ChallengeAccepted => PlayerEventKindName::ChallengeAccepted,
+            PlayerEventKind::ChallengeDeclined => PlayerEventKindName::ChallengeDeclined,
+            PlayerEventKind::ChallengeCancelled => PlayerEventKindName::ChallengeCancelled,
+        }
+    }
+}
+
+impl PlayerEventView {
+    /// The view of `event`, one of `player`'s, at `now`.
+    pub fn new(event: &PlayerEvent, about: &About, player: &Username, now: jiff::Timestamp) -> PlayerEventView {
+        let (game, seat, challenge) = match about {
+            About::Game(game) => {
+                let seat = game.holders.iter().find(|(_, name)| name == player).map(|&(seat, _)| seat.into());
+                (Some(GameSummary::from(game)), seat, None)
+            }
+            About::Challenge(challenge) => (None, None, Some(ChallengeView::new(challenge, now))),
+        };
+        PlayerEventView {
+            seq: event.event.seq,
+            kind: event.event.kind.into(),
+            created_at: stamp(event.event.created_at),
+            game,
+            seat,
+            challenge,
+        }
+    }
+}

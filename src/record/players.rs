@@ -1,0 +1,383 @@
+//! A player's record: the identity a person keeps across games (a name and a
+//! token, kept only as its hash), the seats they hold, what happens to them (the
+//! events of their stream), the challenges they send each other and the seeks
+//! that pair them. Pure, as the rest of the record.
+
+use jiff::Timestamp;
+
+use super::{ChallengeId, ClockSettings, GameId, PlayerId, SeekId};
+use crate::engine::{Player, Variant};
+
+/// A player's name: 3-20 letters, digits, `_` or `-`, unique regardless of case.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Username(String);
+
+/// Why a text is no name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Too short or too long.
+    #[error("a name has 3 to 20 characters")]
+    Length,
+    /// A character that is none of `A-Z a-z 0-9 _ -`.
+    #[error("a name has only letters A-Z and a-z, digits, `_` and `-`")]
+    Characters,
+}
+
+impl Username {
+    /// The fewest characters of a name.
+    pub const MIN_CHARS: usize = 3;
+    /// The most.
+    pub const MAX_CHARS: usize = 20;
+    /// A name as the API's schema describes it.
+    pub const PATTERN: &str = "^[A-Za-z0-9_-]{3,20}$";
+
+    /// The name `text` is, if it is one.
+    ///
+    /// # Errors
+    /// [`NameError`] says what is wrong with it.
+    pub fn parse(text: &str) -> Result<Username, NameError> {
+        if !(Username::MIN_CHARS..=Username::MAX_CHARS).contains(&text.chars().count()) {
+            return Err(NameError::Length);
+        }
+        if !text.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-') {
+            return Err(NameError::Characters);
+        }
+        Ok(Username(text.to_string()))
+    }
+
+    /// The name as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name as its uniqueness is judged: in lower case.
+    pub fn key(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+}
+
+impl std::fmt::Display for Username {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+/// A player as stored, without their token's hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPlayer {
+    /// The database's id.
+    pub id: PlayerId,
+    /// Their name.
+    pub name: Username,
+    /// When they were created.
+    pub created_at: Timestamp,
+}
+
+/// The player who holds a seat, as a game is read with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// The player's id.
+    pub id: PlayerId,
+    /// Their name.
+    pub name: Username,
+    /// Their token's hash as it is now: it acts for the seat as the seat's own
+    /// token does, and a new token replaces it at once.
+    pub token_hash: Vec<u8>,
+    /// When they were last seen anywhere: a request with their token, their
+    /// event stream held open.
+    pub last_seen_at: Option<Timestamp>,
+}
+
+/// A seat taken, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSeat {
+    /// X or O.
+    pub player: Player,
+    /// The hash of the seat's own token.
+    pub token_hash: Vec<u8>,
+    /// The player who took it, if one did; an anonymous seat has none.
+    pub holder: Option<Holder>,
+    /// When its holder was last seen in this game: a read of it with a token
+    /// of the seat, or its live stream held open.
+    pub last_seen_at: Option<Timestamp>,
+}
+
+impl StoredSeat {
+    /// Whether the token hashing to `token_hash` acts for this seat: the seat's
+    /// own, or its holder's.
+    pub fn is_held_by(&self, token_hash: &[u8]) -> bool {
+        self.token_hash == token_hash || self.holder.as_ref().is_some_and(|holder| holder.token_hash == token_hash)
+    }
+}
+
+/// What happened to a player, as their event stream tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayerEventKind {
+    /// A game of theirs started: both seats are taken.
+    GameStart,
+    /// A game of theirs finished.
+    GameFinish,
+    /// A challenge came for them.
+    Challenge,
+    /// A challenge they sent was accepted.
+    ChallengeAccepted,
+    /// A challenge they sent was declined.
+    ChallengeDeclined,
+    /// A challenge sent to them was cancelled.
+    ChallengeCancelled,
+}
+
+impl PlayerEventKind {
+    /// Every kind.
+    pub const ALL: [PlayerEventKind; 6] = [
+        PlayerEventKind::GameStart,
+        PlayerEventKind::GameFinish,
+        PlayerEventKind::Challenge,
+        PlayerEventKind::ChallengeAccepted,
+        PlayerEventKind::ChallengeDeclined,
+        PlayerEventKind::ChallengeCancelled,
+    ];
+
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            PlayerEventKind::GameStart => "game_start",
+            PlayerEventKind::GameFinish => "game_finish",
+            PlayerEventKind::Challenge => "challenge",
+            PlayerEventKind::ChallengeAccepted => "challenge_accepted",
+            PlayerEventKind::ChallengeDeclined => "challenge_declined",
+            PlayerEventKind::ChallengeCancelled => "challenge_cancelled",
+        }
+    }
+}
+
+/// What a player's event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// One of their games.
+    Game(GameId),
+    /// A challenge they sent or were sent.
+    Challenge(ChallengeId),
+}
+
+/// A player's event to write: who, what, and what about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewPlayerEvent {
+    /// The player it happened to.
+    pub player: PlayerId,
+    /// What happened.
+    pub kind: PlayerEventKind,
+    /// What it happened to.
+    pub subject: Subject,
+}
+
+/// A player's event as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredPlayerEvent {
+    /// Its place among the player's events, from 1: the stream's event id.
+    pub seq: i64,
+    /// When it happened.
+    pub created_at: Timestamp,
+    /// What happened.
+    pub kind: PlayerEventKind,
+    /// What it happened to.
+    pub subject: Subject,
+}
+
+/// The colour a challenger asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colour {
+    /// X, who opens.
+    X,
+    /// O.
+    O,
+    /// Drawn at random when the challenge is accepted.
+    Random,
+}
+
+impl Colour {
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            Colour::X => "x",
+            Colour::O => "o",
+            Colour::Random => "random",
+        }
+    }
+}
+
+/// Where a challenge stands. The database keeps the first four; an open one
+/// past its expiry has expired, which nothing needs to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeStatus {
+    /// Waiting for an answer.
+    Open,
+    /// Accepted: its game started.
+    Accepted,
+    /// Declined by the challenged player.
+    Declined,
+    /// Cancelled by the challenger.
+    Cancelled,
+    /// Not answered in time.
+    Expired,
+}
+
+impl ChallengeStatus {
+    /// Every status the database keeps.
+    pub const STORED: [ChallengeStatus; 4] =
+        [ChallengeStatus::Open, ChallengeStatus::Accepted, ChallengeStatus::Declined, ChallengeStatus::Cancelled];
+
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            ChallengeStatus::Open => "open",
+            ChallengeStatus::Accepted => "accepted",
+            ChallengeStatus::Declined => "declined",
+            ChallengeStatus::Cancelled => "cancelled",
+            ChallengeStatus::Expired => "expired",
+        }
+    }
+}
+
+/// A game's settings as a challenge or a seek asks for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Terms {
+    /// The collapse rule.
+    pub variant: Variant,
+    /// The clock, if the game is to be timed.
+    pub clock: Option<ClockSettings>,
+}
+
+/// A challenge as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredChallenge {
+    /// Its id.
+    pub id: ChallengeId,
+    /// Who sent it.
+    pub challenger: StoredPlayer,
+    /// Whom it was sent to.
+    pub challenged: StoredPlayer,
+    /// The game it asks for.
+    pub terms: Terms,
+    /// The challenger's colour.
+    pub colour: Colour,
+    /// Where it stands.
+    pub status: ChallengeStatus,
+    /// Why it was declined, when the challenged player said.
+    pub decline_reason: Option<String>,
+    /// The game it started, once accepted.
+    pub game_id: Option<GameId>,
+    /// When it was sent.
+    pub created_at: Timestamp,
+    /// When it expires, unless answered before.
+    pub expires_at: Timestamp,
+    /// When it was answered: accepted, declined or cancelled.
+    pub answered_at: Option<Timestamp>,
+}
+
+impl StoredChallenge {
+    /// Where it stands at `now`: as stored, or expired.
+    pub fn status_at(&self, now: Timestamp) -> ChallengeStatus {
+        match self.status {
+            ChallengeStatus::Open if now >= self.expires_at => ChallengeStatus::Expired,
+            status => status,
+        }
+    }
+}
+
+/// A new challenge, before the database gives it an id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewChallenge {
+    /// Who sends it.
+    pub challenger: PlayerId,
+    /// Whom to.
+    pub challenged: PlayerId,
+    /// The game it asks for.
+    pub terms: Terms,
+    /// The challenger's colour.
+    pub colour: Colour,
+    /// When it is sent.
+    pub created_at: Timestamp,
+    /// When it expires.
+    pub expires_at: Timestamp,
+}
+
+/// An answer to a challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Declined by the challenged player, perhaps saying why.
+    Decline(Option<String>),
+    /// Cancelled by the challenger.
+    Cancel,
+}
+
+/// Where a seek stands. The database keeps the first three; an open one past
+/// its expiry has expired, which nothing needs to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeekStatus {
+    /// Waiting for a match.
+    Open,
+    /// Paired into a game.
+    Paired,
+    /// Cancelled by its player.
+    Cancelled,
+    /// Not paired in time.
+    Expired,
+}
+
+impl SeekStatus {
+    /// Every status the database keeps.
+    pub const STORED: [SeekStatus; 3] = [SeekStatus::Open, SeekStatus::Paired, SeekStatus::Cancelled];
+
+    /// The name used in the database and the API.
+    pub fn code(self) -> &'static str {
+        match self {
+            SeekStatus::Open => "open",
+            SeekStatus::Paired => "paired",
+            SeekStatus::Cancelled => "cancelled",
+            SeekStatus::Expired => "expired",
+        }
+    }
+}
+
+/// A seek as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSeek {
+    /// Its id.
+    pub id: SeekId,
+    /// Whose it is.
+    pub player: PlayerId,
+    /// The game it asks for.
+    pub terms: Terms,
+    /// Where it stands.
+    pub status: SeekStatus,
+    /// The game it was paired into.
+    pub game_id: Option<GameId>,
+    /// When it was made.
+    pub created_at: Timestamp,
+    /// When it expires, unless paired before.
+    pub expires_at: Timestamp,
+}
+
+impl StoredSeek {
+    /// Where it stands at `now`: as stored, or expired.
+    pub fn status_at(&self, now: Timestamp) -> SeekStatus {
+        match self.status {
+            SeekStatus::Open if now >= self.expires_at => SeekStatus::Expired,
+            status => status,
+        }
+    }
+}
+
+/// How a player's finished games ended for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Results {
+    /// Won.
+    pub won: u64,
+    /// Lost.
+    pub lost: u64,
+    /// Drawn.
+    pub drawn: u64,
+    /// Aborted: nobody won.
+    pub aborted: u64,
+}

@@ -1,0 +1,327 @@
+//! Pairing players: a challenge from one player to another, which starts a game
+//! when it is accepted, and seeks, which the server pairs with the oldest open
+//! seek of the same terms. A game that either starts has both seats taken by
+//! players, and tells both that it started.
+
+use jiff::Timestamp;
+use rand::RngExt;
+
+use super::time::after;
+use super::{GameRecord, GameService, NewGame, Seat};
+use crate::engine::Player;
+use crate::error::Error;
+use crate::record::{
+    Answer, ChallengeId, ChallengeStatus, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, SeekId,
+    SeekStatus, StoredChallenge, StoredSeat, StoredSeek, Terms, Username,
+};
+use crate::store::{NewSeek, Sought};
+use crate::token;
+
+/// The most challenges a player may have sent that wait for an answer.
+pub const MOST_OPEN_CHALLENGES: u32 = 20;
+
+/// What a write tells the players it is about.
+type PlayerEvents = Vec<(PlayerId, PlayerEventKind)>;
+
+/// A game between two players, as `x` and `o`, on `terms`, as it stands once
+/// created at `now`; what its creation tells them, and the tokens of its two
+/// seats, X's and O's.
+fn between(
+    terms: Terms,
+    x: Holder,
+    o: Holder,
+    now: Timestamp,
+) -> Result<(GameRecord, PlayerEvents, [String; 2]), Error> {
+    let seats = [(Player::X, x), (Player::O, o)].map(|(player, holder)| {
+        let token = token::new_token();
+        (StoredSeat { player, token_hash: token::hash(&token), holder: Some(holder), last_seen_at: None }, token)
+    });
+    let [(x_seat, x_token), (o_seat, o_token)] = seats;
+    let new = NewGame {
+        variant: terms.variant,
+        opponent: None,
+        hints: false,
+        clock: terms.clock,
+        rematch_of: None,
+        invite_hash: None,
+        seats: vec![x_seat, o_seat],
+    };
+    let events = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
+    let (record, write) = GameRecord::replay(new.stored(now), now)?.with(&events, None, now)?;
+    Ok((record, write.player_events, [x_token, o_token]))
+}
+
+impl GameService {
+    /// Sends a challenge from `challenger` to the player named `challenged`, for
+    /// a game on `terms` with the challenger as `colour`.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for a name that is nobody's; [`Error::SelfChallenge`];
+    /// [`Error::TooManyOpen`] when the challenger has [`MOST_OPEN_CHALLENGES`]
+    /// waiting already; database failures.
+    pub async fn challenge(
+        &self,
+        challenger: &Holder,
+        challenged: &Username,
+        terms: Terms,
+        colour: Colour,
+    ) -> Result<StoredChallenge, Error> {
+        let challenged = self.named(challenged).await?;
+        if challenged.id == challenger.id {
+            return Err(Error::SelfChallenge);
+        }
+        let now = self.now();
+        let new = NewChallenge {
+            challenger: challenger.id,
+            challenged: challenged.id,
+            terms,
+            colour,
+            created_at: now,
+            expires_at: after(now, self.options.challenge_timeout),
+        };
+        let tell = vec![(challenged.id, PlayerEventKind::Challenge)];
+        let id = self.store.create_challenge(new, MOST_OPEN_CHALLENGES, tell.clone()).await?.ok_or_else(|| {
+            Error::TooManyOpen(format!(
+                "you have {MOST_OPEN_CHALLENGES} challenges waiting for an answer, the most you may; cancel one first"
+            ))
+        })?;
+        self.tell_players(&tell);
+        self.challenge_by_id(id).await
+    }
+
+    /// Challenge `id`.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; database failures.
+    async fn challenge_by_id(&self, id: ChallengeId) -> Result<StoredChallenge, Error> {
+        self.store.challenge(id).await?.ok_or_else(|| Error::NotFound(format!("there is no challenge {id}")))
+    }
+
+    /// Challenge `id`, for `caller`, who sent it or was sent it.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone else; database failures.
+    pub async fn challenge_for(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
+        let challenge = self.challenge_by_id(id).await?;
+        if ![challenge.challenger.id, challenge.challenged.id].contains(&caller.id) {
+            return Err(Error::Forbidden("this challenge is between other players".into()));
+        }
+        Ok(challenge)
+    }
+
+    /// The challenges `caller` sent or was sent that wait for an answer, newest first.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn open_challenges(&self, caller: &Holder) -> Result<Vec<StoredChallenge>, Error> {
+        Ok(self.store.open_challenges(caller.id, self.now()).await?)
+    }
+
+    /// Accepts challenge `id` for `caller`, the challenged player: starts its
+    /// game, the colours as the challenger asked (a random colour drawn now),
+    /// both seats taken; answers it and the caller's seat.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone but the challenged
+    /// player; [`Error::NotOpen`] for a challenge answered or expired; database failures.
+    pub async fn accept_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<(GameRecord, Seat), Error> {
+        let challenge = self.answerable(caller, id, |challenge| challenge.challenged.id).await?;
+        let challenger_plays = match challenge.colour {
+            Colour::X => Player::X,
+            Colour::O => Player::O,
+            Colour::Random => self.draw_colour(),
+        };
+        let now = self.now();
+        let challenger = Holder {
+            id: challenge.challenger.id,
+            name: challenge.challenger.name.clone(),
+            // Known to the store, which the game is read back from.
+            token_hash: Vec::new(),
+            last_seen_at: None,
+        };
+        let (x, o) = match challenger_plays {
+            Player::X => (challenger, caller.clone()),
+            Player::O => (caller.clone(), challenger),
+        };
+        let (record, game_events, tokens) = between(challenge.terms, x, o, now)?;
+        let tell = vec![(challenge.challenger.id, PlayerEventKind::ChallengeAccepted)];
+        let Some(game_id) =
+            self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?
+        else {
+            return Err(self.not_open(id).await);
+        };
+        let record = self.record(game_id).await?;
+        self.started(&record, &game_events);
+        self.tell_players(&tell);
+        let seat = challenger_plays.other();
+        let [x_token, o_token] = tokens;
+        let token = if seat == Player::X { x_token } else { o_token };
+        Ok((record, Seat { player: seat, token, invite: None }))
+    }
+
+    /// Declines challenge `id` for `caller`, the challenged player, perhaps saying why.
+    ///
+    /// # Errors
+    /// As [`GameService::accept_challenge`].
+    pub async fn decline_challenge(
+        &self,
+        caller: &Holder,
+        id: ChallengeId,
+        reason: Option<String>,
+    ) -> Result<StoredChallenge, Error> {
+        let challenge = self.answerable(caller, id, |challenge| challenge.challenged.id).await?;
+        let tell = (challenge.challenger.id, PlayerEventKind::ChallengeDeclined);
+        self.close(id, Answer::Decline(reason), tell).await
+    }
+
+    /// Cancels challenge `id` for `caller`, the challenger.
+    ///
+    /// # Errors
+    /// As [`GameService::accept_challenge`], for anyone but the challenger.
+    pub async fn cancel_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
+        let challenge = self.answerable(caller, id, |challenge| challenge.challenger.id).await?;
+        let tell = (challenge.challenged.id, PlayerEventKind::ChallengeCancelled);
+        self.close(id, Answer::Cancel, tell).await
+    }
+
+    /// Challenge `id`, which `caller` is about to answer as the player `who`
+    /// names, while it is open.
+    ///
+    /// # Errors
+    /// As [`GameService::accept_challenge`].
+    async fn answerable(
+        &self,
+        caller: &Holder,
+        id: ChallengeId,
+        who: impl Fn(&StoredChallenge) -> PlayerId,
+    ) -> Result<StoredChallenge, Error> {
+        let challenge = self.challenge_for(caller, id).await?;
+        if who(&challenge) != caller.id {
+            let whose =
+                if challenge.challenger.id == caller.id { "the challenged player's" } else { "the challenger's" };
+            return Err(Error::Forbidden(format!("that answer to this challenge is {whose}")));
+        }
+        if challenge.status_at(self.now()) != ChallengeStatus::Open {
+            return Err(not_open(&challenge, self.now()));
+        }
+        Ok(challenge)
+    }
+
+    /// Closes challenge `id` with `answer`, telling `tell`'s player; answers it as it now stands.
+    async fn close(
+        &self,
+        id: ChallengeId,
+        answer: Answer,
+        tell: (PlayerId, PlayerEventKind),
+    ) -> Result<StoredChallenge, Error> {
+        let (status, reason) = match answer {
+            Answer::Decline(reason) => (ChallengeStatus::Declined, reason),
+            Answer::Cancel => (ChallengeStatus::Cancelled, None),
+        };
+        if !self.store.close_challenge(id, status, reason, self.now(), vec![tell]).await? {
+            return Err(self.not_open(id).await);
+        }
+        self.tell_players(&[tell]);
+        self.challenge_by_id(id).await
+    }
+
+    /// Why challenge `id`, which another request answered first, is no longer open.
+    async fn not_open(&self, id: ChallengeId) -> Error {
+        match self.challenge_by_id(id).await {
+            Ok(challenge) => not_open(&challenge, self.now()),
+            Err(error) => error,
+        }
+    }
+
+    /// Makes a seek for `seeker` on `terms`, and pairs it with the oldest open
+    /// seek of the same terms and another player's, if there is one: their game
+    /// starts, with the colours drawn. Answers the seek as it stands.
+    ///
+    /// # Errors
+    /// [`Error::TooManyOpen`] when the seeker has as many seeks open as they
+    /// may; database failures.
+    pub async fn seek(&self, seeker: &Holder, terms: Terms) -> Result<StoredSeek, Error> {
+        let now = self.now();
+        let new =
+            NewSeek { player: seeker.id, terms, created_at: now, expires_at: after(now, self.options.seek_timeout) };
+        let seeker_plays = self.draw_colour();
+        let holder = seeker.clone();
+        let pair = move |_: &StoredSeek, partner: Holder| {
+            let (x, o) = match seeker_plays {
+                Player::X => (holder, partner),
+                Player::O => (partner, holder),
+            };
+            let (record, game_events, _) = between(terms, x, o, now)?;
+            Ok::<_, Error>((record.stored, game_events))
+        };
+        let id = match self.store.seek(new, self.options.most_open_seeks, pair).await? {
+            Sought::TooMany => {
+                return Err(Error::TooManyOpen(format!(
+                    "you have {} seeks open, the most you may; cancel one first",
+                    self.options.most_open_seeks
+                )));
+            }
+            Sought::Waiting(id) => id,
+            Sought::Paired { seek, game } => {
+                let record = GameRecord::replay(*game, now)?;
+                let events: Vec<_> = record
+                    .stored
+                    .seats
+                    .iter()
+                    .filter_map(|seat| Some((seat.holder.as_ref()?.id, PlayerEventKind::GameStart)))
+                    .collect();
+                self.started(&record, &events);
+                seek
+            }
+        };
+        self.seek_by_id(id).await
+    }
+
+    /// Seek `id`.
+    async fn seek_by_id(&self, id: SeekId) -> Result<StoredSeek, Error> {
+        self.store.seek_by_id(id).await?.ok_or_else(|| Error::NotFound(format!("there is no seek {id}")))
+    }
+
+    /// Seek `id`, for `caller`, whose it is.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone else's; database failures.
+    pub async fn seek_for(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
+        let seek = self.seek_by_id(id).await?;
+        if seek.player != caller.id {
+            return Err(Error::Forbidden("this seek is another player's".into()));
+        }
+        Ok(seek)
+    }
+
+    /// Cancels seek `id` for `caller`, whose it is, while it is open.
+    ///
+    /// # Errors
+    /// As [`GameService::seek_for`]; [`Error::NotOpen`] for a seek paired,
+    /// cancelled or expired; database failures.
+    pub async fn cancel_seek(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
+        let seek = self.seek_for(caller, id).await?;
+        if seek.status_at(self.now()) != SeekStatus::Open || !self.store.cancel_seek(id).await? {
+            let seek = self.seek_by_id(id).await?;
+            return Err(Error::NotOpen(format!("this seek is {}", seek.status_at(self.now()).code())));
+        }
+        self.seek_by_id(id).await
+    }
+
+    /// A colour at random, from the service's randomness.
+    fn draw_colour(&self) -> Player {
+        if self.options.randomness.rng().random_bool(0.5) { Player::X } else { Player::O }
+    }
+
+    /// Tells the watchers of `record`'s game, just started, and its players.
+    fn started(&self, record: &GameRecord, game_events: &[(PlayerId, PlayerEventKind)]) {
+        self.hub.publish(record.stored.id, record.version());
+        ::metrics::counter!(crate::metrics::GAMES_CREATED, "variant" => record.stored.variant.code()).increment(1);
+        self.tell_players(game_events);
+    }
+}
+
+/// The refusal of an answer to `challenge`, no longer open at `now`.
+fn not_open(challenge: &StoredChallenge, now: Timestamp) -> Error {
+    Error::NotOpen(format!("this challenge is {}", challenge.status_at(now).code()))
+}

@@ -1,0 +1,232 @@
+//! Players: an identity a person keeps across games. A player is a name and a
+//! token (shown once, kept as its hash); a seat a player takes acts with their
+//! token as with its own, and the games they hold seats in are theirs to list.
+//! Where a player was last seen is kept too, at most once every
+//! [`SEEN_EVERY`], so that every instance knows who is present.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rand::RngExt;
+
+use super::GameService;
+use super::time::after;
+use crate::error::Error;
+use crate::record::{
+    GameId, Holder, ListedGame, Page, PlayerId, Results, StoredChallenge, StoredPlayer, StoredPlayerEvent, Subject,
+    Username,
+};
+use crate::token;
+
+/// How often a sighting of the same player, or of the same seat's holder, is
+/// written: often enough that a player seen within [`PRESENT_FOR`] always has
+/// one that recent, rarely enough to cost nothing beside the requests.
+pub const SEEN_EVERY: Duration = Duration::from_secs(10);
+
+/// How long a seat's holder counts as present after they were last seen.
+pub const PRESENT_FOR: Duration = Duration::from_secs(30);
+
+/// How many of a player's events are read at once.
+pub const EVENTS_AT_ONCE: u32 = 100;
+
+/// One of a player's events, with what it is about as it stands now.
+#[derive(Debug, Clone)]
+pub struct PlayerEvent {
+    /// The event as stored.
+    pub event: StoredPlayerEvent,
+    /// The game or the challenge it is about; none when a deletion of old
+    /// games took it (and the event with it) as it was read.
+    pub about: Option<About>,
+}
+
+/// What a player's event is about, as it stands now.
+#[derive(Debug, Clone)]
+pub enum About {
+    /// A game of theirs.
+    Game(ListedGame),
+    /// A challenge they sent or were sent.
+    Challenge(StoredChallenge),
+}
+
+/// How many names the server draws for a player who asks for none before it
+/// gives up: a draw is one of about ten million.
+const NAME_DRAWS: usize = 8;
+
+/// The words of the names the server draws: an adjective and a noun, then four digits.
+const ADJECTIVES: [&str; 32] = [
+    "amber", "bold", "brave", "bright", "calm", "clever", "cosmic", "curious", "dapper", "eager", "fancy", "gentle",
+    "glad", "golden", "happy", "jolly", "keen", "lively", "lucky", "merry", "mighty", "nimble", "noble", "plucky",
+    "quick", "quiet", "rapid", "shiny", "spooky", "swift", "witty", "zesty",
+];
+const NOUNS: [&str; 32] = [
+    "badger", "bison", "boson", "comet", "crane", "falcon", "ferret", "gluon", "heron", "ibex", "lemur", "lynx",
+    "magpie", "marten", "meson", "newt", "nova", "otter", "panda", "photon", "pulsar", "qubit", "quark", "raven",
+    "robin", "spin", "stoat", "swan", "tiger", "vole", "walrus", "wren",
+];
+
+impl GameService {
+    /// Creates a player named `name`, or, without one, a name the server draws;
+    /// answers the player and their token, shown only this once.
+    ///
+    /// # Errors
+    /// [`Error::NameTaken`]; database failures.
+    pub async fn create_player(&self, name: Option<Username>) -> Result<(StoredPlayer, String), Error> {
+        let token = token::new_player_token();
+        let created_at = self.now();
+        let drawn = name.is_none();
+        let mut names = name.into_iter().chain(std::iter::repeat_with(draw_name).take(NAME_DRAWS));
+        loop {
+            let name = names.next().ok_or(Error::NameTaken)?;
+            match self.store.create_player(&name, token::hash(&token), created_at).await {
+                Ok(id) => return Ok((StoredPlayer { id, name, created_at }, token)),
+                // A drawn name that is taken: draw another.
+                Err(crate::store::StoreError::NameTaken) if drawn => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+
+    /// The player whose token `token` is, as a seat's holder would name them;
+    /// seen now.
+    ///
+    /// # Errors
+    /// [`Error::Unauthenticated`] for a token that is nobody's; database failures.
+    pub async fn player(&self, token: &str) -> Result<Holder, Error> {
+        let token_hash = token::hash(token);
+        let (player, last_seen_at) = self.store.player_by_token(&token_hash).await?.ok_or_else(unknown_player)?;
+        let holder = Holder { id: player.id, name: player.name, token_hash, last_seen_at };
+        self.seen(holder).await
+    }
+
+    /// `holder`, seen now: the sighting is written when the last is
+    /// [`SEEN_EVERY`] old or more.
+    async fn seen(&self, mut holder: Holder) -> Result<Holder, Error> {
+        self.keep_seen(&mut holder).await?;
+        Ok(holder)
+    }
+
+    /// Notes that `holder` is here now, as [`GameService::player`] does: for a
+    /// player whose event stream stays open.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn keep_seen(&self, holder: &mut Holder) -> Result<(), Error> {
+        let now = self.now();
+        if is_stale(holder.last_seen_at, now) {
+            self.store.touch_player(holder.id, now).await?;
+            holder.last_seen_at = Some(now);
+        }
+        Ok(())
+    }
+
+    /// At most [`EVENTS_AT_ONCE`] of player `id`'s events after number `after`,
+    /// in order, each with the game or challenge it is about as it stands now.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn player_events(&self, id: PlayerId, after: i64) -> Result<Vec<PlayerEvent>, Error> {
+        let events = self.store.player_events(id, after, EVENTS_AT_ONCE).await?;
+        let game_ids: Vec<GameId> = events
+            .iter()
+            .filter_map(|event| match event.subject {
+                Subject::Game(id) => Some(id),
+                Subject::Challenge(_) => None,
+            })
+            .collect();
+        let games = self.store.listed_games(game_ids).await?;
+        let mut told = Vec::with_capacity(events.len());
+        for event in events {
+            let about = match event.subject {
+                Subject::Game(game_id) => games.iter().find(|game| game.id == game_id).cloned().map(About::Game),
+                Subject::Challenge(challenge_id) => self.store.challenge(challenge_id).await?.map(About::Challenge),
+            };
+            told.push(PlayerEvent { event, about });
+        }
+        Ok(told)
+    }
+
+    /// Player `id` as created.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; database failures.
+    pub async fn player_by_id(&self, id: PlayerId) -> Result<StoredPlayer, Error> {
+        self.store.player(id).await?.ok_or_else(|| Error::NotFound(format!("there is no player {id}")))
+    }
+
+    /// The player named `name`, and how their finished games ended.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; database failures.
+    pub async fn profile(&self, name: &Username) -> Result<(StoredPlayer, Results), Error> {
+        let player = self.named(name).await?;
+        let results = self.store.player_results(player.id).await?;
+        Ok((player, results))
+    }
+
+    /// The player named `name`, in any case.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; database failures.
+    pub(super) async fn named(&self, name: &Username) -> Result<StoredPlayer, Error> {
+        self.store.player_by_name(name).await?.ok_or_else(|| Error::NotFound(format!("there is no player {name}")))
+    }
+
+    /// Gives `holder` a new token, which is answered, shown only this once: the
+    /// old one stops working at once, on every instance.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn new_player_token(&self, holder: &Holder) -> Result<String, Error> {
+        let token = token::new_player_token();
+        self.store.set_player_token(holder.id, token::hash(&token)).await?;
+        Ok(token)
+    }
+
+    /// A page of the games player `id` holds a seat in, newest first.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, Error> {
+        Ok(self.store.player_games(id, page).await?)
+    }
+}
+
+/// The refusal of a player's token that is nobody's.
+pub(super) fn unknown_player() -> Error {
+    Error::Unauthenticated(
+        "this token is no player's: it was never given, or a new one replaced it (POST /api/v1/players/me/token)"
+            .into(),
+    )
+}
+
+/// Whether a sighting at `last_seen_at` is to be written again at `now`.
+pub(super) fn is_stale(last_seen_at: Option<Timestamp>, now: Timestamp) -> bool {
+    last_seen_at.is_none_or(|seen| after(seen, SEEN_EVERY) <= now)
+}
+
+/// A readable name: an adjective and a noun, then four digits, such as `swift_otter0042`.
+fn draw_name() -> Username {
+    let mut rng = rand::rng();
+    let (adjective, noun) =
+        (ADJECTIVES[rng.random_range(0..ADJECTIVES.len())], NOUNS[rng.random_range(0..NOUNS.len())]);
+    let name = format!("{adjective}_{noun}{:04}", rng.random_range(0..10_000));
+    Username::parse(&name).expect("every drawn name is a name")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_the_server_can_draw_is_a_name() {
+        let longest = ADJECTIVES.iter().map(|word| word.len()).max().unwrap()
+            + 1
+            + NOUNS.iter().map(|word| word.len()).max().unwrap()
+            + 4;
+        assert!(longest <= Username::MAX_CHARS, "{longest}");
+        for _ in 0..100 {
+            let name = draw_name();
+            assert!(name.as_str().contains('_'), "{name}");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Players: an identity across games, their games, and their token.
+
+use serde_json::{Value, json};
+
+use super::helpers::{Client, Response, TestApp, goffs_draw};
+
+impl Client {
+    /// Creates a player named `name` (or a drawn name); answers the answer.
+    pub fn create_player(&self, name: Option<&str>) -> Response {
+        let body = name.map_or_else(|| json!({}), |name| json!({ "name": name }));
+        self.request("POST", "/api/v1/players", &[("Content-Type", "application/json")], Some(&body.to_string()))
+    }
+
+    /// Creates a player named `name`; answers their token.
+    pub fn player(&self, name: &str) -> String {
+        let created = self.create_player(Some(name));
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.json()["token"].as_str().expect("a token").to_string()
+    }
+
+    /// A GET of `path` with `token` as its bearer.
+    pub fn get_with_token(&self, path: &str, token: &str) -> Response {
+        self.request("GET", path, &[("Authorization", &format!("Bearer {token}"))], None)
+    }
+
+    /// Creates a game with `body` as the player of `token`; answers its id.
+    pub fn create_game_as(&self, token: &str, body: Value) -> i64 {
+        let created = self.post_with_token("/api/v1/games", token, body);
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.json()["game"]["id"].as_i64().expect("an id")
+    }
+
+    /// The games of the player of `token` with `query`, as a page.
+    pub fn my_games(&self, token: &str, query: &str) -> Value {
+        let listed = self.get_with_token(&format!("/api/v1/players/me/games{query}"), token);
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        listed.json()
+    }
+}
+
+/// The ids of the games of a page.
+fn ids(page: &Value) -> Vec<i64> {
+    page["games"].as_array().expect("games").iter().map(|game| game["id"].as_i64().unwrap()).collect()
+}
+
+#[test]
+fn a_player_creates_a_game_and_plays_it_to_the_end_with_the_player_token_alone() {
+    let app = TestApp::spawn();
+    let alice = app.player("alice");
+    let id = app.create_game_as(&alice, json!({"variant": "player_choice"}));
+    let joined = app.join(id);
+    let o = joined.json()["seat"]["token"].as_str().unwrap().to_string();
+    let seats = &joined.json()["game"]["seats"];
+    assert_eq!(seats["X"]["player"], "alice");
+    assert_eq!((seats["O"]["player"].clone(), seats["O"]["bot"].clone()), (Value::Null, Value::Null));
+    for step in goffs_draw(&alice, &o) {
+        let taken = step.take(&app, id);
+        assert_eq!(taken.status, 201, "{}", taken.body);
+    }
+    let game = app.get_game(id).json();
+    assert_eq!((game["status"].as_str(), game["result"].as_str()), (Some("finished"), Some("draw")));
+    let profile = app.request("GET", "/api/v1/players/ALICE", &[], None).json();
+    assert_eq!(profile["name"], "alice");
+    assert_eq!(profile["games"], json!({"played": 1, "won": 0, "lost": 0, "drawn": 1, "aborted": 0}));
+}
+
+#[test]
+fn the_same_player_on_a_new_device_lists_their_games_and_resumes_an_ongoing_one() {
+    let app = TestApp::spawn();
+    let alice = app.player("alice");
+    let bob = app.player("bob");
+    let waiting = app.create_game_as(&alice, json!({}));
+    let private = app.create_game_as(&alice, json!({"private": true}));
+    let joined = app.post_with_token(&format!("/api/v1/games/{private}/join"), &bob, json!({}));
+    assert_eq!(joined.status, 403, "a private game still needs its invite: {}", joined.body);
+    let against_bot = app.create_game_as(&bob, json!({"opponent": {"bot": "random"}}));
+    let public = app.create_game_as(&alice, json!({"variant": "player_choice"}));
+    let joined = app.post_with_token(&format!("/api/v1/games/{public}/join"), &bob, json!({}));
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    assert_eq!(joined.json()["game"]["seats"]["O"]["player"], "bob");
+
+    // The new device has nothing but alice's token.
+    let everything = app.my_games(&alice, "");
+    assert_eq!(ids(&everything), [public, private, waiting], "the private one too, never bob's alone");
+    assert_eq!(ids(&app.my_games(&alice, "?status=ongoing")), [public]);
+    let first_page = app.my_games(&alice, "?limit=2");
+    assert_eq!(ids(&first_page), [public, private]);
+    let cursor = first_page["next_cursor"].as_str().unwrap();
+    assert_eq!(ids(&app.my_games(&alice, &format!("?limit=2&cursor={cursor}"))), [waiting]);
+    assert_eq!(ids(&app.my_games(&bob, "")), [public, against_bot]);
+    assert_eq!(everything["games"][0]["players"], json!({"X": "alice", "O": "bob"}));
+
+    // It resumes the game with the same token: the seat follows its player.
+    let moved = app.place(public, &alice, [0, 1]);
+    assert_eq!(moved.status, 201, "{}", moved.body);
+    let moved = app.place(public, &bob, [0, 1]);
+    assert_eq!(moved.json()["pending_collapse"]["chooser"], "X");
+    let hint = app.hint(against_bot, &bob);
+    assert_eq!(hint.status, 200, "a player's token asks for its seat's hints: {}", hint.body);
+    let not_hers = app.place(against_bot, &alice, [0, 1]);
+    not_hers.assert_problem(403, "forbidden");
+    // A player cannot hold both seats of a game.
+    let both = app.post_with_token(&format!("/api/v1/games/{waiting}/join"), &alice, json!({}));
+    both.assert_problem(409, "conflict");
+}
+
+#[test]
+fn a_taken_name_in_any_case_gets_409_and_a_name_that_is_none_400() {
+    let app = TestApp::spawn();
+    assert_eq!(app.create_player(Some("Alice")).status, 201);
+    app.create_player(Some("aLICE")).assert_problem(409, "name_taken");
+    for bad in ["al", "a-name-that-is-much-too-long", "ali ce", "alicé", ""] {
+        app.create_player(Some(bad)).assert_problem(400, "invalid_body");
+    }
+    let drawn = app.create_player(None);
+    assert_eq!(drawn.status, 201, "{}", drawn.body);
+    let name = drawn.json()["player"]["name"].as_str().unwrap().to_string();
+    assert!(name.len() >= 3 && name.contains('_'), "{name}");
+    assert_eq!(drawn.header("location"), Some(format!("/api/v1/players/{name}").as_str()));
+    app.request("GET", "/api/v1/players/nobody", &[], None).assert_problem(404, "not_found");
+    app.request("GET", "/api/v1/players/n!", &[], None).assert_problem(400, "invalid_path");
+}
+
+#[test]
+fn a_new_token_replaces_the_old_one_at_once() {
+    let app = TestApp::spawn();
+    let old = app.player("alice");
+    let created = app.create_player(Some("bob"));
+    let bob = created.json()["token"].as_str().unwrap().to_string();
+    let id = app.create_game_as(&old, json!({}));
+    app.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({}));
+    let me = app.get_with_token("/api/v1/players/me", &old);
+    assert_eq!((me.status, me.json()["name"].as_str()), (200, Some("alice")));
+
+    let rotated = app.post_with_token("/api/v1/players/me/token", &old, json!({}));
+    assert_eq!(rotated.status, 201, "{}", rotated.body);
+    let new = rotated.json()["token"].as_str().unwrap().to_string();
+    assert!(new.starts_with("qtp_") && new != old);
+
+    for refused in [
+        app.get_with_token("/api/v1/players/me", &old),
+        app.get_with_token("/api/v1/players/me/games", &old),
+        app.place(id, &old, [0, 1]),
+        app.post_with_token("/api/v1/games", &old, json!({})),
+    ] {
+        let problem = refused.assert_problem(401, "unauthorized");
+        assert!(problem["detail"].as_str().unwrap().contains("new one"), "{problem}");
+    }
+    assert_eq!(app.place(id, &new, [0, 1]).status, 201);
+    assert_eq!(app.get_with_token("/api/v1/players/me", &new).json()["name"], "alice");
+    app.get_with_token("/api/v1/players/me", "qtp_made-up").assert_problem(401, "unauthorized");
+    app.request("GET", "/api/v1/players/me", &[], None).assert_problem(401, "unauthorized");
+}
