@@ -22,6 +22,12 @@
 //! `--games N` measures memory instead: game phases only, each ending after N
 //! complete games in all (or after `--seconds`), then the server's memory.
 //!
+//! `--pairing` measures quick pairing instead: each client is a player who seeks
+//! a game (`POST /seeks`), and, when the answer is an open seek, asks for it
+//! (`GET /seeks/{id}`, every 2 ms) until another client's seek paired it; it
+//! prints seeks paired per second, on SQLite, and with `--postgres URL` on
+//! PostgreSQL with one instance and with two (client i on instance i mod 2).
+//!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
 //! where the tool makes a fresh database and drops it at the end. For each client
@@ -60,6 +66,8 @@ struct Options {
     games: Option<usize>,
     /// A PostgreSQL server's maintenance database, when comparing the backends.
     postgres: Option<String>,
+    /// Whether to measure quick pairing.
+    pairing: bool,
 }
 
 fn options(args: &[String]) -> Options {
@@ -78,7 +86,8 @@ fn options(args: &[String]) -> Options {
         Some(other) => panic!("unknown variant {other}"),
     };
     let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
-    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres") }
+    let pairing = args.iter().any(|a| a == "--pairing");
+    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -449,6 +458,9 @@ fn main() {
         return floor::serve(port, &args[at + 2]);
     }
     let options = options(&args);
+    if options.pairing {
+        return pairing(&options);
+    }
     if let Some(maintenance_url) = &options.postgres {
         return compare_backends(&options, maintenance_url);
     }
@@ -519,6 +531,90 @@ fn main() {
         current as f64 / 1024.0,
         peak as f64 / 1024.0
     );
+}
+
+/// One seek of the player of `token`, until it is paired: the answer to the
+/// seek, or the seek as asked for after it, every 2 ms; cancelled at
+/// `deadline`, the phase's end, when nobody paired it by then.
+fn seek_until_paired(client: &mut Client, tally: &mut Tally, token: &str, deadline: Instant) -> Option<()> {
+    #[derive(serde::Deserialize)]
+    struct Seek {
+        id: i64,
+        status: String,
+    }
+    let read = |body: &[u8]| serde_json::from_slice::<Seek>(body).ok();
+    let mut seek = read(tally.timed("seek", || client.send("POST", "/api/v1/seeks", Some(token), Some("{}")))?)?;
+    let path = format!("/api/v1/seeks/{}", seek.id);
+    while seek.status == "open" {
+        if Instant::now() >= deadline {
+            client.send("DELETE", &path, Some(token), None);
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        seek = read(tally.timed("seek status", || client.send("GET", &path, Some(token), None))?)?;
+    }
+    (seek.status == "paired").then(|| tally.games += 1)
+}
+
+/// Seeks paired per second with each of `options.clients` players seeking at
+/// once, on SQLite and, with `--postgres`, on one and on two PostgreSQL instances.
+fn pairing(options: &Options) {
+    let database = options
+        .postgres
+        .as_ref()
+        .map(|maintenance| PostgresDatabase::create(maintenance, format!("qttt_pairing_{}", std::process::id())));
+    let url = database.as_ref().map(PostgresDatabase::url);
+    let mut table = Vec::new();
+    {
+        let sqlite = Server::qttt("sqlite", None);
+        let instances: Vec<Server> =
+            url.iter().flat_map(|url| ["postgres-1", "postgres-2"].map(|name| Server::qttt(name, Some(url)))).collect();
+        let mut setups: Vec<(&str, Vec<&Server>)> = vec![("SQLite", vec![&sqlite])];
+        if let [first, second] = instances.as_slice() {
+            setups.push(("PostgreSQL, 1 instance", vec![first]));
+            setups.push(("PostgreSQL, 2 instances", vec![first, second]));
+        }
+        for &clients in &options.clients {
+            for (title, servers) in &setups {
+                // One player for each client, made before the clock starts.
+                let tokens: Vec<String> = (0..clients)
+                    .map(|client| {
+                        let mut client = Client::connect(servers[client % servers.len()].address);
+                        let (status, body) = client.send("POST", "/api/v1/players", None, Some("{}"));
+                        assert_eq!(status, 201, "{}", String::from_utf8_lossy(body));
+                        serde_json::from_slice::<serde_json::Value>(body).unwrap()["token"]
+                            .as_str()
+                            .unwrap()
+                            .to_string()
+                    })
+                    .collect();
+                let next = AtomicUsize::new(0);
+                let deadline = Instant::now() + Duration::from_secs(options.seconds);
+                let phase = Phase::run(servers, clients, options.seconds, usize::MAX, |client, tally| {
+                    thread_local!(static TOKEN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) });
+                    let token = TOKEN.with(|token| {
+                        token
+                            .borrow_mut()
+                            .get_or_insert_with(|| tokens[next.fetch_add(1, Ordering::Relaxed)].clone())
+                            .clone()
+                    });
+                    seek_until_paired(client, tally, &token, deadline)
+                });
+                phase.print(&format!("pairing, {clients} clients, {title}"), servers[0]);
+                table.push(format!(
+                    "| {clients} | {title} | {:.0} | {} | {} | {} |",
+                    phase.games_per_second(),
+                    millis(phase.p99(&["seek"])),
+                    millis(phase.p99(&["seek status"])),
+                    phase.errors(),
+                ));
+            }
+        }
+    }
+    drop(database);
+    println!("\n| clients | backend | seeks paired/s | seek p99 ms | seek status p99 ms | errors |");
+    println!("|---|---|---|---|---|---|");
+    table.iter().for_each(|row| println!("{row}"));
 }
 
 /// Games per second on SQLite, on PostgreSQL, and on two instances sharing that

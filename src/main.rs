@@ -341,10 +341,11 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
     .await
     .map_err(|error| error.to_string())?;
     println!(
-        "copied {} games ({} log entries) in {:.1} s, skipped {} the target had; every copied game reads back \
-         as it was and replays",
+        "copied {} games ({} log entries) and {} rows of players, challenges, seeks and events in {:.1} s, skipped \
+         {} games the target had; every copied game reads back as it was and replays",
         copied.games,
         copied.entries,
+        copied.rows,
         started.elapsed().as_secs_f64(),
         copied.skipped
     );

@@ -5,7 +5,7 @@
 
 use utoipa::openapi::RefOr;
 use utoipa::openapi::link::LinkBuilder;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoResponses, Modify, OpenApi, ToResponse};
 
 use super::problem::Problem;
@@ -68,6 +68,14 @@ impl Modify for SeatTokenScheme {
                     .description(Some("Your player's token (`qtp_...`), from POST /players."))
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "player_token_in_query",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                "token",
+                "Your player's token as `?token=`, for an EventSource, which cannot send Authorization: on the \
+                 event streams only.",
+            ))),
         );
     }
 }
@@ -161,9 +169,17 @@ pub struct UnsupportedMediaType(Problem);
 /// or `game_over` (also for a clock that ran out); or of its life:
 /// `waiting_for_opponent` (nobody acts before both seats are taken),
 /// `abort_not_allowed`, `game_not_over` (a rematch follows a finished game),
-/// `hints_disabled`. The game is unchanged.
+/// `hints_disabled`, `too_early` and `claim_not_allowed` (a claim of a game
+/// walked away from); or of pairing: `self_challenge`, `too_many_open`. Nothing
+/// is changed.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", examples(
+    ("too_early" = (value = json!({"type": "urn:qttt:problem:too_early", "title": "Too early", "status": 422,
+        "detail": "O is gone, not long enough; the game can be claimed from 2026-12-03T10:16:32.120Z",
+        "code": "too_early"}))),
+    ("too_many_open" = (value = json!({"type": "urn:qttt:problem:too_many_open", "title": "Too many open",
+        "status": 422, "detail": "you have 3 seeks open, the most you may; cancel one first",
+        "code": "too_many_open"}))),
     ("not_your_turn" = (value = json!({"type": "urn:qttt:problem:not_your_turn", "title": "Not your turn",
         "status": 422, "detail": "it is not your turn", "code": "not_your_turn"}))),
     ("square_is_classical" = (value = json!({"type": "urn:qttt:problem:square_is_classical",
@@ -241,6 +257,20 @@ pub enum ActionAnswers {
     Conflict(#[ref_response] Conflict),
     #[response(status = 422)]
     RuleBroken(#[ref_response] RuleBroken),
+    #[response(status = 429)]
+    TooManyRequests(#[ref_response] TooManyRequests),
+    #[response(status = 500)]
+    Internal(#[ref_response] Internal),
+    #[response(status = 503)]
+    Unavailable(#[ref_response] Unavailable),
+}
+
+/// The refusals every operation of a player's own can answer: no token, or one
+/// that is nobody's; too many requests; the server's failures.
+#[derive(IntoResponses)]
+pub enum PlayerRefusals {
+    #[response(status = 401)]
+    Unauthorized(#[ref_response] Unauthorized),
     #[response(status = 429)]
     TooManyRequests(#[ref_response] TooManyRequests),
     #[response(status = 500)]

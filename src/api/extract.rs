@@ -190,14 +190,7 @@ impl FromRequest for PlayerToken {
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let read = || {
-            let token = seat_token(request.headers())?.ok_or_else(|| {
-                ApiError::Unauthorized("send your player's token as Authorization: Bearer <token>".into())
-            })?;
-            admit_authentication(request)?;
-            Ok(PlayerToken(token))
-        };
-        std::future::ready(read())
+        std::future::ready(player_token(request, seat_token(request.headers()), "Authorization: Bearer <token>"))
     }
 }
 
@@ -217,50 +210,38 @@ impl FromRequest for StreamToken {
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let read = || {
-            let token = match seat_token(request.headers())? {
-                Some(token) => Some(token),
-                None => query_token(request)?,
-            };
-            let token = token.ok_or_else(|| {
-                ApiError::Unauthorized(
-                    "send your player's token as Authorization: Bearer <token>, or as ?token=<token>".into(),
-                )
-            })?;
-            admit_authentication(request)?;
-            Ok(StreamToken(PlayerToken(token)))
-        };
-        std::future::ready(read())
+        // An empty `?token=` is no token: the answer says how to send one.
+        let token = header_or_query_token(request).map(|token| token.filter(|token| !token.is_empty()));
+        let how = "Authorization: Bearer <token>, or as ?token=<token>";
+        std::future::ready(player_token(request, token, how).map(StreamToken))
     }
 }
 
-/// The token of `?token=`, if the query has one.
+/// The player's token of `token`, as `request` brings it, admitted; unauthorized
+/// when there is none, with `how` to send one.
+fn player_token(
+    request: &HttpRequest,
+    token: Result<Option<String>, ApiError>,
+    how: &str,
+) -> Result<PlayerToken, ApiError> {
+    let token = token?.ok_or_else(|| ApiError::Unauthorized(format!("send your player's token as {how}")))?;
+    admit_authentication(request)?;
+    Ok(PlayerToken(token))
+}
+
+/// The token of `Authorization: Bearer`, else of `?token=`, if either is there.
+fn header_or_query_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    match seat_token(request.headers())? {
+        Some(token) => Ok(Some(token)),
+        None => query_token(request),
+    }
+}
+
+/// The token of `?token=`, if the query has one, empty or not.
 fn query_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
-    let query = web::Query::<TokenQuery>::from_query(request.query_string())
-        .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?;
-    match query.into_inner().token {
-        Some(token) if token.is_empty() => {
-            Err(ApiError::InvalidQuery("the token must not be empty: send ?token=<token>, or none".into()))
-        }
-        token => Ok(token),
-    }
-}
-
-impl utoipa::IntoParams for StreamToken {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![token_parameter("Your player's token, for an EventSource, which cannot send Authorization.")]
-    }
-}
-
-/// The `?token=` parameter, described as `description` says.
-fn token_parameter(description: &str) -> Parameter {
-    ParameterBuilder::new()
-        .name("token")
-        .parameter_in(ParameterIn::Query)
-        .description(Some(description))
-        .required(Required::False)
-        .schema(Some(ObjectBuilder::new().schema_type(Type::String).min_length(Some(1))))
-        .build()
+    web::Query::<TokenQuery>::from_query(request.query_string())
+        .map(|query| query.into_inner().token)
+        .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))
 }
 
 /// What a reader of a game presents: a seat's token (or its player's) as
@@ -282,10 +263,10 @@ impl FromRequest for Reader {
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         let read = || {
-            let token = match seat_token(request.headers())? {
-                Some(token) => Some(token),
-                None => query_token(request)?,
-            };
+            let token = header_or_query_token(request)?;
+            if token.as_deref() == Some("") {
+                return Err(ApiError::InvalidQuery("the token must not be empty: send ?token=<token>, or none".into()));
+            }
             let invite = web::Query::<InviteQuery>::from_query(request.query_string())
                 .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?
                 .into_inner()
@@ -308,10 +289,17 @@ impl FromRequest for Reader {
 impl utoipa::IntoParams for Reader {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         vec![
-            token_parameter(
-                "A seat's token, or its player's, as Authorization would send it, for an EventSource, which cannot: \
-                 the stream then keeps the seat present and tells of the other player going and coming back.",
-            ),
+            ParameterBuilder::new()
+                .name("token")
+                .parameter_in(ParameterIn::Query)
+                .description(Some(
+                    "A seat's token, or its player's, as Authorization would send it, for an EventSource, which \
+                     cannot: the stream then keeps the seat present and tells of the other player going and \
+                     coming back.",
+                ))
+                .required(Required::False)
+                .schema(Some(ObjectBuilder::new().schema_type(Type::String).min_length(Some(1))))
+                .build(),
             ParameterBuilder::new()
                 .name("invite")
                 .parameter_in(ParameterIn::Query)

@@ -36,13 +36,10 @@ fn invalid_body(detail: String) -> ApiError {
     responses(
         (status = 201, description = "The challenge.", body = ChallengeView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 404, response = super::docs::NotFound),
         (status = 422, response = super::docs::RuleBroken),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
         super::docs::BodyRefusals,
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/players/{name}/challenges")]
@@ -68,10 +65,7 @@ async fn send_challenge(
     security(("player_token" = [])),
     responses(
         (status = 200, description = "Your open challenges.", body = ChallengeList),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/players/me/challenges")]
@@ -92,12 +86,9 @@ async fn my_challenges(service: Data<GameService>, token: PlayerToken) -> Answer
     responses(
         (status = 200, description = "The challenge.", body = ChallengeView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/challenges/{id}")]
@@ -120,13 +111,10 @@ async fn get_challenge(service: Data<GameService>, id: web::Path<ChallengeId>, t
         (status = 201, description = "The game and your seat.", body = crate::api::views::SeatedGame,
             headers(("Location" = String, description = "The game's path."), ("ETag" = String, description = "The game's version."))),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/challenges/{id}/accept")]
@@ -145,14 +133,11 @@ async fn accept_challenge(service: Data<GameService>, id: web::Path<ChallengeId>
     responses(
         (status = 200, description = "The challenge, declined.", body = ChallengeView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
         super::docs::BodyRefusals,
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/challenges/{id}/decline")]
@@ -179,13 +164,10 @@ async fn decline_challenge(
     responses(
         (status = 200, description = "The challenge, cancelled.", body = ChallengeView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/challenges/{id}/cancel")]
@@ -210,12 +192,9 @@ async fn cancel_challenge(service: Data<GameService>, id: web::Path<ChallengeId>
     responses(
         (status = 201, description = "The seek, paired or open.", body = SeekView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 422, response = super::docs::RuleBroken),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
         super::docs::BodyRefusals,
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/seeks")]
@@ -241,12 +220,9 @@ async fn create_seek(
     responses(
         (status = 200, description = "The seek.", body = SeekView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/seeks/{id}")]
@@ -264,13 +240,10 @@ async fn get_seek(service: Data<GameService>, id: web::Path<SeekId>, token: Play
     responses(
         (status = 200, description = "The seek, cancelled.", body = SeekView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
         (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 409, response = super::docs::Conflict),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[delete("/seeks/{id}")]

@@ -117,20 +117,16 @@ impl PlayerWatch {
 /// ```
 #[utoipa::path(
     tag = "players",
-    security(("player_token" = [])),
+    security(("player_token" = []), ("player_token_in_query" = [])),
     params(
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = r"^[0-9]{1,18}$", description = "The last event seen; the stream resumes after it."),
         Resume,
-        StreamToken,
     ),
     responses(
         (status = 200, description = "A stream of events, each `id`, `event` and a `data` line of JSON (a PlayerEventView).",
             content_type = "text/event-stream", body = PlayerEventView),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/players/me/events")]

@@ -81,10 +81,7 @@ async fn create_player(
     security(("player_token" = [])),
     responses(
         (status = 200, description = "You.", body = PlayerView),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/players/me")]
@@ -122,10 +119,7 @@ async fn profile(service: Data<GameService>, name: web::Path<String>) -> Answer 
     security(("player_token" = [])),
     responses(
         (status = 201, description = "The new token.", body = PlayerTokenView),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[post("/players/me/token")]
@@ -147,10 +141,7 @@ async fn new_token(service: Data<GameService>, token: PlayerToken) -> Answer {
     responses(
         (status = 200, description = "A page of your games.", body = GameList),
         (status = 400, response = super::docs::BadRequest),
-        (status = 401, response = super::docs::Unauthorized),
-        (status = 429, response = super::docs::TooManyRequests),
-        (status = 500, response = super::docs::Internal),
-        (status = 503, response = super::docs::Unavailable),
+        super::docs::PlayerRefusals,
     )
 )]
 #[get("/players/me/games")]

@@ -5,21 +5,31 @@
 //! games only, and a game already there is skipped: running the copy again
 //! finishes it. A rematch entry is copied with the rematch it names (the two
 //! reference each other), and at the end every copied game is read back from
-//! both databases, compared, and replayed.
+//! both databases, compared, and replayed. The players go first (the games'
+//! seats name them), their challenges, seeks and events after, row for row,
+//! ids kept, each table's rows counted on both sides at the end. Sightings of
+//! a game's seats are not copied: on the new database everyone is unseen in a
+//! game until they come back to it.
 
 use jiff::Timestamp;
 
 use super::{Error, GameRecord};
 use crate::error::Fault;
 use crate::record::{Event, GameId, StoredGame};
-use crate::store::{RematchOf, Store};
+use crate::store::{RematchOf, Store, Table};
 
 /// The games read from the source at once.
 const PAGE: u32 = 1000;
 
+/// The rows of a table read from the source at once.
+const ROWS_AT_ONCE: u32 = 1000;
+
 /// What a copy did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Copied {
+    /// Rows of the players' tables written into the target: players, their
+    /// challenges, seeks and events.
+    pub rows: u64,
     /// Games written into the target.
     pub games: usize,
     /// Their log entries.
@@ -52,6 +62,9 @@ pub async fn copy_games(
     }
     let ids = every_id(from).await?;
     let mut copied = Copied::default();
+    for table in Table::BEFORE_GAMES {
+        copied.rows += copy_rows(from, to, table).await?;
+    }
     let mut copied_ids = Vec::new();
     for (done, &id) in ids.iter().enumerate() {
         let mut game = from.load_game(id).await?;
@@ -71,12 +84,24 @@ pub async fn copy_games(
         }
         progress(done + 1, ids.len());
     }
+    for table in Table::AFTER_GAMES {
+        copied.rows += copy_rows(from, to, table).await?;
+    }
     if let Some((id, play_as)) = from.original_app_game().await? {
         to.set_original_app_game(id, play_as).await?;
     }
+    for table in Table::BEFORE_GAMES.into_iter().chain(Table::AFTER_GAMES) {
+        let (rows, copies) = (from.count_rows(table).await?, to.count_rows(table).await?);
+        if copies < rows {
+            return Err(Error::Internal(Fault::new(format!(
+                "{} holds {copies} rows where its original holds {rows}",
+                table.name()
+            ))));
+        }
+    }
     for id in copied_ids {
         let (original, copy) = (from.load_game(id).await?, to.load_game(id).await?);
-        if copy != original {
+        if unseen(copy.clone()) != unseen(original) {
             return Err(Error::Internal(Fault::new(format!("game {id} reads back otherwise than its original"))));
         }
         replays(copy)?;
@@ -119,6 +144,28 @@ async fn every_id(store: &Store) -> Result<Vec<GameId>, Error> {
         }
         ids.extend(page);
     }
+}
+
+/// Copies every row of `table` from `from` into `to`, a page at a time;
+/// answers how many were new there.
+async fn copy_rows(from: &Store, to: &Store, table: Table) -> Result<u64, Error> {
+    let (mut after, mut written) = ((0, 0), 0);
+    loop {
+        let (rows, count, last) = from.rows_after(table, after, ROWS_AT_ONCE).await?;
+        if count == 0 {
+            return Ok(written);
+        }
+        written += to.put_rows(table, rows).await?;
+        after = last;
+    }
+}
+
+/// `game` with no sighting of its seats, which a copy leaves out.
+fn unseen(mut game: StoredGame) -> StoredGame {
+    for seat in &mut game.seats {
+        seat.last_seen_at = None;
+    }
+    game
 }
 
 /// The entry of `first` that asked for its rematch, game `rematch`.

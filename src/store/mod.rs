@@ -12,6 +12,7 @@ mod postgres;
 mod rows;
 mod space;
 mod sqlite;
+mod tables;
 
 pub use error::{FileProblem, OpenError, StoreError};
 pub use players::{NewSeek, Sought};
@@ -22,6 +23,7 @@ pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
 use std::sync::Arc;
 use std::time::Instant;
+pub use tables::{Key, Table};
 
 use jiff::Timestamp;
 

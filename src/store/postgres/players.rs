@@ -374,6 +374,35 @@ impl PgStore {
     pub(in crate::store) async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
         Ok(self.execute(CANCEL_SEEK, |query| query.bind(id)).await? > 0)
     }
+
+    /// Inserts `rows` with `insert` (a table's, see [`crate::store::tables`]),
+    /// then sets the table's ids on with `continue_ids`, in one transaction;
+    /// answers how many rows were new.
+    pub(in crate::store) async fn put_rows(
+        &self,
+        insert: &'static str,
+        continue_ids: Option<&'static str>,
+        rows: String,
+    ) -> Result<u64, StoreError> {
+        self.in_transaction(|tx| {
+            let rows = rows.clone();
+            Box::pin(async move {
+                let inserted = sqlx::query(insert).bind(rows).execute(&mut *tx).await?.rows_affected();
+                if let Some(continue_ids) = continue_ids {
+                    sqlx::query(continue_ids).execute(&mut *tx).await?;
+                }
+                Ok(inserted)
+            })
+        })
+        .await
+    }
+
+    /// The count that `statement` answers.
+    pub(in crate::store) async fn count_rows(&self, statement: &'static str) -> Result<u64, StoreError> {
+        let count: i64 =
+            self.connections.run(&|connection| Box::pin(sqlx::query_scalar(statement).fetch_one(connection))).await?;
+        Ok(u64::try_from(count).unwrap_or_default())
+    }
 }
 
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;

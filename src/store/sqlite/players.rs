@@ -368,6 +368,34 @@ impl SqliteStore {
     pub(in crate::store) async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
         self.writer.write(move |tx| Ok(Ok(tx.prepare_cached(CANCEL_SEEK)?.execute([id])? > 0))).await
     }
+
+    /// The page that `statement` (a table's, see [`crate::store::tables`])
+    /// reads after `after`: its rows as JSON, their count, the last key.
+    pub(in crate::store) async fn rows_after(
+        &self,
+        statement: &'static str,
+        after: (i64, i64),
+        most: u32,
+    ) -> Result<(String, u64, (i64, i64)), StoreError> {
+        self.readers
+            .run(move |connection| {
+                let mut page = connection.prepare_cached(statement)?;
+                let (json, count, first, second): (String, i64, Option<i64>, Option<i64>) = page
+                    .query_row(params![after.0, after.1, most], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                    })?;
+                let count = u64::try_from(count).unwrap_or_default();
+                Ok((json, count, (first.unwrap_or(after.0), second.unwrap_or(0))))
+            })
+            .await
+    }
+
+    /// The count that `statement` answers.
+    pub(in crate::store) async fn count_rows(&self, statement: &'static str) -> Result<u64, StoreError> {
+        let count: i64 =
+            self.readers.run(move |connection| Ok(connection.query_row(statement, [], |row| row.get(0))?)).await?;
+        Ok(u64::try_from(count).unwrap_or_default())
+    }
 }
 
 /// The player and their last sighting in `row`, read with [`PLAYER_BY_TOKEN`].

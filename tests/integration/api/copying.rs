@@ -80,3 +80,50 @@ fn a_sqlite_database_copied_onto_postgres_plays_on_with_its_tokens_and_copies_no
     assert_eq!(code, Some(0), "{said}");
     assert!(printed.starts_with("copied 0 games (0 log entries)") && printed.contains("skipped 6"), "{printed}");
 }
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn players_their_challenges_seeks_and_events_are_copied_onto_postgres_and_their_tokens_work() {
+    let maintenance = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let sqlite = TestDatabase::sqlite();
+    let postgres = TestDatabase::on_postgres(&maintenance);
+    let app = TestApp::spawn_on(&sqlite);
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let challenge = app.post_with_token("/api/v1/players/bob/challenges", &alice, json!({"colour": "x"})).json();
+    let accepted = app.post_with_token(&format!("/api/v1/challenges/{}/accept", challenge["id"]), &bob, json!({}));
+    let game = accepted.json()["game"]["id"].as_i64().unwrap();
+    assert_eq!(app.place(game, &alice, [0, 1]).status, 201);
+    let seek = app.post_with_token("/api/v1/seeks", &bob, json!({})).json();
+    let alices_games = app.get_with_token("/api/v1/players/me/games", &alice).json();
+    let bobs_events: Vec<Value> = (1..=2)
+        .map(|seq| app.player_events(&bob, Some(seq - 1)).next_event(super::events::PATIENCE).unwrap().data)
+        .collect();
+    app.stop();
+
+    let (code, printed, said) = copy(&["--from", &sqlite.url(), "--to", &postgres.url()]);
+    assert_eq!(code, Some(0), "{said}");
+    // Two players, a challenge, a seek, and four events: bob's challenge and game_start, alice's
+    // game_start and challenge_accepted.
+    assert!(printed.contains(" and 8 rows of players"), "{printed}");
+
+    let app = TestApp::spawn_on(&postgres);
+    assert_eq!(app.get_with_token("/api/v1/players/me", &alice).json()["name"], "alice");
+    assert_eq!(app.get_with_token("/api/v1/players/me/games", &alice).json(), alices_games);
+    assert_eq!(
+        app.get_with_token(&format!("/api/v1/challenges/{}", challenge["id"]), &bob).json()["status"],
+        "accepted"
+    );
+    assert_eq!(app.get_with_token(&format!("/api/v1/seeks/{}", seek["id"]), &bob).json()["status"], "open");
+    for (seq, event) in (1..=2).zip(&bobs_events) {
+        let copied = app.player_events(&bob, Some(seq - 1)).next_event(super::events::PATIENCE).unwrap().data;
+        assert_eq!(&copied, event, "bob's event {seq}");
+    }
+    // Play goes on with the players' tokens, and new rows get new ids.
+    assert_eq!(app.place(game, &bob, [2, 3]).status, 201);
+    assert_eq!(app.create_player(Some("carol")).status, 201);
+    let paired = app.post_with_token("/api/v1/seeks", &alice, json!({})).json();
+    assert_eq!(
+        (paired["status"].as_str(), paired["id"].as_i64()),
+        (Some("paired"), Some(seek["id"].as_i64().unwrap() + 1))
+    );
+}

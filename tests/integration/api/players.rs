@@ -151,3 +151,22 @@ fn a_new_token_replaces_the_old_one_at_once() {
     app.get_with_token("/api/v1/players/me", "qtp_made-up").assert_problem(401, "unauthorized");
     app.request("GET", "/api/v1/players/me", &[], None).assert_problem(401, "unauthorized");
 }
+
+#[test]
+fn a_rematch_asked_for_with_the_players_tokens_keeps_each_seat_with_its_player() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let id = app.create_game_as(&alice, json!({"variant": "player_choice"}));
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({})).status, 201);
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{id}/abort"), &bob, json!({})).status, 201);
+    let asked = app.post_with_token(&format!("/api/v1/games/{id}/rematch"), &alice, json!({}));
+    assert_eq!(asked.status, 201, "{}", asked.body);
+    let rematch = asked.json()["game"]["id"].as_i64().unwrap();
+    assert_eq!(asked.json()["seat"]["player"], "O", "the colours swapped");
+    let joined = app.post_with_token(&format!("/api/v1/games/{id}/rematch"), &bob, json!({}));
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let seats = &joined.json()["game"]["seats"];
+    assert_eq!((seats["X"]["player"].as_str(), seats["O"]["player"].as_str()), (Some("bob"), Some("alice")));
+    assert_eq!(ids(&app.my_games(&alice, "")), [rematch, id]);
+    assert_eq!(app.place(rematch, &bob, [4, 5]).status, 201, "bob's player's token plays X");
+}

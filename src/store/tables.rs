@@ -1,0 +1,203 @@
+//! The tables `qttt copy` copies row for row, beside the games (which it copies
+//! game by game, read back and replayed): the players, their challenges, seeks
+//! and events. A page of SQLite's rows goes as JSON, which PostgreSQL reads
+//! back into rows of the same table by column name.
+
+use std::sync::LazyLock;
+
+use super::{Backend, Store, StoreError, counted};
+
+/// A table copied row for row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// The players: before the games, whose seats name them.
+    Players,
+    /// The challenges: after the games, which they name.
+    Challenges,
+    /// The seeks: after the games.
+    Seeks,
+    /// The players' events: after the games and the challenges they name.
+    PlayerEvents,
+}
+
+/// Where a page of a table's rows ends: its key, its second column 0 when it has one.
+pub type Key = (i64, i64);
+
+impl Table {
+    /// The tables to copy before the games.
+    pub const BEFORE_GAMES: [Table; 1] = [Table::Players];
+    /// The tables to copy after them.
+    pub const AFTER_GAMES: [Table; 3] = [Table::Challenges, Table::Seeks, Table::PlayerEvents];
+
+    /// The table's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Players => "players",
+            Table::Challenges => "challenges",
+            Table::Seeks => "seeks",
+            Table::PlayerEvents => "player_events",
+        }
+    }
+
+    /// Its columns.
+    fn columns(self) -> &'static [&'static str] {
+        match self {
+            Table::Players => &["id", "name", "name_key", "token_hash", "created_at", "last_seen_at", "last_event_seq"],
+            Table::Challenges => &[
+                "id",
+                "challenger_id",
+                "challenged_id",
+                "variant",
+                "clock_initial_ms",
+                "clock_increment_ms",
+                "colour",
+                "status",
+                "decline_reason",
+                "game_id",
+                "created_at",
+                "expires_at",
+                "answered_at",
+            ],
+            Table::Seeks => &[
+                "id",
+                "player_id",
+                "variant",
+                "clock_initial_ms",
+                "clock_increment_ms",
+                "status",
+                "game_id",
+                "created_at",
+                "expires_at",
+            ],
+            Table::PlayerEvents => &["player_id", "seq", "kind", "game_id", "challenge_id", "created_at"],
+        }
+    }
+
+    /// Its key's columns, in order: an id, or a player and a number.
+    fn key(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Table::PlayerEvents => ("player_id", Some("seq")),
+            Table::Players | Table::Challenges | Table::Seeks => ("id", None),
+        }
+    }
+
+    const ALL: [Table; 4] = [Table::Players, Table::Challenges, Table::Seeks, Table::PlayerEvents];
+
+    /// SQLite's page of rows after a key, as a JSON array of objects (binary
+    /// columns in PostgreSQL's hex form), their count, and the last key.
+    fn page(self) -> &'static str {
+        static PAGES: LazyLock<Vec<String>> = LazyLock::new(|| {
+            Table::ALL
+                .iter()
+                .map(|table| {
+                    let value = |column: &str| match column {
+                        "token_hash" => format!("'\\x' || lower(hex({column}))"),
+                        _ => column.to_string(),
+                    };
+                    let object: Vec<String> =
+                        table.columns().iter().map(|column| format!("'{column}', {}", value(column))).collect();
+                    let (first, second) = table.key();
+                    let (after, last, order) = match second {
+                        None => (format!("{first} > ?1"), format!("max({first}), 0"), first.to_string()),
+                        Some(second) => (
+                            format!("({first} > ?1 OR ({first} = ?1 AND {second} > ?2))"),
+                            format!(
+                                "max({first}), max({second}) FILTER (WHERE {first} = (SELECT max({first}) FROM page))"
+                            ),
+                            format!("{first}, {second}"),
+                        ),
+                    };
+                    format!(
+                        "WITH page AS (SELECT * FROM {name} WHERE {after} ORDER BY {order} LIMIT ?3) \
+                         SELECT COALESCE(json_group_array(json_object({object})), '[]'), count(*), {last} FROM page",
+                        name = table.name(),
+                        object = object.join(", "),
+                    )
+                })
+                .collect()
+        });
+        &PAGES[self as usize]
+    }
+
+    /// PostgreSQL's insert of a page of rows, each kept as it was (ids
+    /// included), any already there left as they are.
+    fn insert(self) -> &'static str {
+        static INSERTS: LazyLock<Vec<String>> = LazyLock::new(|| {
+            Table::ALL
+                .iter()
+                .map(|table| {
+                    let overriding = if table.key().1.is_none() { "OVERRIDING SYSTEM VALUE " } else { "" };
+                    format!(
+                        "INSERT INTO {name} ({columns}) {overriding}SELECT {columns} \
+                         FROM json_populate_recordset(NULL::{name}, $1::json) ON CONFLICT DO NOTHING",
+                        name = table.name(),
+                        columns = table.columns().join(", "),
+                    )
+                })
+                .collect()
+        });
+        &INSERTS[self as usize]
+    }
+
+    /// PostgreSQL's setting of the table's id sequence after its highest id, so
+    /// that new rows go on from there; none for a table keyed otherwise.
+    fn continue_ids(self) -> Option<&'static str> {
+        static CONTINUE: LazyLock<Vec<String>> = LazyLock::new(|| {
+            Table::ALL
+                .iter()
+                .map(|table| {
+                    let name = table.name();
+                    format!(
+                        "SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"
+                    )
+                })
+                .collect()
+        });
+        self.key().1.is_none().then(|| CONTINUE[self as usize].as_str())
+    }
+
+    /// How many rows the table holds.
+    fn count(self) -> &'static str {
+        static COUNTS: LazyLock<Vec<String>> =
+            LazyLock::new(|| Table::ALL.iter().map(|table| format!("SELECT count(*) FROM {}", table.name())).collect());
+        &COUNTS[self as usize]
+    }
+}
+
+impl Store {
+    /// At most `most` rows of `table` after `after`, in key order, as JSON;
+    /// their count and the last one's key. From SQLite only.
+    ///
+    /// # Errors
+    /// A PostgreSQL store; database failures.
+    pub async fn rows_after(&self, table: Table, after: Key, most: u32) -> Result<(String, u64, Key), StoreError> {
+        let Backend::Sqlite(store) = &self.backend else {
+            return Err(StoreError::Other("rows are copied from SQLite only".into()));
+        };
+        counted(store.rows_after(table.page(), after, most).await)
+    }
+
+    /// Writes `rows` (as [`Store::rows_after`] gives them) into `table`, each
+    /// as it was, and sets the table's ids to go on after the highest;
+    /// answers how many were new. Into PostgreSQL only.
+    ///
+    /// # Errors
+    /// A SQLite store; database failures.
+    pub async fn put_rows(&self, table: Table, rows: String) -> Result<u64, StoreError> {
+        let Backend::Postgres(store) = &self.backend else {
+            return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
+        };
+        self.wrote(Box::pin(store.put_rows(table.insert(), table.continue_ids(), rows))).await
+    }
+
+    /// How many rows `table` holds.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.count_rows(table.count()).await,
+            Backend::Postgres(store) => Box::pin(store.count_rows(table.count())).await,
+        })
+    }
+}
