@@ -15,8 +15,8 @@ use utoipa::openapi::{ObjectBuilder, Required, Type};
 
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
-use crate::record::GameId;
-use crate::service::Credentials;
+use crate::record::{GameId, Holder};
+use crate::service::{Credentials, GameService};
 
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
@@ -192,6 +192,25 @@ impl FromRequest for PlayerToken {
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
         std::future::ready(player_token(request, seat_token(request.headers()), "Authorization: Bearer <token>"))
     }
+}
+
+/// The player whose token `bearer` carries, if it carries one.
+///
+/// # Errors
+/// [`ApiError::Unauthorized`] for a token that is no player's.
+pub(super) async fn caller(service: &GameService, bearer: Bearer) -> Result<Option<Holder>, ApiError> {
+    match bearer.0 {
+        None => Ok(None),
+        Some(token) => Ok(Some(player(service, &PlayerToken(token)).await?)),
+    }
+}
+
+/// The player whose token `token` is.
+///
+/// # Errors
+/// A token that is no player's, or no longer, is unauthorized.
+pub(super) async fn player(service: &GameService, token: &PlayerToken) -> Result<Holder, ApiError> {
+    Ok(service.player(&token.0).await?)
 }
 
 /// A player's token for their event stream: from `Authorization: Bearer

@@ -7,9 +7,8 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
-use super::extract::{Bearer, JsonBody, Reader, SeatRequest, etag, is_unchanged};
+use super::extract::{Bearer, JsonBody, Reader, SeatRequest, caller, etag, is_unchanged};
 use super::limit::{ClientAddress, Limits};
-use super::players::caller;
 use super::problem::ApiError;
 use super::views::{
     AnalysisView, CollapseRequest, CreateGameRequest, GameList, GameLog, GameSummary, GameView, HintView, JoinRequest,

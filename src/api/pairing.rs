@@ -5,10 +5,9 @@ use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, delete, get, post, web};
 
-use super::extract::{JsonBody, PlayerToken};
+use super::extract::{JsonBody, PlayerToken, player};
 use super::games::{Answer, seated};
 use super::limit::{ClientAddress, Limits};
-use super::players::player;
 use super::problem::ApiError;
 use super::views::{ChallengeList, ChallengeRequest, ChallengeView, DeclineRequest, SeekRequest, SeekView, name_of};
 use crate::record::{ChallengeId, SeekId, StoredChallenge};

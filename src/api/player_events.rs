@@ -13,9 +13,8 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::{Instant, Interval, interval_at, sleep_until};
 
 use super::events::{KEEP_ALIVE, Resume, event_stream, last_event_id, reconnect_field, retry_wait};
-use super::extract::StreamToken;
+use super::extract::{StreamToken, player};
 use super::limit::{ClientAddress, Limits, StreamPlace};
-use super::players::player;
 use super::problem::ApiError;
 use super::views::PlayerEventView;
 use crate::error::Error;

@@ -5,32 +5,13 @@ use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, get, post, web};
 
-use super::extract::{Bearer, JsonBody, PlayerToken};
+use super::extract::{JsonBody, PlayerToken, player};
 use super::games::{Answer, ListQuery, game_list};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{CreatePlayerRequest, CreatedPlayer, GameList, PlayerTokenView, PlayerView, name_of};
-use crate::record::{Holder, Results};
+use crate::record::Results;
 use crate::service::GameService;
-
-/// The player whose token `bearer` carries, if it carries one.
-///
-/// # Errors
-/// [`ApiError::Unauthorized`] for a token that is no player's.
-pub(super) async fn caller(service: &GameService, bearer: Bearer) -> Result<Option<Holder>, ApiError> {
-    match bearer.0 {
-        None => Ok(None),
-        Some(token) => Ok(Some(player(service, &PlayerToken(token)).await?)),
-    }
-}
-
-/// The player whose token `token` is.
-///
-/// # Errors
-/// A token that is no player's, or no longer, is unauthorized.
-pub(super) async fn player(service: &GameService, token: &PlayerToken) -> Result<Holder, ApiError> {
-    Ok(service.player(&token.0).await?)
-}
 
 /// The name in a path, checked.
 fn path_name(name: &str) -> Result<crate::record::Username, ApiError> {
