@@ -258,9 +258,17 @@ fn header_or_query_token(request: &HttpRequest) -> Result<Option<String>, ApiErr
 
 /// The token of `?token=`, if the query has one, empty or not.
 fn query_token(request: &HttpRequest) -> Result<Option<String>, ApiError> {
-    web::Query::<TokenQuery>::from_query(request.query_string())
-        .map(|query| query.into_inner().token)
-        .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))
+    Ok(query_of::<TokenQuery>(request)?.token)
+}
+
+/// The part of `request`'s query that `T` reads.
+fn query_of<T: serde::de::DeserializeOwned>(request: &HttpRequest) -> Result<T, ApiError> {
+    web::Query::<T>::from_query(request.query_string()).map(web::Query::into_inner).map_err(invalid_query)
+}
+
+/// The refusal of a query that is not what the operation takes.
+pub(super) fn invalid_query(error: impl std::fmt::Display) -> ApiError {
+    ApiError::InvalidQuery(format!("the query is not valid: {error}"))
 }
 
 /// What a reader of a game presents: a seat's token (or its player's) as
@@ -286,10 +294,7 @@ impl FromRequest for Reader {
             if token.as_deref() == Some("") {
                 return Err(ApiError::InvalidQuery("the token must not be empty: send ?token=<token>, or none".into()));
             }
-            let invite = web::Query::<InviteQuery>::from_query(request.query_string())
-                .map_err(|error| ApiError::InvalidQuery(format!("the query is not valid: {error}")))?
-                .into_inner()
-                .invite;
+            let invite = query_of::<InviteQuery>(request)?.invite;
             if invite.as_deref() == Some("") {
                 return Err(ApiError::InvalidQuery(
                     "the invite must not be empty: send ?invite=<invite>, or none".into(),

@@ -125,19 +125,16 @@ pub fn app(
         InitError = (),
     >,
 > {
-    let (app, document) =
-        documented(
-            App::new()
-                .app_data(web::Data::new(service))
-                .app_data(web::PayloadConfig::new(BODY_LIMIT))
-                .app_data(BodyTimeout(options.body_timeout))
-                .app_data(options.limits)
-                .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
-                .app_data(web::QueryConfig::default().error_handler(|error, _| {
-                    ApiError::InvalidQuery(format!("the query is not valid: {error}")).into()
-                })),
-            options.original_app_routes,
-        );
+    let (app, document) = documented(
+        App::new()
+            .app_data(web::Data::new(service))
+            .app_data(web::PayloadConfig::new(BODY_LIMIT))
+            .app_data(BodyTimeout(options.body_timeout))
+            .app_data(options.limits)
+            .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
+            .app_data(web::QueryConfig::default().error_handler(|error, _| extract::invalid_query(error).into())),
+        options.original_app_routes,
+    );
     let known_routes = web::Data::new(KnownRoutes::of(&document));
     let app = match options.metrics {
         Some(recorder) => app.app_data(recorder).route("/metrics", web::get().to(observe::metrics)),

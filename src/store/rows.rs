@@ -585,6 +585,20 @@ pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError
     })
 }
 
+/// The seek and its player in `row`, read with [`seek_columns`] and then the
+/// player's name, token hash and last sighting.
+pub(super) fn seek_and_holder_from_row(row: &impl Columns) -> Result<(StoredSeek, Holder), StoreError> {
+    let seek = seek_from_row(row)?;
+    let name: String = row.column(9)?;
+    let holder = Holder {
+        id: seek.player,
+        name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
+        token_hash: row.column(10)?,
+        last_seen_at: optional_time(row, 11)?,
+    };
+    Ok((seek, holder))
+}
+
 /// The columns a player's event is read with, as [`player_event_from_row`] reads them.
 pub(super) fn player_event_columns(time: impl Fn(&str) -> String) -> String {
     format!("seq, kind, game_id, challenge_id, {}", time("created_at"))

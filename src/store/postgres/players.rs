@@ -7,21 +7,21 @@
 use std::sync::LazyLock;
 
 use futures_util::future::BoxFuture;
+use sqlx::Connection;
 use sqlx::postgres::{PgConnection, PgRow};
-use sqlx::{Connection, Row};
 
 use super::statements::rfc3339;
 use super::{PgStore, insert_game, insert_player_events, is_unique_violation};
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
     SeekId, SeekStatus, Status, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Subject,
-    Username, stamp,
+    stamp,
 };
 use crate::store::players::{NewSeek, Sought, Started};
 use crate::store::rows::{
     CHALLENGES_WITH_PLAYERS, RESULT_COUNTS, challenge_columns, challenge_from_row, listed_game_from_row,
     listing_columns, optional_time, player_columns, player_event_columns, player_event_from_row, player_from_row,
-    results_from_row, seek_columns, seek_from_row,
+    results_from_row, seek_and_holder_from_row, seek_columns, seek_from_row,
 };
 use crate::store::{StoreError, events_about};
 
@@ -448,7 +448,7 @@ async fn seek<E>(
         tx.commit().await?;
         return Ok(Ok((Sought::Waiting(id), Vec::new())));
     };
-    let (partner, holder) = seek_and_holder(&partner).map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
+    let (partner, holder) = seek_and_holder_from_row(&partner).map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
     let (mut game, game_events) = match pair(&partner, holder) {
         Ok(started) => started,
         Err(refused) => return Ok(Err(refused)),
@@ -459,19 +459,6 @@ async fn seek<E>(
     sqlx::query(PAIR_SEEK).bind(game.id).bind(partner.id).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(Ok((Sought::Paired { seek, game: Box::new(game) }, game_events)))
-}
-
-/// The seek and its player in `row`, read with [`PARTNER`].
-fn seek_and_holder(row: &PgRow) -> Result<(StoredSeek, Holder), StoreError> {
-    let seek = seek_from_row(row)?;
-    let name: String = row.try_get(9)?;
-    let holder = Holder {
-        id: seek.player,
-        name: Username::parse(&name).map_err(|_| StoreError::Corrupt(format!("name {name:?}")))?,
-        token_hash: row.try_get(10)?,
-        last_seen_at: optional_time(row, 11)?,
-    };
-    Ok((seek, holder))
 }
 
 /// See the SQLite store's.

@@ -9,13 +9,13 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::{SqliteStore, as_written, insert_game, insert_player_events, is_unique_violation};
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
-    SeekId, SeekStatus, Status, StoredChallenge, StoredPlayer, StoredPlayerEvent, StoredSeek, Subject, Username, stamp,
+    SeekId, SeekStatus, Status, StoredChallenge, StoredPlayer, StoredPlayerEvent, StoredSeek, Subject, stamp,
 };
 use crate::store::players::{NewSeek, Sought, Started};
 use crate::store::rows::{
     CHALLENGES_WITH_PLAYERS, RESULT_COUNTS, challenge_columns, challenge_from_row, listed_game_from_row,
     listing_columns, optional_time, player_columns, player_event_columns, player_event_from_row, player_from_row,
-    results_from_row, seek_columns, seek_from_row,
+    results_from_row, seek_and_holder_from_row, seek_columns, seek_from_row,
 };
 use crate::store::{StoreError, events_about};
 
@@ -336,7 +336,7 @@ impl SqliteStore {
                             new.player,
                             created_at
                         ],
-                        |row| Ok(seek_and_holder(row)),
+                        |row| Ok(seek_and_holder_from_row(row)),
                     )
                     .optional()?
                     .transpose()?;
@@ -401,19 +401,6 @@ impl SqliteStore {
 /// The player and their last sighting in `row`, read with [`PLAYER_BY_TOKEN`].
 fn player_and_last_seen(row: &Row<'_>) -> Result<(StoredPlayer, Option<jiff::Timestamp>), StoreError> {
     Ok((player_from_row(row, 0)?, optional_time(row, 3)?))
-}
-
-/// The seek and its player in `row`, read with [`PARTNER`].
-fn seek_and_holder(row: &Row<'_>) -> Result<(StoredSeek, Holder), StoreError> {
-    let seek = seek_from_row(row)?;
-    let name: String = row.get(9)?;
-    let holder = Holder {
-        id: seek.player,
-        name: Username::parse(&name).map_err(|_| StoreError::Corrupt(format!("name {name:?}")))?,
-        token_hash: row.get(10)?,
-        last_seen_at: optional_time(row, 11)?,
-    };
-    Ok((seek, holder))
 }
 
 /// The games in `rows`, read with the listing's columns.
