@@ -157,6 +157,12 @@ pub struct Settings {
     #[arg(long, env = "CLAIM_AFTER_SECONDS", value_name = "SECONDS",
         default_value_t = DEFAULT_CLAIM_AFTER.as_secs(), value_parser = whole_number::<0, 604_800>)]
     claim_after_seconds: u64,
+    /// How long a rating period lasts, in days: a player's rating deviation
+    /// grows once for every whole period since their last rated game, as
+    /// Glicko-2 has it grow over a period without games.
+    #[arg(long, env = "RATING_PERIOD_DAYS", value_name = "DAYS", default_value_t = 7,
+        value_parser = whole_number::<1, 365>)]
+    rating_period_days: u64,
     /// How the log's lines are written: text, or json (one object per line).
     #[arg(long, env = "LOG_FORMAT", default_value = "text", value_parser = log_format)]
     log_format: LogFormat,
@@ -232,6 +238,8 @@ pub struct Config {
     /// How long the player to act must be gone before the other may claim an
     /// untimed game: `CLAIM_AFTER_SECONDS`.
     pub claim_after: Duration,
+    /// How long a rating period lasts: `RATING_PERIOD_DAYS`.
+    pub rating_period: jiff::SignedDuration,
     /// How the log's lines are written: `LOG_FORMAT`.
     pub log_format: LogFormat,
     /// Where `GET /metrics` is served: `METRICS` and `METRICS_ADDR`.
@@ -379,6 +387,9 @@ impl TryFrom<Settings> for Config {
             seek_timeout: Duration::from_secs(settings.seek_timeout_seconds),
             max_open_seeks_per_player: u32::try_from(settings.max_open_seeks_per_player).expect("at most 100"),
             claim_after: Duration::from_secs(settings.claim_after_seconds),
+            rating_period: jiff::SignedDuration::from_hours(
+                i64::try_from(settings.rating_period_days * 24).expect("at most 365 days"),
+            ),
             log_format: settings.log_format,
             metrics,
         })
@@ -566,6 +577,7 @@ mod tests {
                 seek_timeout: Duration::from_secs(120),
                 max_open_seeks_per_player: 3,
                 claim_after: Duration::from_secs(60),
+                rating_period: jiff::SignedDuration::from_hours(7 * 24),
                 log_format: LogFormat::Text,
                 metrics: MetricsAt::ServerPort,
             })

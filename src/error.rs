@@ -15,6 +15,8 @@ pub enum Error {
     /// A hint or an analysis was asked for while the game goes on, in a game
     /// without hints.
     HintsDisabled,
+    /// A hint or an analysis was asked for while a rated game goes on.
+    RatedGame,
     /// A move, collapse or resignation while a seat is still free.
     WaitingForOpponent,
     /// An abort after both players have made their first move.
@@ -124,8 +126,9 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 19] = [
+    pub const CODES: [&'static str; 20] = [
         "hints_disabled",
+        "rated_game",
         "waiting_for_opponent",
         "abort_not_allowed",
         "game_not_over",
@@ -151,6 +154,7 @@ impl Error {
         match self {
             Error::Rule(rule) => rule.code(),
             Error::HintsDisabled => "hints_disabled",
+            Error::RatedGame => "rated_game",
             Error::WaitingForOpponent => "waiting_for_opponent",
             Error::AbortNotAllowed => "abort_not_allowed",
             Error::GameNotOver => "game_not_over",
@@ -176,6 +180,9 @@ impl Error {
     pub fn detail(&self) -> String {
         match self {
             Error::Rule(rule) => rule.to_string(),
+            Error::RatedGame => {
+                "a rated game gives neither hints nor analysis until it has ended: the players play it alone".into()
+            }
             Error::HintsDisabled => {
                 "this game gives neither hints nor analysis while it goes on; its creator can ask for them with \"hints\": \
                  true"

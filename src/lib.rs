@@ -118,6 +118,7 @@ pub mod live;
 pub mod logging;
 pub mod metrics;
 pub mod quantum;
+pub mod rating;
 pub mod record;
 pub mod server;
 pub mod service;

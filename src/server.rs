@@ -108,7 +108,8 @@ impl Running {
         }
         let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
             .await
-            .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?;
+            .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?
+            .with_rating_period(config.rating_period);
         let options = ServiceOptions {
             randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
             time: Time::System,

@@ -10,8 +10,7 @@ use super::games::{Answer, ListQuery, game_list};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{CreatePlayerRequest, CreatedPlayer, GameList, PlayerTokenView, PlayerView, name_of};
-use crate::record::Results;
-use crate::service::GameService;
+use crate::service::{GameService, Profile};
 
 /// The name in a path, checked.
 fn path_name(name: &str) -> Result<crate::record::Username, ApiError> {
@@ -53,7 +52,7 @@ async fn create_player(
     let (player, token) = service.create_player(name).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/players/{}", player.name)))
-        .json(CreatedPlayer { player: PlayerView::new(&player, Results::default()), token }))
+        .json(CreatedPlayer { player: PlayerView::new(&Profile::of_new(player)), token }))
 }
 
 /// Get your own player.
@@ -68,8 +67,7 @@ async fn create_player(
 #[get("/players/me")]
 async fn own_player(service: Data<GameService>, token: PlayerToken) -> Answer {
     let caller = player(&service, &token).await?;
-    let (player, results) = service.profile(&caller.name).await?;
-    Ok(HttpResponse::Ok().json(PlayerView::new(&player, results)))
+    Ok(HttpResponse::Ok().json(PlayerView::new(&service.profile(&caller.name).await?)))
 }
 
 /// Get a player's public profile: their name, when they came, and how their
@@ -87,8 +85,7 @@ async fn own_player(service: Data<GameService>, token: PlayerToken) -> Answer {
 )]
 #[get("/players/{name}")]
 async fn profile(service: Data<GameService>, name: web::Path<String>) -> Answer {
-    let (player, results) = service.profile(&path_name(&name)?).await?;
-    Ok(HttpResponse::Ok().json(PlayerView::new(&player, results)))
+    Ok(HttpResponse::Ok().json(PlayerView::new(&service.profile(&path_name(&name)?).await?)))
 }
 
 /// Get a new token: the old one stops working at once, on every instance.

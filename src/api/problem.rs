@@ -131,7 +131,7 @@ fn codes_schema() -> Object {
         .enum_values(Some(ApiError::codes()))
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
-             `hints_disabled`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `name_taken`, \
+             `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `name_taken`, \
              `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, \
              `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
@@ -171,6 +171,7 @@ impl ApiError {
                 title
             }
             ApiError::Service(Error::HintsDisabled) => "Hints disabled".into(),
+            ApiError::Service(Error::RatedGame) => "Rated game".into(),
             ApiError::Service(Error::WaitingForOpponent) => "Waiting for opponent".into(),
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
             ApiError::Service(Error::GameNotOver) => "Game not over".into(),
@@ -279,6 +280,7 @@ impl ResponseError for ApiError {
             ApiError::Service(error) => match error {
                 Error::Rule(_)
                 | Error::HintsDisabled
+                | Error::RatedGame
                 | Error::WaitingForOpponent
                 | Error::AbortNotAllowed
                 | Error::GameNotOver
@@ -335,6 +337,7 @@ mod tests {
     fn one_of_each() -> Vec<ApiError> {
         let every_kind = RuleError::ALL.into_iter().map(|rule| ApiError::Service(Error::Rule(rule))).chain([
             ApiError::Service(Error::HintsDisabled),
+            ApiError::Service(Error::RatedGame),
             ApiError::Service(Error::WaitingForOpponent),
             ApiError::Service(Error::AbortNotAllowed),
             ApiError::Service(Error::GameNotOver),
@@ -368,6 +371,7 @@ mod tests {
                 ApiError::Service(
                     Error::Rule(_)
                     | Error::HintsDisabled
+                    | Error::RatedGame
                     | Error::WaitingForOpponent
                     | Error::AbortNotAllowed
                     | Error::GameNotOver

@@ -60,6 +60,16 @@ impl Bot {
         }
     }
 
+    /// The bot as it plays rated games, if it does: each level at one
+    /// strength, so that its rating means one thing; the parasite bot at its
+    /// default mistake chance alone.
+    pub fn rated(self) -> Option<Bot> {
+        match self {
+            Bot::Parasite { mistake_chance } if mistake_chance != Bot::DEFAULT_MISTAKE_CHANCE => None,
+            bot => Some(bot),
+        }
+    }
+
     /// The strategy this bot plays.
     pub fn strategy(self) -> Box<dyn Strategy> {
         self.strategy_stopped_by(Stop::default())

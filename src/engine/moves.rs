@@ -14,6 +14,9 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// Both variants.
+    pub const ALL: [Variant; 2] = [Variant::Measurement, Variant::PlayerChoice];
+
     /// The stable name clients see.
     pub fn code(self) -> &'static str {
         match self {

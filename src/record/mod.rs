@@ -10,8 +10,10 @@ use crate::bot::Bot;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 
 mod players;
+mod ratings;
 
 pub use players::*;
+pub use ratings::*;
 
 /// An id that the database gives: a number of its own type for each kind of
 /// row, so that a game's id is never taken for a player's, nor for a version, a
@@ -228,6 +230,8 @@ pub struct StoredGame {
     pub opponent: Option<Bot>,
     /// Whether hints are given while the game goes on.
     pub hints: bool,
+    /// Whether its end changes its players' ratings.
+    pub rated: bool,
     /// Its clock, if it is a timed game.
     pub clock: Option<ClockSettings>,
     /// The game this one is the rematch of, if it is one: its free seat is kept
@@ -318,6 +322,9 @@ pub struct GameSettings {
     pub clock: Option<ClockSettings>,
     /// Whether the game is private: not listed, and joined only with its invite.
     pub private: bool,
+    /// Whether its end changes its players' ratings: a rated game is between
+    /// two players, or a player and a bot, and gives no hints.
+    pub rated: bool,
 }
 
 /// A page of a listing of games, newest first.

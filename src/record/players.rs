@@ -246,6 +246,8 @@ pub struct Terms {
     pub variant: Variant,
     /// The clock, if the game is to be timed.
     pub clock: Option<ClockSettings>,
+    /// Whether the game is rated.
+    pub rated: bool,
 }
 
 /// A challenge as stored.

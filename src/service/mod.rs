@@ -37,7 +37,7 @@ use time::Offset;
 pub use copy::{Checked, Copied, check_games, copy_games};
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
-pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, SEEN_EVERY};
+pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
 pub use randomness::Randomness;
 pub use records::GameRecord;
 pub use searches::Searches;
@@ -62,6 +62,7 @@ struct NewGame {
     variant: Variant,
     opponent: Option<Bot>,
     hints: bool,
+    rated: bool,
     clock: Option<ClockSettings>,
     rematch_of: Option<GameId>,
     invite_hash: Option<Vec<u8>>,
@@ -79,6 +80,7 @@ impl NewGame {
             created_at: now,
             opponent: self.opponent,
             hints: self.hints,
+            rated: self.rated,
             clock: self.clock,
             rematch_of: self.rematch_of,
             summary: Summary {
@@ -438,8 +440,8 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of
     /// the game; [`RuleError::GameOver`] when nobody is to act;
-    /// [`Error::HintsDisabled`] in a game without hints;
-    /// [`RuleError::NotYourTurn`] when the other side is to act; [`Error::Busy`]
+    /// [`Error::RatedGame`] in a rated game; [`Error::HintsDisabled`] in a game
+    /// without hints; [`RuleError::NotYourTurn`] when the other side is to act; [`Error::Busy`]
     /// when too many searches wait; a corrupt log; database failures.
     pub async fn hint(&self, id: GameId, token: &str) -> Result<(GameRecord, Hint), Error> {
         let record = self.record(id).await?;
@@ -447,6 +449,9 @@ impl GameService {
         let Some(Actor::Player(player)) = record.game.actor_to_act().filter(|_| record.end().is_none()) else {
             return Err(Error::Rule(RuleError::GameOver));
         };
+        if record.stored.rated {
+            return Err(Error::RatedGame);
+        }
         if !record.stored.hints {
             return Err(Error::HintsDisabled);
         }
@@ -463,14 +468,17 @@ impl GameService {
     /// its players while it goes on.
     ///
     /// # Errors
-    /// [`Error::NotFound`]; [`Error::HintsDisabled`] in a game without hints
-    /// that goes on; [`Error::Forbidden`] without a seat's token in one that
+    /// [`Error::NotFound`]; [`Error::RatedGame`] in a rated game and
+    /// [`Error::HintsDisabled`] in a game without hints, while it goes on; [`Error::Forbidden`] without a seat's token in one that
     /// does; [`Error::Busy`] when too many searches wait; a corrupt log;
     /// database failures.
     pub async fn analysis(&self, id: GameId, credentials: &Credentials) -> Result<(GameRecord, Arc<Analysis>), Error> {
         let record = self.game(id, credentials).await?;
         // Judging the moves of a game that goes on is advice to its players.
         if record.end().is_none() {
+            if record.stored.rated {
+                return Err(Error::RatedGame);
+            }
             if !record.stored.hints {
                 return Err(Error::HintsDisabled);
             }

@@ -41,6 +41,7 @@ fn between(
         variant: terms.variant,
         opponent: None,
         hints: false,
+        rated: terms.rated,
         clock: terms.clock,
         rematch_of: None,
         invite_hash: None,

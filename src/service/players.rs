@@ -11,7 +11,9 @@ use rand::RngExt;
 
 use super::GameService;
 use super::time::after;
+use crate::engine::Variant;
 use crate::error::Error;
+use crate::rating::{Rating, Standing};
 use crate::record::{
     GameId, Holder, ListedGame, Page, PlayerId, Results, StoredChallenge, StoredPlayer, StoredPlayerEvent, Subject,
     Username,
@@ -63,6 +65,29 @@ const NOUNS: [&str; 32] = [
     "magpie", "marten", "meson", "newt", "nova", "otter", "panda", "photon", "pulsar", "qubit", "quark", "raven",
     "robin", "spin", "stoat", "swan", "tiger", "vole", "walrus", "wren",
 ];
+
+/// A player's public profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// The player.
+    pub player: StoredPlayer,
+    /// How their finished games ended for them.
+    pub results: Results,
+    /// Their rating in each variant as it stands now (its deviation grown by
+    /// the time since their last rated game), and how many rated games it counts.
+    pub ratings: [(Variant, Rating, i64); 2],
+}
+
+impl Profile {
+    /// The profile of `player`, who has just come: no games, and the start's ratings.
+    pub fn of_new(player: StoredPlayer) -> Profile {
+        Profile {
+            player,
+            results: Results::default(),
+            ratings: Variant::ALL.map(|variant| (variant, Rating::START, 0)),
+        }
+    }
+}
 
 impl GameService {
     /// Creates a player named `name`, or, without one, a name the server draws;
@@ -157,10 +182,16 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; database failures.
-    pub async fn profile(&self, name: &Username) -> Result<(StoredPlayer, Results), Error> {
+    pub async fn profile(&self, name: &Username) -> Result<Profile, Error> {
         let player = self.named(name).await?;
         let results = self.store.player_results(player.id).await?;
-        Ok((player, results))
+        let stored = self.store.player_ratings(player.id).await?;
+        let (now, period) = (self.now(), self.store.rating_period());
+        let ratings = Variant::ALL.map(|variant| {
+            let standing = stored.iter().find(|rating| rating.variant == variant).map_or(Standing::NEW, |r| r.standing);
+            (variant, standing.at(now, period), standing.games)
+        });
+        Ok(Profile { player, results, ratings })
     }
 
     /// The player named `name`, in any case.

@@ -9,7 +9,7 @@ use super::time::after;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::{Error, Fault};
 use crate::record::{
-    End, Ending, Event, GameId, PlayerEventKind, Status, StoredEntry, StoredGame, StoredSeat, Summary,
+    End, Ending, Event, GameId, PlayerEventKind, RatedEnd, Rater, Status, StoredEntry, StoredGame, StoredSeat, Summary,
 };
 use crate::store::Write;
 
@@ -111,8 +111,23 @@ impl GameRecord {
         let player_events = told.map_or_else(Vec::new, |kind| {
             self.stored.seats.iter().filter_map(|seat| Some((seat.holder.as_ref()?.id, kind))).collect()
         });
+        let rated = (told == Some(PlayerEventKind::GameFinish)).then(|| self.rated_end(&summary)).flatten();
         self.stored.summary = summary;
-        Ok((self, Write { seat, entries, summary: changed, player_events }))
+        Ok((self, Write { seat, entries, summary: changed, player_events, rated }))
+    }
+
+    /// The end that `summary` tells, to rate, in a rated game that ended with
+    /// a result to rate (not an abort) between two raters.
+    fn rated_end(&self, summary: &Summary) -> Option<RatedEnd> {
+        if !self.stored.rated || summary.result == GameResult::Aborted {
+            return None;
+        }
+        let rater = |player: Player| match self.stored.seat(player).and_then(|seat| seat.holder.as_ref()) {
+            Some(holder) => Some(Rater::Player(holder.id)),
+            None => self.stored.opponent.filter(|_| self.bot_seat() == Some(player)).and_then(Rater::bot),
+        };
+        let (x, o) = (rater(Player::X)?, rater(Player::O)?);
+        Some(RatedEnd { variant: self.stored.variant, x, o, result: summary.result, ended_at: summary.ended_at? })
     }
 
     /// The game as it stood right after each entry of its log after sequence
@@ -300,6 +315,7 @@ mod tests {
             created_at: timestamp_of_millis(0),
             opponent: None,
             hints: false,
+            rated: false,
             clock,
             rematch_of: None,
             summary,

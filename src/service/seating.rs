@@ -61,7 +61,12 @@ impl GameService {
         rematch: Option<RematchOf>,
         creator: Option<Holder>,
     ) -> Result<(GameRecord, Seat), Error> {
-        let GameSettings { variant, play_as, opponent, hints, clock, private } = settings;
+        let GameSettings { variant, play_as, opponent, hints, clock, private, rated } = settings;
+        if rated && creator.is_none() {
+            return Err(Error::Unauthenticated(
+                "a rated game is between players: create it with your player token as the bearer".into(),
+            ));
+        }
         let invite = private.then(token::new_token);
         let (seat, token) = new_seat(play_as, creator);
         let mut events = vec![(Event::SeatTaken(play_as), false)];
@@ -84,7 +89,8 @@ impl GameService {
         let new = NewGame {
             variant,
             opponent,
-            hints: hints.unwrap_or(opponent.is_some()),
+            hints: !rated && hints.unwrap_or(opponent.is_some()),
+            rated,
             clock,
             rematch_of: rematch.map(|rematch| rematch.game_id),
             invite_hash: invite.as_deref().map(token::hash),
@@ -178,6 +184,11 @@ impl GameService {
                 if record.status() == Status::Finished {
                     return Err(conflict("this game is over".into()));
                 }
+                if record.stored.rated && holder.is_none() {
+                    return Err(Error::Unauthenticated(
+                        "a rated game is between players: join it with your player token as the bearer".into(),
+                    ));
+                }
                 // A bot's seat is logged as taken like any other.
                 let Some(&player) = record.open_seats().first() else {
                     return Err(conflict("both seats of this game are taken".into()));
@@ -253,6 +264,7 @@ impl GameService {
                 // The other seat is kept for the other player: a rematch of a
                 // private game is no more listed than its first game.
                 private: stored.invite_hash.is_some(),
+                rated: stored.rated,
             };
             let rematch = RematchOf { game_id: id, seq: record.version() + 1, player };
             let holder = record.stored.seat(player).and_then(|seat| seat.holder.clone());
@@ -297,8 +309,15 @@ impl GameService {
         play_as: Player,
     ) -> Result<(GameRecord, Player), Error> {
         let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
-        let settings =
-            GameSettings { variant: Variant::Measurement, play_as, opponent, hints: None, clock: None, private: false };
+        let settings = GameSettings {
+            variant: Variant::Measurement,
+            play_as,
+            opponent,
+            hints: None,
+            clock: None,
+            private: false,
+            rated: false,
+        };
         let (mut record, _) = self.create_game(settings).await?;
         if !against_bot {
             // The original app's routes need no tokens: both players play at one screen.

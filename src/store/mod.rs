@@ -25,14 +25,14 @@ use std::sync::Arc;
 use std::time::Instant;
 pub use tables::{Key, Table};
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
 use crate::record::{
-    GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject,
-    Summary, stamp,
+    GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, RatedEnd, StoredEntry, StoredGame, StoredSeat,
+    Subject, Summary, stamp,
 };
 
 /// The games database, on the backend `DATABASE_URL` names.
@@ -105,6 +105,9 @@ impl Ended {
     }
 }
 
+/// How long a rating period lasts unless `RATING_PERIOD_DAYS` says otherwise.
+pub const RATING_PERIOD: SignedDuration = SignedDuration::from_hours(7 * 24);
+
 /// A write to one game's log, decided on the version it was read at: its
 /// entries follow that version, and the first of them cannot land if another
 /// write took its sequence number first.
@@ -119,6 +122,9 @@ pub struct Write {
     /// What the write tells the players who hold its seats: their game started
     /// or finished. Written with it, each the next of its player's events.
     pub player_events: Vec<(PlayerId, PlayerEventKind)>,
+    /// A rated game's end, which changes its players' ratings in the same
+    /// transaction.
+    pub rated: Option<RatedEnd>,
 }
 
 impl Write {
@@ -248,6 +254,25 @@ impl Store {
             Backend::Sqlite(SqliteStore::open(url, durability).await?)
         };
         Ok(Store { backend, space: Arc::default() })
+    }
+
+    /// The store, rating rated games with rating periods of length `period`
+    /// rather than [`RATING_PERIOD`].
+    #[must_use]
+    pub fn with_rating_period(mut self, period: SignedDuration) -> Store {
+        match &mut self.backend {
+            Backend::Sqlite(store) => store.rating_period = period,
+            Backend::Postgres(store) => store.rating_period = period,
+        }
+        self
+    }
+
+    /// How long a rating period lasts.
+    pub fn rating_period(&self) -> SignedDuration {
+        match &self.backend {
+            Backend::Sqlite(store) => store.rating_period,
+            Backend::Postgres(store) => store.rating_period,
+        }
     }
 
     /// Closes every connection, after the work under way finishes.

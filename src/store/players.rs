@@ -8,7 +8,8 @@ use super::{Backend, Store, StoreError, counted};
 use crate::engine::Player;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
-    SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Terms, Username, stamp,
+    SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Terms, Username, VariantRating,
+    stamp,
 };
 
 /// A new seek, before the database gives it an id.
@@ -180,6 +181,17 @@ impl Store {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.player_results(id).await,
             Backend::Postgres(store) => Box::pin(store.player_results(id)).await,
+        })
+    }
+
+    /// Player `id`'s ratings, in the variants they played rated games in.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.player_ratings(id).await,
+            Backend::Postgres(store) => Box::pin(store.player_ratings(id)).await,
         })
     }
 

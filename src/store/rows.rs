@@ -7,10 +7,11 @@ use serde::Deserialize;
 use super::StoreError;
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
+use crate::rating::{Rating, Standing};
 use crate::record::{
     ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder, ListedGame,
     PlayerEventKind, PlayerId, Results, SeekId, SeekStatus, Status, StoredChallenge, StoredEntry, StoredGame,
-    StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject, Summary, Terms, Username, stamp,
+    StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject, Summary, Terms, Username, VariantRating, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -83,7 +84,7 @@ id_column!(GameId, PlayerId, ChallengeId, SeekId);
 pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, {}, {}, invite_hash",
+         status, result, end_reason, end_player, {}, {}, invite_hash, rated",
         time("created_at"),
         time("deadline"),
         time("ended_at")
@@ -185,6 +186,7 @@ pub(super) fn stored_game_from_row(
         log,
         seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
         invite_hash: row.column(15)?,
+        rated: row.column(16)?,
     })
 }
 
@@ -510,7 +512,8 @@ pub(super) const CHALLENGES_WITH_PLAYERS: &str = "challenges \
 pub(super) fn challenge_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, challenges.clock_increment_ms, \
-         challenges.colour, challenges.status, challenges.decline_reason, challenges.game_id, {}, {}, {}",
+         challenges.colour, challenges.status, challenges.decline_reason, challenges.game_id, {}, {}, {}, \
+         challenges.rated",
         player_columns("challenger", &time),
         player_columns("challenged", &time),
         time("challenges.created_at"),
@@ -527,7 +530,7 @@ pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, 
         id: row.column(0)?,
         challenger: player_from_row(row, 1)?,
         challenged: player_from_row(row, 4)?,
-        terms: terms_from_row(row, 7)?,
+        terms: terms_from_row(row, 7, 17)?,
         colour: [Colour::X, Colour::O, Colour::Random]
             .into_iter()
             .find(|c| c.code() == colour)
@@ -544,9 +547,14 @@ pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, 
     })
 }
 
-/// The terms in `row` from column `first` on: the variant, then the clock's two columns.
-fn terms_from_row(row: &impl Columns, first: usize) -> Result<Terms, StoreError> {
-    Ok(Terms { variant: variant(&row.column::<String>(first)?)?, clock: clock_from_row(row, first + 1)? })
+/// The terms in `row` from column `first` on (the variant, then the clock's
+/// two columns), and whether they are rated from column `rated`.
+fn terms_from_row(row: &impl Columns, first: usize, rated: usize) -> Result<Terms, StoreError> {
+    Ok(Terms {
+        variant: variant(&row.column::<String>(first)?)?,
+        clock: clock_from_row(row, first + 1)?,
+        rated: row.column(rated)?,
+    })
 }
 
 /// The clock in `row`'s columns `first` (its initial time) and the one after (its increment).
@@ -562,7 +570,7 @@ fn clock_from_row(row: &impl Columns, first: usize) -> Result<Option<ClockSettin
 pub(super) fn seek_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, seeks.clock_increment_ms, seeks.status, \
-         seeks.game_id, {}, {}",
+         seeks.game_id, {}, {}, seeks.rated",
         time("seeks.created_at"),
         time("seeks.expires_at")
     )
@@ -574,7 +582,7 @@ pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError
     Ok(StoredSeek {
         id: row.column(0)?,
         player: row.column(1)?,
-        terms: terms_from_row(row, 2)?,
+        terms: terms_from_row(row, 2, 9)?,
         status: SeekStatus::STORED
             .into_iter()
             .find(|s| s.code() == status)
@@ -589,12 +597,12 @@ pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError
 /// player's name, token hash and last sighting.
 pub(super) fn seek_and_holder_from_row(row: &impl Columns) -> Result<(StoredSeek, Holder), StoreError> {
     let seek = seek_from_row(row)?;
-    let name: String = row.column(9)?;
+    let name: String = row.column(10)?;
     let holder = Holder {
         id: seek.player,
         name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
-        token_hash: row.column(10)?,
-        last_seen_at: optional_time(row, 11)?,
+        token_hash: row.column(11)?,
+        last_seen_at: optional_time(row, 12)?,
     };
     Ok((seek, holder))
 }
@@ -634,4 +642,30 @@ pub(super) const RESULT_COUNTS: &str = "\
 pub(super) fn results_from_row(row: &impl Columns) -> Result<Results, StoreError> {
     let count = |index| row.column::<i64>(index).map(|count| u64::try_from(count).unwrap_or_default());
     Ok(Results { won: count(0)?, lost: count(1)?, drawn: count(2)?, aborted: count(3)? })
+}
+
+/// The columns a stored rating is read with, as [`standing_from_row`] reads
+/// them, of the ratings table or of a change's side `after` or `before`.
+pub(super) fn standing_columns(time: impl Fn(&str) -> String) -> String {
+    format!("rating, deviation, volatility, games, {}", time("rated_at"))
+}
+
+/// The standing in `row` from column `first` on, read with [`standing_columns`].
+pub(super) fn standing_from_row(row: &impl Columns, first: usize) -> Result<Standing, StoreError> {
+    Ok(Standing {
+        rating: rating_from_row(row, first)?,
+        games: row.column(first + 3)?,
+        rated_at: Some(time(&row.column::<String>(first + 4)?)?),
+    })
+}
+
+/// A player's rating in a variant in `row`: the variant, then the standing
+/// read with [`standing_columns`].
+pub(super) fn variant_rating_from_row(row: &impl Columns) -> Result<VariantRating, StoreError> {
+    Ok(VariantRating { variant: variant(&row.column::<String>(0)?)?, standing: standing_from_row(row, 1)? })
+}
+
+/// The rating in `row`: its value, deviation and volatility from column `first` on.
+pub(super) fn rating_from_row(row: &impl Columns, first: usize) -> Result<Rating, StoreError> {
+    Ok(Rating { rating: row.column(first)?, deviation: row.column(first + 1)?, volatility: row.column(first + 2)? })
 }

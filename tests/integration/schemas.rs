@@ -178,7 +178,18 @@ fn both_backends_migrate_to_the_same_tables_columns_keys_and_indexes() {
         .block_on(async { (sqlite_schema(&both.sqlite_url).await, postgres_schema(&both.postgres.url()).await) });
     assert_eq!(
         sqlite.keys().collect::<Vec<_>>(),
-        ["challenges", "games", "log_entries", "original_app_game", "player_events", "players", "seats", "seeks"]
+        [
+            "challenges",
+            "games",
+            "log_entries",
+            "original_app_game",
+            "player_events",
+            "players",
+            "rating_changes",
+            "ratings",
+            "seats",
+            "seeks"
+        ]
     );
     assert_eq!(sqlite["log_entries"].primary_key, ["game_id", "seq"]);
     for (name, table) in &sqlite {

@@ -48,6 +48,8 @@ pub struct GameView {
     /// Whether `GET /games/{id}/hint` gives the best action while the game goes on
     /// (else 422 `hints_disabled`): by default off between two people, on against a bot.
     pub hints: bool,
+    /// Whether the game is rated: its end changes its players' ratings.
+    pub rated: bool,
     /// Whether the game is private: not listed, and joined only with its invite.
     pub private: bool,
     /// The nine squares, 0-8 row-major from the top-left.
@@ -398,6 +400,7 @@ impl From<&GameRecord> for GameView {
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
             seats: SeatsView { x: seat_holder(record, Player::X), o: seat_holder(record, Player::O) },
             hints: record.stored.hints,
+            rated: record.stored.rated,
             private: record.stored.invite_hash.is_some(),
             opponent: record.stored.opponent.zip(record.bot_seat()).map(|(bot, seat)| OpponentView {
                 bot: bot.into(),

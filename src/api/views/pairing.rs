@@ -12,7 +12,7 @@ use crate::record::{
 /// The game a challenge or a seek asks for: its variant, and its clock if timed.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}}))]
+#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true}))]
 pub struct SeekRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -21,12 +21,16 @@ pub struct SeekRequest {
     /// a player who walks away can be claimed against).
     #[serde(default)]
     pub clock: Option<ClockRequest>,
+    /// Whether the game is rated; a rated seek pairs with rated seeks alone.
+    /// Default `false`.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// `POST /players/{name}/challenges`: the game to play, and your colour.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "clock": null, "colour": "random"}))]
+#[schema(example = json!({"variant": "player_choice", "clock": null, "colour": "random", "rated": true}))]
 pub struct ChallengeRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -38,6 +42,9 @@ pub struct ChallengeRequest {
     /// the challenge is accepted.
     #[serde(default)]
     pub colour: ColourName,
+    /// Whether the game is rated. Default `false`.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// `POST /challenges/{id}/decline`: why, if you wish to say.
@@ -202,7 +209,7 @@ impl SeekRequest {
     /// # Errors
     /// A reason when the clock is out of range.
     pub fn terms(&self) -> Result<Terms, String> {
-        terms(self.variant, self.clock.as_ref())
+        terms(self.variant, self.clock.as_ref(), self.rated)
     }
 }
 
@@ -212,12 +219,12 @@ impl ChallengeRequest {
     /// # Errors
     /// A reason when the clock is out of range.
     pub fn terms(&self) -> Result<Terms, String> {
-        terms(self.variant, self.clock.as_ref())
+        terms(self.variant, self.clock.as_ref(), self.rated)
     }
 }
 
-fn terms(variant: VariantName, clock: Option<&ClockRequest>) -> Result<Terms, String> {
-    Ok(Terms { variant: variant.into(), clock: clock.map(ClockRequest::clock).transpose()? })
+fn terms(variant: VariantName, clock: Option<&ClockRequest>, rated: bool) -> Result<Terms, String> {
+    Ok(Terms { variant: variant.into(), clock: clock.map(ClockRequest::clock).transpose()?, rated })
 }
 
 impl ChallengeView {

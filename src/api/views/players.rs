@@ -4,8 +4,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ChallengeView, GameSummary, PlayerName};
-use crate::record::{PlayerEventKind, Results, StoredPlayer, Username, stamp};
-use crate::service::{About, PlayerEvent};
+use crate::engine::Variant;
+use crate::rating::Rating;
+use crate::record::{PlayerEventKind, Username, stamp};
+use crate::service::{About, PlayerEvent, Profile};
 
 /// `POST /players`: a new player. The name is optional: without one the server
 /// picks a readable one.
@@ -22,7 +24,10 @@ pub struct CreatePlayerRequest {
 /// A player as anyone may see them.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"name": "alice", "created_at": "2026-12-03T10:15:02.120Z",
-    "games": {"played": 12, "won": 7, "lost": 3, "drawn": 2, "aborted": 1}}))]
+    "games": {"played": 12, "won": 7, "lost": 3, "drawn": 2, "aborted": 1},
+    "ratings": {"measurement": {"rating": 1612.4, "deviation": 84.1, "volatility": 0.0599, "provisional": false,
+        "games": 11},
+        "player_choice": {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": true, "games": 0}}}))]
 pub struct PlayerView {
     /// The player's name.
     pub name: String,
@@ -30,6 +35,47 @@ pub struct PlayerView {
     pub created_at: String,
     /// How their finished games ended for them.
     pub games: ResultsView,
+    /// Their Glicko-2 rating in each variant, as it stands now.
+    pub ratings: RatingsView,
+}
+
+/// A player's rating in each variant.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingsView {
+    /// In `measurement`.
+    pub measurement: RatingView,
+    /// In `player_choice`.
+    pub player_choice: RatingView,
+}
+
+/// A Glicko-2 rating as it stands now: it starts at 1500, deviation 350,
+/// volatility 0.06, and its deviation grows again with every rating period
+/// (`RATING_PERIOD_DAYS`) without a rated game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingView {
+    /// The rating.
+    pub rating: f64,
+    /// Its deviation: how sure it is, lower being surer.
+    pub deviation: f64,
+    /// Its volatility: how much the player's strength is expected to vary.
+    pub volatility: f64,
+    /// Whether it is provisional: a deviation of 110 or more (shown with a "?").
+    pub provisional: bool,
+    /// How many rated games it counts.
+    pub games: i64,
+}
+
+impl RatingView {
+    /// The view of `rating`, which counts `games` rated games.
+    pub fn new(rating: Rating, games: i64) -> RatingView {
+        RatingView {
+            rating: rating.rating,
+            deviation: rating.deviation,
+            volatility: rating.volatility,
+            provisional: rating.is_provisional(),
+            games,
+        }
+    }
 }
 
 /// Counts of a player's finished games, by how they ended for them.
@@ -48,8 +94,14 @@ pub struct ResultsView {
 }
 
 impl PlayerView {
-    /// The view of `player`, whose games ended as `results` says.
-    pub fn new(player: &StoredPlayer, results: Results) -> PlayerView {
+    /// The view of `profile`.
+    pub fn new(profile: &Profile) -> PlayerView {
+        let Profile { player, results, ratings } = profile;
+        let rating_in = |variant: Variant| {
+            let rated = ratings.iter().find(|(of, ..)| *of == variant);
+            rated
+                .map_or_else(|| RatingView::new(Rating::START, 0), |&(_, rating, games)| RatingView::new(rating, games))
+        };
         PlayerView {
             name: player.name.to_string(),
             created_at: stamp(player.created_at),
@@ -59,6 +111,10 @@ impl PlayerView {
                 lost: results.lost,
                 drawn: results.drawn,
                 aborted: results.aborted,
+            },
+            ratings: RatingsView {
+                measurement: rating_in(Variant::Measurement),
+                player_choice: rating_in(Variant::PlayerChoice),
             },
         }
     }

@@ -16,7 +16,7 @@ use crate::record::{ClockSettings, GameSettings};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1},
-    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}, "private": false}))]
+    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}, "private": false, "rated": false}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -41,6 +41,12 @@ pub struct CreateGameRequest {
     /// `invite` the creator gets in the answer; default `false`.
     #[serde(default)]
     pub private: bool,
+    /// Whether the game is rated: its end changes the ratings of its players
+    /// in its variant. A rated game is created with a player token, and is
+    /// played against a bot or joined with a player token; it gives no hints,
+    /// and no analysis until it has ended. Default `false`.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// `POST /games/{id}/join`: the invite of a private game. Optional for a public one.
@@ -104,13 +110,24 @@ impl CreateGameRequest {
     /// # Errors
     /// A reason when the opponent is not one the API takes.
     pub fn settings(&self) -> Result<GameSettings, String> {
+        let opponent = self.opponent.as_ref().map(OpponentRequest::bot).transpose()?;
+        if self.rated && self.hints == Some(true) {
+            return Err("a rated game gives no hints: leave out \"hints\", or make the game casual".into());
+        }
+        if self.rated && opponent.is_some_and(|bot| bot.rated().is_none()) {
+            return Err(format!(
+                "a rated game against the parasite bot is against its rated level, whose mistake_chance is {}",
+                Bot::DEFAULT_MISTAKE_CHANCE
+            ));
+        }
         Ok(GameSettings {
             variant: self.variant.into(),
             play_as: self.play_as.into(),
-            opponent: self.opponent.as_ref().map(OpponentRequest::bot).transpose()?,
+            opponent,
             hints: self.hints,
             clock: self.clock.as_ref().map(ClockRequest::clock).transpose()?,
             private: self.private,
+            rated: self.rated,
         })
     }
 }

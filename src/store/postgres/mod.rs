@@ -18,6 +18,7 @@
 
 mod connections;
 mod players;
+mod ratings;
 mod statements;
 mod writes;
 
@@ -26,6 +27,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use jiff::SignedDuration;
 use tokio::sync::mpsc;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
@@ -103,6 +105,8 @@ pub(super) struct PgStore {
     known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
+    /// How long a rating period lasts, by which a rating's deviation grows.
+    pub(super) rating_period: SignedDuration,
 }
 
 /// The database of `url` by host, port and name.
@@ -152,7 +156,15 @@ impl PgStore {
         let (written, untold) = mpsc::channel(UNTOLD);
         let known = Arc::new(quick_cache::sync::Cache::new(KNOWN_GAMES));
         let untold = Arc::new(Mutex::new(Some(untold)));
-        Ok(PgStore { connections, listener, written, untold, known, batches: Arc::default() })
+        Ok(PgStore {
+            connections,
+            listener,
+            written,
+            untold,
+            known,
+            batches: Arc::default(),
+            rating_period: super::RATING_PERIOD,
+        })
     }
 
     pub(super) async fn close(&self) {
@@ -502,7 +514,7 @@ async fn insert_game(
         .bind(players)
         .bind(token_hashes)
         .bind(holders);
-    let query = entries.bind(query);
+    let query = entries.bind(query).bind(game.rated);
     let query = if copy { query.bind(game.id) } else { query };
     query.fetch_optional(connection).await
 }

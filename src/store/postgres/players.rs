@@ -69,8 +69,8 @@ const HOLD_PLAYER: &str = "SELECT id FROM players WHERE id = $1 FOR UPDATE";
 const OPEN_CHALLENGES_SENT: &str =
     "SELECT count(*) FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2::TIMESTAMPTZ";
 const INSERT_CHALLENGE: &str = "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, \
-     clock_increment_ms, colour, status, created_at, expires_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, 'open', $7::TIMESTAMPTZ, $8::TIMESTAMPTZ) RETURNING id";
+     clock_increment_ms, colour, status, created_at, expires_at, rated) \
+     VALUES ($1, $2, $3, $4, $5, $6, 'open', $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $9) RETURNING id";
 static CHALLENGE: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM {CHALLENGES_WITH_PLAYERS} WHERE challenges.id = $1", challenge_columns(rfc3339))
 });
@@ -96,13 +96,14 @@ static PARTNER: LazyLock<String> = LazyLock::new(|| {
          JOIN players ON players.id = seeks.player_id \
          WHERE seeks.status = 'open' AND seeks.variant = $1 AND seeks.clock_initial_ms IS NOT DISTINCT FROM $2 \
          AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.player_id <> $4 \
-         AND seeks.expires_at > $5::TIMESTAMPTZ ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
+         AND seeks.expires_at > $5::TIMESTAMPTZ AND seeks.rated = $6 ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
         seek_columns(rfc3339),
         rfc3339("players.last_seen_at")
     )
 });
 const INSERT_SEEK: &str = "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, \
-     game_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ) RETURNING id";
+     game_id, created_at, expires_at, rated) VALUES ($1, $2, $3, $4, $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $9) \
+     RETURNING id";
 const PAIR_SEEK: &str = "UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2";
 static SEEK: LazyLock<String> = LazyLock::new(|| format!("SELECT {} FROM seeks WHERE id = $1", seek_columns(rfc3339)));
 const CANCEL_SEEK: &str = "UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'";
@@ -200,7 +201,7 @@ impl PgStore {
     }
 
     /// The rows that `statement` finds as `bind` binds it.
-    async fn fetch_all(
+    pub(super) async fn fetch_all(
         &self,
         statement: &'static str,
         bind: impl Fn(PgQuery<'static>) -> PgQuery<'static> + Send + Sync,
@@ -253,6 +254,7 @@ impl PgStore {
                         .bind(new.colour.code())
                         .bind(&created_at)
                         .bind(stamp(new.expires_at))
+                        .bind(new.terms.rated)
                         .fetch_one(&mut *tx)
                         .await?;
                     insert_player_events(tx, &events_about(Subject::Challenge(id), &tell), new.created_at).await?;
@@ -428,7 +430,7 @@ async fn seek<E>(
 ) -> Result<Result<(Sought, Vec<(PlayerId, PlayerEventKind)>), E>, sqlx::Error> {
     let mut tx = connection.begin().await?;
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
-    let terms = format!("seek {} {clock:?}", new.terms.variant.code());
+    let terms = format!("seek {} {clock:?} {}", new.terms.variant.code(), new.terms.rated);
     sqlx::query(HOLD_TERMS).bind(terms).execute(&mut *tx).await?;
     let created_at = stamp(new.created_at);
     let open: i64 = sqlx::query_scalar(OPEN_SEEKS).bind(new.player).bind(&created_at).fetch_one(&mut *tx).await?;
@@ -441,6 +443,7 @@ async fn seek<E>(
         .bind(clock.map(|(_, increment)| increment))
         .bind(new.player)
         .bind(&created_at)
+        .bind(new.terms.rated)
         .fetch_optional(&mut *tx)
         .await?;
     let Some(partner) = partner else {
@@ -490,6 +493,7 @@ async fn insert_seek(
         .bind(game_id)
         .bind(stamp(new.created_at))
         .bind(stamp(new.expires_at))
+        .bind(new.terms.rated)
         .fetch_one(tx)
         .await
 }

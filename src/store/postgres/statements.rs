@@ -42,11 +42,11 @@ pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
 
 /// A new game, its seats and its log, and the entry of the game it is the
 /// rematch of: the game `$1`-`$15`, the seats `$16`-`$18` (with their holders),
-/// the entries `$19`-`$29`. Entries without a game's id are the new game's; the one entry with
-/// one, the rematch entry, names the new game as its rematch.
+/// the entries `$19`-`$29`, whether it is rated `$30`. Entries without a game's id are the new
+/// game's; the one entry with one, the rematch entry, names the new game as its rematch.
 pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game(false));
 
-/// A game copied from another database as it is, with its id `$30`: nothing
+/// A game copied from another database as it is, with its id `$31`: nothing
 /// when a game has that id already; the ids given to new games continue after
 /// the highest.
 pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| insert_game(true));
@@ -56,7 +56,7 @@ fn insert_game(copy: bool) -> String {
     let (id, values, conflict, answer) = if copy {
         (
             "id, ",
-            "OVERRIDING SYSTEM VALUE VALUES ($30, ",
+            "OVERRIDING SYSTEM VALUE VALUES ($31, ",
             "ON CONFLICT (id) DO NOTHING ",
             ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
         )
@@ -65,9 +65,9 @@ fn insert_game(copy: bool) -> String {
     };
     format!(
         "WITH game AS (INSERT INTO games ({id}variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-         clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
-         {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, \
-         $15) {conflict}RETURNING id), \
+         clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, \
+         rated) {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, \
+         $14::TIMESTAMPTZ, $15, $30) {conflict}RETURNING id), \
          seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
          SELECT game.id, seat.player, seat.token_hash, seat.player_id \
          FROM game, unnest($16::TEXT[], $17::BYTEA[], $18::BIGINT[]) AS seat (player, token_hash, player_id)), \

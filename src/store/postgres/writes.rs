@@ -14,6 +14,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
 
+use jiff::SignedDuration;
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
@@ -22,6 +23,7 @@ use super::super::events_about;
 use super::super::rows::{EntryRow, SummaryColumns};
 use super::super::{StoreError, Write};
 use super::connections::is_broken;
+use super::ratings::rate;
 use super::statements::WRITES;
 use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row, insert_player_events};
 use crate::metrics::STORE_BATCHES;
@@ -177,7 +179,7 @@ impl PgStore {
                     return Err(error);
                 }
             };
-            match write_batch(held.connection(), &[(id, &write)]).await {
+            match write_batch(held.connection(), &[(id, &write)], self.rating_period).await {
                 Ok(landed) if landed.contains(&id) => {
                     held.finish(Ok(()))?;
                     self.wrote(id, write.version());
@@ -228,7 +230,7 @@ impl PgStore {
                 Ok(mut held) => {
                     let writes: Vec<(GameId, &Write)> =
                         batch.iter().map(|waiting| (waiting.id, &waiting.write)).collect();
-                    match write_batch(held.connection(), &writes).await {
+                    match write_batch(held.connection(), &writes, self.rating_period).await {
                         Ok(landed) => {
                             let _ = held.finish(Ok(()));
                             let landed: HashSet<GameId> = landed.into_iter().collect();
@@ -283,11 +285,16 @@ fn landed(stored: &StoredGame, write: &Write) -> bool {
 }
 
 /// Carries out `writes`, one a game, in one statement; answers the games whose
-/// writes landed. The players' events that landed writes tell are written in
-/// the same transaction, after that statement: a start or an end of a game,
-/// not a move, so that most batches are the one statement alone.
-async fn write_batch(connection: &mut PgConnection, writes: &[(GameId, &Write)]) -> Result<Vec<GameId>, sqlx::Error> {
-    if writes.iter().all(|(_, write)| write.player_events.is_empty()) {
+/// writes landed. The players' events that landed writes tell, and the ratings
+/// of the rated games they end (with rating periods of length `period`), are
+/// written in the same transaction, after that statement: a start or an end
+/// of a game, not a move, so that most batches are the one statement alone.
+async fn write_batch(
+    connection: &mut PgConnection,
+    writes: &[(GameId, &Write)],
+    period: SignedDuration,
+) -> Result<Vec<GameId>, sqlx::Error> {
+    if writes.iter().all(|(_, write)| write.player_events.is_empty() && write.rated.is_none()) {
         return write_games(connection, writes).await;
     }
     let mut tx = connection.begin().await?;
@@ -296,6 +303,9 @@ async fn write_batch(connection: &mut PgConnection, writes: &[(GameId, &Write)])
         // A write that lands appends an entry.
         let Some(last) = write.entries.last() else { continue };
         insert_player_events(&mut tx, &events_about(Subject::Game(id), &write.player_events), last.created_at).await?;
+        if let Some(rated) = &write.rated {
+            rate(&mut tx, id, rated, period).await?;
+        }
     }
     tx.commit().await?;
     Ok(landed)

@@ -3,11 +3,14 @@
 
 mod file;
 mod players;
+mod ratings;
 mod worker;
 
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock};
+
+use jiff::SignedDuration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, ffi, params};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
@@ -61,8 +64,8 @@ static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
 static INSERT_ENTRY: LazyLock<String> =
     LazyLock::new(|| format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
 const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash) \
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
 /// A player's next event: its number is the one after their last.
 const NEXT_PLAYER_EVENT: [&str; 2] = [
@@ -138,6 +141,8 @@ pub(super) struct SqliteStore {
     readers: Arc<Connections>,
     writer: Arc<Connections>,
     checkpointer: Arc<Checkpointer>,
+    /// How long a rating period lasts, by which a rating's deviation grows.
+    pub(super) rating_period: SignedDuration,
 }
 
 impl SqliteStore {
@@ -178,6 +183,7 @@ impl SqliteStore {
             readers: Arc::new(Connections::start("sqlite-reader", readers)),
             writer: Arc::new(Connections::start("sqlite-writer", vec![writer])),
             checkpointer: Arc::new(checkpointer),
+            rating_period: super::RATING_PERIOD,
         })
     }
 
@@ -222,7 +228,8 @@ impl SqliteStore {
     }
 
     pub(super) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
-        self.writer.write(move |tx| write_game(tx, id, &write).map(Ok)).await
+        let period = self.rating_period;
+        self.writer.write(move |tx| write_game(tx, id, &write, period).map(Ok)).await
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
@@ -230,6 +237,7 @@ impl SqliteStore {
         id: GameId,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
+        let period = self.rating_period;
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
@@ -239,6 +247,7 @@ impl SqliteStore {
                 };
                 if let Some(write) = write {
                     write_entries(tx, id, &write)?;
+                    ratings::rate(tx, id, &write, period)?;
                 }
                 Ok(Ok(decided))
             })
@@ -356,7 +365,8 @@ fn insert_game(
         summary.end_player,
         summary.deadline,
         summary.ended_at,
-        game.invite_hash
+        game.invite_hash,
+        game.rated
     ])?;
     let id = GameId::new(tx.last_insert_rowid());
     for seat in &game.seats {
@@ -400,8 +410,9 @@ impl Columns for Row<'_> {
 
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
 /// it when it fails.
-fn write_game(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
-    lost_race(tx, id, write_entries(tx, id, write))
+fn write_game(tx: &Connection, id: GameId, write: &Write, period: SignedDuration) -> Result<(), StoreError> {
+    lost_race(tx, id, write_entries(tx, id, write))?;
+    ratings::rate(tx, id, write, period)
 }
 
 /// The outcome of a write to game `id`, with a lost race for its next sequence
@@ -420,7 +431,8 @@ fn lost_race<T>(tx: &Connection, id: GameId, written: rusqlite::Result<T>) -> Re
     }
 }
 
-/// Carries out `write` on game `id` in `tx`.
+/// Carries out `write` on game `id` in `tx`, but for the ratings of the game
+/// it ends (see [`ratings::rate`]).
 fn write_entries(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
     if let Some(seat) = &write.seat {
         insert_seat(tx, id, seat)?;

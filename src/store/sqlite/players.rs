@@ -57,7 +57,7 @@ static PLAYER_EVENTS: LazyLock<String> = LazyLock::new(|| {
 const OPEN_CHALLENGES_SENT: &str =
     "SELECT count(*) FROM challenges WHERE challenger_id = ? AND status = 'open' AND expires_at > ?";
 const INSERT_CHALLENGE: &str = "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, \
-     clock_increment_ms, colour, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)";
+     clock_increment_ms, colour, status, created_at, expires_at, rated) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)";
 static CHALLENGE: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM {CHALLENGES_WITH_PLAYERS} WHERE challenges.id = ?", challenge_columns(as_written))
 });
@@ -80,13 +80,13 @@ static PARTNER: LazyLock<String> = LazyLock::new(|| {
         "SELECT {}, players.name, players.token_hash, players.last_seen_at FROM seeks \
          JOIN players ON players.id = seeks.player_id \
          WHERE seeks.status = 'open' AND seeks.variant = ?1 AND seeks.clock_initial_ms IS ?2 \
-         AND seeks.clock_increment_ms IS ?3 AND seeks.player_id <> ?4 AND seeks.expires_at > ?5 \
+         AND seeks.clock_increment_ms IS ?3 AND seeks.player_id <> ?4 AND seeks.expires_at > ?5 AND seeks.rated = ?6 \
          ORDER BY seeks.created_at, seeks.id LIMIT 1",
         seek_columns(as_written)
     )
 });
 const INSERT_SEEK: &str = "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, \
-     game_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+     game_id, created_at, expires_at, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const PAIR_SEEK: &str = "UPDATE seeks SET status = 'paired', game_id = ? WHERE id = ?";
 static SEEK: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM seeks WHERE id = ?", seek_columns(as_written)));
@@ -235,7 +235,8 @@ impl SqliteStore {
                     clock.map(|(_, increment)| increment),
                     new.colour.code(),
                     created_at,
-                    stamp(new.expires_at)
+                    stamp(new.expires_at),
+                    new.terms.rated
                 ])?;
                 let id = ChallengeId::new(tx.last_insert_rowid());
                 insert_player_events(tx, &events_about(Subject::Challenge(id), &tell), new.created_at)?;
@@ -334,7 +335,8 @@ impl SqliteStore {
                             clock.map(|(initial, _)| initial),
                             clock.map(|(_, increment)| increment),
                             new.player,
-                            created_at
+                            created_at,
+                            new.terms.rated
                         ],
                         |row| Ok(seek_and_holder_from_row(row)),
                     )
@@ -440,7 +442,8 @@ fn insert_seek(
         status.code(),
         game_id,
         stamp(new.created_at),
-        stamp(new.expires_at)
+        stamp(new.expires_at),
+        new.terms.rated
     ])?;
     Ok(SeekId::new(tx.last_insert_rowid()))
 }

@@ -246,6 +246,7 @@ pub(super) const BETWEEN_TWO: GameSettings = GameSettings {
     hints: None,
     clock: None,
     private: false,
+    rated: false,
 };
 
 /// The move onto squares `a` and `b`.

@@ -25,4 +25,5 @@ mod pairing;
 mod players;
 mod presence;
 mod process;
+mod ratings;
 mod scenarios;
