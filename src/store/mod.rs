@@ -87,7 +87,8 @@ pub enum Durability {
 /// Which ended games a deletion takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
-    /// Every game that ended: the retention period's.
+    /// Every game that ended but a rated one, from which its players'
+    /// ratings are derived: the retention period's.
     Any,
     /// The games the server aborted because nobody took their free seat, in
     /// which nothing was played; never a rematch, which its first game's log names.
@@ -98,7 +99,7 @@ impl Ended {
     /// The condition of SQL's `WHERE` on the games table that picks them.
     fn condition(self) -> &'static str {
         match self {
-            Ended::Any => "ended_at IS NOT NULL",
+            Ended::Any => "ended_at IS NOT NULL AND NOT rated",
             // As the partial index games_abandoned_by_end has it, so that it is used.
             Ended::Abandoned => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
         }
