@@ -34,6 +34,7 @@ CREATE TABLE rating_changes (
     variant           TEXT             NOT NULL CHECK (variant IN ('player_choice', 'measurement')),
     number            BIGINT           NOT NULL CHECK (number >= 1),
     game_id           BIGINT           NOT NULL REFERENCES games (id),
+    seat              TEXT             NOT NULL CHECK (seat IN ('X', 'O')),
     rating_before     DOUBLE PRECISION NOT NULL,
     deviation_before  DOUBLE PRECISION NOT NULL,
     volatility_before DOUBLE PRECISION NOT NULL,
@@ -43,4 +44,4 @@ CREATE TABLE rating_changes (
     rated_at          TIMESTAMPTZ      NOT NULL,
     PRIMARY KEY (player_id, variant, number)
 );
-CREATE UNIQUE INDEX rating_changes_by_game ON rating_changes (game_id, player_id);
+CREATE UNIQUE INDEX rating_changes_by_game ON rating_changes (game_id, seat);

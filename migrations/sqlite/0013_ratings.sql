@@ -51,6 +51,8 @@ CREATE TABLE rating_changes (
     variant           TEXT    NOT NULL CHECK (variant IN ('player_choice', 'measurement')),
     number            INTEGER NOT NULL CHECK (number >= 1),
     game_id           INTEGER NOT NULL REFERENCES games (id),
+    -- The player's seat in the game: the bot's, in a game against one.
+    seat              TEXT    NOT NULL CHECK (seat IN ('X', 'O')),
     rating_before     REAL    NOT NULL,
     deviation_before  REAL    NOT NULL,
     volatility_before REAL    NOT NULL,
@@ -60,4 +62,4 @@ CREATE TABLE rating_changes (
     rated_at          TEXT    NOT NULL,
     PRIMARY KEY (player_id, variant, number)
 );
-CREATE UNIQUE INDEX rating_changes_by_game ON rating_changes (game_id, player_id);
+CREATE UNIQUE INDEX rating_changes_by_game ON rating_changes (game_id, seat);

@@ -177,7 +177,9 @@ async fn cancel_challenge(service: Data<GameService>, id: web::Path<ChallengeId>
 }
 
 /// Seek a game: the server pairs you with the oldest open seek of the same
-/// variant and clock (not yours), colours at random.
+/// variant, clock and ratedness (not yours), colours at random; a rated seek
+/// with a `rating_range` pairs only with a player rated inside it, whose own
+/// range holds you.
 ///
 /// When one waits, the answer is the seek `paired` with its `game_id`, and
 /// both players hear `game_start` on their event streams; else it is `open`,
@@ -204,10 +206,10 @@ async fn create_seek(
     limits: Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
-    let terms = body.0.terms().map_err(invalid_body)?;
+    let (terms, rating_range) = body.0.sought().map_err(invalid_body)?;
     let seeker = player(&service, &token).await?;
     limits.admit_creation(client)?;
-    let seek = service.seek(&seeker, terms).await?;
+    let seek = service.seek(&seeker, terms, rating_range).await?;
     Ok(HttpResponse::Created().json(SeekView::new(&seek, service.now())))
 }
 

@@ -9,12 +9,23 @@ use super::extract::{JsonBody, PlayerToken, player};
 use super::games::{Answer, ListQuery, game_list};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
-use super::views::{CreatePlayerRequest, CreatedPlayer, GameList, PlayerTokenView, PlayerView, name_of};
+use super::views::{
+    CreatePlayerRequest, CreatedPlayer, GameList, Leaderboard, PlayerTokenView, PlayerView, RatingHistory, VariantName,
+    name_of,
+};
+use crate::engine::Variant;
 use crate::service::{GameService, Profile};
 
 /// The name in a path, checked.
 fn path_name(name: &str) -> Result<crate::record::Username, ApiError> {
     name_of(name).map_err(ApiError::InvalidPath)
+}
+
+/// The variant in a path, checked.
+fn path_variant(variant: &str) -> Result<Variant, ApiError> {
+    Variant::ALL.into_iter().find(|known| known.code() == variant).ok_or_else(|| {
+        ApiError::InvalidPath(format!("there is no variant {variant:?}: it is measurement or player_choice"))
+    })
 }
 
 /// Create a player: an identity that keeps its games, challenges and events
@@ -129,8 +140,57 @@ async fn my_games(service: Data<GameService>, token: PlayerToken, query: web::Qu
     Ok(HttpResponse::Ok().json(game_list(service.player_games(caller.id, page).await?, page)))
 }
 
+/// Get a player's rating history in a variant: one point for each rated
+/// game, the rating after it and its change, in the order they were rated.
+#[utoipa::path(
+    tag = "players",
+    params(
+        ("name" = String, Path, description = "The player's name, in any case.", pattern = "^[A-Za-z0-9_-]{3,20}$"),
+        ("variant" = VariantName, Path, description = "The variant."),
+    ),
+    responses(
+        (status = 200, description = "The history.", body = RatingHistory),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/players/{name}/ratings/{variant}")]
+async fn rating_history(service: Data<GameService>, path: web::Path<(String, String)>) -> Answer {
+    let (name, variant) = (path_name(&path.0)?, path_variant(&path.1)?);
+    let changes = service.rating_history(&name, variant).await?;
+    Ok(HttpResponse::Ok().json(RatingHistory::new(&name, variant, &changes)))
+}
+
+/// Get a variant's leaderboard: the 100 best players whose ratings are not
+/// provisional (a deviation under 110, as it stands now), bots among them,
+/// marked.
+#[utoipa::path(
+    tag = "players",
+    params(("variant" = VariantName, Path, description = "The variant.")),
+    responses(
+        (status = 200, description = "The leaderboard.", body = Leaderboard),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/leaderboards/{variant}")]
+async fn leaderboard(service: Data<GameService>, variant: web::Path<String>) -> Answer {
+    let variant = path_variant(&variant)?;
+    Ok(HttpResponse::Ok().json(Leaderboard::new(variant, &service.leaderboard(variant).await?)))
+}
+
 /// Registers the player operations, `/players/me` before `/players/{name}`
 /// (no name is two letters long, but the order says so anyway).
 pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
-    config.service(create_player).service(own_player).service(new_token).service(my_games).service(profile);
+    config
+        .service(create_player)
+        .service(own_player)
+        .service(new_token)
+        .service(my_games)
+        .service(profile)
+        .service(rating_history)
+        .service(leaderboard);
 }

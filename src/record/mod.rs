@@ -247,6 +247,9 @@ pub struct StoredGame {
     /// A private game's invite's hash: joining it needs the invite. A private
     /// game is not listed.
     pub invite_hash: Option<Vec<u8>>,
+    /// In a rated game, X's and O's ratings, for each seat held; as read, not
+    /// written.
+    pub ratings: [Option<SeatRating>; 2],
 }
 
 impl StoredGame {
@@ -340,7 +343,7 @@ pub struct Page {
 }
 
 /// One game of a listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListedGame {
     /// The game's id.
     pub id: GameId,
@@ -359,6 +362,12 @@ pub struct ListedGame {
     /// The seats players took, with their names; an anonymous seat, a bot's
     /// and a free one are not here.
     pub holders: Vec<(Player, Username)>,
+    /// The bot that holds a seat, in a game against one.
+    pub opponent: Option<Bot>,
+    /// Whether its end changes its players' ratings.
+    pub rated: bool,
+    /// In a rated game, X's and O's ratings, for each seat held.
+    pub ratings: [Option<SeatRating>; 2],
 }
 
 impl ListedGame {

@@ -5,7 +5,7 @@
 
 use jiff::Timestamp;
 
-use super::{ChallengeId, ClockSettings, GameId, PlayerId, SeekId};
+use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId};
 use crate::engine::{Player, Variant};
 
 /// A player's name: 3-20 letters, digits, `_` or `-`, unique regardless of case.
@@ -71,6 +71,8 @@ pub struct StoredPlayer {
     pub name: Username,
     /// When they were created.
     pub created_at: Timestamp,
+    /// Whether they are one of the server's bots, rated as a player of its own.
+    pub bot: bool,
 }
 
 /// The player who holds a seat, as a game is read with it.
@@ -353,6 +355,8 @@ pub struct StoredSeek {
     pub terms: Terms,
     /// Where it stands.
     pub status: SeekStatus,
+    /// The ratings it pairs with, if it is rated and limits them.
+    pub rating_range: Option<RatingRange>,
     /// The game it was paired into.
     pub game_id: Option<GameId>,
     /// When it was made.

@@ -51,6 +51,19 @@ pub struct VariantRating {
     pub standing: Standing,
 }
 
+/// A rated game's player's rating, as its view and a listing show it: before
+/// the game (as stored when it was rated, or, while it goes on, as stored
+/// now), and once it is rated, what it changed by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeatRating {
+    /// The rating before the game.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// The rating's change, once the game is rated.
+    pub rating_diff: Option<f64>,
+}
+
 /// What a rated game did to one player's rating.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RatingChange {
@@ -62,4 +75,15 @@ pub struct RatingChange {
     pub after: Rating,
     /// When the game ended.
     pub rated_at: Timestamp,
+}
+
+/// The ratings a rated seek pairs with, both ends included: its partner's
+/// rating in the variant must lie inside, as its player's must lie inside the
+/// partner's own range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RatingRange {
+    /// The lowest rating it pairs with.
+    pub min: i64,
+    /// The highest.
+    pub max: i64,
 }

@@ -10,6 +10,7 @@ mod life;
 mod pairing;
 mod players;
 mod randomness;
+mod ratings;
 mod records;
 mod searches;
 mod seating;
@@ -39,6 +40,7 @@ pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
 pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
 pub use randomness::Randomness;
+pub use ratings::LEADERBOARD_SIZE;
 pub use records::GameRecord;
 pub use searches::Searches;
 pub use time::Time;
@@ -93,6 +95,7 @@ impl NewGame {
             log: Vec::new(),
             seats: self.seats,
             invite_hash: self.invite_hash,
+            ratings: [None; 2],
         }
     }
 }

@@ -11,8 +11,8 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
-    Answer, ChallengeId, ChallengeStatus, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, SeekId,
-    SeekStatus, StoredChallenge, StoredSeat, StoredSeek, Terms, Username,
+    Answer, ChallengeId, ChallengeStatus, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, RatingRange,
+    SeekId, SeekStatus, StoredChallenge, StoredSeat, StoredSeek, Terms, Username,
 };
 use crate::store::{NewSeek, Sought};
 use crate::token;
@@ -235,16 +235,22 @@ impl GameService {
     }
 
     /// Makes a seek for `seeker` on `terms`, and pairs it with the oldest open
-    /// seek of the same terms and another player's, if there is one: their game
-    /// starts, with the colours drawn. Answers the seek as it stands.
+    /// seek of the same terms and another player's, each player's rating
+    /// inside the other's `rating_range`, if there is one: their game starts,
+    /// with the colours drawn. Answers the seek as it stands.
     ///
     /// # Errors
     /// [`Error::TooManyOpen`] when the seeker has as many seeks open as they
     /// may; database failures.
-    pub async fn seek(&self, seeker: &Holder, terms: Terms) -> Result<StoredSeek, Error> {
+    pub async fn seek(
+        &self,
+        seeker: &Holder,
+        terms: Terms,
+        rating_range: Option<RatingRange>,
+    ) -> Result<StoredSeek, Error> {
         let now = self.now();
-        let new =
-            NewSeek { player: seeker.id, terms, created_at: now, expires_at: after(now, self.options.seek_timeout) };
+        let expires_at = after(now, self.options.seek_timeout);
+        let new = NewSeek { player: seeker.id, terms, rating_range, created_at: now, expires_at };
         let seeker_plays = self.draw_colour();
         let holder = seeker.clone();
         let pair = move |_: &StoredSeek, partner: Holder| {

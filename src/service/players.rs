@@ -103,7 +103,7 @@ impl GameService {
         loop {
             let name = names.next().ok_or(Error::NameTaken)?;
             match self.store.create_player(&name, token::hash(&token), created_at).await {
-                Ok(id) => return Ok((StoredPlayer { id, name, created_at }, token)),
+                Ok(id) => return Ok((StoredPlayer { id, name, created_at, bot: false }, token)),
                 // A drawn name that is taken: draw another.
                 Err(crate::store::StoreError::NameTaken) if drawn => {}
                 Err(error) => return Err(error.into()),

@@ -322,6 +322,7 @@ mod tests {
             log: Vec::new(),
             seats: Vec::new(),
             invite_hash: None,
+            ratings: [None; 2],
         };
         let mut events = vec![(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), true)];
         let (mut game, mut rng) = (Game::new(Variant::PlayerChoice), StdRng::seed_from_u64(seed));

@@ -5,11 +5,12 @@
 use jiff::Timestamp;
 
 use super::{Backend, Store, StoreError, counted};
-use crate::engine::Player;
+use crate::engine::{Player, Variant};
+use crate::rating::Standing;
 use crate::record::{
-    ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
-    SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Terms, Username, VariantRating,
-    stamp,
+    ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId,
+    RatingChange, RatingRange, Results, SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent,
+    StoredSeek, Terms, Username, VariantRating, stamp,
 };
 
 /// A new seek, before the database gives it an id.
@@ -19,6 +20,8 @@ pub struct NewSeek {
     pub player: PlayerId,
     /// The game it asks for.
     pub terms: Terms,
+    /// The ratings it pairs with, if it limits them.
+    pub rating_range: Option<RatingRange>,
     /// When it is made.
     pub created_at: Timestamp,
     /// When it expires.
@@ -192,6 +195,32 @@ impl Store {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.player_ratings(id).await,
             Backend::Postgres(store) => Box::pin(store.player_ratings(id)).await,
+        })
+    }
+
+    /// What each of player `id`'s rated games in `variant` did to their
+    /// rating, in the order they were rated.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
+        let variant = variant.code();
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.rating_history(id, variant).await,
+            Backend::Postgres(store) => Box::pin(store.rating_history(id, variant)).await,
+        })
+    }
+
+    /// At most `most` players with the best ratings in `variant` that are not
+    /// provisional as stored, best first, with their standings.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn leaders(&self, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
+        let variant = variant.code();
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.leaders(variant, most).await,
+            Backend::Postgres(store) => Box::pin(store.leaders(variant, most)).await,
         })
     }
 

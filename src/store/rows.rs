@@ -10,8 +10,9 @@ use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Squ
 use crate::rating::{Rating, Standing};
 use crate::record::{
     ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder, ListedGame,
-    PlayerEventKind, PlayerId, Results, SeekId, SeekStatus, Status, StoredChallenge, StoredEntry, StoredGame,
-    StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject, Summary, Terms, Username, VariantRating, stamp,
+    PlayerEventKind, PlayerId, RatingChange, RatingRange, Results, SeatRating, SeekId, SeekStatus, Status,
+    StoredChallenge, StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject,
+    Summary, Terms, Username, VariantRating, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -84,11 +85,70 @@ id_column!(GameId, PlayerId, ChallengeId, SeekId);
 pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, {}, {}, invite_hash, rated",
+         status, result, end_reason, end_player, {}, {}, invite_hash, rated, {}",
         time("created_at"),
         time("deadline"),
-        time("ended_at")
+        time("ended_at"),
+        seat_rating_columns()
     )
+}
+
+/// The columns of a rated game's seats' ratings, X's then O's, each its
+/// rating, deviation and change, as [`seat_ratings_from_row`] reads them: as
+/// its rating wrote them, or, until then, as the seat's holder (a player, or
+/// the bot) is rated now; nulls for a casual game and a free seat.
+fn seat_rating_columns() -> String {
+    let start = Rating::START;
+    let columns = |seat: &str| {
+        let holder = format!(
+            "coalesce((SELECT seats.player_id FROM seats WHERE seats.game_id = games.id AND seats.player = '{seat}'), \
+             (SELECT players.id FROM players WHERE players.bot = games.bot))"
+        );
+        let change = |column: &str| {
+            format!(
+                "(SELECT {column} FROM rating_changes \
+                 WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
+            )
+        };
+        let now = |column: &str| {
+            format!(
+                "(SELECT {column} FROM ratings WHERE ratings.player_id = {holder} AND ratings.variant = games.variant)"
+            )
+        };
+        let held = |value: String| format!("CASE WHEN games.rated AND {holder} IS NOT NULL THEN {value} END");
+        [
+            held(format!("coalesce({}, {}, {})", change("rating_before"), now("rating"), start.rating)),
+            held(format!("coalesce({}, {}, {})", change("deviation_before"), now("deviation"), start.deviation)),
+            held(change("rating_after - rating_before")),
+        ]
+        .join(", ")
+    };
+    format!("{}, {}", columns("X"), columns("O"))
+}
+
+/// X's and O's ratings in `row` from column `first` on, read with
+/// [`seat_rating_columns`].
+fn seat_ratings_from_row(row: &impl Columns, first: usize) -> Result<[Option<SeatRating>; 2], StoreError> {
+    let seat = |first: usize| -> Result<Option<SeatRating>, StoreError> {
+        let (rating, deviation): (Option<f64>, Option<f64>) = (row.column(first)?, row.column(first + 1)?);
+        let rating_diff = row.column(first + 2)?;
+        Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
+    };
+    Ok([seat(first)?, seat(first + 3)?])
+}
+
+/// The bot in `row`'s columns `first` (its level) and the one after (its
+/// mistake chance).
+fn bot_from_row(row: &impl Columns, first: usize) -> Result<Option<Bot>, StoreError> {
+    Ok(match (row.column::<Option<String>>(first)?.as_deref(), row.column::<Option<f64>>(first + 1)?) {
+        (None, _) => None,
+        (Some("random"), _) => Some(Bot::Random),
+        (Some("perfect"), _) => Some(Bot::Perfect),
+        (Some("parasite"), chance) => {
+            Some(Bot::Parasite { mistake_chance: chance.unwrap_or(Bot::DEFAULT_MISTAKE_CHANCE) })
+        }
+        (Some(other), _) => return Err(corrupt("bot", other)),
+    })
 }
 
 /// The summary in `row`, from column `first` on, in the order of
@@ -164,15 +224,7 @@ pub(super) fn stored_game_from_row(
     if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
         return Err(corrupt("seq", "a log with gaps"));
     }
-    let opponent = match (row.column::<Option<String>>(3)?.as_deref(), row.column::<Option<f64>>(4)?) {
-        (None, _) => None,
-        (Some("random"), _) => Some(Bot::Random),
-        (Some("perfect"), _) => Some(Bot::Perfect),
-        (Some("parasite"), chance) => {
-            Some(Bot::Parasite { mistake_chance: chance.unwrap_or(Bot::DEFAULT_MISTAKE_CHANCE) })
-        }
-        (Some(other), _) => return Err(corrupt("bot", other)),
-    };
+    let opponent = bot_from_row(row, 3)?;
     let clock = clock_from_row(row, 6)?;
     Ok(StoredGame {
         id: row.column(0)?,
@@ -187,6 +239,7 @@ pub(super) fn stored_game_from_row(
         seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
         invite_hash: row.column(15)?,
         rated: row.column(16)?,
+        ratings: seat_ratings_from_row(row, 17)?,
     })
 }
 
@@ -290,12 +343,13 @@ pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
     };
     format!(
         "games.id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
-         status, result, end_reason, end_player, {}, {}, {}, {}",
+         status, result, end_reason, end_player, {}, {}, {}, {}, games.bot, games.mistake_chance, games.rated, {}",
         time("games.created_at"),
         time("deadline"),
         time("ended_at"),
         holder("X"),
-        holder("O")
+        holder("O"),
+        seat_rating_columns()
     )
 }
 
@@ -315,6 +369,9 @@ pub(super) fn listed_game_from_row(row: &impl Columns) -> Result<ListedGame, Sto
             .filter_map(|(player, name)| Some((player, name?)))
             .map(|(player, name)| Ok((player, Username::parse(&name).map_err(|_| corrupt("name", &name))?)))
             .collect::<Result<_, StoreError>>()?,
+        opponent: bot_from_row(row, 12)?,
+        rated: row.column(14)?,
+        ratings: seat_ratings_from_row(row, 15)?,
     })
 }
 
@@ -484,7 +541,7 @@ fn corrupt(column: &str, value: &str) -> StoreError {
 /// The columns a player is read with, as [`player_from_row`] reads them from
 /// column `first` on, of the players table named `table`.
 pub(super) fn player_columns(table: &str, time: impl Fn(&str) -> String) -> String {
-    format!("{table}.id, {table}.name, {}", time(&format!("{table}.created_at")))
+    format!("{table}.id, {table}.name, {}, {table}.bot IS NOT NULL", time(&format!("{table}.created_at")))
 }
 
 /// The player in `row` from column `first` on, read with [`player_columns`].
@@ -494,6 +551,7 @@ pub(super) fn player_from_row(row: &impl Columns, first: usize) -> Result<Stored
         id: row.column(first)?,
         name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
         created_at: time(&row.column::<String>(first + 2)?)?,
+        bot: row.column(first + 3)?,
     })
 }
 
@@ -524,13 +582,13 @@ pub(super) fn challenge_columns(time: impl Fn(&str) -> String) -> String {
 
 /// The challenge in `row`, read with [`challenge_columns`].
 pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, StoreError> {
-    let colour: String = row.column(10)?;
-    let status: String = row.column(11)?;
+    let colour: String = row.column(12)?;
+    let status: String = row.column(13)?;
     Ok(StoredChallenge {
         id: row.column(0)?,
         challenger: player_from_row(row, 1)?,
-        challenged: player_from_row(row, 4)?,
-        terms: terms_from_row(row, 7, 17)?,
+        challenged: player_from_row(row, 5)?,
+        terms: terms_from_row(row, 9, 19)?,
         colour: [Colour::X, Colour::O, Colour::Random]
             .into_iter()
             .find(|c| c.code() == colour)
@@ -539,11 +597,11 @@ pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, 
             .into_iter()
             .find(|s| s.code() == status)
             .ok_or_else(|| corrupt("status", &status))?,
-        decline_reason: row.column(12)?,
-        game_id: row.column(13)?,
-        created_at: time(&row.column::<String>(14)?)?,
-        expires_at: time(&row.column::<String>(15)?)?,
-        answered_at: optional_time(row, 16)?,
+        decline_reason: row.column(14)?,
+        game_id: row.column(15)?,
+        created_at: time(&row.column::<String>(16)?)?,
+        expires_at: time(&row.column::<String>(17)?)?,
+        answered_at: optional_time(row, 18)?,
     })
 }
 
@@ -570,7 +628,7 @@ fn clock_from_row(row: &impl Columns, first: usize) -> Result<Option<ClockSettin
 pub(super) fn seek_columns(time: impl Fn(&str) -> String) -> String {
     format!(
         "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, seeks.clock_increment_ms, seeks.status, \
-         seeks.game_id, {}, {}, seeks.rated",
+         seeks.game_id, {}, {}, seeks.rated, seeks.rating_min, seeks.rating_max",
         time("seeks.created_at"),
         time("seeks.expires_at")
     )
@@ -587,6 +645,10 @@ pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError
             .into_iter()
             .find(|s| s.code() == status)
             .ok_or_else(|| corrupt("status", &status))?,
+        rating_range: match (row.column(10)?, row.column(11)?) {
+            (Some(min), Some(max)) => Some(RatingRange { min, max }),
+            _ => None,
+        },
         game_id: row.column(6)?,
         created_at: time(&row.column::<String>(7)?)?,
         expires_at: time(&row.column::<String>(8)?)?,
@@ -597,12 +659,12 @@ pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError
 /// player's name, token hash and last sighting.
 pub(super) fn seek_and_holder_from_row(row: &impl Columns) -> Result<(StoredSeek, Holder), StoreError> {
     let seek = seek_from_row(row)?;
-    let name: String = row.column(10)?;
+    let name: String = row.column(12)?;
     let holder = Holder {
         id: seek.player,
         name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
-        token_hash: row.column(11)?,
-        last_seen_at: optional_time(row, 12)?,
+        token_hash: row.column(13)?,
+        last_seen_at: optional_time(row, 14)?,
     };
     Ok((seek, holder))
 }
@@ -668,4 +730,30 @@ pub(super) fn variant_rating_from_row(row: &impl Columns) -> Result<VariantRatin
 /// The rating in `row`: its value, deviation and volatility from column `first` on.
 pub(super) fn rating_from_row(row: &impl Columns, first: usize) -> Result<Rating, StoreError> {
     Ok(Rating { rating: row.column(first)?, deviation: row.column(first + 1)?, volatility: row.column(first + 2)? })
+}
+
+/// The columns a rating change is read with, as [`rating_change_from_row`]
+/// reads them.
+pub(super) fn rating_change_columns(time: impl Fn(&str) -> String) -> String {
+    format!(
+        "game_id, rating_before, deviation_before, volatility_before, rating_after, deviation_after, \
+         volatility_after, {}",
+        time("rated_at")
+    )
+}
+
+/// The rating change in `row`, read with [`rating_change_columns`].
+pub(super) fn rating_change_from_row(row: &impl Columns) -> Result<RatingChange, StoreError> {
+    Ok(RatingChange {
+        game_id: row.column(0)?,
+        before: rating_from_row(row, 1)?,
+        after: rating_from_row(row, 4)?,
+        rated_at: time(&row.column::<String>(7)?)?,
+    })
+}
+
+/// A player and their standing in `row`, read with [`player_columns`] and
+/// then [`standing_columns`].
+pub(super) fn rated_player_from_row(row: &impl Columns) -> Result<(StoredPlayer, Standing), StoreError> {
+    Ok((player_from_row(row, 0)?, standing_from_row(row, 4)?))
 }

@@ -3,7 +3,9 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, BotName, EndReasonName, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use super::{
+    ActorName, BotName, EndReasonName, PlayerName, ResultName, SeatRatingView, StatusName, VariantName, squares_of,
+};
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
 use crate::record::{End, GameId, stamp};
@@ -111,7 +113,8 @@ pub struct SeatsView {
 
 /// Who holds a seat: a player, a bot, or someone with the seat's token alone.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"player": "alice", "bot": null, "present": true}))]
+#[schema(example = json!({"player": "alice", "bot": null, "present": true,
+    "rating": {"rating": 1612.4, "deviation": 84.1, "provisional": false, "rating_diff": -9.7}}))]
 pub struct SeatHolderView {
     /// The name of the player who holds it; null for a bot and for a seat taken
     /// without a player's token (anonymous).
@@ -124,6 +127,10 @@ pub struct SeatHolderView {
     /// of the game with their token, its live stream held open with it, or,
     /// for a player, their own event stream); a bot always is.
     pub present: bool,
+    /// In a rated game, its holder's rating before it, and once it ended its
+    /// change; null in a casual game.
+    #[schema(required = true)]
+    pub rating: Option<SeatRatingView>,
 }
 
 /// One square of the board.
@@ -447,11 +454,13 @@ impl From<&GameRecord> for GameView {
 /// Who holds seat `player` of `record`'s game, if anyone does.
 fn seat_holder(record: &GameRecord, player: Player) -> Option<SeatHolderView> {
     let present = record.is_present(player);
+    let rating = SeatRatingView::of(&record.stored.ratings, player);
     if let Some(bot) = record.stored.opponent.filter(|_| record.bot_seat() == Some(player)) {
-        return Some(SeatHolderView { player: None, bot: Some(bot.into()), present });
+        return Some(SeatHolderView { player: None, bot: Some(bot.into()), present, rating });
     }
     let seat = record.stored.seat(player)?;
-    Some(SeatHolderView { player: seat.holder.as_ref().map(|holder| holder.name.to_string()), bot: None, present })
+    let player = seat.holder.as_ref().map(|holder| holder.name.to_string());
+    Some(SeatHolderView { player, bot: None, present, rating })
 }
 
 fn forced_squares(game: &Game) -> Option<[u8; 2]> {

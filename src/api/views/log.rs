@@ -3,7 +3,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, EndView, PlayerName, ResultName, StatusName, VariantName, squares_of};
+use super::{ActorName, BotName, EndView, PlayerName, ResultName, SeatRatingView, StatusName, VariantName, squares_of};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber, Player};
 use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
@@ -42,6 +42,27 @@ pub struct GameSummary {
     /// The names of the players who hold its seats: null for a free seat, a
     /// bot's, or one taken without a player's token.
     pub players: SeatNames,
+    /// The bot that holds a seat, in a game against one; else null.
+    #[schema(required = true)]
+    pub bot: Option<BotName>,
+    /// Whether its end changes its players' ratings.
+    pub rated: bool,
+    /// In a rated game, each seat's holder's rating before it, and its change
+    /// once rated; nulls in a casual game.
+    pub ratings: SeatRatings,
+}
+
+/// Each seat's holder's rating, or null.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeatRatings {
+    /// X's.
+    #[serde(rename = "X")]
+    #[schema(required = true)]
+    pub x: Option<SeatRatingView>,
+    /// O's.
+    #[serde(rename = "O")]
+    #[schema(required = true)]
+    pub o: Option<SeatRatingView>,
 }
 
 /// Each seat's player, by name, or null.
@@ -178,6 +199,12 @@ impl From<&ListedGame> for GameSummary {
             version: listed.version,
             created_at: stamp(listed.created_at),
             players: SeatNames { x: listed.holder(Player::X), o: listed.holder(Player::O) },
+            bot: listed.opponent.map(BotName::from),
+            rated: listed.rated,
+            ratings: SeatRatings {
+                x: SeatRatingView::of(&listed.ratings, Player::X),
+                o: SeatRatingView::of(&listed.ratings, Player::O),
+            },
         }
     }
 }

@@ -5,14 +5,15 @@ use utoipa::ToSchema;
 
 use super::{ClockRequest, VariantName};
 use crate::record::{
-    ChallengeId, ChallengeStatus, ClockSettings, Colour, GameId, SeekId, SeekStatus, StoredChallenge, StoredSeek,
-    Terms, stamp,
+    ChallengeId, ChallengeStatus, ClockSettings, Colour, GameId, RatingRange, SeekId, SeekStatus, StoredChallenge,
+    StoredSeek, Terms, stamp,
 };
 
 /// The game a challenge or a seek asks for: its variant, and its clock if timed.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true}))]
+#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true,
+    "rating_range": [1300, 1700]}))]
 pub struct SeekRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
@@ -25,6 +26,13 @@ pub struct SeekRequest {
     /// Default `false`.
     #[serde(default)]
     pub rated: bool,
+    /// For a rated seek, the ratings it pairs with, `[min, max]`, both ends
+    /// included: the partner's rating in the variant must lie inside, and
+    /// yours inside the partner's range, if they gave one. A player with no
+    /// rated game in the variant counts as 1500. Default: any rating.
+    #[serde(default)]
+    #[schema(min_items = 2, max_items = 2, value_type = Option<Vec<i64>>, example = json!([1300, 1700]))]
+    pub rating_range: Option<[i64; 2]>,
 }
 
 /// `POST /players/{name}/challenges`: the game to play, and your colour.
@@ -125,7 +133,7 @@ pub enum ChallengeStatusName {
 /// A challenge from one player to another.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"id": 7, "challenger": "alice", "challenged": "bob", "variant": "player_choice",
-    "clock": null, "colour": "random", "status": "open", "decline_reason": null, "game_id": null,
+    "clock": null, "colour": "random", "rated": true, "status": "open", "decline_reason": null, "game_id": null,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:20:02.120Z"}))]
 pub struct ChallengeView {
     /// The challenge's id.
@@ -142,6 +150,8 @@ pub struct ChallengeView {
     pub clock: Option<ClockSettingsView>,
     /// The challenger's colour.
     pub colour: ColourName,
+    /// Whether its game is rated.
+    pub rated: bool,
     /// Where it stands.
     pub status: ChallengeStatusName,
     /// Why it was declined, when the challenged player said.
@@ -181,7 +191,8 @@ pub enum SeekStatusName {
 
 /// A seek: a wish to play a game on some terms with whoever asks for the same.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": 3, "variant": "measurement", "clock": null, "status": "paired", "game_id": 42,
+#[schema(example = json!({"id": 3, "variant": "measurement", "clock": null, "rated": true, "rating_range": [1300, 1700],
+    "status": "paired", "game_id": 42,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:17:02.120Z"}))]
 pub struct SeekView {
     /// The seek's id.
@@ -192,6 +203,11 @@ pub struct SeekView {
     /// Its game's clock, or null for an untimed one.
     #[schema(required = true)]
     pub clock: Option<ClockSettingsView>,
+    /// Whether its game is rated.
+    pub rated: bool,
+    /// The ratings it pairs with, `[min, max]`, or null for any.
+    #[schema(required = true, value_type = Option<Vec<i64>>)]
+    pub rating_range: Option<[i64; 2]>,
     /// Where it stands.
     pub status: SeekStatusName,
     /// The game it was paired into, once paired.
@@ -204,12 +220,20 @@ pub struct SeekView {
 }
 
 impl SeekRequest {
-    /// The terms, checked.
+    /// The terms, and the ratings the seek pairs with, checked.
     ///
     /// # Errors
-    /// A reason when the clock is out of range.
-    pub fn terms(&self) -> Result<Terms, String> {
-        terms(self.variant, self.clock.as_ref(), self.rated)
+    /// A reason when the clock is out of range, or the rating range is upside
+    /// down or given for a casual seek.
+    pub fn sought(&self) -> Result<(Terms, Option<RatingRange>), String> {
+        let terms = terms(self.variant, self.clock.as_ref(), self.rated)?;
+        let range = match self.rating_range {
+            None => None,
+            Some(_) if !self.rated => return Err("rating_range: a casual seek pairs with any player".into()),
+            Some([min, max]) if min > max => return Err(format!("rating_range: [{min}, {max}] holds no rating")),
+            Some([min, max]) => Some(RatingRange { min, max }),
+        };
+        Ok((terms, range))
     }
 }
 
@@ -237,6 +261,7 @@ impl ChallengeView {
             variant: challenge.terms.variant.into(),
             clock: challenge.terms.clock.map(ClockSettingsView::from),
             colour: challenge.colour.into(),
+            rated: challenge.terms.rated,
             status: match challenge.status_at(now) {
                 ChallengeStatus::Open => ChallengeStatusName::Open,
                 ChallengeStatus::Accepted => ChallengeStatusName::Accepted,
@@ -259,6 +284,8 @@ impl SeekView {
             id: seek.id,
             variant: seek.terms.variant.into(),
             clock: seek.terms.clock.map(ClockSettingsView::from),
+            rated: seek.terms.rated,
+            rating_range: seek.rating_range.map(|range| [range.min, range.max]),
             status: match seek.status_at(now) {
                 SeekStatus::Open => SeekStatusName::Open,
                 SeekStatus::Paired => SeekStatusName::Paired,

@@ -3,10 +3,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ChallengeView, GameSummary, PlayerName};
-use crate::engine::Variant;
+use super::{ChallengeView, GameSummary, PlayerName, VariantName};
+use crate::engine::{Player, Variant};
 use crate::rating::Rating;
-use crate::record::{PlayerEventKind, Username, stamp};
+use crate::record::{GameId, PlayerEventKind, RatingChange, SeatRating, StoredPlayer, Username, stamp};
 use crate::service::{About, PlayerEvent, Profile};
 
 /// `POST /players`: a new player. The name is optional: without one the server
@@ -23,7 +23,7 @@ pub struct CreatePlayerRequest {
 
 /// A player as anyone may see them.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"name": "alice", "created_at": "2026-12-03T10:15:02.120Z",
+#[schema(example = json!({"name": "alice", "bot": false, "created_at": "2026-12-03T10:15:02.120Z",
     "games": {"played": 12, "won": 7, "lost": 3, "drawn": 2, "aborted": 1},
     "ratings": {"measurement": {"rating": 1612.4, "deviation": 84.1, "volatility": 0.0599, "provisional": false,
         "games": 11},
@@ -31,6 +31,9 @@ pub struct CreatePlayerRequest {
 pub struct PlayerView {
     /// The player's name.
     pub name: String,
+    /// Whether the player is one of the server's bots (`random`, `parasite`,
+    /// `perfect`), rated as a player of its own.
+    pub bot: bool,
     /// When the player was created (RFC 3339, UTC).
     pub created_at: String,
     /// How their finished games ended for them.
@@ -78,6 +81,33 @@ impl RatingView {
     }
 }
 
+/// A rated game's player's rating: before the game (as it stood when the game
+/// was rated; until then, as it stands), and its change once rated, as
+/// lichess shows them.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"rating": 1612.4, "deviation": 84.1, "provisional": false, "rating_diff": -9.7}))]
+pub struct SeatRatingView {
+    /// The rating before the game.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Whether it was provisional: a deviation of 110 or more.
+    pub provisional: bool,
+    /// What the game changed it by, once it ended rated; null until then,
+    /// and for an aborted game.
+    #[schema(required = true)]
+    pub rating_diff: Option<f64>,
+}
+
+impl SeatRatingView {
+    /// The view of seat `player`'s rating among a game's `ratings` (X's, O's).
+    pub fn of(ratings: &[Option<SeatRating>; 2], player: Player) -> Option<SeatRatingView> {
+        let SeatRating { rating, deviation, rating_diff } = ratings[usize::from(player == Player::O)]?;
+        let provisional = Rating { rating, deviation, volatility: Rating::START.volatility }.is_provisional();
+        Some(SeatRatingView { rating, deviation, provisional, rating_diff })
+    }
+}
+
 /// Counts of a player's finished games, by how they ended for them.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ResultsView {
@@ -104,6 +134,7 @@ impl PlayerView {
         };
         PlayerView {
             name: player.name.to_string(),
+            bot: player.bot,
             created_at: stamp(player.created_at),
             games: ResultsView {
                 played: results.won + results.lost + results.drawn,
@@ -222,6 +253,110 @@ impl PlayerEventView {
             game,
             seat,
             challenge,
+        }
+    }
+}
+
+/// A player's rating history in a variant: one point for each rated game.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"player": "alice", "variant": "measurement", "points": [
+    {"game_id": 42, "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "rating_diff": 162.3,
+        "rated_at": "2026-12-03T10:25:14.031Z"}]}))]
+pub struct RatingHistory {
+    /// The player's name.
+    pub player: String,
+    /// The variant.
+    pub variant: VariantName,
+    /// One point for each rated game, in the order they were rated.
+    pub points: Vec<RatingPointView>,
+}
+
+/// A rated game's point of a rating history: the rating after it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RatingPointView {
+    /// The game.
+    #[schema(value_type = i64)]
+    pub game_id: GameId,
+    /// The rating after it.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Its volatility.
+    pub volatility: f64,
+    /// What the game changed the rating by.
+    pub rating_diff: f64,
+    /// When the game ended (RFC 3339, UTC).
+    pub rated_at: String,
+}
+
+impl RatingHistory {
+    /// The history of `player` in `variant`, of `changes`.
+    pub fn new(player: &Username, variant: Variant, changes: &[RatingChange]) -> RatingHistory {
+        RatingHistory {
+            player: player.to_string(),
+            variant: variant.into(),
+            points: changes
+                .iter()
+                .map(|change| RatingPointView {
+                    game_id: change.game_id,
+                    rating: change.after.rating,
+                    deviation: change.after.deviation,
+                    volatility: change.after.volatility,
+                    rating_diff: change.after.rating - change.before.rating,
+                    rated_at: stamp(change.rated_at),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A variant's leaderboard: the best players whose ratings are not
+/// provisional, bots among them.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"variant": "measurement", "players": [
+    {"rank": 1, "name": "perfect", "bot": true, "rating": 2208.5, "deviation": 45.2, "games": 640},
+    {"rank": 2, "name": "alice", "bot": false, "rating": 1712.0, "deviation": 71.9, "games": 38}]}))]
+pub struct Leaderboard {
+    /// The variant.
+    pub variant: VariantName,
+    /// At most 100, best first.
+    pub players: Vec<LeaderView>,
+}
+
+/// A player on a leaderboard.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LeaderView {
+    /// Their place, from 1.
+    pub rank: usize,
+    /// Their name.
+    pub name: String,
+    /// Whether they are one of the server's bots.
+    pub bot: bool,
+    /// Their rating as it stands now.
+    pub rating: f64,
+    /// Its deviation, below 110.
+    pub deviation: f64,
+    /// How many rated games it counts.
+    pub games: i64,
+}
+
+impl Leaderboard {
+    /// The leaderboard of `variant`, of `leaders`, best first.
+    pub fn new(variant: Variant, leaders: &[(StoredPlayer, Rating, i64)]) -> Leaderboard {
+        Leaderboard {
+            variant: variant.into(),
+            players: leaders
+                .iter()
+                .zip(1..)
+                .map(|((player, rating, games), rank)| LeaderView {
+                    rank,
+                    name: player.name.to_string(),
+                    bot: player.bot,
+                    rating: rating.rating,
+                    deviation: rating.deviation,
+                    games: *games,
+                })
+                .collect(),
         }
     }
 }

@@ -12,6 +12,7 @@ use sqlx::postgres::{PgConnection, PgRow};
 
 use super::statements::rfc3339;
 use super::{PgStore, insert_game, insert_player_events, is_unique_violation};
+use crate::rating::Rating;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
     SeekId, SeekStatus, Status, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Subject,
@@ -90,19 +91,27 @@ const SET_CHALLENGE_GAME: &str = "UPDATE challenges SET game_id = $1 WHERE id = 
 const HOLD_TERMS: &str = "SELECT pg_advisory_xact_lock(hashtext($1))";
 const OPEN_SEEKS: &str =
     "SELECT count(*) FROM seeks WHERE player_id = $1 AND status = 'open' AND expires_at > $2::TIMESTAMPTZ";
+/// See the SQLite store's.
 static PARTNER: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {}, players.name, players.token_hash, {} FROM seeks \
          JOIN players ON players.id = seeks.player_id \
+         LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
          WHERE seeks.status = 'open' AND seeks.variant = $1 AND seeks.clock_initial_ms IS NOT DISTINCT FROM $2 \
          AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.player_id <> $4 \
-         AND seeks.expires_at > $5::TIMESTAMPTZ AND seeks.rated = $6 ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
+         AND seeks.expires_at > $5::TIMESTAMPTZ AND seeks.rated = $6 \
+         AND coalesce(ratings.rating, {START}) BETWEEN coalesce($7, -1e9) AND coalesce($8, 1e9) \
+         AND coalesce((SELECT rating FROM ratings WHERE player_id = $4 AND variant = $1), {START}) \
+         BETWEEN coalesce(seeks.rating_min, -1e9) AND coalesce(seeks.rating_max, 1e9) \
+         ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
         seek_columns(rfc3339),
-        rfc3339("players.last_seen_at")
+        rfc3339("players.last_seen_at"),
+        START = Rating::START.rating,
     )
 });
 const INSERT_SEEK: &str = "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, \
-     game_id, created_at, expires_at, rated) VALUES ($1, $2, $3, $4, $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $9) \
+     game_id, created_at, expires_at, rated, rating_min, rating_max) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7::TIMESTAMPTZ, $8::TIMESTAMPTZ, $9, $10, $11) \
      RETURNING id";
 const PAIR_SEEK: &str = "UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2";
 static SEEK: LazyLock<String> = LazyLock::new(|| format!("SELECT {} FROM seeks WHERE id = $1", seek_columns(rfc3339)));
@@ -138,7 +147,7 @@ impl PgStore {
         token_hash: Vec<u8>,
     ) -> Result<Option<(StoredPlayer, Option<jiff::Timestamp>)>, StoreError> {
         let row = self.fetch_optional(&PLAYER_BY_TOKEN, |query| query.bind(token_hash.clone())).await?;
-        row.map(|row| Ok((player_from_row(&row, 0)?, optional_time(&row, 3)?))).transpose()
+        row.map(|row| Ok((player_from_row(&row, 0)?, optional_time(&row, 4)?))).transpose()
     }
 
     pub(in crate::store) async fn player_by_name(&self, key: String) -> Result<Option<StoredPlayer>, StoreError> {
@@ -444,6 +453,8 @@ async fn seek<E>(
         .bind(new.player)
         .bind(&created_at)
         .bind(new.terms.rated)
+        .bind(new.rating_range.map(|range| range.min))
+        .bind(new.rating_range.map(|range| range.max))
         .fetch_optional(&mut *tx)
         .await?;
     let Some(partner) = partner else {
@@ -494,6 +505,8 @@ async fn insert_seek(
         .bind(stamp(new.created_at))
         .bind(stamp(new.expires_at))
         .bind(new.terms.rated)
+        .bind(new.rating_range.map(|range| range.min))
+        .bind(new.rating_range.map(|range| range.max))
         .fetch_one(tx)
         .await
 }

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{SqliteStore, as_written, insert_game, insert_player_events, is_unique_violation};
+use crate::rating::Rating;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
     SeekId, SeekStatus, Status, StoredChallenge, StoredPlayer, StoredPlayerEvent, StoredSeek, Subject, stamp,
@@ -74,19 +75,27 @@ const CLOSE_CHALLENGE: &str = "UPDATE challenges SET status = ?3, decline_reason
      WHERE id = ?2 AND status = 'open' AND expires_at > ?1";
 const SET_CHALLENGE_GAME: &str = "UPDATE challenges SET game_id = ? WHERE id = ?";
 const OPEN_SEEKS: &str = "SELECT count(*) FROM seeks WHERE player_id = ? AND status = 'open' AND expires_at > ?";
-/// The oldest open seek of the same terms and another player, with that player.
+/// The oldest open seek of the same terms and another player, with that
+/// player, whose rating lies in the range `?7`..`?8` and whose seek's range
+/// holds the rating of player `?4`: a player's rating in the variant, or the
+/// start's when they have none.
 static PARTNER: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {}, players.name, players.token_hash, players.last_seen_at FROM seeks \
          JOIN players ON players.id = seeks.player_id \
+         LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
          WHERE seeks.status = 'open' AND seeks.variant = ?1 AND seeks.clock_initial_ms IS ?2 \
          AND seeks.clock_increment_ms IS ?3 AND seeks.player_id <> ?4 AND seeks.expires_at > ?5 AND seeks.rated = ?6 \
+         AND coalesce(ratings.rating, {START}) BETWEEN coalesce(?7, -1e9) AND coalesce(?8, 1e9) \
+         AND coalesce((SELECT rating FROM ratings WHERE player_id = ?4 AND variant = ?1), {START}) \
+         BETWEEN coalesce(seeks.rating_min, -1e9) AND coalesce(seeks.rating_max, 1e9) \
          ORDER BY seeks.created_at, seeks.id LIMIT 1",
-        seek_columns(as_written)
+        seek_columns(as_written),
+        START = Rating::START.rating,
     )
 });
 const INSERT_SEEK: &str = "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, \
-     game_id, created_at, expires_at, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+     game_id, created_at, expires_at, rated, rating_min, rating_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 const PAIR_SEEK: &str = "UPDATE seeks SET status = 'paired', game_id = ? WHERE id = ?";
 static SEEK: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM seeks WHERE id = ?", seek_columns(as_written)));
@@ -336,7 +345,9 @@ impl SqliteStore {
                             clock.map(|(_, increment)| increment),
                             new.player,
                             created_at,
-                            new.terms.rated
+                            new.terms.rated,
+                            new.rating_range.map(|range| range.min),
+                            new.rating_range.map(|range| range.max)
                         ],
                         |row| Ok(seek_and_holder_from_row(row)),
                     )
@@ -402,7 +413,7 @@ impl SqliteStore {
 
 /// The player and their last sighting in `row`, read with [`PLAYER_BY_TOKEN`].
 fn player_and_last_seen(row: &Row<'_>) -> Result<(StoredPlayer, Option<jiff::Timestamp>), StoreError> {
-    Ok((player_from_row(row, 0)?, optional_time(row, 3)?))
+    Ok((player_from_row(row, 0)?, optional_time(row, 4)?))
 }
 
 /// The games in `rows`, read with the listing's columns.
@@ -443,7 +454,9 @@ fn insert_seek(
         game_id,
         stamp(new.created_at),
         stamp(new.expires_at),
-        new.terms.rated
+        new.terms.rated,
+        new.rating_range.map(|range| range.min),
+        new.rating_range.map(|range| range.max)
     ])?;
     Ok(SeekId::new(tx.last_insert_rowid()))
 }

@@ -128,3 +128,124 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     // A name a bot holds is taken.
     app.create_player(Some("Perfect")).assert_problem(409, "name_taken");
 }
+
+#[test]
+fn rated_seeks_pair_only_when_each_players_rating_lies_in_the_others_range() {
+    let app = TestApp::spawn();
+    let [alice, bob, carol] = ["alice", "bob", "carol"].map(|name| app.player(name));
+    // Alice beats Bob in a rated game: about 1662 against 1338.
+    let first = app.game_between(&alice, &bob, json!({"variant": "measurement", "rated": true}));
+    act(&app, first, "resign", &bob);
+    let (alice_rating, bob_rating) = (app.rating_of("alice", "measurement"), app.rating_of("bob", "measurement"));
+    assert!(alice_rating["rating"].as_f64().unwrap() > 1650.0, "{alice_rating}");
+    assert!(bob_rating["rating"].as_f64().unwrap() < 1350.0, "{bob_rating}");
+
+    let seek = |token: &str, range: Value| {
+        let sought = app.seek(token, json!({"variant": "measurement", "rated": true, "rating_range": range}));
+        assert_eq!(sought.status, 201, "{}", sought.body);
+        sought.json()
+    };
+    // Alice wants someone weaker; Bob wants someone far stronger than her:
+    // his range misses her rating, so they do not pair.
+    let alices = seek(&alice, json!([1200, 1450]));
+    assert_eq!((alices["status"].clone(), alices["rating_range"].clone()), (json!("open"), json!([1200, 1450])));
+    let bobs = seek(&bob, json!([1700, 2000]));
+    assert_eq!(bobs["status"], "open");
+    // Carol, unrated (1500) and open to anyone, lies outside Alice's range,
+    // and outside Bob's.
+    assert_eq!(seek(&carol, Value::Null)["status"], "open");
+    // Bob's new range holds Alice, and hers holds him: they pair.
+    let bearer = |token: &str| format!("Bearer {token}");
+    let cancelled =
+        app.request("DELETE", &format!("/api/v1/seeks/{}", bobs["id"]), &[("Authorization", &bearer(&bob))], None);
+    assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+    let paired = seek(&bob, json!([1600, 1700]));
+    assert_eq!(paired["status"], "paired", "{paired}");
+    let game = app.get_game(paired["game_id"].as_i64().unwrap()).json();
+    assert_eq!(game["rated"], true);
+    let alices =
+        app.request("GET", &format!("/api/v1/seeks/{}", alices["id"]), &[("Authorization", &bearer(&alice))], None);
+    assert_eq!(alices.json()["game_id"], paired["game_id"]);
+
+    // A range is for rated seeks, and must hold a rating.
+    let casual = app.seek(&carol, json!({"rating_range": [1000, 2000]}));
+    casual.assert_problem(400, "invalid_body");
+    app.seek(&carol, json!({"rated": true, "rating_range": [1600, 1500]})).assert_problem(400, "invalid_body");
+}
+
+#[test]
+fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_leave_out_provisional_players() {
+    let app = TestApp::spawn();
+    let [alice, bob, carol] = ["alice", "bob", "carol"].map(|name| app.player(name));
+    let week = SignedDuration::from_hours(7 * 24);
+    // Alice loses to the random bot three times, by resigning.
+    let (mut alice_standing, mut random_standing) = (Standing::NEW, Standing::NEW);
+    let mut last = None;
+    for _ in 0..3 {
+        let id = app.create_game_as(
+            &alice,
+            json!({"variant": "player_choice", "rated": true, "play_as": "X", "opponent": {"bot": "random"}}),
+        );
+        let ongoing = app.get_game(id).json();
+        let seats = &ongoing["seats"];
+        assert_eq!(seats["X"]["rating"]["rating"].as_f64(), Some(alice_standing.rating.rating), "{seats}");
+        assert_eq!(seats["O"]["rating"]["rating"].as_f64(), Some(random_standing.rating.rating), "{seats}");
+        assert_eq!(seats["X"]["rating"]["rating_diff"], Value::Null);
+        act(&app, id, "resign", &alice);
+        let before = alice_standing;
+        (alice_standing, random_standing) =
+            rate_game(&alice_standing, &random_standing, GameResult::OWins, Timestamp::now(), week).unwrap();
+        let ended = app.get_game(id).json();
+        let diff = ended["seats"]["X"]["rating"]["rating_diff"].as_f64().unwrap();
+        assert_eq!(ended["seats"]["X"]["rating"]["rating"].as_f64(), Some(before.rating.rating));
+        assert_eq!(diff, alice_standing.rating.rating - before.rating.rating);
+        assert!(diff < 0.0);
+        last = Some(id);
+    }
+
+    // The history has a point for each, the last for the last game.
+    let history = app.request("GET", "/api/v1/players/Alice/ratings/player_choice", &[], None).json();
+    let points = history["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    assert_eq!(points[2]["game_id"].as_i64(), last);
+    assert_eq!(points[2]["rating"].as_f64(), Some(alice_standing.rating.rating));
+    let none = app.request("GET", "/api/v1/players/alice/ratings/measurement", &[], None).json();
+    assert_eq!(none["points"], json!([]));
+    app.request("GET", "/api/v1/players/alice/ratings/chess", &[], None).assert_problem(400, "invalid_path");
+
+    // The listing shows the game rated, against the bot, with the ratings.
+    let listed = app.request("GET", "/api/v1/games?status=finished", &[], None).json();
+    let newest = &listed["games"][0];
+    assert_eq!(
+        (newest["id"].as_i64(), newest["rated"].clone(), newest["bot"].clone()),
+        (last, json!(true), json!("random"))
+    );
+    assert!(newest["ratings"]["X"]["rating_diff"].as_f64().unwrap() < 0.0, "{newest}");
+    assert!(newest["ratings"]["O"]["rating_diff"].as_f64().unwrap() > 0.0, "{newest}");
+
+    // Alice and Bob take turns beating each other until neither is
+    // provisional; Carol plays one game, the bot three: both provisional.
+    for round in 0..60 {
+        let (winner, loser) = if round % 2 == 0 { (&alice, &bob) } else { (&bob, &alice) };
+        let id = app.game_between(winner, loser, json!({"variant": "player_choice", "rated": true}));
+        act(&app, id, "resign", loser);
+        let [alice_now, bob_now] = ["alice", "bob"].map(|name| app.rating_of(name, "player_choice"));
+        if alice_now["provisional"] == false && bob_now["provisional"] == false {
+            break;
+        }
+    }
+    let one = app.game_between(&carol, &alice, json!({"variant": "player_choice", "rated": true}));
+    act(&app, one, "resign", &alice);
+    assert_eq!(app.rating_of("carol", "player_choice")["provisional"], true);
+    assert_eq!(app.rating_of("random", "player_choice")["provisional"], true);
+    let board = app.request("GET", "/api/v1/leaderboards/player_choice", &[], None).json();
+    let mut names: Vec<Value> =
+        board["players"].as_array().unwrap().iter().map(|leader| leader["name"].clone()).collect();
+    names.sort_by_key(ToString::to_string);
+    assert_eq!(names, [json!("alice"), json!("bob")], "{board}");
+    assert_eq!(board["players"][0]["rank"], 1);
+    assert_eq!(board["players"][1]["bot"], false);
+    let empty = app.request("GET", "/api/v1/leaderboards/measurement", &[], None).json();
+    assert_eq!(empty["players"], json!([]));
+    assert_eq!(app.request("GET", "/api/v1/players/random", &[], None).json()["bot"], true);
+}
