@@ -97,6 +97,16 @@ enum Command {
     /// ids, seats and log, so that the games go on there; then check that each
     /// reads back as it was and replays.
     Copy(CopyArgs),
+    /// Derive every player's ratings again from the rated games, in the order
+    /// they were rated, and compare them with those stored (`check`: exit 1
+    /// on any difference), or write them over those stored (`rebuild`).
+    Ratings {
+        /// What to do.
+        #[arg(value_enum)]
+        action: RatingsAction,
+        #[command(flatten)]
+        settings: Settings,
+    },
     /// Back up the SQLite database that DATABASE_URL names into a new file, while
     /// a server may go on writing to it; then check the copy: SQLite's integrity
     /// check, and every game replays.
@@ -168,6 +178,15 @@ struct ArenaArgs {
     #[arg(long, value_name = "P", default_value_t = Bot::DEFAULT_MISTAKE_CHANCE, allow_negative_numbers = true,
         value_parser = chance)]
     mistake_chance: f64,
+}
+
+/// What `qttt ratings` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RatingsAction {
+    /// Report every difference between the ratings stored and those derived.
+    Check,
+    /// Write the ratings derived over those stored, and report how they differed.
+    Rebuild,
 }
 
 /// A collapse rule, as the command line names it.
@@ -284,6 +303,7 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
+        Command::Ratings { action, settings } => ratings(action, settings).await,
         Command::Backup { to, settings } => backup(&to, settings).await,
     }
 }
@@ -374,6 +394,46 @@ async fn backup(to: &std::path::Path, settings: Settings) -> Result<(), String> 
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Checks or rebuilds the ratings of the database that DATABASE_URL names.
+async fn ratings(action: RatingsAction, settings: Settings) -> Result<(), String> {
+    let config = Config::try_from(settings).map_err(|error| error.to_string())?;
+    let store = open_store(&config).await?;
+    let done = match action {
+        RatingsAction::Check => qttt::service::check_ratings(&store).await,
+        RatingsAction::Rebuild => qttt::service::rebuild_ratings(&store).await,
+    };
+    store.close().await;
+    let checked = done.map_err(|error| error.to_string())?;
+    for difference in &checked.differences {
+        println!("{difference}");
+    }
+    let (games, changes, differences) = (checked.games, checked.changes, checked.differences.len());
+    match action {
+        RatingsAction::Check if differences > 0 => {
+            Err(format!("{differences} differences between the ratings stored and those of {games} rated games"))
+        }
+        RatingsAction::Check => {
+            println!("{games} rated games, {changes} rating changes: the ratings stored are those they give");
+            Ok(())
+        }
+        RatingsAction::Rebuild => {
+            println!(
+                "{games} rated games, {changes} rating changes rewritten; the ratings stored before differed in {differences}"
+            );
+            Ok(())
+        }
+    }
+}
+
+/// The store `config` names, with its rating period.
+async fn open_store(config: &Config) -> Result<qttt::store::Store, String> {
+    use qttt::store::{Store, database_name};
+    Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
+        .await
+        .map(|store| store.with_rating_period(config.rating_period))
+        .map_err(|error| format!("cannot open the {}: {error}", database_name(&config.database_url)))
 }
 
 /// Prints the OpenAPI document, as the server serves it.

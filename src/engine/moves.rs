@@ -4,7 +4,7 @@
 use super::board::{MoveNumber, Player, Square};
 
 /// Who decides how a closed cycle collapses. Chosen per game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Variant {
     /// Goff's rule: the player who did not close the cycle chooses the outcome.
     PlayerChoice,

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::{GameId, PlayerId};
 use crate::bot::Bot;
-use crate::engine::{GameResult, Variant};
+use crate::engine::{GameResult, Player, Variant};
 use crate::rating::{Rating, Standing};
 
 /// Who a rated game rates on one side: a player, or a bot, which is a rated
@@ -86,4 +86,49 @@ pub struct RatingRange {
     pub min: i64,
     /// The highest.
     pub max: i64,
+}
+
+/// A rated game with a result, as the ratings check replays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RatedGame {
+    /// The game.
+    pub id: GameId,
+    /// Its variant.
+    pub variant: Variant,
+    /// Who held X and O: a player, or a bot's own player; none when the seat
+    /// has no holder, which a rated game cannot lack.
+    pub players: [Option<PlayerId>; 2],
+    /// A win, a loss or a draw.
+    pub result: GameResult,
+    /// When it ended.
+    pub ended_at: Timestamp,
+    /// The numbers of X's and O's changes it made, as stored: where it comes
+    /// among each player's rated games.
+    pub numbers: [Option<i64>; 2],
+}
+
+/// A change of a player's rating, numbered among theirs in its variant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NumberedChange {
+    /// The player.
+    pub player: PlayerId,
+    /// The variant.
+    pub variant: Variant,
+    /// Its place among the player's changes in the variant, from 1.
+    pub number: i64,
+    /// The player's seat in its game.
+    pub seat: Player,
+    /// The change.
+    pub change: RatingChange,
+}
+
+/// A player's rating in a variant as the ratings table holds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayerStanding {
+    /// The player.
+    pub player: PlayerId,
+    /// The variant.
+    pub variant: Variant,
+    /// The rating as of their last rated game.
+    pub standing: Standing,
 }

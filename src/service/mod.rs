@@ -40,7 +40,7 @@ pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
 pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
 pub use randomness::Randomness;
-pub use ratings::LEADERBOARD_SIZE;
+pub use ratings::{LEADERBOARD_SIZE, RatingsChecked, check_ratings, rebuild_ratings};
 pub use records::GameRecord;
 pub use searches::Searches;
 pub use time::Time;

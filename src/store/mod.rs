@@ -9,6 +9,7 @@
 mod error;
 mod players;
 mod postgres;
+mod ratings;
 mod rows;
 mod space;
 mod sqlite;
@@ -18,6 +19,7 @@ pub use error::{FileProblem, OpenError, StoreError};
 pub use players::{NewSeek, Sought};
 use postgres::PgStore;
 pub use postgres::PoolSettings;
+pub use ratings::{RatingsAsStored, Replay};
 use space::Space;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;

@@ -5,12 +5,11 @@
 use jiff::Timestamp;
 
 use super::{Backend, Store, StoreError, counted};
-use crate::engine::{Player, Variant};
-use crate::rating::Standing;
+use crate::engine::Player;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId,
-    RatingChange, RatingRange, Results, SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent,
-    StoredSeek, Terms, Username, VariantRating, stamp,
+    RatingRange, Results, SeekId, StoredChallenge, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeek, Terms,
+    Username, stamp,
 };
 
 /// A new seek, before the database gives it an id.
@@ -184,43 +183,6 @@ impl Store {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.player_results(id).await,
             Backend::Postgres(store) => Box::pin(store.player_results(id)).await,
-        })
-    }
-
-    /// Player `id`'s ratings, in the variants they played rated games in.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.player_ratings(id).await,
-            Backend::Postgres(store) => Box::pin(store.player_ratings(id)).await,
-        })
-    }
-
-    /// What each of player `id`'s rated games in `variant` did to their
-    /// rating, in the order they were rated.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.rating_history(id, variant).await,
-            Backend::Postgres(store) => Box::pin(store.rating_history(id, variant)).await,
-        })
-    }
-
-    /// At most `most` players with the best ratings in `variant` that are not
-    /// provisional as stored, best first, with their standings.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn leaders(&self, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.leaders(variant, most).await,
-            Backend::Postgres(store) => Box::pin(store.leaders(variant, most)).await,
         })
     }
 

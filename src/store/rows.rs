@@ -10,9 +10,9 @@ use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Squ
 use crate::rating::{Rating, Standing};
 use crate::record::{
     ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder, ListedGame,
-    PlayerEventKind, PlayerId, RatingChange, RatingRange, Results, SeatRating, SeekId, SeekStatus, Status,
-    StoredChallenge, StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredSeek, Subject,
-    Summary, Terms, Username, VariantRating, stamp,
+    NumberedChange, PlayerEventKind, PlayerId, PlayerStanding, RatedGame, RatingChange, RatingRange, Results,
+    SeatRating, SeekId, SeekStatus, Status, StoredChallenge, StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent,
+    StoredSeat, StoredSeek, Subject, Summary, Terms, Username, VariantRating, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -100,10 +100,7 @@ pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
 fn seat_rating_columns() -> String {
     let start = Rating::START;
     let columns = |seat: &str| {
-        let holder = format!(
-            "coalesce((SELECT seats.player_id FROM seats WHERE seats.game_id = games.id AND seats.player = '{seat}'), \
-             (SELECT players.id FROM players WHERE players.bot = games.bot))"
-        );
+        let holder = holder_id(seat);
         let change = |column: &str| {
             format!(
                 "(SELECT {column} FROM rating_changes \
@@ -744,11 +741,16 @@ pub(super) fn rating_change_columns(time: impl Fn(&str) -> String) -> String {
 
 /// The rating change in `row`, read with [`rating_change_columns`].
 pub(super) fn rating_change_from_row(row: &impl Columns) -> Result<RatingChange, StoreError> {
+    rating_change_from_row_at(row, 0)
+}
+
+/// The rating change in `row` from column `first` on, read with [`rating_change_columns`].
+fn rating_change_from_row_at(row: &impl Columns, first: usize) -> Result<RatingChange, StoreError> {
     Ok(RatingChange {
-        game_id: row.column(0)?,
-        before: rating_from_row(row, 1)?,
-        after: rating_from_row(row, 4)?,
-        rated_at: time(&row.column::<String>(7)?)?,
+        game_id: row.column(first)?,
+        before: rating_from_row(row, first + 1)?,
+        after: rating_from_row(row, first + 4)?,
+        rated_at: time(&row.column::<String>(first + 7)?)?,
     })
 }
 
@@ -756,4 +758,82 @@ pub(super) fn rating_change_from_row(row: &impl Columns) -> Result<RatingChange,
 /// then [`standing_columns`].
 pub(super) fn rated_player_from_row(row: &impl Columns) -> Result<(StoredPlayer, Standing), StoreError> {
     Ok((player_from_row(row, 0)?, standing_from_row(row, 4)?))
+}
+
+/// The player who holds seat `seat` of the game of the row: a player, or the
+/// bot's own player.
+fn holder_id(seat: &str) -> String {
+    format!(
+        "coalesce((SELECT seats.player_id FROM seats WHERE seats.game_id = games.id AND seats.player = '{seat}'), \
+         (SELECT players.id FROM players WHERE players.bot = games.bot))"
+    )
+}
+
+/// Every rated game with a result, as [`rated_game_from_row`] reads them.
+pub(super) fn rated_games(time: impl Fn(&str) -> String) -> String {
+    let number = |seat: &str| {
+        format!(
+            "(SELECT number FROM rating_changes WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
+        )
+    };
+    format!(
+        "SELECT games.id, games.variant, {}, {}, games.result, {}, {}, {} FROM games \
+         WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
+        holder_id("X"),
+        holder_id("O"),
+        time("games.ended_at"),
+        number("X"),
+        number("O")
+    )
+}
+
+/// The rated game in `row`, read with [`rated_games`].
+pub(super) fn rated_game_from_row(row: &impl Columns) -> Result<RatedGame, StoreError> {
+    let result: String = row.column(4)?;
+    let ended_at: Option<String> = row.column(5)?;
+    Ok(RatedGame {
+        id: row.column(0)?,
+        variant: variant(&row.column::<String>(1)?)?,
+        players: [row.column(2)?, row.column(3)?],
+        result: [GameResult::XWins, GameResult::OWins, GameResult::Draw]
+            .into_iter()
+            .find(|r| r.code() == result)
+            .ok_or_else(|| corrupt("result", &result))?,
+        ended_at: time(ended_at.as_deref().ok_or_else(|| corrupt("ended_at", "nothing"))?)?,
+        numbers: [row.column(6)?, row.column(7)?],
+    })
+}
+
+/// Every rating change, as [`numbered_change_from_row`] reads them.
+pub(super) fn every_rating_change(time: impl Fn(&str) -> String) -> String {
+    format!(
+        "SELECT player_id, variant, number, seat, {} FROM rating_changes ORDER BY player_id, variant, number",
+        rating_change_columns(time)
+    )
+}
+
+/// The change in `row`, read with [`every_rating_change`].
+pub(super) fn numbered_change_from_row(row: &impl Columns) -> Result<NumberedChange, StoreError> {
+    let change = rating_change_from_row_at(row, 4)?;
+    Ok(NumberedChange {
+        player: row.column(0)?,
+        variant: variant(&row.column::<String>(1)?)?,
+        number: row.column(2)?,
+        seat: player(&row.column::<String>(3)?)?,
+        change,
+    })
+}
+
+/// Every rating, as [`player_standing_from_row`] reads them.
+pub(super) fn every_rating(time: impl Fn(&str) -> String) -> String {
+    format!("SELECT player_id, variant, {} FROM ratings ORDER BY player_id, variant", standing_columns(time))
+}
+
+/// The rating in `row`, read with [`every_rating`].
+pub(super) fn player_standing_from_row(row: &impl Columns) -> Result<PlayerStanding, StoreError> {
+    Ok(PlayerStanding {
+        player: row.column(0)?,
+        variant: variant(&row.column::<String>(1)?)?,
+        standing: standing_from_row(row, 2)?,
+    })
 }

@@ -277,7 +277,7 @@ impl PgStore {
 
     /// Runs `work` in a transaction of its own, committed when it succeeds;
     /// once more on a fresh connection when the one it was given was broken.
-    async fn in_transaction<T>(
+    pub(super) async fn in_transaction<T>(
         &self,
         work: impl for<'c> Fn(&'c mut PgConnection) -> BoxFuture<'c, Result<T, sqlx::Error>>,
     ) -> Result<T, StoreError> {

@@ -5,17 +5,21 @@
 use std::sync::LazyLock;
 
 use jiff::SignedDuration;
-use sqlx::postgres::PgConnection;
+use sqlx::postgres::{PgConnection, PgRow};
 
-use super::super::StoreError;
 use super::super::rows::{
-    player_columns, rated_player_from_row, rating_change_columns, rating_change_from_row, standing_columns,
-    standing_from_row, variant_rating_from_row,
+    every_rating, every_rating_change, numbered_change_from_row, player_columns, player_standing_from_row,
+    rated_game_from_row, rated_games, rated_player_from_row, rating_change_columns, rating_change_from_row,
+    standing_columns, standing_from_row, variant_rating_from_row,
 };
+use super::super::{RatingsAsStored, Replay, StoreError};
 use super::PgStore;
 use super::statements::rfc3339;
+use crate::engine::Player;
 use crate::rating::{Rating, Standing, rate_game};
-use crate::record::{GameId, PlayerId, RatedEnd, Rater, RatingChange, StoredPlayer, VariantRating, stamp};
+use crate::record::{
+    GameId, NumberedChange, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange, StoredPlayer, VariantRating, stamp,
+};
 
 const HOLD_PLAYERS: &str = "SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE";
 static STANDING: LazyLock<String> = LazyLock::new(|| {
@@ -51,7 +55,45 @@ static PLAYER_RATINGS: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT variant, {} FROM ratings WHERE player_id = $1 ORDER BY variant", standing_columns(rfc3339))
 });
 
+static RATED_GAMES: LazyLock<String> = LazyLock::new(|| rated_games(rfc3339));
+static EVERY_CHANGE: LazyLock<String> = LazyLock::new(|| every_rating_change(rfc3339));
+static EVERY_RATING: LazyLock<String> = LazyLock::new(|| every_rating(rfc3339));
+
 impl PgStore {
+    pub(in crate::store) async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
+        self.in_transaction(|tx| {
+            Box::pin(async move {
+                // One snapshot of the three tables.
+                sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY").execute(&mut *tx).await?;
+                read_ratings(tx).await
+            })
+        })
+        .await
+    }
+
+    pub(in crate::store) async fn rebuild_ratings(&self, replay: Replay) -> Result<RatingsAsStored, StoreError> {
+        let period = self.rating_period;
+        self.in_transaction(move |tx| {
+            Box::pin(async move {
+                // A game's end that rates waits until the rebuild is done, and
+                // then rates on the rebuilt ratings.
+                sqlx::query("LOCK TABLE ratings, rating_changes IN ACCESS EXCLUSIVE MODE").execute(&mut *tx).await?;
+                let stored = read_ratings(tx).await?;
+                let (changes, ratings) = replay(&stored, period);
+                sqlx::query("DELETE FROM rating_changes").execute(&mut *tx).await?;
+                sqlx::query("DELETE FROM ratings").execute(&mut *tx).await?;
+                for change in &changes {
+                    insert_change(tx, change).await?;
+                }
+                for rating in &ratings {
+                    set_standing(tx, rating).await?;
+                }
+                Ok(stored)
+            })
+        })
+        .await
+    }
+
     pub(in crate::store) async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
         let rows = self.fetch_all(&PLAYER_RATINGS, |query| query.bind(id)).await?;
         rows.iter().map(variant_rating_from_row).collect()
@@ -89,35 +131,50 @@ pub(super) async fn rate(
     sqlx::query(HOLD_PLAYERS).bind(vec![x, o]).execute(&mut *tx).await?;
     let (x_before, o_before) = (standing(tx, x, variant.code()).await?, standing(tx, o, variant.code()).await?);
     let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
-    let at = stamp(ended_at);
-    for (player, seat, before, after) in [(x, "X", x_before, x_after), (o, "O", o_before, o_after)] {
-        let (was, now) = (before.rating, after.rating);
-        sqlx::query(SET_RATING)
-            .bind(player)
-            .bind(variant.code())
-            .bind(now.rating)
-            .bind(now.deviation)
-            .bind(now.volatility)
-            .bind(after.games)
-            .bind(&at)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(INSERT_CHANGE)
-            .bind(player)
-            .bind(variant.code())
-            .bind(after.games)
-            .bind(id)
-            .bind(seat)
-            .bind(was.rating)
-            .bind(was.deviation)
-            .bind(was.volatility)
-            .bind(now.rating)
-            .bind(now.deviation)
-            .bind(now.volatility)
-            .bind(&at)
-            .execute(&mut *tx)
-            .await?;
+    for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
+        let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
+        insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;
+        set_standing(tx, &PlayerStanding { player, variant, standing: after }).await?;
     }
+    Ok(())
+}
+
+/// Writes `change` in `tx`.
+async fn insert_change(tx: &mut PgConnection, numbered: &NumberedChange) -> Result<(), sqlx::Error> {
+    let NumberedChange { player, variant, number, seat, change } = numbered;
+    let (before, after) = (change.before, change.after);
+    sqlx::query(INSERT_CHANGE)
+        .bind(player)
+        .bind(variant.code())
+        .bind(number)
+        .bind(change.game_id)
+        .bind(seat.to_string())
+        .bind(before.rating)
+        .bind(before.deviation)
+        .bind(before.volatility)
+        .bind(after.rating)
+        .bind(after.deviation)
+        .bind(after.volatility)
+        .bind(stamp(change.rated_at))
+        .execute(tx)
+        .await?;
+    Ok(())
+}
+
+/// Writes `rating` in `tx`, over the player's rating in its variant.
+async fn set_standing(tx: &mut PgConnection, rating: &PlayerStanding) -> Result<(), sqlx::Error> {
+    let PlayerStanding { player, variant, standing } = rating;
+    let Standing { rating, games, rated_at } = standing;
+    sqlx::query(SET_RATING)
+        .bind(player)
+        .bind(variant.code())
+        .bind(rating.rating)
+        .bind(rating.deviation)
+        .bind(rating.volatility)
+        .bind(games)
+        .bind(rated_at.map(stamp))
+        .execute(tx)
+        .await?;
     Ok(())
 }
 
@@ -132,7 +189,29 @@ async fn rater_id(tx: &mut PgConnection, rater: Rater) -> Result<PlayerId, sqlx:
 /// Player `player`'s standing in `variant` as stored, read in `tx`.
 async fn standing(tx: &mut PgConnection, player: PlayerId, variant: &str) -> Result<Standing, sqlx::Error> {
     let row = sqlx::query(STANDING.as_str()).bind(player).bind(variant).fetch_optional(tx).await?;
-    row.map_or(Ok(Standing::NEW), |row| {
-        standing_from_row(&row, 0).map_err(|error| sqlx::Error::Decode(Box::new(error)))
+    row.map_or(Ok(Standing::NEW), |row| standing_from_row(&row, 0).map_err(decode))
+}
+
+/// A row that does not read as it should, as sqlx's error.
+fn decode(error: StoreError) -> sqlx::Error {
+    sqlx::Error::Decode(Box::new(error))
+}
+
+/// The rated games, every rating change and every rating, read in `tx`.
+async fn read_ratings(tx: &mut PgConnection) -> Result<RatingsAsStored, sqlx::Error> {
+    Ok(RatingsAsStored {
+        games: every(tx, &RATED_GAMES, rated_game_from_row).await?,
+        changes: every(tx, &EVERY_CHANGE, numbered_change_from_row).await?,
+        ratings: every(tx, &EVERY_RATING, player_standing_from_row).await?,
     })
+}
+
+/// The rows of `statement` in `tx`, each read by `read`.
+async fn every<T>(
+    tx: &mut PgConnection,
+    statement: &'static str,
+    read: impl Fn(&PgRow) -> Result<T, StoreError>,
+) -> Result<Vec<T>, sqlx::Error> {
+    let rows = sqlx::query(statement).fetch_all(tx).await?;
+    rows.iter().map(|row| read(row).map_err(decode)).collect()
 }

@@ -7,13 +7,17 @@ use jiff::SignedDuration;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::super::rows::{
-    player_columns, rated_player_from_row, rating_change_columns, rating_change_from_row, standing_columns,
-    standing_from_row, variant_rating_from_row,
+    every_rating, every_rating_change, numbered_change_from_row, player_columns, player_standing_from_row,
+    rated_game_from_row, rated_games, rated_player_from_row, rating_change_columns, rating_change_from_row,
+    standing_columns, standing_from_row, variant_rating_from_row,
 };
-use super::super::{StoreError, Write};
+use super::super::{RatingsAsStored, Replay, StoreError, Write};
 use super::{SqliteStore, as_written};
+use crate::engine::Player;
 use crate::rating::{Rating, Standing, rate_game};
-use crate::record::{GameId, PlayerId, RatedEnd, Rater, RatingChange, StoredPlayer, VariantRating, stamp};
+use crate::record::{
+    GameId, NumberedChange, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange, StoredPlayer, VariantRating, stamp,
+};
 
 static STANDING: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM ratings WHERE player_id = ? AND variant = ?", standing_columns(as_written))
@@ -48,7 +52,39 @@ static PLAYER_RATINGS: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT variant, {} FROM ratings WHERE player_id = ? ORDER BY variant", standing_columns(as_written))
 });
 
+static RATED_GAMES: LazyLock<String> = LazyLock::new(|| rated_games(as_written));
+static EVERY_CHANGE: LazyLock<String> = LazyLock::new(|| every_rating_change(as_written));
+static EVERY_RATING: LazyLock<String> = LazyLock::new(|| every_rating(as_written));
+
 impl SqliteStore {
+    pub(in crate::store) async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
+        // One snapshot of the three tables.
+        self.readers
+            .run(move |connection| {
+                let snapshot = connection.unchecked_transaction()?;
+                read_ratings(&snapshot)
+            })
+            .await
+    }
+
+    pub(in crate::store) async fn rebuild_ratings(&self, replay: Replay) -> Result<RatingsAsStored, StoreError> {
+        let period = self.rating_period;
+        self.writer
+            .write(move |tx| {
+                let stored = read_ratings(tx)?;
+                let (changes, ratings) = replay(&stored, period);
+                tx.execute_batch("DELETE FROM rating_changes; DELETE FROM ratings")?;
+                for change in &changes {
+                    insert_change(tx, change)?;
+                }
+                for rating in &ratings {
+                    set_standing(tx, rating)?;
+                }
+                Ok(Ok(stored))
+            })
+            .await
+    }
+
     pub(in crate::store) async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
         self.readers
             .run(move |connection| {
@@ -107,34 +143,48 @@ pub(super) fn rate(tx: &Connection, id: GameId, write: &Write, period: SignedDur
     let (x, o) = (rater_id(tx, x)?, rater_id(tx, o)?);
     let (x_before, o_before) = (standing(tx, x, variant.code())?, standing(tx, o, variant.code())?);
     let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
-    for (player, seat, before, after) in [(x, "X", x_before, x_after), (o, "O", o_before, o_after)] {
-        let (rating, at) = (after.rating, stamp(ended_at));
-        let values = (rating.rating, rating.deviation, rating.volatility, after.games);
-        tx.prepare_cached(SET_RATING)?.execute(params![
-            player,
-            variant.code(),
-            values.0,
-            values.1,
-            values.2,
-            values.3,
-            at
-        ])?;
-        let was = before.rating;
-        tx.prepare_cached(INSERT_CHANGE)?.execute(params![
-            player,
-            variant.code(),
-            after.games,
-            id,
-            seat,
-            was.rating,
-            was.deviation,
-            was.volatility,
-            rating.rating,
-            rating.deviation,
-            rating.volatility,
-            at
-        ])?;
+    for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
+        let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
+        insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change })?;
+        set_standing(tx, &PlayerStanding { player, variant, standing: after })?;
     }
+    Ok(())
+}
+
+/// Writes `change` in `tx`.
+fn insert_change(tx: &Connection, numbered: &NumberedChange) -> rusqlite::Result<()> {
+    let NumberedChange { player, variant, number, seat, change } = numbered;
+    let (before, after) = (change.before, change.after);
+    tx.prepare_cached(INSERT_CHANGE)?.execute(params![
+        player,
+        variant.code(),
+        number,
+        change.game_id,
+        seat.to_string(),
+        before.rating,
+        before.deviation,
+        before.volatility,
+        after.rating,
+        after.deviation,
+        after.volatility,
+        stamp(change.rated_at)
+    ])?;
+    Ok(())
+}
+
+/// Writes `rating` in `tx`, over the player's rating in its variant.
+fn set_standing(tx: &Connection, rating: &PlayerStanding) -> rusqlite::Result<()> {
+    let PlayerStanding { player, variant, standing } = rating;
+    let Standing { rating, games, rated_at } = standing;
+    tx.prepare_cached(SET_RATING)?.execute(params![
+        player,
+        variant.code(),
+        rating.rating,
+        rating.deviation,
+        rating.volatility,
+        games,
+        rated_at.map(stamp)
+    ])?;
     Ok(())
 }
 
@@ -153,4 +203,28 @@ fn standing(tx: &Connection, player: PlayerId, variant: &str) -> Result<Standing
     let mut select = tx.prepare_cached(&STANDING)?;
     let row = select.query_row(params![player, variant], |row| Ok(standing_from_row(row, 0))).optional()?;
     row.unwrap_or(Ok(Standing::NEW))
+}
+
+/// The rated games, every rating change and every rating, read on `connection`.
+fn read_ratings(connection: &Connection) -> Result<RatingsAsStored, StoreError> {
+    Ok(RatingsAsStored {
+        games: every(connection, &RATED_GAMES, |row| rated_game_from_row(row))?,
+        changes: every(connection, &EVERY_CHANGE, |row| numbered_change_from_row(row))?,
+        ratings: every(connection, &EVERY_RATING, |row| player_standing_from_row(row))?,
+    })
+}
+
+/// The rows of `statement`, each read by `read`.
+fn every<T>(
+    connection: &Connection,
+    statement: &str,
+    read: impl Fn(&rusqlite::Row<'_>) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut select = connection.prepare(statement)?;
+    let mut rows = select.query([])?;
+    let mut read_rows = Vec::new();
+    while let Some(row) = rows.next()? {
+        read_rows.push(read(row)?);
+    }
+    Ok(read_rows)
 }

@@ -6,7 +6,8 @@ use qttt::engine::GameResult;
 use qttt::rating::{Rating, Standing, rate_game};
 use serde_json::{Value, json};
 
-use super::helpers::{Client, TestApp, goffs_draw};
+use super::helpers::{Client, TestApp, TestDatabase, goffs_draw};
+use crate::command_line::qttt_with;
 
 /// Game `id`'s `operation` by the player of `token`.
 fn act(app: &TestApp, id: i64, operation: &str, token: &str) -> Value {
@@ -40,9 +41,17 @@ fn shown(standing: &Standing) -> Value {
         "provisional": standing.rating.is_provisional(), "games": standing.games})
 }
 
+/// What `qttt ratings <action>` prints for `database`, and whether it succeeded.
+fn ratings_command(database: &TestDatabase, action: &str) -> (bool, String) {
+    let done = qttt_with(&[("DATABASE_URL", &database.url())], &["ratings", action], "");
+    let said = String::from_utf8_lossy(&done.stdout).to_string() + &String::from_utf8_lossy(&done.stderr);
+    (done.status.success(), said)
+}
+
 #[test]
 fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_aborted_games_change_none() {
-    let app = TestApp::spawn();
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
     let [alice, bob, carol] = ["alice", "bob", "carol"].map(|name| app.player(name));
     let week = SignedDuration::from_hours(7 * 24);
     let mut standings = [Standing::NEW; 3];
@@ -96,6 +105,23 @@ fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_
     }
     assert_eq!(standings.map(|standing| standing.games), [2, 2, 2]);
     assert!(standings[1].rating.rating < 1500.0 && standings[2].rating.rating > 1500.0, "{standings:?}");
+
+    // The ratings are those the rated games give; one changed by hand is found,
+    // and a rebuild mends it.
+    let (clean, said) = ratings_command(&database, "check");
+    assert!(clean, "{said}");
+    assert!(said.contains("3 rated games, 6 rating changes"), "{said}");
+    database.execute(
+        "UPDATE ratings SET rating = rating + 1 WHERE player_id = (SELECT id FROM players WHERE name = 'bob')",
+    );
+    let (clean, said) = ratings_command(&database, "check");
+    assert!(!clean, "{said}");
+    assert!(said.contains("rating in player_choice: stored") && said.contains("1 differences"), "{said}");
+    let (rebuilt, said) = ratings_command(&database, "rebuild");
+    assert!(rebuilt && said.contains("differed in 1"), "{said}");
+    assert_eq!(app.rating_of("bob", "player_choice"), shown(&standings[1]));
+    let (clean, said) = ratings_command(&database, "check");
+    assert!(clean, "{said}");
 }
 
 #[test]
