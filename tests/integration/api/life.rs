@@ -16,7 +16,7 @@ fn post(app: &TestApp, id: i64, operation: &str, token: &str) -> Response {
     app.post_with_token(&format!("/api/v1/games/{id}/{operation}"), token, json!({}))
 }
 
-fn log_kinds(app: &TestApp, id: i64) -> Vec<String> {
+pub(super) fn log_kinds(app: &TestApp, id: i64) -> Vec<String> {
     let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
     log["entries"].as_array().unwrap().iter().map(|entry| entry["kind"].as_str().unwrap().to_string()).collect()
 }

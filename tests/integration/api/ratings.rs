@@ -275,3 +275,46 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
     assert_eq!(empty["players"], json!([]));
     assert_eq!(app.request("GET", "/api/v1/players/random", &[], None).json()["bot"], true);
 }
+
+/// Four rated games with a clock of a second, each created on the first of
+/// `instances` and joined on the last, left to run out: each is rated once,
+/// by whichever instance's timer writes its timeout.
+fn rated_timeouts_are_rated_once(database: &TestDatabase, instances: &[TestApp]) {
+    let (first, last) = (&instances[0], &instances[instances.len() - 1]);
+    let (alice, bob) = (first.player("alice"), first.player("bob"));
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let id = first.create_game_as(&alice, json!({"rated": true, "clock": {"initial_ms": 1_000, "increment_ms": 0}}));
+        let joined = last.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({}));
+        assert_eq!(joined.status, 201, "{}", joined.body);
+        ids.push(id);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    for &id in &ids {
+        let timeouts = super::life::log_kinds(last, id).iter().filter(|kind| *kind == "timeout").count();
+        assert_eq!(timeouts, 1, "game {id}");
+    }
+    for name in ["alice", "bob"] {
+        let history = last.request("GET", &format!("/api/v1/players/{name}/ratings/measurement"), &[], None).json();
+        let games: Vec<i64> =
+            history["points"].as_array().unwrap().iter().map(|point| point["game_id"].as_i64().unwrap()).collect();
+        assert_eq!(games, ids, "{name}");
+        assert_eq!(last.rating_of(name, "measurement")["games"], 4, "{name}");
+    }
+    let (clean, said) = ratings_command(database, "check");
+    assert!(clean && said.contains("4 rated games, 8 rating changes"), "{said}");
+}
+
+#[test]
+fn a_rated_game_that_times_out_is_rated_once() {
+    let database = TestDatabase::new();
+    rated_timeouts_are_rated_once(&database, &[TestApp::spawn_on(&database)]);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn a_rated_game_that_times_out_is_rated_once_by_two_instances_both_running_the_timer() {
+    let database = TestDatabase::new();
+    assert!(matches!(database, TestDatabase::Postgres(_)), "set QTTT_TEST_POSTGRES to run this test");
+    rated_timeouts_are_rated_once(&database, &[TestApp::spawn_on(&database), TestApp::spawn_on(&database)]);
+}
