@@ -97,6 +97,9 @@ enum Command {
     /// ids, seats and log, so that the games go on there; then check that each
     /// reads back as it was and replays.
     Copy(CopyArgs),
+    /// Play the bots against each other in rated games, in the database that
+    /// DATABASE_URL names, so that their ratings settle; then print them.
+    Ladder(LadderArgs),
     /// Derive every player's ratings again from the rated games, in the order
     /// they were rated, and compare them with those stored (`check`: exit 1
     /// on any difference), or write them over those stored (`rebuild`).
@@ -131,6 +134,21 @@ struct CopyArgs {
     /// finish a copy that was interrupted.
     #[arg(long)]
     skip_existing: bool,
+}
+
+#[derive(Debug, Args)]
+struct LadderArgs {
+    /// Games for each pair of bots in each variant, 1 or more; each bot plays
+    /// X in half of them.
+    #[arg(long, value_name = "N", default_value_t = 100, allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Seeds the choices of the bot that holds a seat (RANDOM_SEED seeds the
+    /// other's).
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    seed: u64,
+    #[command(flatten)]
+    settings: Settings,
 }
 
 #[derive(Debug, Args)]
@@ -303,6 +321,7 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
+        Command::Ladder(options) => ladder(options).await,
         Command::Ratings { action, settings } => ratings(action, settings).await,
         Command::Backup { to, settings } => backup(&to, settings).await,
     }
@@ -396,10 +415,57 @@ async fn backup(to: &std::path::Path, settings: Settings) -> Result<(), String> 
     Ok(())
 }
 
+/// Plays the bots' rated games against each other, round after round: in
+/// each, every pair of bots plays once in each variant, the colours turning
+/// with the rounds. Prints where their ratings are at the end.
+async fn ladder(options: LadderArgs) -> Result<(), String> {
+    use qttt::engine::Player;
+    use qttt::service::{GameService, LADDER_BOTS};
+    let config = Config::try_from(options.settings).map_err(|error| error.to_string())?;
+    let store = qttt::server::open_store(&config).await.map_err(|error| error.to_string())?;
+    let service = GameService::new(store.clone(), qttt::server::service_options(&config));
+    let mut rng = StdRng::seed_from_u64(options.seed);
+    let started = Instant::now();
+    let pairs = [(LADDER_BOTS[0], LADDER_BOTS[1]), (LADDER_BOTS[0], LADDER_BOTS[2]), (LADDER_BOTS[1], LADDER_BOTS[2])];
+    for round in 0..options.games {
+        for variant in Variant::ALL {
+            for (one, other) in pairs {
+                let (seated, opponent) = if round % 2 == 0 { (one, other) } else { (other, one) };
+                let seat = if round % 4 < 2 { Player::X } else { Player::O };
+                service.ladder_game(variant, (seated, seat), opponent, &mut rng).await.map_err(|error| error.to_string())?;
+            }
+        }
+    }
+    println!(
+        "{} rated games in {:.1} s",
+        options.games as usize * pairs.len() * Variant::ALL.len(),
+        started.elapsed().as_secs_f64()
+    );
+    println!("{:<14} {:<9} {:>8} {:>9} {:>10} {:>6}", "variant", "bot", "rating", "deviation", "volatility", "games");
+    for variant in Variant::ALL {
+        for bot in LADDER_BOTS.into_iter().rev() {
+            let name = qttt::record::Username::parse(bot.code()).map_err(|_| "a bot's name".to_string())?;
+            let profile = service.profile(&name).await.map_err(|error| error.to_string())?;
+            let (_, rating, games) = profile.ratings.into_iter().find(|(of, ..)| *of == variant).expect("each variant");
+            println!(
+                "{:<14} {:<9} {:>8.1} {:>9.1} {:>10.5} {:>6}",
+                variant.code(),
+                bot.code(),
+                rating.rating,
+                rating.deviation,
+                rating.volatility,
+                games
+            );
+        }
+    }
+    store.close().await;
+    Ok(())
+}
+
 /// Checks or rebuilds the ratings of the database that DATABASE_URL names.
 async fn ratings(action: RatingsAction, settings: Settings) -> Result<(), String> {
     let config = Config::try_from(settings).map_err(|error| error.to_string())?;
-    let store = open_store(&config).await?;
+    let store = qttt::server::open_store(&config).await.map_err(|error| error.to_string())?;
     let done = match action {
         RatingsAction::Check => qttt::service::check_ratings(&store).await,
         RatingsAction::Rebuild => qttt::service::rebuild_ratings(&store).await,
@@ -425,15 +491,6 @@ async fn ratings(action: RatingsAction, settings: Settings) -> Result<(), String
             Ok(())
         }
     }
-}
-
-/// The store `config` names, with its rating period.
-async fn open_store(config: &Config) -> Result<qttt::store::Store, String> {
-    use qttt::store::{Store, database_name};
-    Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
-        .await
-        .map(|store| store.with_rating_period(config.rating_period))
-        .map_err(|error| format!("cannot open the {}: {error}", database_name(&config.database_url)))
 }
 
 /// Prints the OpenAPI document, as the server serves it.

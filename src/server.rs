@@ -95,6 +95,35 @@ impl Stopper {
     }
 }
 
+/// The store that `config` names, with its rating period.
+///
+/// # Errors
+/// [`StartError::Database`] when it does not open.
+pub async fn open_store(config: &Config) -> Result<Store, StartError> {
+    let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
+        .await
+        .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?;
+    Ok(store.with_rating_period(config.rating_period))
+}
+
+/// The service's options as `config` sets them.
+pub fn service_options(config: &Config) -> ServiceOptions {
+    ServiceOptions {
+        randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
+        time: Time::System,
+        waiting_timeout: config.waiting_game_timeout,
+        rematch_window: config.rematch_window,
+        search_threads: config.search_threads,
+        retention: config.retention,
+        abandoned_retention: config.abandoned_game_retention,
+        max_clock_offset: config.max_clock_offset,
+        challenge_timeout: config.challenge_timeout,
+        seek_timeout: config.seek_timeout,
+        most_open_seeks: config.max_open_seeks_per_player,
+        claim_after: config.claim_after,
+    }
+}
+
 impl Running {
     /// Opens the database of `config` (creating and migrating it if needed) and
     /// starts listening on its host and port.
@@ -106,25 +135,8 @@ impl Running {
         if config.metrics != MetricsAt::Off {
             crate::metrics::recorder();
         }
-        let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
-            .await
-            .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?
-            .with_rating_period(config.rating_period);
-        let options = ServiceOptions {
-            randomness: config.random_seed.map_or(Randomness::System, Randomness::seeded),
-            time: Time::System,
-            waiting_timeout: config.waiting_game_timeout,
-            rematch_window: config.rematch_window,
-            search_threads: config.search_threads,
-            retention: config.retention,
-            abandoned_retention: config.abandoned_game_retention,
-            max_clock_offset: config.max_clock_offset,
-            challenge_timeout: config.challenge_timeout,
-            seek_timeout: config.seek_timeout,
-            most_open_seeks: config.max_open_seeks_per_player,
-            claim_after: config.claim_after,
-        };
-        let service = GameService::new(store.clone(), options);
+        let store = open_store(config).await?;
+        let service = GameService::new(store.clone(), service_options(config));
         // Set by the database's clock before the first request, and every minute after.
         measure_clock(&service).await;
         let clock = actix_web::rt::spawn(run_clock(service.clone()));

@@ -6,6 +6,7 @@
 
 mod acting;
 mod copy;
+mod ladder;
 mod life;
 mod pairing;
 mod players;
@@ -36,6 +37,7 @@ use crate::token;
 use time::Offset;
 
 pub use copy::{Checked, Copied, check_games, copy_games};
+pub use ladder::LADDER_BOTS;
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
 pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
