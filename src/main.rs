@@ -378,9 +378,9 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
         }
     })
     .await
-    .map_err(|error| error.to_string())?;
+    .map_err(said)?;
     println!(
-        "copied {} games ({} log entries) and {} rows of players, challenges, seeks and events in {:.1} s, skipped \
+        "copied {} games ({} log entries) and {} rows of players, challenges, seeks, events and ratings in {:.1} s, skipped \
          {} games the target had; every copied game reads back as it was and replays",
         copied.games,
         copied.entries,
@@ -432,7 +432,7 @@ async fn ladder(options: LadderArgs) -> Result<(), String> {
             for (one, other) in pairs {
                 let (seated, opponent) = if round % 2 == 0 { (one, other) } else { (other, one) };
                 let seat = if round % 4 < 2 { Player::X } else { Player::O };
-                service.ladder_game(variant, (seated, seat), opponent, &mut rng).await.map_err(|error| error.to_string())?;
+                service.ladder_game(variant, (seated, seat), opponent, &mut rng).await.map_err(said)?;
             }
         }
     }
@@ -445,7 +445,7 @@ async fn ladder(options: LadderArgs) -> Result<(), String> {
     for variant in Variant::ALL {
         for bot in LADDER_BOTS.into_iter().rev() {
             let name = qttt::record::Username::parse(bot.code()).map_err(|_| "a bot's name".to_string())?;
-            let profile = service.profile(&name).await.map_err(|error| error.to_string())?;
+            let profile = service.profile(&name).await.map_err(said)?;
             let (_, rating, games) = profile.ratings.into_iter().find(|(of, ..)| *of == variant).expect("each variant");
             println!(
                 "{:<14} {:<9} {:>8.1} {:>9.1} {:>10.5} {:>6}",
@@ -471,7 +471,7 @@ async fn ratings(action: RatingsAction, settings: Settings) -> Result<(), String
         RatingsAction::Rebuild => qttt::service::rebuild_ratings(&store).await,
     };
     store.close().await;
-    let checked = done.map_err(|error| error.to_string())?;
+    let checked = done.map_err(said)?;
     for difference in &checked.differences {
         println!("{difference}");
     }
@@ -490,6 +490,15 @@ async fn ratings(action: RatingsAction, settings: Settings) -> Result<(), String
             );
             Ok(())
         }
+    }
+}
+
+/// The service's `error` in one line, with the causes of an internal one: for
+/// an operator, who has no log to look in.
+fn said(error: qttt::error::Error) -> String {
+    match &error {
+        qttt::error::Error::Internal(fault) => format!("internal: {}", fault.chain()),
+        _ => error.to_string(),
     }
 }
 

@@ -6,7 +6,8 @@
 //! finishes it. A rematch entry is copied with the rematch it names (the two
 //! reference each other), and at the end every copied game is read back from
 //! both databases, compared, and replayed. The players go first (the games'
-//! seats name them), their challenges, seeks and events after, row for row,
+//! seats name them; the bots' players replace the target's own, which nothing
+//! names yet), their challenges, seeks, events and ratings after, row for row,
 //! ids kept, each table's rows counted on both sides at the end. Sightings of
 //! a game's seats are not copied: on the new database everyone is unseen in a
 //! game until they come back to it.
@@ -62,6 +63,8 @@ pub async fn copy_games(
     }
     let ids = every_id(from).await?;
     let mut copied = Copied::default();
+    // The target's own bots make way for the source's, whose ids the games name.
+    to.remove_unused_bots().await?;
     for table in Table::BEFORE_GAMES {
         copied.rows += copy_rows(from, to, table).await?;
     }

@@ -252,12 +252,11 @@ mod tests {
         let (one, two) = rate_game(&one, &two, GameResult::XWins, at(2_000_000), week).unwrap();
         let (two, one) = rate_game(&two, &one, GameResult::XWins, at(1_000_000), week).unwrap();
         let (one, three) = rate_game(&one, &Standing::NEW, GameResult::Draw, at(3_000_000), week).unwrap();
-        let standing_of = |player| ratings.iter().find(|rating| rating.player == PlayerId::new(player)).unwrap().standing;
+        let standing_of =
+            |player| ratings.iter().find(|rating| rating.player == PlayerId::new(player)).unwrap().standing;
         assert_eq!([standing_of(1), standing_of(2), standing_of(3)], [one, two, three]);
-        let numbers: Vec<(i64, i64, i64)> = changes
-            .iter()
-            .map(|change| (change.player.get(), change.number, change.change.game_id.get()))
-            .collect();
+        let numbers: Vec<(i64, i64, i64)> =
+            changes.iter().map(|change| (change.player.get(), change.number, change.change.game_id.get())).collect();
         assert_eq!(numbers, [(1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 1, 1), (2, 2, 2), (3, 1, 3)]);
 
         // Stored as derived, a check finds nothing; a change lost, it says so.

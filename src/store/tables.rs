@@ -1,7 +1,8 @@
 //! The tables `qttt copy` copies row for row, beside the games (which it copies
-//! game by game, read back and replayed): the players, their challenges, seeks
-//! and events. A page of SQLite's rows goes as JSON, which PostgreSQL reads
-//! back into rows of the same table by column name.
+//! game by game, read back and replayed): the players (the bots among them),
+//! their challenges, seeks and events, and their ratings. A page of SQLite's
+//! rows goes as JSON, which PostgreSQL reads back into rows of the same table
+//! by column name.
 
 use std::sync::LazyLock;
 
@@ -18,7 +19,24 @@ pub enum Table {
     Seeks,
     /// The players' events: after the games and the challenges they name.
     PlayerEvents,
+    /// The players' ratings.
+    Ratings,
+    /// What each rated game did to its players' ratings: after the games.
+    RatingChanges,
 }
+
+/// The columns of real numbers among the tables'.
+const REAL_COLUMNS: [&str; 9] = [
+    "rating",
+    "deviation",
+    "volatility",
+    "rating_before",
+    "deviation_before",
+    "volatility_before",
+    "rating_after",
+    "deviation_after",
+    "volatility_after",
+];
 
 /// Where a page of a table's rows ends: its key, its second column 0 when it has one.
 pub type Key = (i64, i64);
@@ -27,7 +45,8 @@ impl Table {
     /// The tables to copy before the games.
     pub const BEFORE_GAMES: [Table; 1] = [Table::Players];
     /// The tables to copy after them.
-    pub const AFTER_GAMES: [Table; 3] = [Table::Challenges, Table::Seeks, Table::PlayerEvents];
+    pub const AFTER_GAMES: [Table; 5] =
+        [Table::Challenges, Table::Seeks, Table::PlayerEvents, Table::Ratings, Table::RatingChanges];
 
     /// The table's name.
     pub fn name(self) -> &'static str {
@@ -36,13 +55,17 @@ impl Table {
             Table::Challenges => "challenges",
             Table::Seeks => "seeks",
             Table::PlayerEvents => "player_events",
+            Table::Ratings => "ratings",
+            Table::RatingChanges => "rating_changes",
         }
     }
 
     /// Its columns.
     fn columns(self) -> &'static [&'static str] {
         match self {
-            Table::Players => &["id", "name", "name_key", "token_hash", "created_at", "last_seen_at", "last_event_seq"],
+            Table::Players => {
+                &["id", "name", "name_key", "token_hash", "created_at", "last_seen_at", "last_event_seq", "bot"]
+            }
             Table::Challenges => &[
                 "id",
                 "challenger_id",
@@ -57,6 +80,7 @@ impl Table {
                 "created_at",
                 "expires_at",
                 "answered_at",
+                "rated",
             ],
             Table::Seeks => &[
                 "id",
@@ -68,20 +92,46 @@ impl Table {
                 "game_id",
                 "created_at",
                 "expires_at",
+                "rated",
+                "rating_min",
+                "rating_max",
             ],
             Table::PlayerEvents => &["player_id", "seq", "kind", "game_id", "challenge_id", "created_at"],
+            Table::Ratings => &["player_id", "variant", "rating", "deviation", "volatility", "games", "rated_at"],
+            Table::RatingChanges => &[
+                "player_id",
+                "variant",
+                "number",
+                "game_id",
+                "seat",
+                "rating_before",
+                "deviation_before",
+                "volatility_before",
+                "rating_after",
+                "deviation_after",
+                "volatility_after",
+                "rated_at",
+            ],
         }
     }
 
-    /// Its key's columns, in order: an id, or a player and a number.
+    /// Its key's columns, in order: an id, a player and a number, or SQLite's
+    /// row id for a table keyed by text too.
     fn key(self) -> (&'static str, Option<&'static str>) {
         match self {
             Table::PlayerEvents => ("player_id", Some("seq")),
             Table::Players | Table::Challenges | Table::Seeks => ("id", None),
+            Table::Ratings | Table::RatingChanges => ("rowid", None),
         }
     }
 
-    const ALL: [Table; 4] = [Table::Players, Table::Challenges, Table::Seeks, Table::PlayerEvents];
+    /// Whether the table's rows have ids of PostgreSQL's making, which a copy keeps.
+    fn has_ids(self) -> bool {
+        self.key() == ("id", None)
+    }
+
+    const ALL: [Table; 6] =
+        [Table::Players, Table::Challenges, Table::Seeks, Table::PlayerEvents, Table::Ratings, Table::RatingChanges];
 
     /// SQLite's page of rows after a key, as a JSON array of objects (binary
     /// columns in PostgreSQL's hex form), their count, and the last key.
@@ -92,6 +142,9 @@ impl Table {
                 .map(|table| {
                     let value = |column: &str| match column {
                         "token_hash" => format!("'\\x' || lower(hex({column}))"),
+                        // SQLite's JSON writes a real to 15 digits; a rating
+                        // goes to the bit, as the 17 of its text.
+                        real if REAL_COLUMNS.contains(&real) => format!("printf('%!.17g', {column})"),
                         _ => column.to_string(),
                     };
                     let object: Vec<String> =
@@ -107,8 +160,10 @@ impl Table {
                             format!("{first}, {second}"),
                         ),
                     };
+                    // `*` leaves SQLite's row id out.
+                    let every = if first == "rowid" { "rowid, *" } else { "*" };
                     format!(
-                        "WITH page AS (SELECT * FROM {name} WHERE {after} ORDER BY {order} LIMIT ?3) \
+                        "WITH page AS (SELECT {every} FROM {name} WHERE {after} ORDER BY {order} LIMIT ?3) \
                          SELECT COALESCE(json_group_array(json_object({object})), '[]'), count(*), {last} FROM page",
                         name = table.name(),
                         object = object.join(", "),
@@ -126,7 +181,7 @@ impl Table {
             Table::ALL
                 .iter()
                 .map(|table| {
-                    let overriding = if table.key().1.is_none() { "OVERRIDING SYSTEM VALUE " } else { "" };
+                    let overriding = if table.has_ids() { "OVERRIDING SYSTEM VALUE " } else { "" };
                     format!(
                         "INSERT INTO {name} ({columns}) {overriding}SELECT {columns} \
                          FROM json_populate_recordset(NULL::{name}, $1::json) ON CONFLICT DO NOTHING",
@@ -153,7 +208,7 @@ impl Table {
                 })
                 .collect()
         });
-        self.key().1.is_none().then(|| CONTINUE[self as usize].as_str())
+        self.has_ids().then(|| CONTINUE[self as usize].as_str())
     }
 
     /// How many rows the table holds.
@@ -188,6 +243,22 @@ impl Store {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
         self.wrote(Box::pin(store.put_rows(table.insert(), table.continue_ids(), rows))).await
+    }
+
+    /// Deletes the bots' players that nothing names yet, from PostgreSQL: a new
+    /// database's, which a copy replaces with its source's, ids and all.
+    ///
+    /// # Errors
+    /// A SQLite store; database failures.
+    pub async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
+        const REMOVE: &str = "DELETE FROM players WHERE bot IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = players.id) \
+             AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id) \
+             AND NOT EXISTS (SELECT 1 FROM player_events WHERE player_events.player_id = players.id)";
+        let Backend::Postgres(store) = &self.backend else {
+            return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
+        };
+        self.wrote(Box::pin(store.execute(REMOVE, |query| query))).await
     }
 
     /// How many rows `table` holds.

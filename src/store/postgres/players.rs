@@ -170,7 +170,7 @@ impl PgStore {
     }
 
     /// Runs `statement` as `bind` binds it; answers how many rows it changed.
-    async fn execute(
+    pub(in crate::store) async fn execute(
         &self,
         statement: &'static str,
         bind: impl Fn(PgQuery<'static>) -> PgQuery<'static> + Send + Sync,

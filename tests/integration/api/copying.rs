@@ -94,6 +94,19 @@ fn players_their_challenges_seeks_and_events_are_copied_onto_postgres_and_their_
     let game = accepted.json()["game"]["id"].as_i64().unwrap();
     assert_eq!(app.place(game, &alice, [0, 1]).status, 201);
     let seek = app.post_with_token("/api/v1/seeks", &bob, json!({})).json();
+    // Two rated games: Alice against the perfect bot, and against Bob; she resigns both.
+    let against_bot = app.create_game_as(&alice, json!({"rated": true, "opponent": {"bot": "perfect"}}));
+    let against_bob = app.create_game_as(&alice, json!({"rated": true}));
+    let joined = app.post_with_token(&format!("/api/v1/games/{against_bob}/join"), &bob, json!({}));
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    for id in [against_bot, against_bob] {
+        let resigned = app.post_with_token(&format!("/api/v1/games/{id}/resign"), &alice, json!({}));
+        assert_eq!(resigned.status, 201, "{}", resigned.body);
+    }
+    let profiles: Vec<Value> = ["alice", "bob", "perfect"]
+        .iter()
+        .map(|name| app.request("GET", &format!("/api/v1/players/{name}"), &[], None).json())
+        .collect();
     let alices_games = app.get_with_token("/api/v1/players/me/games", &alice).json();
     let bobs_events: Vec<Value> = (1..=2)
         .map(|seq| app.player_events(&bob, Some(seq - 1)).next_event(super::events::PATIENCE).unwrap().data)
@@ -102,11 +115,18 @@ fn players_their_challenges_seeks_and_events_are_copied_onto_postgres_and_their_
 
     let (code, printed, said) = copy(&["--from", &sqlite.url(), "--to", &postgres.url()]);
     assert_eq!(code, Some(0), "{said}");
-    // Two players, a challenge, a seek, and four events: bob's challenge and game_start, alice's
-    // game_start and challenge_accepted.
-    assert!(printed.contains(" and 8 rows of players"), "{printed}");
+    // Five players (three of them bots), a challenge, a seek, ten events (bob's challenge and
+    // game_start, alice's challenge_accepted and game_start, and a game_start and game_end for
+    // each player of each rated game), three ratings (alice's, bob's and the bot's) and four
+    // changes.
+    assert!(printed.contains(" and 24 rows of players"), "{printed}");
 
     let app = TestApp::spawn_on(&postgres);
+    for (name, profile) in ["alice", "bob", "perfect"].iter().zip(&profiles) {
+        assert_eq!(&app.request("GET", &format!("/api/v1/players/{name}"), &[], None).json(), profile, "{name}");
+    }
+    let checked = qttt_with(&[("DATABASE_URL", &postgres.url())], &["ratings", "check"], "");
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stdout));
     assert_eq!(app.get_with_token("/api/v1/players/me", &alice).json()["name"], "alice");
     assert_eq!(app.get_with_token("/api/v1/players/me/games", &alice).json(), alices_games);
     assert_eq!(

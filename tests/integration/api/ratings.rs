@@ -284,7 +284,8 @@ fn rated_timeouts_are_rated_once(database: &TestDatabase, instances: &[TestApp])
     let (alice, bob) = (first.player("alice"), first.player("bob"));
     let mut ids = Vec::new();
     for _ in 0..4 {
-        let id = first.create_game_as(&alice, json!({"rated": true, "clock": {"initial_ms": 1_000, "increment_ms": 0}}));
+        let id =
+            first.create_game_as(&alice, json!({"rated": true, "clock": {"initial_ms": 1_000, "increment_ms": 0}}));
         let joined = last.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({}));
         assert_eq!(joined.status, 201, "{}", joined.body);
         ids.push(id);
@@ -317,4 +318,35 @@ fn a_rated_game_that_times_out_is_rated_once_by_two_instances_both_running_the_t
     let database = TestDatabase::new();
     assert!(matches!(database, TestDatabase::Postgres(_)), "set QTTT_TEST_POSTGRES to run this test");
     rated_timeouts_are_rated_once(&database, &[TestApp::spawn_on(&database), TestApp::spawn_on(&database)]);
+}
+
+#[test]
+fn the_ladder_plays_the_bots_rated_games_against_each_other_and_the_perfect_bot_rises_above_the_others() {
+    let database = TestDatabase::new();
+    let url = database.url();
+    let done = qttt_with(&[("DATABASE_URL", &url), ("RANDOM_SEED", "1")], &["ladder", "--games", "12"], "");
+    let said = String::from_utf8_lossy(&done.stdout).to_string();
+    assert!(done.status.success(), "{said}{}", String::from_utf8_lossy(&done.stderr));
+    assert!(said.starts_with("72 rated games in "), "{said}");
+    // Each variant's rows, best first as the table lists them: perfect, parasite, random.
+    let rows: Vec<Vec<&str>> = said.lines().skip(2).map(|line| line.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 6, "{said}");
+    for variant in rows.chunks(3) {
+        let names: Vec<&str> = variant.iter().map(|row| row[1]).collect();
+        assert_eq!(names, ["perfect", "parasite", "random"], "{said}");
+        assert!(variant.iter().all(|row| row[5] == "24"), "each bot plays 12 games with each other: {said}");
+        let rating = |row: &Vec<&str>| row[2].parse::<f64>().unwrap();
+        assert!(rating(&variant[0]) > rating(&variant[1]) && rating(&variant[0]) > rating(&variant[2]), "{said}");
+    }
+    let (clean, checked) = ratings_command(&database, "check");
+    assert!(clean && checked.contains("72 rated games, 144 rating changes"), "{checked}");
+
+    // The bots' games are rated games of their own players, and the
+    // leaderboard marks them.
+    let app = TestApp::spawn_on(&database);
+    assert_eq!(app.rating_of("perfect", "player_choice")["games"], 24);
+    let board = app.request("GET", "/api/v1/leaderboards/measurement", &[], None).json();
+    let leaders = board["players"].as_array().unwrap();
+    assert!(!leaders.is_empty(), "{board}");
+    assert!(leaders.iter().all(|leader| leader["bot"] == true), "{board}");
 }
