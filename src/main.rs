@@ -417,7 +417,8 @@ async fn backup(to: &std::path::Path, settings: Settings) -> Result<(), String> 
 
 /// Plays the bots' rated games against each other, round after round: in
 /// each, every pair of bots plays once in each variant, the colours turning
-/// with the rounds. Prints where their ratings are at the end.
+/// with the rounds. Prints where their ratings are at the end, and where they
+/// settled.
 async fn ladder(options: LadderArgs) -> Result<(), String> {
     use qttt::engine::Player;
     use qttt::service::{GameService, LADDER_BOTS};
@@ -441,20 +442,34 @@ async fn ladder(options: LadderArgs) -> Result<(), String> {
         options.games as usize * pairs.len() * Variant::ALL.len(),
         started.elapsed().as_secs_f64()
     );
-    println!("{:<14} {:<9} {:>8} {:>9} {:>10} {:>6}", "variant", "bot", "rating", "deviation", "volatility", "games");
+    // A rating moves with every game (each is a rating period of its own), so
+    // where a bot settles is the mean of its ratings over the second half of
+    // the run, and their spread how far one moment strays from it.
+    println!(
+        "{:<14} {:<9} {:>8} {:>9} {:>10} {:>6} {:>8} {:>6}",
+        "variant", "bot", "rating", "deviation", "volatility", "games", "settled", "spread"
+    );
+    let half = usize::try_from(options.games).expect("a count of games");
     for variant in Variant::ALL {
         for bot in LADDER_BOTS.into_iter().rev() {
             let name = qttt::record::Username::parse(bot.code()).map_err(|_| "a bot's name".to_string())?;
             let profile = service.profile(&name).await.map_err(said)?;
             let (_, rating, games) = profile.ratings.into_iter().find(|(of, ..)| *of == variant).expect("each variant");
+            let history = service.rating_history(&name, variant).await.map_err(said)?;
+            let settling: Vec<f64> = history.iter().rev().take(half).map(|change| change.after.rating).collect();
+            let mean = settling.iter().sum::<f64>() / settling.len() as f64;
+            let spread =
+                (settling.iter().map(|rating| (rating - mean).powi(2)).sum::<f64>() / settling.len() as f64).sqrt();
             println!(
-                "{:<14} {:<9} {:>8.1} {:>9.1} {:>10.5} {:>6}",
+                "{:<14} {:<9} {:>8.1} {:>9.1} {:>10.5} {:>6} {:>8.1} {:>6.1}",
                 variant.code(),
                 bot.code(),
                 rating.rating,
                 rating.deviation,
                 rating.volatility,
-                games
+                games,
+                mean,
+                spread
             );
         }
     }

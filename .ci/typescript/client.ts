@@ -25,6 +25,8 @@ export function advice(code: Code): string {
       return "the game is over";
     case "hints_disabled":
       return "no hints in this game";
+    case "rated_game":
+      return "no help in a rated game until it ends";
     case "waiting_for_opponent":
       return "wait for the other player to join";
     case "abort_not_allowed":
@@ -151,4 +153,20 @@ export function review(analysis: Schemas["AnalysisView"]): string[] {
       const chance = measured === undefined ? "" : `; measured: ${measured.square} (${measured.value})`;
       return `${judged.player} at ${judged.seq}: ${squares(judged.action)} gave away ${judged.loss}, best ${squares(judged.best)}${chance}`;
     });
+}
+
+/** A seat's rating as lichess shows it: "1500?" while provisional, then the game's change once rated. */
+export function seatRating(game: Game, seat: "X" | "O"): string {
+  const rating = game.seats[seat]?.rating ?? null;
+  if (rating === null) {
+    return game.rated ? "" : "casual";
+  }
+  const shown = `${Math.round(rating.rating)}${rating.provisional ? "?" : ""}`;
+  const diff = rating.rating_diff;
+  return diff === null ? shown : `${shown} ${diff >= 0 ? "+" : ""}${Math.round(diff)}`;
+}
+
+/** A leaderboard as lines, the bots marked. */
+export function leaderboard(board: Schemas["Leaderboard"]): string[] {
+  return board.players.map((leader) => `${leader.rank}. ${leader.name}${leader.bot ? " (bot)" : ""} ${Math.round(leader.rating)}`);
 }
