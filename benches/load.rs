@@ -27,6 +27,9 @@
 //! (`GET /seeks/{id}`, every 2 ms) until another client's seek paired it; it
 //! prints seeks paired per second, on SQLite, and with `--postgres URL` on
 //! PostgreSQL with one instance and with two (client i on instance i mod 2).
+//! With `--rated` the seeks are rated, the player whose seek paired resigns
+//! the game at once (so every pairing ends a rated game), and at the end
+//! `qttt ratings check` checks each database's ratings.
 //!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
@@ -68,6 +71,8 @@ struct Options {
     postgres: Option<String>,
     /// Whether to measure quick pairing.
     pairing: bool,
+    /// Whether the pairing's games are rated, and ended at once.
+    rated: bool,
 }
 
 fn options(args: &[String]) -> Options {
@@ -87,7 +92,8 @@ fn options(args: &[String]) -> Options {
     };
     let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
     let pairing = args.iter().any(|a| a == "--pairing");
-    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing }
+    let rated = args.iter().any(|a| a == "--rated");
+    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing, rated }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -95,7 +101,7 @@ struct Server {
     child: Child,
     address: SocketAddr,
     /// Removed, with the database, once the process has been ended.
-    _folder: tempfile::TempDir,
+    folder: tempfile::TempDir,
 }
 
 impl Server {
@@ -140,7 +146,7 @@ impl Server {
         let child =
             command(port, &folder.path().join("load.db")).stdout(Stdio::null()).spawn().expect("the server starts");
         // Owned by `Server` at once, so that its `Drop` ends the process on any path.
-        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), _folder: folder };
+        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), folder };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
             if let Ok(stream) = TcpStream::connect(server.address) {
@@ -533,17 +539,30 @@ fn main() {
     );
 }
 
-/// One seek of the player of `token`, until it is paired: the answer to the
-/// seek, or the seek as asked for after it, every 2 ms; cancelled at
-/// `deadline`, the phase's end, when nobody paired it by then.
-fn seek_until_paired(client: &mut Client, tally: &mut Tally, token: &str, deadline: Instant) -> Option<()> {
+/// One seek of the player of `token`, `rated` or not, until it is paired: the
+/// answer to the seek, or the seek as asked for after it, every 2 ms;
+/// cancelled at `deadline`, the phase's end, when nobody paired it by then. A
+/// rated seek paired by its answer resigns its game at once.
+fn seek_until_paired(
+    client: &mut Client,
+    tally: &mut Tally,
+    token: &str,
+    rated: bool,
+    deadline: Instant,
+) -> Option<()> {
     #[derive(serde::Deserialize)]
     struct Seek {
         id: i64,
         status: String,
+        game_id: Option<i64>,
     }
     let read = |body: &[u8]| serde_json::from_slice::<Seek>(body).ok();
-    let mut seek = read(tally.timed("seek", || client.send("POST", "/api/v1/seeks", Some(token), Some("{}")))?)?;
+    let body = if rated { r#"{"rated": true}"# } else { "{}" };
+    let mut seek = read(tally.timed("seek", || client.send("POST", "/api/v1/seeks", Some(token), Some(body)))?)?;
+    if let (true, Some(game)) = (rated, seek.game_id) {
+        let path = format!("/api/v1/games/{game}/resign");
+        tally.timed("resign", || client.send("POST", &path, Some(token), Some("{}")))?;
+    }
     let path = format!("/api/v1/seeks/{}", seek.id);
     while seek.status == "open" {
         if Instant::now() >= deadline {
@@ -598,7 +617,7 @@ fn pairing(options: &Options) {
                             .get_or_insert_with(|| tokens[next.fetch_add(1, Ordering::Relaxed)].clone())
                             .clone()
                     });
-                    seek_until_paired(client, tally, &token, deadline)
+                    seek_until_paired(client, tally, &token, options.rated, deadline)
                 });
                 phase.print(&format!("pairing, {clients} clients, {title}"), servers[0]);
                 table.push(format!(
@@ -608,6 +627,20 @@ fn pairing(options: &Options) {
                     millis(phase.p99(&["seek status"])),
                     phase.errors(),
                 ));
+            }
+        }
+        if options.rated {
+            let sqlite_url = format!("sqlite:{}", sqlite.folder.path().join("load.db").display());
+            for (title, url) in [("SQLite", Some(&sqlite_url)), ("PostgreSQL", url.as_ref())] {
+                let Some(url) = url else { continue };
+                let checked = Command::new(env!("CARGO_BIN_EXE_qttt"))
+                    .args(["ratings", "check"])
+                    .env("DATABASE_URL", url)
+                    .output()
+                    .expect("qttt runs");
+                let said = String::from_utf8_lossy(&checked.stdout);
+                println!("qttt ratings check on {title}: {}", said.trim());
+                assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
             }
         }
     }
