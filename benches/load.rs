@@ -27,9 +27,9 @@
 //! (`GET /seeks/{id}`, every 2 ms) until another client's seek paired it; it
 //! prints seeks paired per second, on SQLite, and with `--postgres URL` on
 //! PostgreSQL with one instance and with two (client i on instance i mod 2).
-//! With `--rated` the seeks are rated, the player whose seek paired resigns
-//! the game at once (so every pairing ends a rated game), and at the end
-//! `qttt ratings check` checks each database's ratings.
+//! With `--rated` the seeks are rated, a player whose seek's answer shows it
+//! paired resigns the game at once (so every pairing ends a rated game), and
+//! at the end `qttt ratings check` checks each database's ratings.
 //!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
@@ -560,8 +560,15 @@ fn seek_until_paired(
     let body = if rated { r#"{"rated": true}"# } else { "{}" };
     let mut seek = read(tally.timed("seek", || client.send("POST", "/api/v1/seeks", Some(token), Some(body)))?)?;
     if let (true, Some(game)) = (rated, seek.game_id) {
+        // The first seek's answer, read once it is written, may show it paired
+        // already: then both players resign, and the second finds the game over.
         let path = format!("/api/v1/games/{game}/resign");
-        tally.timed("resign", || client.send("POST", &path, Some(token), Some("{}")))?;
+        let started = Instant::now();
+        let (status, body) = client.send("POST", &path, Some(token), Some("{}"));
+        tally.latencies.entry("resign").or_default().push(started.elapsed());
+        if status != 201 && !(status == 422 && String::from_utf8_lossy(body).contains("\"game_over\"")) {
+            *tally.errors.entry(status).or_default() += 1;
+        }
     }
     let path = format!("/api/v1/seeks/{}", seek.id);
     while seek.status == "open" {

@@ -26,7 +26,8 @@ fn invalid_body(detail: String) -> ApiError {
 /// The challenged player hears of it on their event stream (`challenge`), and
 /// accepts or declines it; you may cancel it. It expires after
 /// `CHALLENGE_TIMEOUT_SECONDS` (300 by default) unanswered. At most 20 of
-/// yours wait at once (422 `too_many_open`).
+/// yours wait at once (422 `too_many_open`). A bot answers no challenge (403):
+/// play it with `POST /games`.
 #[utoipa::path(
     tag = "players",
     security(("player_token" = [])),
@@ -35,6 +36,7 @@ fn invalid_body(detail: String) -> ApiError {
     responses(
         (status = 201, description = "The challenge.", body = ChallengeView),
         (status = 400, response = super::docs::BadRequest),
+        (status = 403, response = super::docs::Forbidden),
         (status = 404, response = super::docs::NotFound),
         (status = 422, response = super::docs::RuleBroken),
         super::docs::BodyRefusals,

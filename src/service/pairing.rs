@@ -58,6 +58,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`] for a name that is nobody's; [`Error::SelfChallenge`];
+    /// [`Error::Forbidden`] for a bot;
     /// [`Error::TooManyOpen`] when the challenger has [`MOST_OPEN_CHALLENGES`]
     /// waiting already; database failures.
     pub async fn challenge(
@@ -70,6 +71,13 @@ impl GameService {
         let challenged = self.named(challenged).await?;
         if challenged.id == challenger.id {
             return Err(Error::SelfChallenge);
+        }
+        if challenged.bot {
+            return Err(Error::Forbidden(format!(
+                "{} is a bot, which answers no challenge: play it with POST /api/v1/games and \
+                 {{\"opponent\": {{\"bot\": \"{}\"}}}}",
+                challenged.name, challenged.name
+            )));
         }
         let now = self.now();
         let new = NewChallenge {

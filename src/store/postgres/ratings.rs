@@ -21,7 +21,7 @@ use crate::record::{
     GameId, NumberedChange, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange, StoredPlayer, VariantRating, stamp,
 };
 
-const HOLD_PLAYERS: &str = "SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE";
+const HOLD_PLAYERS: &str = "SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE";
 static STANDING: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM ratings WHERE player_id = $1 AND variant = $2", standing_columns(rfc3339))
 });

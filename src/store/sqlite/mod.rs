@@ -34,6 +34,22 @@ use crate::record::{
 /// live streams' rereads to overlap.
 const READERS: usize = 4;
 
+/// The rows that `statement` finds with `params` on `connection`, each read by `read`.
+pub(super) fn rows_of<T>(
+    connection: &Connection,
+    statement: &str,
+    params: impl rusqlite::Params,
+    read: impl Fn(&Row<'_>) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut select = connection.prepare_cached(statement)?;
+    let mut rows = select.query(params)?;
+    let mut read_rows = Vec::new();
+    while let Some(row) = rows.next()? {
+        read_rows.push(read(row)?);
+    }
+    Ok(read_rows)
+}
+
 /// Times are kept as written: RFC 3339 text, to the millisecond.
 fn as_written(column: &str) -> String {
     column.to_string()
@@ -297,13 +313,8 @@ impl SqliteStore {
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut listing = connection.prepare_cached(&LIST_GAMES)?;
-                let mut rows = listing.query(params![page.status.map(Status::code), page.before, page.limit])?;
-                let mut games = Vec::new();
-                while let Some(row) = rows.next()? {
-                    games.push(listed_game_from_row(row)?);
-                }
-                Ok(games)
+                let values = params![page.status.map(Status::code), page.before, page.limit];
+                rows_of(connection, &LIST_GAMES, values, |row| listed_game_from_row(row))
             })
             .await
     }

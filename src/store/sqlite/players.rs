@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::{SqliteStore, as_written, insert_game, insert_player_events, is_unique_violation};
+use super::{SqliteStore, as_written, insert_game, insert_player_events, is_unique_violation, rows_of};
 use crate::rating::Rating;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
@@ -179,9 +179,8 @@ impl SqliteStore {
     pub(in crate::store) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut listing = connection.prepare_cached(&PLAYER_GAMES)?;
-                let rows = listing.query(params![id, page.status.map(Status::code), page.before, page.limit])?;
-                listed_games_of(rows)
+                let values = params![id, page.status.map(Status::code), page.before, page.limit];
+                rows_of(connection, &PLAYER_GAMES, values, |row| listed_game_from_row(row))
             })
             .await
     }
@@ -189,7 +188,7 @@ impl SqliteStore {
     pub(in crate::store) async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
         let ids = serde_json::to_string(&ids).expect("ids serialise");
         self.readers
-            .run(move |connection| listed_games_of(connection.prepare_cached(&LISTED_GAMES)?.query([ids])?))
+            .run(move |connection| rows_of(connection, &LISTED_GAMES, [ids], |row| listed_game_from_row(row)))
             .await
     }
 
@@ -209,13 +208,7 @@ impl SqliteStore {
     ) -> Result<Vec<StoredPlayerEvent>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut query = connection.prepare_cached(&PLAYER_EVENTS)?;
-                let mut rows = query.query(params![id, after, most])?;
-                let mut events = Vec::new();
-                while let Some(row) = rows.next()? {
-                    events.push(player_event_from_row(row)?);
-                }
-                Ok(events)
+                rows_of(connection, &PLAYER_EVENTS, params![id, after, most], |row| player_event_from_row(row))
             })
             .await
     }
@@ -270,13 +263,7 @@ impl SqliteStore {
     ) -> Result<Vec<StoredChallenge>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut query = connection.prepare_cached(&OPEN_CHALLENGES)?;
-                let mut rows = query.query(params![id, now])?;
-                let mut challenges = Vec::new();
-                while let Some(row) = rows.next()? {
-                    challenges.push(challenge_from_row(row)?);
-                }
-                Ok(challenges)
+                rows_of(connection, &OPEN_CHALLENGES, params![id, now], |row| challenge_from_row(row))
             })
             .await
     }
@@ -414,15 +401,6 @@ impl SqliteStore {
 /// The player and their last sighting in `row`, read with [`PLAYER_BY_TOKEN`].
 fn player_and_last_seen(row: &Row<'_>) -> Result<(StoredPlayer, Option<jiff::Timestamp>), StoreError> {
     Ok((player_from_row(row, 0)?, optional_time(row, 4)?))
-}
-
-/// The games in `rows`, read with the listing's columns.
-fn listed_games_of(mut rows: rusqlite::Rows<'_>) -> Result<Vec<ListedGame>, StoreError> {
-    let mut games = Vec::new();
-    while let Some(row) = rows.next()? {
-        games.push(listed_game_from_row(row)?);
-    }
-    Ok(games)
 }
 
 /// Gives challenge `id` `status` at `at`, with `reason`, if it is open and has

@@ -12,7 +12,7 @@ use super::super::rows::{
     standing_columns, standing_from_row, variant_rating_from_row,
 };
 use super::super::{RatingsAsStored, Replay, StoreError, Write};
-use super::{SqliteStore, as_written};
+use super::{SqliteStore, as_written, rows_of};
 use crate::engine::Player;
 use crate::rating::{Rating, Standing, rate_game};
 use crate::record::{
@@ -87,15 +87,7 @@ impl SqliteStore {
 
     pub(in crate::store) async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
         self.readers
-            .run(move |connection| {
-                let mut select = connection.prepare_cached(&PLAYER_RATINGS)?;
-                let mut rows = select.query([id])?;
-                let mut ratings = Vec::new();
-                while let Some(row) = rows.next()? {
-                    ratings.push(variant_rating_from_row(row)?);
-                }
-                Ok(ratings)
-            })
+            .run(move |connection| rows_of(connection, &PLAYER_RATINGS, [id], |row| variant_rating_from_row(row)))
             .await
     }
 
@@ -106,13 +98,7 @@ impl SqliteStore {
     ) -> Result<Vec<RatingChange>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut select = connection.prepare_cached(&RATING_HISTORY)?;
-                let mut rows = select.query(params![id, variant])?;
-                let mut changes = Vec::new();
-                while let Some(row) = rows.next()? {
-                    changes.push(rating_change_from_row(row)?);
-                }
-                Ok(changes)
+                rows_of(connection, &RATING_HISTORY, params![id, variant], |row| rating_change_from_row(row))
             })
             .await
     }
@@ -124,13 +110,7 @@ impl SqliteStore {
     ) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
         self.readers
             .run(move |connection| {
-                let mut select = connection.prepare_cached(&LEADERS)?;
-                let mut rows = select.query(params![variant, most])?;
-                let mut leaders = Vec::new();
-                while let Some(row) = rows.next()? {
-                    leaders.push(rated_player_from_row(row)?);
-                }
-                Ok(leaders)
+                rows_of(connection, &LEADERS, params![variant, most], |row| rated_player_from_row(row))
             })
             .await
     }
@@ -208,23 +188,8 @@ fn standing(tx: &Connection, player: PlayerId, variant: &str) -> Result<Standing
 /// The rated games, every rating change and every rating, read on `connection`.
 fn read_ratings(connection: &Connection) -> Result<RatingsAsStored, StoreError> {
     Ok(RatingsAsStored {
-        games: every(connection, &RATED_GAMES, |row| rated_game_from_row(row))?,
-        changes: every(connection, &EVERY_CHANGE, |row| numbered_change_from_row(row))?,
-        ratings: every(connection, &EVERY_RATING, |row| player_standing_from_row(row))?,
+        games: rows_of(connection, &RATED_GAMES, [], |row| rated_game_from_row(row))?,
+        changes: rows_of(connection, &EVERY_CHANGE, [], |row| numbered_change_from_row(row))?,
+        ratings: rows_of(connection, &EVERY_RATING, [], |row| player_standing_from_row(row))?,
     })
-}
-
-/// The rows of `statement`, each read by `read`.
-fn every<T>(
-    connection: &Connection,
-    statement: &str,
-    read: impl Fn(&rusqlite::Row<'_>) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut select = connection.prepare(statement)?;
-    let mut rows = select.query([])?;
-    let mut read_rows = Vec::new();
-    while let Some(row) = rows.next()? {
-        read_rows.push(read(row)?);
-    }
-    Ok(read_rows)
 }

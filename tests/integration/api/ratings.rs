@@ -151,8 +151,10 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     refused.assert_problem(400, "invalid_body");
     let waiting = app.create_game_as(&alice, json!({"rated": true}));
     app.join(waiting).assert_problem(401, "unauthorized");
-    // A name a bot holds is taken.
+    // A name a bot holds is taken, and a bot answers no challenge.
     app.create_player(Some("Perfect")).assert_problem(409, "name_taken");
+    let challenge = app.post_with_token("/api/v1/players/perfect/challenges", &alice, json!({"rated": true}));
+    challenge.assert_problem(403, "forbidden");
 }
 
 #[test]
