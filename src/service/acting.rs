@@ -199,6 +199,16 @@ impl GameService {
             }
         };
         self.announce(&record);
+        self.with_ratings(record).await
+    }
+
+    /// `record`, whose write just ended it, read again if it is rated: its
+    /// players' ratings and their changes were written with its end, and the
+    /// answer shows them.
+    async fn with_ratings(&self, record: GameRecord) -> Result<GameRecord, Error> {
+        if record.stored.rated && record.status() == Status::Finished {
+            return self.record(record.stored.id).await;
+        }
         Ok(record)
     }
 
@@ -309,10 +319,9 @@ impl GameService {
                 Ok::<_, Error>((Some(write), Some(after)))
             })
             .await?;
-        if let Some(record) = &ended {
-            self.announce(record);
-        }
-        Ok(ended)
+        let Some(record) = ended else { return Ok(None) };
+        self.announce(&record);
+        self.with_ratings(record).await.map(Some)
     }
 
     /// Plays `action` in the original app's game for the side to move (and the

@@ -219,11 +219,12 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
         assert_eq!(seats["X"]["rating"]["rating"].as_f64(), Some(alice_standing.rating.rating), "{seats}");
         assert_eq!(seats["O"]["rating"]["rating"].as_f64(), Some(random_standing.rating.rating), "{seats}");
         assert_eq!(seats["X"]["rating"]["rating_diff"], Value::Null);
-        act(&app, id, "resign", &alice);
+        // The answer to the resignation shows the ratings it changed, as the game does after.
+        let ended = act(&app, id, "resign", &alice);
+        assert_eq!(app.get_game(id).json()["seats"], ended["seats"]);
         let before = alice_standing;
         (alice_standing, random_standing) =
             rate_game(&alice_standing, &random_standing, GameResult::OWins, Timestamp::now(), week).unwrap();
-        let ended = app.get_game(id).json();
         let diff = ended["seats"]["X"]["rating"]["rating_diff"].as_f64().unwrap();
         assert_eq!(ended["seats"]["X"]["rating"]["rating"].as_f64(), Some(before.rating.rating));
         assert_eq!(diff, alice_standing.rating.rating - before.rating.rating);
