@@ -1,0 +1,201 @@
+// The client against a real server: whole games, a bot, a rematch, a stream
+// resumed after it dropped, and the refusals, each as a ProblemError.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { ProblemError, QtttClient } from "../dist/index.js";
+import { startServer } from "./server.mjs";
+
+let server;
+let client;
+
+before(async () => {
+  // A finished game's stream ends a second after the end, not a minute.
+  server = await startServer({ REMATCH_WINDOW_SECONDS: "1" });
+  client = new QtttClient({ baseUrl: server.baseUrl });
+});
+
+after(async () => {
+  await server.stop();
+});
+
+/** Plays `id` to its end, each side taking its first legal action with its own token. */
+async function playOut(id, tokens) {
+  let game = await client.game(id);
+  for (let actions = 0; game.to_act !== null; actions += 1) {
+    assert.ok(actions < 40, "a game ends within 40 actions");
+    const token = tokens[game.to_act.player];
+    const { actions: legal } = await client.legal(id, { token });
+    assert.ok(legal.length > 0, "the side to act has an action");
+    game = await client.act(id, legal[0], { token });
+  }
+  return game;
+}
+
+/** A game between two people in `variant`, both seats taken: its id and the seats' tokens. */
+async function gameBetweenTwo(variant) {
+  const created = await client.createGame({ variant });
+  assert.equal(created.game.status, "waiting");
+  assert.equal(created.seat.player, "X");
+  const joined = await client.joinGame(created.game.id);
+  assert.equal(joined.seat.player, "O");
+  assert.equal(joined.game.status, "ongoing");
+  return { id: created.game.id, tokens: { X: created.seat.token, O: joined.seat.token } };
+}
+
+for (const variant of ["measurement", "player_choice"]) {
+  test(`a whole game of ${variant} between two people`, async () => {
+    const { id, tokens } = await gameBetweenTwo(variant);
+    const game = await playOut(id, tokens);
+    assert.equal(game.status, "finished");
+    assert.ok(["x_wins", "o_wins", "draw"].includes(game.result), game.result);
+    assert.ok(["lines", "full_board"].includes(game.end?.reason), JSON.stringify(game.end));
+    assert.equal(game.variant, variant);
+    assert.equal(typeof game.score.X, "number");
+    // The first legal actions close a cycle at once (two moves on squares 0 and 1).
+    assert.ok(game.collapses.length >= 1, JSON.stringify(game.collapses));
+    const log = await client.log(id);
+    assert.equal(log.entries.at(-1).seq, game.version);
+    const transcript = await client.transcript(id);
+    assert.match(transcript, /^X1\+\(/);
+  });
+}
+
+test("a game against the random bot, which answers each move", async () => {
+  const created = await client.createGame({ variant: "measurement", opponent: { bot: "random" } });
+  assert.deepEqual(created.game.opponent, { bot: "random", player: "O", mistake_chance: null });
+  const token = created.seat.token;
+  let game = created.game;
+  while (game.to_act !== null) {
+    assert.equal(game.to_act.player, "X", "the bot has answered before the answer comes");
+    const { actions } = await client.legal(game.id, { token });
+    game = await client.act(game.id, actions[0], { token });
+  }
+  assert.equal(game.status, "finished");
+  const hintless = await client.hint(game.id, { token }).catch((error) => error);
+  assert.ok(hintless instanceof ProblemError);
+  assert.equal(hintless.code, "game_over");
+});
+
+test("a rematch: the first to ask gets the new game with colours swapped, the other joins it", async () => {
+  const { id, tokens } = await gameBetweenTwo("player_choice");
+  await client.resign(id, { token: tokens.O });
+  const asked = await client.rematch(id, { token: tokens.X });
+  assert.equal(asked.seat.player, "O");
+  assert.equal(asked.game.status, "waiting");
+  const answered = await client.rematch(id, { token: tokens.O });
+  assert.equal(answered.game.id, asked.game.id);
+  assert.equal(answered.seat.player, "X");
+  assert.equal(answered.game.status, "ongoing");
+  const first = await client.game(id);
+  assert.equal(first.rematch?.game_id, asked.game.id);
+});
+
+test("a stream resumed after it dropped sees every event once, and ends with the game", async () => {
+  const { id, tokens } = await gameBetweenTwo("measurement");
+  const seen = [];
+  let games = 0;
+  const first = client.follow(id, { event: (kind, data, eventId) => seen.push([kind, eventId]), game: () => (games += 1) });
+  await client.move(id, [0, 1], { token: tokens.X });
+  await client.move(id, [2, 3], { token: tokens.O });
+  await waitFor(() => seen.length >= 4);
+  first.close();
+  await first.finished;
+  const resumeAfter = first.lastEventId;
+  assert.equal(resumeAfter, 4);
+  // Written while nobody follows.
+  await client.move(id, [4, 5], { token: tokens.X });
+  await client.resign(id, { token: tokens.X });
+  const kinds = [];
+  const second = client.follow(id, { event: (kind, data, eventId) => kinds.push([kind, eventId]) }, { lastEventId: resumeAfter });
+  await second.finished;
+  assert.deepEqual(seen, [["seat", 1], ["seat", 2], ["move", 3], ["move", 4]]);
+  assert.deepEqual(kinds, [["move", 5], ["resign", 6], ["end", null]]);
+  assert.equal(games, 4);
+  // A game over whose events were all seen: the server answers 204, and the stream is done.
+  const third = client.follow(id, {}, { lastEventId: 6 });
+  await third.finished;
+});
+
+test("each refusal is a ProblemError with the spec's code", async () => {
+  const refusal = async (call) => {
+    const error = await call().then(
+      () => assert.fail("refused"),
+      (error) => error,
+    );
+    assert.ok(error instanceof ProblemError, String(error));
+    return error;
+  };
+  const { id, tokens } = await gameBetweenTwo("measurement");
+  const waiting = await client.createGame({});
+  const cases = [
+    [() => client.move(waiting.game.id, [0, 1], { token: waiting.seat.token }), 422, "waiting_for_opponent"],
+    [() => client.move(id, [0, 1], { token: tokens.O }), 422, "not_your_turn"],
+    [() => client.move(id, [0, 0], { token: tokens.X }), 422, "same_square_twice"],
+    [() => client.move(id, [0, 9], { token: tokens.X }), 422, "square_out_of_range"],
+    [() => client.move(id, ["a", 1], { token: tokens.X }), 400, "invalid_body"],
+    [() => client.move(id, [0, 1]), 401, "unauthorized"],
+    [() => client.move(id, [0, 1], { token: waiting.seat.token }), 403, "forbidden"],
+    [() => client.move(id, [0, 1], { token: tokens.X, ifMatch: 1 }), 409, "conflict"],
+    [() => client.game(999_999), 404, "not_found"],
+    [() => client.hint(id, { token: tokens.X }), 422, "hints_disabled"],
+    [() => client.collapse(id, 1, 0, { token: tokens.X }), 422, "no_collapse_pending"],
+    [() => client.player("nobody-here"), 404, "not_found"],
+  ];
+  for (const [call, status, code] of cases) {
+    const error = await refusal(call);
+    assert.equal(error.status, status, `${code}: ${error.message}`);
+    assert.equal(error.code, code, error.message);
+  }
+  const conflict = await refusal(() => client.move(id, [0, 1], { token: tokens.X, ifMatch: 1 }));
+  assert.equal(conflict.problem.current_version, 2);
+});
+
+test("a rate limit's refusal carries its Retry-After", async () => {
+  const limited = await startServer({ CREATE_RATE_LIMIT: "1", CREATE_RATE_BURST: "1" });
+  try {
+    const tight = new QtttClient({ baseUrl: limited.baseUrl });
+    await tight.createGame({});
+    const error = await tight.createGame({}).catch((error) => error);
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.code, "rate_limited");
+    assert.equal(error.status, 429);
+    assert.ok(error.retryAfter !== null && error.retryAfter > 0, String(error.retryAfter));
+  } finally {
+    await limited.stop();
+  }
+});
+
+test("players, a rated challenge, ratings and the leaderboard", async () => {
+  const alice = client.withToken((await client.createPlayer("alice")).token);
+  const bob = client.withToken((await client.createPlayer("bob")).token);
+  const challenge = await alice.challenge("bob", { variant: "player_choice", colour: "x", rated: true });
+  assert.equal(challenge.rated, true);
+  const { received } = await bob.myChallenges();
+  assert.equal(received[0]?.id, challenge.id);
+  const accepted = await bob.acceptChallenge(challenge.id);
+  assert.equal(accepted.seat.player, "O");
+  const hint = await alice.hint(accepted.game.id).catch((error) => error);
+  assert.equal(hint.code, "rated_game");
+  const resigned = await bob.resign(accepted.game.id);
+  assert.equal(resigned.result, "x_wins");
+  assert.ok((resigned.seats.X?.rating?.rating_diff ?? 0) > 0, JSON.stringify(resigned.seats));
+  const profile = await client.player("alice");
+  assert.equal(profile.ratings.player_choice.games, 1);
+  const history = await client.ratingHistory("alice", "player_choice");
+  assert.equal(history.points[0]?.game_id, accepted.game.id);
+  const board = await client.leaderboard("player_choice");
+  assert.deepEqual(board.players, [], "one game leaves both provisional");
+  const mine = await alice.myGames();
+  assert.equal(mine.games[0]?.id, accepted.game.id);
+});
+
+/** Waits until `condition` holds, 5 s at most. */
+async function waitFor(condition) {
+  const started = Date.now();
+  while (!condition()) {
+    assert.ok(Date.now() - started < 5_000, "in time");
+    await new Promise((wait) => setTimeout(wait, 10));
+  }
+}
