@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::engine::RuleError;
+use crate::record::GameId;
 use crate::store::StoreError;
 
 /// A failed operation of the service.
@@ -23,6 +24,8 @@ pub enum Error {
     AbortNotAllowed,
     /// A rematch of a game that is not over.
     GameNotOver,
+    /// A rematch asked for by a player who holds a seat of it already: the game.
+    AlreadyRematched(GameId),
     /// Another player has the name asked for, in any case.
     NameTaken,
     /// A challenge to oneself.
@@ -126,12 +129,13 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 20] = [
+    pub const CODES: [&'static str; 21] = [
         "hints_disabled",
         "rated_game",
         "waiting_for_opponent",
         "abort_not_allowed",
         "game_not_over",
+        "already_rematched",
         "name_taken",
         "self_challenge",
         "too_many_open",
@@ -158,6 +162,7 @@ impl Error {
             Error::WaitingForOpponent => "waiting_for_opponent",
             Error::AbortNotAllowed => "abort_not_allowed",
             Error::GameNotOver => "game_not_over",
+            Error::AlreadyRematched(_) => "already_rematched",
             Error::NameTaken => "name_taken",
             Error::SelfChallenge => "self_challenge",
             Error::TooManyOpen(_) => "too_many_open",
@@ -193,6 +198,7 @@ impl Error {
                 "a game can be aborted only while it waits for its second player or before both have moved".into()
             }
             Error::GameNotOver => "a rematch follows a game that is over".into(),
+            Error::AlreadyRematched(id) => format!("you hold a seat of this game's rematch already: game {id}"),
             Error::NameTaken => "another player has that name (names are unique regardless of case)".into(),
             Error::SelfChallenge => "a player cannot challenge themselves".into(),
             Error::StorageFull => {

@@ -33,6 +33,8 @@ export function advice(code: Code): string {
       return "resign instead";
     case "game_not_over":
       return "finish the game first";
+    case "already_rematched":
+      return "the rematch is on already";
     case "name_taken":
       return "choose another name";
     case "self_challenge":

@@ -51,7 +51,9 @@ async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer 
 /// the finished game's view then shows `rematch`, and its watchers get a
 /// `rematch` event. The other player's call takes the other seat of that same
 /// game (it is kept for them: nobody else can join it). Against a bot, the bot
-/// takes its seat at once. Refused while the game goes on (`game_not_over`).
+/// takes its seat at once. Refused while the game goes on (`game_not_over`),
+/// and to a player who holds a seat of the rematch already (409
+/// `already_rematched`, its `game_id` naming the rematch).
 #[utoipa::path(
     tag = "games",
     security(("seat_token" = [])),

@@ -103,6 +103,9 @@ pub struct Problem {
     /// With `conflict`: the game's version now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<i64>,
+    /// With `already_rematched`: the rematch's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<i64>,
     /// The id of the request, as its `X-Request-Id` header says: the one the
     /// client sent, if it is a token of at most 128 letters, digits and `-._~`,
     /// else one the server made. The server's log names the request by it.
@@ -131,7 +134,7 @@ fn codes_schema() -> Object {
         .enum_values(Some(ApiError::codes()))
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
-             `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `name_taken`, \
+             `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, \
              `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, \
              `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
@@ -176,6 +179,7 @@ impl ApiError {
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
             ApiError::Service(Error::GameNotOver) => "Game not over".into(),
             ApiError::Service(Error::NameTaken) => "Name taken".into(),
+            ApiError::Service(Error::AlreadyRematched(_)) => "Already rematched".into(),
             ApiError::Service(Error::SelfChallenge) => "Self challenge".into(),
             ApiError::Service(Error::TooManyOpen(_)) => "Too many open".into(),
             ApiError::Service(Error::NotOpen(_)) => "Not open".into(),
@@ -226,6 +230,10 @@ impl ApiError {
             code: self.code().to_string(),
             current_version: match self {
                 ApiError::Service(Error::Conflict { current_version, .. }) => *current_version,
+                _ => None,
+            },
+            game_id: match self {
+                ApiError::Service(Error::AlreadyRematched(id)) => Some(id.get()),
                 _ => None,
             },
             instance: crate::logging::request_id().map(|id| id.to_string()),
@@ -288,6 +296,7 @@ impl ResponseError for ApiError {
                 | Error::TooManyOpen(_)
                 | Error::TooEarly(_)
                 | Error::ClaimNotAllowed(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                Error::AlreadyRematched(_) => StatusCode::CONFLICT,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -341,6 +350,7 @@ mod tests {
             ApiError::Service(Error::WaitingForOpponent),
             ApiError::Service(Error::AbortNotAllowed),
             ApiError::Service(Error::GameNotOver),
+            ApiError::Service(Error::AlreadyRematched(crate::record::GameId::new(1))),
             ApiError::Service(Error::NameTaken),
             ApiError::Service(Error::SelfChallenge),
             ApiError::Service(Error::TooManyOpen(String::new())),
@@ -375,6 +385,7 @@ mod tests {
                     | Error::WaitingForOpponent
                     | Error::AbortNotAllowed
                     | Error::GameNotOver
+                    | Error::AlreadyRematched(_)
                     | Error::NameTaken
                     | Error::SelfChallenge
                     | Error::TooManyOpen(_)

@@ -223,8 +223,9 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`]; [`Error::GameNotOver`] while the
-    /// game goes on; [`Error::Conflict`] when the caller asked already, or the
-    /// game is not at `expected_version`; database failures.
+    /// game goes on; [`Error::AlreadyRematched`] when the caller holds a seat of
+    /// the rematch already; [`Error::Conflict`] when the game is not at
+    /// `expected_version`; database failures.
     pub async fn rematch(
         &self,
         id: GameId,
@@ -245,11 +246,10 @@ impl GameService {
                 return Err(Error::GameNotOver);
             }
             if let Some((asked_by, new_id)) = record.rematch_request() {
-                if asked_by == player {
-                    return Err(Error::Conflict {
-                        detail: format!("you asked for this rematch already: it is game {new_id}"),
-                        current_version: Some(record.version()),
-                    });
+                // The other seat of the rematch is kept for this game's other
+                // player: taken, it is theirs.
+                if asked_by == player || self.record(new_id).await?.open_seats().is_empty() {
+                    return Err(Error::AlreadyRematched(new_id));
                 }
                 let holder = record.stored.seat(player).and_then(|seat| seat.holder.clone());
                 return self.take_seat(new_id, Seating::Rematch { kept_for: player.other() }, holder).await;

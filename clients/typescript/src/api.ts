@@ -408,7 +408,9 @@ export interface paths {
          *     the finished game's view then shows `rematch`, and its watchers get a
          *     `rematch` event. The other player's call takes the other seat of that same
          *     game (it is kept for them: nobody else can join it). Against a bot, the bot
-         *     takes its seat at once. Refused while the game goes on (`game_not_over`).
+         *     takes its seat at once. Refused while the game goes on (`game_not_over`),
+         *     and to a player who holds a seat of the rematch already (409
+         *     `already_rematched`, its `game_id` naming the rematch).
          */
         post: operations["rematch"];
         delete?: never;
@@ -1199,18 +1201,7 @@ export interface components {
         /**
          * @description `POST /games`: a new game. Every field is optional; an empty body is fine.
          * @example {
-         *       "clock": {
-         *         "increment_ms": 2000,
-         *         "initial_ms": 300000
-         *       },
-         *       "hints": true,
-         *       "opponent": {
-         *         "bot": "parasite",
-         *         "mistake_chance": 0.1
-         *       },
          *       "play_as": "X",
-         *       "private": false,
-         *       "rated": false,
          *       "variant": "player_choice"
          *     }
          */
@@ -2083,10 +2074,10 @@ export interface components {
          */
         Problem: {
             /**
-             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `name_taken`, `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
+             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
              * @enum {string}
              */
-            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "name_taken" | "self_challenge" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
+            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "already_rematched" | "name_taken" | "self_challenge" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
             /**
              * Format: int64
              * @description With `conflict`: the game's version now.
@@ -2094,6 +2085,11 @@ export interface components {
             current_version?: number | null;
             /** @description What went wrong in this request. */
             detail: string;
+            /**
+             * Format: int64
+             * @description With `already_rematched`: the rematch's id.
+             */
+            game_id?: number | null;
             /**
              * @description The id of the request, as its `X-Request-Id` header says: the one the
              *     client sent, if it is a token of at most 128 letters, digits and `-._~`,

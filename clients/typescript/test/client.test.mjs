@@ -37,6 +37,9 @@ async function playOut(id, tokens) {
 async function gameBetweenTwo(variant) {
   const created = await client.createGame({ variant });
   assert.equal(created.game.status, "waiting");
+  // Nobody may move while a seat is free.
+  assert.equal(created.game.to_act, null);
+  assert.equal(created.game.next_to_move, null);
   assert.equal(created.seat.player, "X");
   const joined = await client.joinGame(created.game.id);
   assert.equal(joined.seat.player, "O");
@@ -90,6 +93,11 @@ test("a rematch: the first to ask gets the new game with colours swapped, the ot
   assert.equal(answered.game.status, "ongoing");
   const first = await client.game(id);
   assert.equal(first.rematch?.game_id, asked.game.id);
+  // Asking again names the rematch.
+  const again = await client.rematch(id, { token: tokens.O }).catch((error) => error);
+  assert.ok(again instanceof ProblemError);
+  assert.equal(again.code, "already_rematched");
+  assert.equal(again.problem.game_id, asked.game.id);
 });
 
 test("a stream resumed after it dropped sees every event once, and ends with the game", async () => {

@@ -62,8 +62,8 @@ pub struct GameView {
     /// needs to know whose turn it is.
     #[schema(required = true)]
     pub to_act: Option<ToAct>,
-    /// Who places the next move and its number; null while a collapse is pending and
-    /// after the end.
+    /// Who places the next move and its number; null while a seat is free (nobody
+    /// may move yet), while a collapse is pending and after the end.
     #[schema(required = true)]
     pub next_to_move: Option<NextToMove>,
     /// The closed cycle waiting for the chooser's decision, or null.
@@ -432,11 +432,13 @@ impl From<&GameRecord> for GameView {
                 kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
                 forced_squares: forced_squares(game),
             }),
-            next_to_move: game.next_to_move().filter(|_| end.is_none()).map(|(player, move_number)| NextToMove {
-                player: player.into(),
-                move_number,
-                forced_squares: forced_squares(game),
-            }),
+            next_to_move: game.next_to_move().filter(|_| end.is_none() && record.open_seats().is_empty()).map(
+                |(player, move_number)| NextToMove {
+                    player: player.into(),
+                    move_number,
+                    forced_squares: forced_squares(game),
+                },
+            ),
             pending_collapse: game.pending_collapse().filter(|_| end.is_none()).map(CollapseView::from),
             collapses: game.collapses().iter().map(CollapseView::from).collect(),
             result: record.result().into(),

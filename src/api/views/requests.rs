@@ -15,8 +15,7 @@ use crate::record::{ClockSettings, GameSettings};
 /// `POST /games`: a new game. Every field is optional; an empty body is fine.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "play_as": "X", "opponent": {"bot": "parasite", "mistake_chance": 0.1},
-    "hints": true, "clock": {"initial_ms": 300000, "increment_ms": 2000}, "private": false, "rated": false}))]
+#[schema(example = json!({"variant": "player_choice", "play_as": "X"}))]
 pub struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]

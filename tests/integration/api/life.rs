@@ -317,10 +317,16 @@ fn both_players_asking_for_a_rematch_end_up_in_one_new_game_with_the_colours_swa
     assert_eq!(watcher.next_event(PATIENCE).map(|event| event.kind), Some("end".into()), "nothing more will come");
     // Its seat is kept for O, who takes it by asking too.
     app.join(new_id).assert_problem(409, "conflict");
-    post(&app, id, "rematch", &x).assert_problem(409, "conflict");
+    // Asking again names the rematch, for either player.
+    let again = post(&app, id, "rematch", &x);
+    again.assert_problem(409, "already_rematched");
+    assert_eq!(again.json()["game_id"], json!(new_id));
     let second = post(&app, id, "rematch", &o);
     assert_eq!(second.status, 201, "{}", second.body);
     assert_eq!((&second.json()["game"]["id"], &second.json()["seat"]["player"]), (&json!(new_id), &json!("X")));
+    let again = post(&app, id, "rematch", &o);
+    again.assert_problem(409, "already_rematched");
+    assert_eq!(again.json()["game_id"], json!(new_id));
     assert_eq!(second.json()["game"]["status"], "ongoing");
     let o_now_x = second.json()["seat"]["token"].as_str().unwrap().to_string();
     assert_eq!(app.place(new_id, &o_now_x, [4, 5]).status, 201, "the new X opens");
