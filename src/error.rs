@@ -16,8 +16,10 @@ pub enum Error {
     /// A hint or an analysis was asked for while the game goes on, in a game
     /// without hints.
     HintsDisabled,
-    /// A hint or an analysis was asked for while a rated game goes on.
-    RatedGame,
+    /// What a rated game does not allow: a hint or an analysis while it goes
+    /// on, hints asked for at its creation, a bot below its rated level, a
+    /// rating range for a casual seek.
+    RatedGame(String),
     /// A move, collapse or resignation while a seat is still free.
     WaitingForOpponent,
     /// An abort after both players have made their first move.
@@ -158,7 +160,7 @@ impl Error {
         match self {
             Error::Rule(rule) => rule.code(),
             Error::HintsDisabled => "hints_disabled",
-            Error::RatedGame => "rated_game",
+            Error::RatedGame(_) => "rated_game",
             Error::WaitingForOpponent => "waiting_for_opponent",
             Error::AbortNotAllowed => "abort_not_allowed",
             Error::GameNotOver => "game_not_over",
@@ -185,9 +187,6 @@ impl Error {
     pub fn detail(&self) -> String {
         match self {
             Error::Rule(rule) => rule.to_string(),
-            Error::RatedGame => {
-                "a rated game gives neither hints nor analysis until it has ended: the players play it alone".into()
-            }
             Error::HintsDisabled => {
                 "this game gives neither hints nor analysis while it goes on; its creator can ask for them with \"hints\": \
                  true"
@@ -219,7 +218,8 @@ impl Error {
             | Error::TooManyOpen(detail)
             | Error::NotOpen(detail)
             | Error::TooEarly(detail)
-            | Error::ClaimNotAllowed(detail) => detail.clone(),
+            | Error::ClaimNotAllowed(detail)
+            | Error::RatedGame(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.
             Error::Internal(_) => "something went wrong on the server; it has been logged".into(),

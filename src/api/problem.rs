@@ -174,7 +174,7 @@ impl ApiError {
                 title
             }
             ApiError::Service(Error::HintsDisabled) => "Hints disabled".into(),
-            ApiError::Service(Error::RatedGame) => "Rated game".into(),
+            ApiError::Service(Error::RatedGame(_)) => "Rated game".into(),
             ApiError::Service(Error::WaitingForOpponent) => "Waiting for opponent".into(),
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
             ApiError::Service(Error::GameNotOver) => "Game not over".into(),
@@ -288,7 +288,7 @@ impl ResponseError for ApiError {
             ApiError::Service(error) => match error {
                 Error::Rule(_)
                 | Error::HintsDisabled
-                | Error::RatedGame
+                | Error::RatedGame(_)
                 | Error::WaitingForOpponent
                 | Error::AbortNotAllowed
                 | Error::GameNotOver
@@ -346,7 +346,7 @@ mod tests {
     fn one_of_each() -> Vec<ApiError> {
         let every_kind = RuleError::ALL.into_iter().map(|rule| ApiError::Service(Error::Rule(rule))).chain([
             ApiError::Service(Error::HintsDisabled),
-            ApiError::Service(Error::RatedGame),
+            ApiError::Service(Error::RatedGame(String::new())),
             ApiError::Service(Error::WaitingForOpponent),
             ApiError::Service(Error::AbortNotAllowed),
             ApiError::Service(Error::GameNotOver),
@@ -381,7 +381,7 @@ mod tests {
                 ApiError::Service(
                     Error::Rule(_)
                     | Error::HintsDisabled
-                    | Error::RatedGame
+                    | Error::RatedGame(_)
                     | Error::WaitingForOpponent
                     | Error::AbortNotAllowed
                     | Error::GameNotOver

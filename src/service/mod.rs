@@ -455,7 +455,7 @@ impl GameService {
             return Err(Error::Rule(RuleError::GameOver));
         };
         if record.stored.rated {
-            return Err(Error::RatedGame);
+            return Err(no_help_in_rated_games());
         }
         if !record.stored.hints {
             return Err(Error::HintsDisabled);
@@ -482,7 +482,7 @@ impl GameService {
         // Judging the moves of a game that goes on is advice to its players.
         if record.end().is_none() {
             if record.stored.rated {
-                return Err(Error::RatedGame);
+                return Err(no_help_in_rated_games());
             }
             if !record.stored.hints {
                 return Err(Error::HintsDisabled);
@@ -602,4 +602,11 @@ fn seat_of(record: &GameRecord, token_hash: &[u8], expected_version: Option<i64>
         });
     }
     Ok(player)
+}
+
+/// The refusal of a hint or an analysis in a rated game that goes on.
+fn no_help_in_rated_games() -> Error {
+    Error::RatedGame(
+        "a rated game gives neither hints nor analysis until it has ended: the players play it alone".into(),
+    )
 }

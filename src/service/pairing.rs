@@ -256,6 +256,11 @@ impl GameService {
         terms: Terms,
         rating_range: Option<RatingRange>,
     ) -> Result<StoredSeek, Error> {
+        if rating_range.is_some() && !terms.rated {
+            return Err(Error::RatedGame(
+                "a casual seek pairs with any player: rating_range is for rated seeks".into(),
+            ));
+        }
         let now = self.now();
         let expires_at = after(now, self.options.seek_timeout);
         let new = NewSeek { player: seeker.id, terms, rating_range, created_at: now, expires_at };

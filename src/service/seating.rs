@@ -67,6 +67,17 @@ impl GameService {
                 "a rated game is between players: create it with your player token as the bearer".into(),
             ));
         }
+        if rated && hints == Some(true) {
+            return Err(Error::RatedGame(
+                "a rated game gives no hints: leave out \"hints\", or make the game casual".into(),
+            ));
+        }
+        if rated && opponent.is_some_and(|bot| bot.rated().is_none()) {
+            return Err(Error::RatedGame(format!(
+                "a rated game against the parasite bot is against its rated level, whose mistake_chance is {}",
+                Bot::DEFAULT_MISTAKE_CHANCE
+            )));
+        }
         let invite = private.then(token::new_token);
         let (seat, token) = new_seat(play_as, creator);
         let mut events = vec![(Event::SeatTaken(play_as), false)];

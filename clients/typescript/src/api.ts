@@ -2387,10 +2387,11 @@ export interface components {
              */
             rated?: boolean;
             /**
-             * @description For a rated seek, the ratings it pairs with, `[min, max]`, both ends
-             *     included: the partner's rating in the variant must lie inside, and
-             *     yours inside the partner's range, if they gave one. A player with no
-             *     rated game in the variant counts as 1500. Default: any rating.
+             * @description For a rated seek, the ratings it pairs with, `[min, max]` (in either
+             *     order), both ends included: the partner's rating in the variant must
+             *     lie inside, and yours inside the partner's range, if they gave one. A
+             *     player with no rated game in the variant counts as 1500. Default: any
+             *     rating; a casual seek takes none (422 `rated_game`).
              * @example [
              *       1300,
              *       1700

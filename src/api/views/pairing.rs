@@ -26,10 +26,11 @@ pub struct SeekRequest {
     /// Default `false`.
     #[serde(default)]
     pub rated: bool,
-    /// For a rated seek, the ratings it pairs with, `[min, max]`, both ends
-    /// included: the partner's rating in the variant must lie inside, and
-    /// yours inside the partner's range, if they gave one. A player with no
-    /// rated game in the variant counts as 1500. Default: any rating.
+    /// For a rated seek, the ratings it pairs with, `[min, max]` (in either
+    /// order), both ends included: the partner's rating in the variant must
+    /// lie inside, and yours inside the partner's range, if they gave one. A
+    /// player with no rated game in the variant counts as 1500. Default: any
+    /// rating; a casual seek takes none (422 `rated_game`).
     #[serde(default)]
     #[schema(min_items = 2, max_items = 2, value_type = Option<Vec<i64>>, example = json!([1300, 1700]))]
     pub rating_range: Option<[i64; 2]>,
@@ -220,19 +221,14 @@ pub struct SeekView {
 }
 
 impl SeekRequest {
-    /// The terms, and the ratings the seek pairs with, checked.
+    /// The terms, checked, and the ratings the seek pairs with, its two ends
+    /// in either order.
     ///
     /// # Errors
-    /// A reason when the clock is out of range, or the rating range is upside
-    /// down or given for a casual seek.
+    /// A reason when the clock is out of range.
     pub fn sought(&self) -> Result<(Terms, Option<RatingRange>), String> {
         let terms = terms(self.variant, self.clock.as_ref(), self.rated)?;
-        let range = match self.rating_range {
-            None => None,
-            Some(_) if !self.rated => return Err("rating_range: a casual seek pairs with any player".into()),
-            Some([min, max]) if min > max => return Err(format!("rating_range: [{min}, {max}] holds no rating")),
-            Some([min, max]) => Some(RatingRange { min, max }),
-        };
+        let range = self.rating_range.map(|[one, other]| RatingRange { min: one.min(other), max: one.max(other) });
         Ok((terms, range))
     }
 }

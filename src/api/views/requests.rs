@@ -110,15 +110,6 @@ impl CreateGameRequest {
     /// A reason when the opponent is not one the API takes.
     pub fn settings(&self) -> Result<GameSettings, String> {
         let opponent = self.opponent.as_ref().map(OpponentRequest::bot).transpose()?;
-        if self.rated && self.hints == Some(true) {
-            return Err("a rated game gives no hints: leave out \"hints\", or make the game casual".into());
-        }
-        if self.rated && opponent.is_some_and(|bot| bot.rated().is_none()) {
-            return Err(format!(
-                "a rated game against the parasite bot is against its rated level, whose mistake_chance is {}",
-                Bot::DEFAULT_MISTAKE_CHANCE
-            ));
-        }
         Ok(GameSettings {
             variant: self.variant.into(),
             play_as: self.play_as.into(),

@@ -142,13 +142,13 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     // Without a player token, no rated game; with hints, none either.
     app.create_game(json!({"rated": true})).assert_problem(401, "unauthorized");
     let refused = app.post_with_token("/api/v1/games", &alice, json!({"rated": true, "hints": true}));
-    refused.assert_problem(400, "invalid_body");
+    refused.assert_problem(422, "rated_game");
     let refused = app.post_with_token(
         "/api/v1/games",
         &alice,
         json!({"rated": true, "opponent": {"bot": "parasite", "mistake_chance": 0.5}}),
     );
-    refused.assert_problem(400, "invalid_body");
+    refused.assert_problem(422, "rated_game");
     let waiting = app.create_game_as(&alice, json!({"rated": true}));
     app.join(waiting).assert_problem(401, "unauthorized");
     // A name a bot holds is taken, and a bot answers no challenge.
@@ -195,10 +195,12 @@ fn rated_seeks_pair_only_when_each_players_rating_lies_in_the_others_range() {
         app.request("GET", &format!("/api/v1/seeks/{}", alices["id"]), &[("Authorization", &bearer(&alice))], None);
     assert_eq!(alices.json()["game_id"], paired["game_id"]);
 
-    // A range is for rated seeks, and must hold a rating.
+    // A range is for rated seeks; its ends come in either order.
     let casual = app.seek(&carol, json!({"rating_range": [1000, 2000]}));
-    casual.assert_problem(400, "invalid_body");
-    app.seek(&carol, json!({"rated": true, "rating_range": [1600, 1500]})).assert_problem(400, "invalid_body");
+    casual.assert_problem(422, "rated_game");
+    let upside_down =
+        app.seek(&carol, json!({"rated": true, "variant": "player_choice", "rating_range": [1600, 1400]}));
+    assert_eq!(upside_down.json()["rating_range"], json!([1400, 1600]), "{}", upside_down.body);
 }
 
 #[test]
