@@ -60,6 +60,7 @@ fn a_game_walked_away_from_is_claimed_after_the_wait_and_refused_before() {
         (Some(true), Some(true))
     );
     let mut alices = app.watch_as(id, &alice);
+    alices.next_event(PRESENCE_PATIENCE).expect("the log's first event");
 
     let early = app.claim(id, &alice).assert_problem(422, "too_early");
     assert!(early["detail"].as_str().unwrap().starts_with("O is here"), "{early}");
@@ -93,6 +94,9 @@ fn a_player_who_comes_back_is_told_to_the_other_and_games_with_a_clock_or_a_bot_
     let app = TestApp::spawn_on(&database);
     let (id, x, o) = app.two_player_game("player_choice");
     let mut xs = app.watch_as(id, &x);
+    // Once the stream has sent the log's first event, it has seen O present:
+    // only then may O go.
+    xs.next_event(PRESENCE_PATIENCE).expect("the log's first event");
     send_away(&database, id, "", false);
     let gone = next_presence(&mut xs);
     assert_eq!(gone.kind, "opponent_gone");
