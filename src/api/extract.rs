@@ -92,6 +92,14 @@ pub fn two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[
     Ok([whole(a)?, whole(b)?])
 }
 
+/// Two whole numbers from JSON, as [`two_whole_numbers`] reads them, or null.
+///
+/// # Errors
+/// For anything but null or an array of two such numbers.
+pub fn optional_two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<[i64; 2]>, D::Error> {
+    Option::<[Number; 2]>::deserialize(deserializer)?.map(|[a, b]| Ok([whole(a)?, whole(b)?])).transpose()
+}
+
 fn whole<E: serde::de::Error>(number: Number) -> Result<i64, E> {
     // Beyond 2^53 a float no longer holds every whole number exactly.
     const EXACT: f64 = 9_007_199_254_740_992.0;

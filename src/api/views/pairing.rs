@@ -31,7 +31,7 @@ pub struct SeekRequest {
     /// lie inside, and yours inside the partner's range, if they gave one. A
     /// player with no rated game in the variant counts as 1500. Default: any
     /// rating; a casual seek takes none (422 `rated_game`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::extract::optional_two_whole_numbers")]
     #[schema(min_items = 2, max_items = 2, value_type = Option<Vec<i64>>, example = json!([1300, 1700]))]
     pub rating_range: Option<[i64; 2]>,
 }

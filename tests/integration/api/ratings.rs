@@ -198,9 +198,12 @@ fn rated_seeks_pair_only_when_each_players_rating_lies_in_the_others_range() {
     // A range is for rated seeks; its ends come in either order.
     let casual = app.seek(&carol, json!({"rating_range": [1000, 2000]}));
     casual.assert_problem(422, "rated_game");
+    // Whole numbers may be written as 1600.0, as everywhere in the API.
     let upside_down =
-        app.seek(&carol, json!({"rated": true, "variant": "player_choice", "rating_range": [1600, 1400]}));
+        app.seek(&carol, json!({"rated": true, "variant": "player_choice", "rating_range": [1600.0, 1400]}));
     assert_eq!(upside_down.json()["rating_range"], json!([1400, 1600]), "{}", upside_down.body);
+    let half = app.seek(&carol, json!({"rated": true, "variant": "player_choice", "rating_range": [1600.5, 1400]}));
+    half.assert_problem(400, "invalid_body");
 }
 
 #[test]
