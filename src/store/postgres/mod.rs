@@ -563,6 +563,11 @@ async fn insert_player_events(
     Ok(())
 }
 
+/// A row that does not read as it should, as sqlx's error.
+fn decode(error: StoreError) -> sqlx::Error {
+    sqlx::Error::Decode(Box::new(error))
+}
+
 fn is_unique_violation(error: &sqlx::Error) -> bool {
     error.as_database_error().is_some_and(|error| error.is_unique_violation())
 }

@@ -11,7 +11,7 @@ use sqlx::Connection;
 use sqlx::postgres::{PgConnection, PgRow};
 
 use super::statements::rfc3339;
-use super::{PgStore, insert_game, insert_player_events, is_unique_violation};
+use super::{PgStore, decode, insert_game, insert_player_events, is_unique_violation};
 use crate::rating::Rating;
 use crate::record::{
     ChallengeId, ChallengeStatus, GameId, Holder, ListedGame, NewChallenge, Page, PlayerEventKind, PlayerId, Results,
@@ -462,7 +462,7 @@ async fn seek<E>(
         tx.commit().await?;
         return Ok(Ok((Sought::Waiting(id), Vec::new())));
     };
-    let (partner, holder) = seek_and_holder_from_row(&partner).map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
+    let (partner, holder) = seek_and_holder_from_row(&partner).map_err(decode)?;
     let (mut game, game_events) = match pair(&partner, holder) {
         Ok(started) => started,
         Err(refused) => return Ok(Err(refused)),

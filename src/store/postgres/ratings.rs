@@ -13,8 +13,8 @@ use super::super::rows::{
     standing_columns, standing_from_row, variant_rating_from_row,
 };
 use super::super::{RatingsAsStored, Replay, StoreError};
-use super::PgStore;
 use super::statements::rfc3339;
+use super::{PgStore, decode};
 use crate::engine::Player;
 use crate::rating::{Rating, Standing, rate_game};
 use crate::record::{
@@ -190,11 +190,6 @@ async fn rater_id(tx: &mut PgConnection, rater: Rater) -> Result<PlayerId, sqlx:
 async fn standing(tx: &mut PgConnection, player: PlayerId, variant: &str) -> Result<Standing, sqlx::Error> {
     let row = sqlx::query(STANDING.as_str()).bind(player).bind(variant).fetch_optional(tx).await?;
     row.map_or(Ok(Standing::NEW), |row| standing_from_row(&row, 0).map_err(decode))
-}
-
-/// A row that does not read as it should, as sqlx's error.
-fn decode(error: StoreError) -> sqlx::Error {
-    sqlx::Error::Decode(Box::new(error))
 }
 
 /// The rated games, every rating change and every rating, read in `tx`.
