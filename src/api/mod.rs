@@ -11,6 +11,7 @@ mod limit;
 mod observe;
 mod original_app;
 mod pairing;
+mod play;
 mod player_events;
 mod players;
 pub mod problem;
@@ -144,6 +145,7 @@ pub fn app(
         .service(SwaggerUi::new("/swagger-ui/{_:.*}").url(OPENAPI_PATH, document))
         .service(web::redirect("/swagger-ui", "/swagger-ui/"))
         .service(web::redirect("/docs", "/swagger-ui/"))
+        .configure(play::routes)
         .default_service(web::to(unmatched))
         .wrap(cors(&options.cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
@@ -162,10 +164,10 @@ pub fn metrics_app(
 }
 
 /// The headers that keep a browser from misreading an answer: none is sniffed
-/// into another type, and none is framed by another site. The policy is the
-/// Swagger UI page's, which loads its scripts and styles from the server itself
-/// (it works offline) and calls only the API; an API answer is no page, and
-/// the policy costs it nothing.
+/// into another type, and none is framed by another site. The policy is that of
+/// the two pages, Swagger UI and the play page, which load their scripts and
+/// styles from the server itself (they work offline) and call only the API; an
+/// API answer is no page, and the policy costs it nothing.
 fn security_headers() -> DefaultHeaders {
     DefaultHeaders::new().add((header::X_CONTENT_TYPE_OPTIONS, "nosniff")).add((header::X_FRAME_OPTIONS, "DENY")).add((
         header::CONTENT_SECURITY_POLICY,

@@ -79,9 +79,35 @@ fn swagger_ui_loads_the_spec_offline() {
 }
 
 #[test]
+fn the_play_page_is_served_from_the_binary_and_the_root_leads_to_it() {
+    let app = TestApp::spawn();
+    let root = app.request("GET", "/", &[], None);
+    assert_eq!((root.status, root.header("location")), (307, Some("/play")));
+    let page = app.request("GET", "/play", &[], None);
+    assert_eq!((page.status, page.header("content-type")), (200, Some("text/html; charset=utf-8")));
+    // Under the security policy, every script comes from the server: none is inline.
+    assert_eq!(page.body.matches("<script").count(), 1, "{}", page.body);
+    assert!(page.body.contains(r#"<script src="/play/play.js" defer></script>"#), "{}", page.body);
+    let files = [
+        ("/play/play.js", "text/javascript; charset=utf-8", include_str!("../../../clients/typescript/play/play.js")),
+        ("/play/play.css", "text/css; charset=utf-8", include_str!("../../../clients/typescript/play/play.css")),
+    ];
+    for (path, content_type, committed) in files {
+        let file = app.request("GET", path, &[], None);
+        assert_eq!((file.status, file.header("content-type")), (200, Some(content_type)), "{path}");
+        assert_eq!(file.header("cache-control"), Some("no-cache"), "{path}");
+        assert!(file.body == committed, "{path} is not the committed file");
+    }
+    let elsewhere = app.request("GET", "/play/other.js", &[], None);
+    assert_eq!(elsewhere.status, 404);
+}
+
+#[test]
 fn every_answer_carries_the_security_headers() {
     let app = TestApp::spawn();
-    for path in ["/swagger-ui/", "/swagger-ui/swagger-ui-bundle.js", "/api/v1/games", "/api/v1/games/9", "/nowhere"] {
+    for path in
+        ["/swagger-ui/", "/swagger-ui/swagger-ui-bundle.js", "/play", "/api/v1/games", "/api/v1/games/9", "/nowhere"]
+    {
         let answer = app.request("GET", path, &[], None);
         assert_eq!(answer.header("x-content-type-options"), Some("nosniff"), "{path}");
         assert_eq!(answer.header("x-frame-options"), Some("DENY"), "{path}");

@@ -1,0 +1,98 @@
+// The board: nine square buttons, made once and updated in place (so that the
+// keyboard's focus stays where it was), each shaded by the odds of what it
+// would hold if measured now; and a pending collapse's two outcomes, drawn side
+// by side as small boards to click.
+
+import type { Game, Schemas } from "../../src/index.js";
+import { html } from "./dom.js";
+
+/** What a square's button says to a screen reader: `Square 4: X1, O2 spooky`. */
+function squareName(cell: Schemas["CellView"]): string {
+  if (cell.classical !== null) {
+    return `Square ${cell.square}: ${cell.classical}`;
+  }
+  return cell.spooky.length === 0 ? `Square ${cell.square}: empty` : `Square ${cell.square}: ${cell.spooky.join(", ")} spooky`;
+}
+
+/** The board's nine buttons; `pressed` is called with a square's number. */
+export class Board {
+  readonly element: HTMLElement;
+  private readonly squares: HTMLButtonElement[];
+
+  constructor(pressed: (square: number) => void) {
+    this.squares = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((square) => {
+      const element = html("button", { type: "button", class: "square", "aria-label": `Square ${square}` });
+      element.addEventListener("click", () => pressed(square));
+      return element;
+    });
+    this.element = html("div", { class: "board", role: "group", "aria-label": "Board" }, ...this.squares);
+  }
+
+  /**
+   * Shows `game`: `playable` says which squares the viewer may press now,
+   * `selected` the first square of a move being made.
+   */
+  show(game: Game, playable: (square: number) => boolean, selected: number | null): void {
+    const inLine = new Set(game.lines.flatMap((line) => line.squares));
+    for (const cell of game.board) {
+      const element = this.squares[cell.square];
+      if (element === undefined) {
+        continue;
+      }
+      element.setAttribute("aria-label", squareName(cell));
+      element.disabled = !playable(cell.square);
+      element.setAttribute("aria-pressed", String(selected === cell.square));
+      element.classList.toggle("line", inLine.has(cell.square));
+      element.replaceChildren(
+        ...(cell.classical === null
+          ? cell.spooky.map((mark) => html("span", { class: `spooky ${mark.charAt(0).toLowerCase()}` }, mark))
+          : [html("span", { class: `classical ${cell.classical.charAt(0).toLowerCase()}` }, cell.classical)]),
+      );
+      // Shading: from the bottom, X's odds in X's colour, then O's in O's.
+      const { X: x, O: o } = cell.probabilities;
+      element.style.setProperty(
+        "--odds",
+        cell.classical === null && x + o > 0
+          ? `linear-gradient(to top, var(--x-shade) 0 ${x * 100}%, var(--o-shade) ${x * 100}% ${(x + o) * 100}%, transparent ${(x + o) * 100}% 100%)`
+          : "none",
+      );
+    }
+  }
+}
+
+/**
+ * The two outcomes of `game`'s pending collapse, each a button that chooses
+ * it; without `choose` (the viewer is not the chooser) the buttons are off.
+ */
+export function collapseOutcomes(game: Game, choose: ((move: number, square: number) => void) | null): HTMLElement | null {
+  const pending = game.pending_collapse;
+  if (pending === null) {
+    return null;
+  }
+  const players = new Map(game.moves.map((move) => [move.move, move.player]));
+  const outcomes = pending.options.map((option) => {
+    const marks = new Map(game.board.filter((cell) => cell.classical !== null).map((cell) => [cell.square, cell.classical]));
+    for (const landing of option.outcome) {
+      marks.set(landing.square, `${players.get(landing.move) ?? "?"}${landing.move}`);
+    }
+    const preview = html(
+      "span",
+      { class: "preview", "aria-hidden": "true" },
+      ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map((square) => {
+        const mark = marks.get(square) ?? null;
+        const landed = option.outcome.some((landing) => landing.square === square);
+        return html("span", { class: `cell${mark === null ? "" : ` ${mark.charAt(0).toLowerCase()}`}${landed ? " landed" : ""}` }, mark ?? "");
+      }),
+    );
+    const closing = `${players.get(pending.closing_move) ?? "?"}${pending.closing_move}`;
+    const element = html(
+      "button",
+      { type: "button", class: "outcome", "aria-label": `Outcome: ${closing} in square ${option.square}`, disabled: choose === null },
+      preview,
+      html("span", {}, `${closing} in square ${option.square}`),
+    );
+    element.addEventListener("click", () => choose?.(pending.closing_move, option.square));
+    return element;
+  });
+  return html("div", { class: "outcomes" }, ...outcomes);
+}

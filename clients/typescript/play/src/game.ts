@@ -1,0 +1,392 @@
+// One game on screen, live: its board, graph, clocks and result, and the
+// actions of the seat this browser holds, if any. What the server says is the
+// truth: every action's answer and every event of the stream carries the whole
+// game, and the screen shows the newest version it has seen.
+
+import { ProblemError, type Game, type QtttClient, type Schemas } from "../../src/index.js";
+import { explain } from "./advice.js";
+import { Board, collapseOutcomes } from "./board.js";
+import { button, html } from "./dom.js";
+import { entanglementGraph } from "./graph.js";
+import { type HeldSeat, heldSeat, holdSeat } from "./seats.js";
+
+/** The kinds of events whose data carries the game; any other is answered by reading the game again. */
+const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch", "end"]);
+
+const REASONS: Record<Schemas["EndReasonName"], string> = {
+  lines: "by lines",
+  full_board: "on a full board",
+  resignation: "by resignation",
+  timeout: "on time",
+  aborted: "aborted",
+  abandoned: "the other player walked away",
+};
+
+/** The page's address of game `id`, with what else it should carry. */
+export function gameAddress(id: number, invite?: string): string {
+  const address = new URL("/play", location.origin);
+  address.searchParams.set("game", String(id));
+  if (invite !== undefined) {
+    address.searchParams.set("invite", invite);
+  }
+  return address.toString();
+}
+
+/** Minutes and seconds of `ms`, tenths under ten seconds. */
+function clockText(ms: number): string {
+  const left = Math.max(0, ms);
+  const minutes = Math.floor(left / 60_000);
+  const seconds = (left % 60_000) / 1000;
+  const shown = left < 10_000 ? seconds.toFixed(1) : String(Math.floor(seconds)).padStart(2, "0");
+  return `${minutes}:${shown}`;
+}
+
+/** Who holds a seat, in words. */
+function holderName(game: Game, player: Schemas["PlayerName"], mine: boolean): string {
+  const holder = game.seats[player];
+  const who = holder === null ? "free" : (holder.bot !== null ? `${holder.bot} bot` : (holder.player ?? "anonymous"));
+  const rating = holder?.rating === null || holder?.rating === undefined ? "" : ` (${Math.round(holder.rating.rating)})`;
+  const away = holder !== null && !holder.present ? ", away" : "";
+  return `${player}: ${who}${rating}${mine ? " (you)" : ""}${away}`;
+}
+
+/** What the status line says of `game`, for `seat`'s holder or a spectator. */
+function statusText(game: Game, seat: HeldSeat | null): string {
+  if (game.status === "waiting") {
+    return `Waiting for a player to take ${game.open_seats.join(" and ")}`;
+  }
+  if (game.result !== "ongoing" || game.end !== null) {
+    const reason = game.end === null ? "" : ` ${REASONS[game.end.reason]}`;
+    const score = `Score: X ${game.score.X}, O ${game.score.O}.`;
+    switch (game.result) {
+      case "x_wins":
+        return `X wins${reason}. ${score}`;
+      case "o_wins":
+        return `O wins${reason}. ${score}`;
+      case "draw":
+        return `Draw${reason}. ${score}`;
+      default:
+        return `Game aborted${game.end?.player ? ` by ${game.end.player}` : ""}.`;
+    }
+  }
+  const toAct = game.to_act;
+  if (toAct === null) {
+    return "";
+  }
+  const who = seat?.player === toAct.player ? `You (${toAct.player})` : toAct.player;
+  if (toAct.kind === "collapse") {
+    return `${who}: choose how the cycle collapses`;
+  }
+  const move = game.next_to_move?.move ?? game.moves.length + 1;
+  return toAct.forced_squares === null ? `${who} to place move ${move}` : `${who} to place move ${move} in square ${toAct.forced_squares[0]}`;
+}
+
+/** The screen of game `id`. */
+export class GameScreen {
+  readonly element: HTMLElement;
+  private game: Game;
+  private seat: HeldSeat | null;
+  private readonly invite: string | undefined;
+  private selected: number | null = null;
+  private busy = false;
+  private following: { close(): void } | null = null;
+  private clockShown: { at: number; game: Game } | null = null;
+  private analysed = false;
+
+  private readonly seatsLine = html("p", { class: "seats" });
+  private readonly clocks = html("div", { class: "clocks", "aria-label": "Clocks" });
+  private readonly status = html("p", { class: "status", role: "status", "aria-live": "polite" });
+  private readonly notice = html("p", { class: "notice", role: "alert" });
+  private readonly board: Board;
+  private readonly outcomes = html("div", { class: "outcomes-place" });
+  private readonly graph = html("figure", { class: "graph-place" });
+  private readonly share = html("div", { class: "share" });
+  private readonly analysis = html("section", { class: "analysis", "aria-label": "Analysis" });
+  private readonly join = button("Join", () => void this.takeSeat());
+  private readonly resign = button("Resign", () => void this.act((token) => this.client.resign(this.game.id, { token })));
+  private readonly abort = button("Abort", () => void this.act((token) => this.client.abort(this.game.id, { token })));
+  private readonly claim = button("Claim victory", () => void this.act((token) => this.client.claimVictory(this.game.id, { token })));
+  private readonly hint = button("Hint", () => void this.showHint());
+  private readonly rematch = button("Rematch", () => void this.askForRematch());
+
+  constructor(
+    private readonly client: QtttClient,
+    game: Game,
+    seat: HeldSeat | null,
+    invite: string | undefined,
+  ) {
+    this.game = game;
+    this.seat = seat;
+    this.invite = invite;
+    this.board = new Board((square) => void this.press(square));
+    this.element = html(
+      "main",
+      { class: "game" },
+      html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, game.variant === "player_choice" ? " · Goff's rule" : " · measurement")),
+      this.seatsLine,
+      this.clocks,
+      this.status,
+      this.notice,
+      html("div", { class: "play" }, this.board.element, this.graph),
+      this.outcomes,
+      html(
+        "div",
+        { class: "actions" },
+        this.join,
+        this.resign,
+        this.abort,
+        this.claim,
+        this.hint,
+        this.rematch,
+        button("New game", () => location.assign("/play")),
+      ),
+      this.share,
+      this.analysis,
+    );
+    this.show(game);
+    setInterval(() => this.tick(), 100);
+    this.follow();
+  }
+
+  /** Follows the game's stream, with the seat's token (which keeps the seat present) or the invite. */
+  private follow(): void {
+    this.following?.close();
+    const credentials = this.seat !== null ? { token: this.seat.token } : this.invite !== undefined ? { invite: this.invite } : {};
+    this.following = this.client.follow(
+      this.game.id,
+      {
+        game: (game) => this.show(game),
+        event: (kind, data) => this.heard(kind, data),
+        error: (error) => {
+          // A dropped connection is resumed quietly; a refusal is told.
+          if (error instanceof ProblemError) {
+            this.tell(explain(error));
+          }
+        },
+      },
+      credentials,
+    );
+  }
+
+  /** An event: one this page does not know is answered by reading the game again. */
+  private heard(kind: string, data: unknown): void {
+    if (kind === "opponent_gone") {
+      const claimFrom = (data as Schemas["LivePresence"]).claim_from;
+      this.tell(claimFrom === null ? "The other player has gone." : `The other player has gone: you may claim the game from ${new Date(claimFrom).toLocaleTimeString()}.`);
+    } else if (kind === "opponent_back") {
+      this.tell("The other player is back.");
+    } else if (!GAME_EVENTS.has(kind)) {
+      void this.client.game(this.game.id, this.credentials()).then((game) => this.show(game), () => undefined);
+    }
+  }
+
+  private credentials(): { token?: string; invite?: string } {
+    return this.seat !== null ? { token: this.seat.token } : this.invite !== undefined ? { invite: this.invite } : {};
+  }
+
+  /** Shows `game`, unless a newer version is on screen already. */
+  private show(game: Game): void {
+    if (game.id !== this.game.id || game.version < this.game.version) {
+      return;
+    }
+    if (game.version > this.game.version) {
+      this.selected = null;
+    }
+    this.game = game;
+    this.clockShown = game.clock === null ? null : { at: performance.now(), game };
+    const mine = this.seat?.player;
+    const toAct = game.to_act;
+    const myTurn = toAct !== null && toAct.player === mine && !this.busy;
+    this.seatsLine.textContent = `${holderName(game, "X", mine === "X")} · ${holderName(game, "O", mine === "O")}`;
+    this.status.textContent = statusText(game, this.seat);
+    const classical = new Set(game.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
+    this.board.show(game, (square) => myTurn && toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square)), this.selected);
+    this.outcomes.replaceChildren(
+      collapseOutcomes(game, myTurn && toAct.kind === "collapse" ? (move, square) => void this.act((token) => this.client.collapse(game.id, move, square, { token })) : null) ?? "",
+    );
+    this.graph.replaceChildren(entanglementGraph(game), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    const over = game.end !== null;
+    const seated = this.seat !== null;
+    this.join.hidden = seated || over || game.open_seats.length === 0;
+    this.join.textContent = `Join as ${game.open_seats[0] ?? ""}`;
+    this.resign.hidden = !seated || over || game.status !== "ongoing";
+    this.abort.hidden = !seated || over || game.moves.length >= 2;
+    this.claim.hidden = !seated || over || game.clock !== null || game.opponent !== null || toAct === null || toAct.player === mine;
+    this.hint.hidden = !seated || over || !game.hints || !myTurn;
+    this.rematch.hidden = !seated || !over;
+    const rematch = game.rematch?.game_id;
+    if (seated && rematch !== undefined && heldSeat(rematch) === null) {
+      this.tell("The other player asks for a rematch: press Rematch to play it.");
+    }
+    this.showShare();
+    this.tick();
+    if (over && !this.analysed && game.result !== "aborted") {
+      this.analysed = true;
+      void this.showAnalysis();
+    }
+  }
+
+  /**
+   * While the game waits for its second player, the link that lets them in;
+   * while it goes on, the link that carries the held seat to another device
+   * (in the fragment, which no server sees).
+   */
+  private showShare(): void {
+    const seat = this.seat;
+    if (seat === null || this.game.end !== null) {
+      this.share.replaceChildren();
+      return;
+    }
+    if (this.game.status === "waiting") {
+      const link = gameAddress(this.game.id, seat.invite);
+      const field = html("input", { type: "text", readonly: true, value: link, "aria-label": "Share link", class: "link" });
+      this.share.replaceChildren(
+        html("label", {}, this.game.private ? "Send this link to the person you play (it holds the invite):" : "Send this link to the person you play:"),
+        field,
+        button("Copy link", () => void navigator.clipboard?.writeText(link).then(() => this.tell("Copied."), () => field.select())),
+      );
+      return;
+    }
+    const link = `${gameAddress(this.game.id)}#seat=${seat.player}.${seat.token}`;
+    this.share.replaceChildren(
+      html(
+        "details",
+        {},
+        html("summary", {}, "Play this seat on another device"),
+        html("input", { type: "text", readonly: true, value: link, "aria-label": "Link to your seat", class: "link" }),
+        html("p", {}, "Whoever opens this link acts for your seat: keep it to yourself."),
+      ),
+    );
+  }
+
+  /** Counts the running clock down from the last answer. */
+  private tick(): void {
+    const shown = this.clockShown;
+    if (shown === null) {
+      this.clocks.replaceChildren();
+      return;
+    }
+    const clock = shown.game.clock;
+    if (clock === null) {
+      return;
+    }
+    const elapsed = performance.now() - shown.at;
+    const [x, o] = (["X", "O"] as const).map((player) => {
+      const left = clock.remaining_ms[player] - (clock.running === player ? elapsed : 0);
+      return html("span", { class: `clock${clock.running === player ? " running" : ""}`, "aria-label": `${player}'s clock` }, `${player} ${clockText(left)}`);
+    });
+    this.clocks.replaceChildren(x ?? "", o ?? "");
+  }
+
+  private tell(text: string): void {
+    this.notice.textContent = text;
+  }
+
+  /** A square pressed: the first square of a move, or the second, which sends it. */
+  private async press(square: number): Promise<void> {
+    const toAct = this.game.to_act;
+    if (toAct === null || toAct.kind !== "move") {
+      return;
+    }
+    const forced = toAct.forced_squares;
+    if (forced !== null) {
+      await this.act((token) => this.client.move(this.game.id, [forced[0] as number, forced[1] as number], { token }));
+    } else if (this.selected === null) {
+      this.selected = square;
+      this.show(this.game);
+    } else if (this.selected === square) {
+      this.selected = null;
+      this.show(this.game);
+    } else {
+      const first = this.selected;
+      this.selected = null;
+      await this.act((token) => this.client.move(this.game.id, [first, square], { token }));
+    }
+  }
+
+  /** Sends an action of the held seat, and shows the game it answers. */
+  private async act(action: (token: string) => Promise<Game>): Promise<void> {
+    if (this.seat === null || this.busy) {
+      return;
+    }
+    this.busy = true;
+    this.tell("");
+    try {
+      const game = await action(this.seat.token);
+      this.busy = false;
+      this.show(game);
+    } catch (error) {
+      this.busy = false;
+      this.tell(explain(error));
+      this.show(this.game);
+    }
+  }
+
+  /** Takes the free seat, with the link's invite. */
+  private async takeSeat(): Promise<void> {
+    try {
+      const seated = await this.client.joinGame(this.game.id, this.invite === undefined ? {} : { invite: this.invite });
+      this.seat = { player: seated.seat.player, token: seated.seat.token };
+      holdSeat(this.game.id, this.seat);
+      this.show(seated.game);
+      this.follow();
+    } catch (error) {
+      this.tell(explain(error));
+    }
+  }
+
+  /** Asks for the rematch, or takes its other seat, and goes to it. */
+  private async askForRematch(): Promise<void> {
+    if (this.seat === null) {
+      return;
+    }
+    try {
+      const seated = await this.client.rematch(this.game.id, { token: this.seat.token });
+      holdSeat(seated.game.id, { player: seated.seat.player, token: seated.seat.token });
+      location.assign(gameAddress(seated.game.id));
+    } catch (error) {
+      const rematch = this.game.rematch?.game_id;
+      if (error instanceof ProblemError && error.code === "already_rematched" && rematch !== undefined && heldSeat(rematch) !== null) {
+        location.assign(gameAddress(rematch));
+      } else {
+        this.tell(explain(error));
+      }
+    }
+  }
+
+  private async showHint(): Promise<void> {
+    try {
+      const hint = await this.client.hint(this.game.id, this.credentials());
+      const action = hint.action;
+      this.tell(action.kind === "move" ? `Hint: squares ${action.squares.join(" and ")}` : `Hint: move ${action.move} to square ${action.square}`);
+    } catch (error) {
+      this.tell(explain(error));
+    }
+  }
+
+  /** After the end: every action judged by perfect play, its loss beside it. */
+  private async showAnalysis(): Promise<void> {
+    this.analysis.replaceChildren(html("h2", {}, "Analysis"), html("p", {}, "Judging every action…"));
+    try {
+      const analysis = await this.client.analysis(this.game.id, this.credentials());
+      const describe = (action: Schemas["ActionView"]): string =>
+        action.kind === "move" ? `squares ${action.squares.join("–")}` : `move ${action.move} to square ${action.square}`;
+      const rows = analysis.actions.map((judged) =>
+        html(
+          "li",
+          { class: judged.loss > 0 ? "lost" : "kept" },
+          `${judged.player}: ${describe(judged.action)}`,
+          html("span", { class: "loss" }, judged.loss > 0 ? ` loss ${judged.loss} (best: ${describe(judged.best)})` : " loss 0"),
+        ),
+      );
+      const { X: x, O: o } = analysis.players;
+      this.analysis.replaceChildren(
+        html("h2", {}, "Analysis"),
+        html("p", {}, `Points given away: X ${x.loss} in ${x.actions_with_loss} of ${x.actions} actions, O ${o.loss} in ${o.actions_with_loss} of ${o.actions}.`),
+        html("ol", {}, ...rows),
+      );
+    } catch (error) {
+      this.analysis.replaceChildren(html("h2", {}, "Analysis"), html("p", {}, explain(error)));
+    }
+  }
+}
