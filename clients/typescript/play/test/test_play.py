@@ -1,0 +1,261 @@
+"""The play page in headless Chromium, against a real server: two people play
+each variant through a private game's link, then a rematch; a third plays the
+perfect bot. Every step checks what the page shows against what the API says.
+
+Run from the repository's root, after `cargo build`:
+    python3 -m unittest discover -s clients/typescript/play/test -v
+QTTT_BIN names the server's binary (default target/debug/qttt), QTTT_TEST_CHROMIUM
+the browser (default chromium), QTTT_TEST_SCREENSHOTS a folder for the
+screenshot of a finished game (default the system's temporary folder). Needs
+pip's playwright; it drives the system's Chromium, never a browser of its own.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[4]
+BINARY = os.environ.get("QTTT_BIN", str(ROOT / "target" / "debug" / "qttt"))
+CHROMIUM = shutil.which(os.environ.get("QTTT_TEST_CHROMIUM", "chromium"))
+SCREENSHOTS = Path(os.environ.get("QTTT_TEST_SCREENSHOTS", tempfile.gettempdir()))
+
+END = re.compile(r"^(X wins|O wins|Draw) (by lines|on a full board|by resignation)\. Score: X ([\d.]+), O ([\d.]+)\.$")
+WORDS = {"x_wins": "X wins", "o_wins": "O wins", "draw": "Draw"}
+REASONS = {"lines": "by lines", "full_board": "on a full board", "resignation": "by resignation"}
+
+# What the page shows, read from its DOM: each square's marks, and each edge
+# of the entanglement graph with whether it is highlighted as the cycle.
+SHOWN = """() => ({
+  squares: [...document.querySelectorAll('.board button')].map((b) => [...b.querySelectorAll('span')].map((s) => s.textContent)),
+  edges: [...document.querySelectorAll('svg[role=img][aria-label="Entanglement graph"] [data-move]')]
+    .map((e) => [Number(e.dataset.move), e.classList.contains('cycle')]),
+})"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(check, what: str, seconds: float = 20):
+    """Polls `check` until it answers something true, and answers it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = check()
+        if answer:
+            return answer
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def status(page: Page) -> str:
+    return page.get_by_role("status").inner_text().strip()
+
+
+def game_id(page: Page) -> int:
+    return int(re.search(r"[?&]game=(\d+)", page.url).group(1))
+
+
+class PlayPage(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        port = free_port()
+        cls.base = f"http://127.0.0.1:{port}"
+        env = dict(os.environ, HOST="127.0.0.1", PORT=str(port), RUST_LOG="warn", CREATE_RATE_LIMIT="0",
+                   DATABASE_URL=f"sqlite:{cls.folder.name}/qttt.db", RANDOM_SEED="7")
+        cls.server = subprocess.Popen([BINARY, "serve"], env=env)
+        wait_until(lambda: cls.ready(), "the server to be ready")
+        cls.playwright = sync_playwright().start()
+        assert CHROMIUM, "no chromium on PATH"
+        cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        cls.playwright.stop()
+        cls.server.terminate()
+        cls.server.wait(10)
+        cls.folder.cleanup()
+
+    @classmethod
+    def ready(cls) -> bool:
+        try:
+            return urllib.request.urlopen(f"{cls.base}/readyz", timeout=2).status == 200
+        except OSError:
+            return False
+
+    def setUp(self):
+        self.complaints = []
+        self.invites = {}
+
+    def tearDown(self):
+        self.assertEqual(self.complaints, [], "console errors or refusals of the security policy")
+
+    def open_page(self) -> Page:
+        """A page in a browser context of its own (its own localStorage: its own seats)."""
+        page = self.browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+        page.on("console", lambda message: message.type in ("error", "warning") and self.complaints.append(message.text))
+        page.on("pageerror", lambda error: self.complaints.append(str(error)))
+        return page
+
+    def api_game(self, page: Page) -> dict:
+        """The game `page` shows, as the API gives it (with its link's invite, for a private game)."""
+        invite = self.invites.get(game_id(page))
+        query = f"?invite={invite}" if invite else ""
+        with urllib.request.urlopen(f"{self.base}/api/v1/games/{game_id(page)}{query}", timeout=10) as answer:
+            return json.load(answer)
+
+    def assert_shows(self, page: Page, game: dict):
+        """`page` shows `game`'s marks, its spooky moves as edges and its pending cycle highlighted."""
+        squares = [[cell["classical"]] if cell["classical"] else cell["spooky"] for cell in game["board"]]
+        cycle = set((game["pending_collapse"] or {}).get("cycle_moves", []))
+        edges = [[move["move"], move["move"] in cycle] for move in game["moves"] if move["landed"] is None]
+        expected = {"squares": squares, "edges": edges}
+        wait_until(lambda: page.evaluate(SHOWN) == expected, f"the page to show {expected}, not {page.evaluate(SHOWN)}")
+
+    def create(self, page: Page, variant: str, opponent: str = "", private: bool = False):
+        page.goto(f"{self.base}/")
+        self.assertTrue(page.url.endswith("/play"), page.url)
+        page.get_by_label("Collapse rule").select_option(variant)
+        page.get_by_label("Opponent").select_option(opponent)
+        if private:
+            page.get_by_label("Private").check()
+        page.get_by_role("button", name="Create game").click()
+        page.wait_for_url(re.compile(r"/play\?game=\d+$"))
+        page.get_by_role("button", name=re.compile(r"^Square 0")).wait_for()
+
+    def play_to_the_end(self, pages: list[Page], cycles: list[int]):
+        """Plays on whichever page may act, the first free squares, the first
+        outcome of a collapse, checking every page after each action; counts in
+        `cycles` the cycle lengths seen highlighted."""
+        for _ in range(30):
+            acting = wait_until(
+                lambda: next((p for p in pages if status(p).startswith("You (")), None)
+                or all(END.match(status(p)) for p in pages),
+                "a page to act, or the end",
+            )
+            if acting is True:
+                return
+            said = status(acting)
+            if "collapses" in said:
+                game = self.api_game(acting)
+                for page in pages:
+                    self.assert_shows(page, game)
+                cycles.append(len(game["pending_collapse"]["cycle_moves"]))
+                outcomes = acting.get_by_role("button", name=re.compile(r"^Outcome: "))
+                self.assertEqual(outcomes.count(), 2)
+                outcomes.first.click()
+            else:
+                free = [b for b in acting.get_by_role("button", name=re.compile(r"^Square \d")).all() if b.is_enabled()]
+                free[0].click()
+                if len(free) > 1:
+                    free[1].click()
+            wait_until(lambda: status(acting) != said, f"the page to move on from {said!r}")
+            game = self.api_game(acting)
+            for page in pages:
+                self.assert_shows(page, game)
+        self.fail("the game did not end in 30 actions")
+
+    def assert_result(self, pages: list[Page]) -> dict:
+        """Every page states the API's result, reason and score."""
+        game = self.api_game(pages[0])
+        expected = (f"{WORDS[game['result']]} {REASONS[game['end']['reason']]}. "
+                    f"Score: X {game['score']['X']:g}, O {game['score']['O']:g}.")
+        for page in pages:
+            self.assertEqual(status(page), expected)
+            self.assertTrue(END.match(status(page)))
+        return game
+
+    def test_two_people_play_each_variant_through_the_link_then_a_rematch(self):
+        for variant in ["player_choice", "measurement"]:
+            with self.subTest(variant=variant):
+                x, o = self.open_page(), self.open_page()
+                self.create(x, variant, private=True)
+                link = x.get_by_label("Share link").input_value()
+                self.invites[game_id(x)] = re.search(r"[?&]invite=([^&]+)", link).group(1)
+                self.assertTrue(status(x).startswith("Waiting for a player to take O"), status(x))
+                o.goto(link)
+                o.get_by_role("button", name="Join as O").click()
+                wait_until(lambda: status(x) == "You (X) to place move 1", "X's page to see O join")
+                self.assertEqual(o.get_by_role("img", name="Entanglement graph").count(), 1)
+                cycles = []
+                self.play_to_the_end([x, o], cycles)
+                finished = self.assert_result([x, o])
+                if variant == "player_choice":
+                    self.assertTrue(cycles and all(length >= 2 for length in cycles), cycles)
+                    shot = SCREENSHOTS / "qttt-play-finished.png"
+                    x.get_by_role("listitem").first.wait_for()
+                    x.screenshot(path=str(shot), full_page=True)
+                    print(f"\nscreenshot of a finished game: {shot}")
+                # After the end, the analysis: every action, its loss beside it.
+                x.get_by_role("heading", name="Analysis").wait_for()
+                wait_until(lambda: x.locator(".analysis li").count() > 0, "the analysis")
+                self.assertTrue(all(re.search(r"loss [\d.]+", item) for item in x.locator(".analysis li").all_inner_texts()))
+                # The rematch: colours swapped, both pages in the same new game.
+                x.get_by_role("button", name="Rematch").click()
+                x.wait_for_url(re.compile(r"/play\?game=\d+$"))
+                o.get_by_role("button", name="Rematch").click()
+                o.wait_for_url(re.compile(r"/play\?game=\d+$"))
+                self.assertEqual(game_id(x), game_id(o))
+                self.assertNotEqual(game_id(x), finished["id"])
+                wait_until(lambda: status(o) == "You (X) to place move 1", "the rematch, O of the last game as X")
+                self.assertIn("O: anonymous (you)", x.locator(".seats").inner_text())
+                # In it, X resigns after a move of each.
+                self.play_one_move(o)
+                self.play_one_move(x)
+                o.get_by_role("button", name="Resign").click()
+                wait_until(lambda: status(x).startswith("O wins by resignation."), "the resignation on O's page")
+                self.assertTrue(status(o).startswith("O wins by resignation."), status(o))
+                x.context.close()
+                o.context.close()
+
+    def play_one_move(self, page: Page):
+        wait_until(lambda: status(page).startswith("You ("), "the page's turn")
+        said = status(page)
+        free = [b for b in page.get_by_role("button", name=re.compile(r"^Square \d")).all() if b.is_enabled()]
+        free[0].click()
+        free[1].click()
+        wait_until(lambda: status(page) != said, "the move")
+
+    def test_a_person_plays_the_perfect_bot_and_aborts_a_game_nobody_joined(self):
+        page = self.open_page()
+        self.create(page, "player_choice")
+        page.get_by_role("button", name="Abort").click()
+        wait_until(lambda: status(page) == "Game aborted by X.", "the abort")
+        page.get_by_role("button", name="New game").click()
+        page.wait_for_url(re.compile(r"/play$"))
+        self.create(page, "player_choice", opponent="perfect")
+        self.assertIn("O: perfect bot", page.locator(".seats").inner_text())
+        cycles = []
+        self.play_to_the_end([page], cycles)
+        game = self.assert_result([page])
+        # Against the perfect bot, X playing the first free squares does not win.
+        self.assertNotEqual(game["result"], "x_wins")
+        # Time to the first board of a game opened afresh, as a spectator.
+        watcher = self.open_page()
+        started = time.monotonic()
+        response = watcher.goto(f"{self.base}/play?game={game['id']}")
+        watcher.get_by_role("button", name=re.compile(r"^Square 8")).wait_for()
+        print(f"\nfirst board rendered {1000 * (time.monotonic() - started):.0f} ms after navigation")
+        self.assertTrue(response.headers["content-security-policy"].startswith("default-src 'none'; script-src 'self';"))
+        self.assertEqual(status(watcher), status(page))
+        self.assert_shows(watcher, self.api_game(watcher))
+        page.context.close()
+        watcher.context.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
