@@ -342,6 +342,16 @@ pub struct Page {
     pub limit: u32,
 }
 
+impl Page {
+    /// The id the page's games are below: `before`, or above every id for the
+    /// first page. Bound as a number every time, it gives the statement one
+    /// plan, which starts along its index where the page starts.
+    #[must_use]
+    pub fn below(&self) -> GameId {
+        self.before.unwrap_or(GameId::new(i64::MAX))
+    }
+}
+
 /// One game of a listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedGame {

@@ -20,6 +20,8 @@ mod connections;
 mod players;
 mod ratings;
 mod statements;
+#[cfg(test)]
+mod tests;
 mod writes;
 
 use std::collections::{HashMap, HashSet};
@@ -40,8 +42,8 @@ use super::{Ended, Notice, OpenError, RematchOf, StoreError};
 use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
 use crate::record::{
-    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, Status, StoredEntry, StoredGame,
-    Subject, Summary, stamp,
+    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject,
+    Summary, stamp,
 };
 use connections::{Connections, Held, is_broken};
 use statements::*;
@@ -311,10 +313,13 @@ impl PgStore {
         let rows = self
             .connections
             .run(&|connection| {
-                let query = sqlx::query(LIST_GAMES.as_str())
-                    .bind(page.status.map(Status::code))
-                    .bind(page.before)
+                let query = sqlx::query(LIST_GAMES[usize::from(page.status.is_some())].as_str())
+                    .bind(page.below())
                     .bind(i64::from(page.limit));
+                let query = match page.status {
+                    Some(status) => query.bind(status.code()),
+                    None => query,
+                };
                 Box::pin(query.fetch_all(connection))
             })
             .await?;

@@ -42,10 +42,10 @@ static PLAYER: LazyLock<String> =
 const SET_PLAYER_TOKEN: &str = "UPDATE players SET token_hash = $2 WHERE id = $1";
 const TOUCH_PLAYER: &str = "UPDATE players SET last_seen_at = $2::TIMESTAMPTZ WHERE id = $1";
 const TOUCH_SEAT: &str = "UPDATE seats SET last_seen_at = $3::TIMESTAMPTZ WHERE game_id = $1 AND player = $2";
-static PLAYER_GAMES: LazyLock<String> = LazyLock::new(|| {
+pub(super) static PLAYER_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {} FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
-         AND ($2::TEXT IS NULL OR games.status = $2) AND ($3::BIGINT IS NULL OR seats.game_id < $3) \
+         AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 \
          ORDER BY seats.game_id DESC LIMIT $4",
         listing_columns(rfc3339)
     )
@@ -198,7 +198,7 @@ impl PgStore {
     pub(in crate::store) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         let rows = self
             .fetch_all(&PLAYER_GAMES, |query| {
-                query.bind(id).bind(page.status.map(Status::code)).bind(page.before).bind(i64::from(page.limit))
+                query.bind(id).bind(page.status.map(Status::code)).bind(page.below()).bind(i64::from(page.limit))
             })
             .await?;
         rows.iter().map(listed_game_from_row).collect()

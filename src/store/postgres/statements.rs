@@ -155,12 +155,16 @@ pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM un
 /// The version of game `$1`.
 pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1";
 
-pub(super) static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {} FROM games WHERE ($1::TEXT IS NULL OR status = $1) AND ($2::BIGINT IS NULL OR id < $2) \
-         AND invite_hash IS NULL ORDER BY id DESC LIMIT $3",
-        listing_columns(rfc3339)
-    )
+/// The listing, of every status (along the primary key) or of one (along
+/// `games_by_status`), newest first from below the page's start: a statement
+/// for each, so that each has a plan along its index.
+pub(super) static LIST_GAMES: LazyLock<[String; 2]> = LazyLock::new(|| {
+    ["", "status = $3 AND "].map(|status| {
+        format!(
+            "SELECT {} FROM games WHERE {status}id < $1 AND invite_hash IS NULL ORDER BY id DESC LIMIT $2",
+            listing_columns(rfc3339)
+        )
+    })
 });
 
 /// Retention's question, for each kind of ended game, and its deletes: see

@@ -26,8 +26,8 @@ use super::{Durability, Ended, OpenError, RematchOf, StoreError, Write};
 use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
 use crate::record::{
-    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, Status, StoredEntry, StoredGame,
-    StoredSeat, Subject, Summary, stamp,
+    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat,
+    Subject, Summary, stamp,
 };
 
 /// How many connections read at once: enough for the server's workers and the
@@ -65,12 +65,17 @@ static SELECT_SEATS: LazyLock<String> = LazyLock::new(|| {
         seat_columns(as_written, as_written)
     )
 });
-static LIST_GAMES: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {} FROM games WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR id < ?2) AND invite_hash IS NULL \
-         ORDER BY id DESC LIMIT ?3",
-        listing_columns(as_written)
-    )
+/// The listing, of every status (along the primary key) or of one (along
+/// `games_by_status`), newest first from below the page's start. One statement
+/// for both, `(?1 IS NULL OR status = ?1)`, had one plan for both: a scan of
+/// every newer game of another status.
+static LIST_GAMES: LazyLock<[String; 2]> = LazyLock::new(|| {
+    ["", "status = ?3 AND "].map(|status| {
+        format!(
+            "SELECT {} FROM games WHERE {status}id < ?1 AND invite_hash IS NULL ORDER BY id DESC LIMIT ?2",
+            listing_columns(as_written)
+        )
+    })
 });
 // The statements of writes, named so that a test reads the programs of these very
 // statements: none builds a temporary table. Every time is the service's: a row
@@ -95,12 +100,15 @@ const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
 const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, ?, ?) \
      ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
 /// Retention's question, for each kind of ended game, and its deletes: see
-/// [`super::Store::delete_games_ended_before`].
+/// [`super::Store::delete_games_ended_before`]. Each names its index: without
+/// statistics, SQLite took the abandoned games' along `games_by_rematch_of`
+/// (every game that is no rematch) and sorted them, and with `INDEXED BY` a
+/// question that cannot use its index is refused when prepared.
 fn ended_before(ended: Ended) -> &'static str {
     static QUESTIONS: LazyLock<[String; 2]> = LazyLock::new(|| {
-        [Ended::Any, Ended::Abandoned].map(|ended| {
+        [(Ended::Any, "games_by_end"), (Ended::Abandoned, "games_abandoned_by_end")].map(|(ended, index)| {
             format!(
-                "SELECT json_group_array(id) FROM (SELECT id FROM games WHERE {} AND ended_at < ?1 \
+                "SELECT json_group_array(id) FROM (SELECT id FROM games INDEXED BY {index} WHERE {} AND ended_at < ?1 \
                  AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
                  ORDER BY ended_at, id LIMIT ?2)",
                 ended.condition()
@@ -313,8 +321,13 @@ impl SqliteStore {
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
-                let values = params![page.status.map(Status::code), page.before, page.limit];
-                rows_of(connection, &LIST_GAMES, values, |row| listed_game_from_row(row))
+                let (below, read) = (page.below(), |row: &Row<'_>| listed_game_from_row(row));
+                match page.status {
+                    None => rows_of(connection, &LIST_GAMES[0], params![below, page.limit], read),
+                    Some(status) => {
+                        rows_of(connection, &LIST_GAMES[1], params![below, page.limit, status.code()], read)
+                    }
+                }
             })
             .await
     }

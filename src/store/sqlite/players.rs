@@ -31,11 +31,11 @@ static PLAYER: LazyLock<String> =
 const SET_PLAYER_TOKEN: &str = "UPDATE players SET token_hash = ? WHERE id = ?";
 const TOUCH_PLAYER: &str = "UPDATE players SET last_seen_at = ?2 WHERE id = ?1";
 const TOUCH_SEAT: &str = "UPDATE seats SET last_seen_at = ?3 WHERE game_id = ?1 AND player = ?2";
-/// A player's games along `seats_by_player`, newest first.
-static PLAYER_GAMES: LazyLock<String> = LazyLock::new(|| {
+/// A player's games along `seats_by_player`, newest first from below the page's start.
+pub(super) static PLAYER_GAMES: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {} FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = ?1 \
-         AND (?2 IS NULL OR games.status = ?2) AND (?3 IS NULL OR seats.game_id < ?3) \
+         AND (?2 IS NULL OR games.status = ?2) AND seats.game_id < ?3 \
          ORDER BY seats.game_id DESC LIMIT ?4",
         listing_columns(as_written)
     )
@@ -179,7 +179,7 @@ impl SqliteStore {
     pub(in crate::store) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         self.readers
             .run(move |connection| {
-                let values = params![id, page.status.map(Status::code), page.before, page.limit];
+                let values = params![id, page.status.map(Status::code), page.below(), page.limit];
                 rows_of(connection, &PLAYER_GAMES, values, |row| listed_game_from_row(row))
             })
             .await

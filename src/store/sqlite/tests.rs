@@ -1,6 +1,7 @@
 //! The SQLite store's own tests: its migrations and its statements' programs.
 
 use super::*;
+use crate::record::Status;
 
 #[tokio::test]
 async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
@@ -114,5 +115,52 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
     store.close().await;
     for (write, temporary_tables) in temporary_tables {
         assert_eq!(temporary_tables, 0, "{write}");
+    }
+}
+
+/// What the reads that run however many games there are go along: the
+/// listing (the lobby and a player's games, each of their pages), the timer's
+/// questions and retention's. A change that loses an index fails here, not at a
+/// million games.
+#[tokio::test]
+async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&format!("sqlite:{}", folder.path().join("qttt.db").display()), Durability::Normal)
+        .await
+        .unwrap();
+    let reads = [
+        (LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
+        (LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
+        (players::PLAYER_GAMES.as_str(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
+        (TIMED_OUT_GAMES, "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
+        (ABANDONED_GAMES, "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
+        (ended_before(Ended::Any), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
+        (ended_before(Ended::Abandoned), "USING INDEX games_abandoned_by_end (ended_at<?)"),
+    ];
+    let plans = store
+        .writer
+        .run(move |connection| {
+            reads
+                .iter()
+                .map(|(read, _)| {
+                    let mut explain = connection.prepare(&format!("EXPLAIN QUERY PLAN {read}"))?;
+                    let mut steps = explain.raw_query();
+                    let mut plan = Vec::new();
+                    while let Some(step) = steps.next()? {
+                        plan.push(step.get::<_, String>(3)?);
+                    }
+                    Ok(plan)
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
+        })
+        .await
+        .unwrap();
+    store.close().await;
+    for ((read, index), plan) in reads.iter().zip(plans) {
+        assert!(plan.iter().any(|step| step.starts_with("SEARCH ") && step.ends_with(index)), "{read}\n{plan:#?}");
+        // Retention scans the one row of the original app's game, and its own
+        // few ids: never the games or the seats; and nothing is sorted apart.
+        let scans = ["SCAN games", "SCAN seats", "USE TEMP B-TREE"];
+        assert!(!plan.iter().any(|step| scans.iter().any(|scan| step.starts_with(scan))), "{read}\n{plan:#?}");
     }
 }

@@ -1,0 +1,53 @@
+//! The PostgreSQL store's own tests: the plans of its statements. They need a
+//! server (`QTTT_TEST_POSTGRES`), and .ci/run gives them one.
+
+use super::*;
+use crate::store::Ended;
+
+/// What the reads that run however many games there are go along, as in the
+/// SQLite store's test of the same name. Sequential scans are priced out
+/// (`enable_seqscan = off`), so a plan still scans only where no index can
+/// serve; each statement is planned generically, as for any of its values.
+#[tokio::test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
+    let server = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let name = format!("qttt_plans_{}", std::process::id());
+    let mut maintenance = PgConnection::connect(&server).await.unwrap();
+    for command in [format!("DROP DATABASE IF EXISTS {name}"), format!("CREATE DATABASE {name}")] {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(command)).execute(&mut maintenance).await.unwrap();
+    }
+    let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
+    PgStore::open(&url, PoolSettings::default()).await.unwrap().close().await;
+    let reads = [
+        (LIST_GAMES[0].as_str(), "games_pkey"),
+        (LIST_GAMES[1].as_str(), "games_by_status"),
+        (players::PLAYER_GAMES.as_str(), "seats_by_player"),
+        (TIMED_OUT_GAMES, "games_by_deadline"),
+        (ABANDONED_GAMES, "games_by_creation"),
+        (ended_before(Ended::Any), "games_by_end"),
+        (ended_before(Ended::Abandoned), "games_abandoned_by_end"),
+    ];
+    let mut connection = PgConnection::connect(&url).await.unwrap();
+    sqlx::raw_sql("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    for (number, (read, index)) in reads.iter().enumerate() {
+        let parameters = (1..).take_while(|n| read.contains(&format!("${n}"))).map(|_| "NULL").collect::<Vec<_>>();
+        let prepare = format!("PREPARE read_{number} AS {read}");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(prepare)).execute(&mut connection).await.unwrap();
+        let explain = format!("EXPLAIN EXECUTE read_{number}({})", parameters.join(", "));
+        let plan: Vec<String> =
+            sqlx::query_scalar(sqlx::AssertSqlSafe(explain)).fetch_all(&mut connection).await.unwrap();
+        // An index scan of any kind (plain, backward, bitmap): on an empty
+        // table the planner may sort what a big one would read in order.
+        let along_the_index =
+            |step: &String| step.contains("Index") && step.split([' ', '(']).any(|word| word == *index);
+        assert!(plan.iter().any(along_the_index), "{read}\n{plan:#?}");
+        let scans = ["Seq Scan on games", "Seq Scan on seats"];
+        assert!(!plan.iter().any(|step| scans.iter().any(|scan| step.contains(scan))), "{read}\n{plan:#?}");
+    }
+    connection.close().await.unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE {name}"))).execute(&mut maintenance).await.unwrap();
+}
