@@ -1,6 +1,7 @@
 //! The live event stream of a game, as Server-Sent Events.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::header;
@@ -15,9 +16,10 @@ use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::extract::Reader;
+use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, Snapshot, Wanted};
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
-use super::views::{EventView, GameView, LogEntryView, PlayerName};
+use super::views::{EventView, PlayerName};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
@@ -45,22 +47,6 @@ const REREAD_SPREAD: Duration = Duration::from_secs(4);
 /// milliseconds, plus up to as many again at random, so that the reconnects of
 /// many watchers spread out instead of coming together.
 const RECONNECT_MS: u32 = 2000;
-
-/// The data of one event of the log: the log entry, and the game right after it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LiveEvent {
-    /// What happened; its `seq` is the event's id.
-    pub entry: LogEntryView,
-    /// The game as it stood right after it.
-    pub game: GameView,
-}
-
-/// The data of the `end` event, the last of a finished game's stream.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LiveEnd {
-    /// The game as it ended.
-    pub game: GameView,
-}
 
 /// One event as the stream sends it, its JSON `data` described by [`LiveEvent`]
 /// or, for `end`, [`LiveEnd`]: the schema of each item of the stream, as OpenAPI
@@ -146,16 +132,6 @@ pub(super) fn event_stream(stream: impl futures_util::Stream<Item = Result<Bytes
         .streaming(stream)
 }
 
-/// The event of the last entry of `record`'s log, with the game right after it.
-fn event(record: &GameRecord) -> Bytes {
-    let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
-    let entry = LogEntryView::new(entry, move_number);
-    let kind = entry.event.kind();
-    let seq = entry.seq;
-    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
-    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
-}
-
 /// The data of `opponent_gone` and `opponent_back`, which only a seat's holder
 /// hears: the other player went (30 s without a sighting), or came back.
 #[derive(Debug, Serialize, ToSchema)]
@@ -178,23 +154,21 @@ fn presence(service: &GameService, record: &GameRecord, other: Player, present: 
     Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
 }
 
-/// The `end` event of a finished game.
-fn end(record: &GameRecord) -> Bytes {
-    let data = serde_json::to_string(&LiveEnd { game: GameView::from(record) }).expect("an event serialises");
-    Bytes::from(format!("event: end\ndata: {data}\n\n"))
-}
-
 /// A watcher's stream: what is queued to send, how far it got, its notices, when
 /// to read the log again if the last read found the database away, and whether
 /// the game has ended (the stream closes once its queue is sent).
 struct Watch {
     service: web::Data<GameService>,
     id: GameId,
+    /// What the game's streams on this instance share: its events, encoded once.
+    feed: Arc<Feed>,
     sent: i64,
     queue: VecDeque<Bytes>,
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
-    retry_at: Option<Instant>,
+    /// When to read the log again, and the news it must be read after: a
+    /// notice that news may have been lost, or a read that failed.
+    retry_at: Option<(Instant, Instant)>,
     /// The reads of the log that failed in a row.
     failures: u32,
     /// When a finished game's rematch window closes, to look again then.
@@ -229,36 +203,37 @@ impl Watch {
         }
     }
 
-    /// Queues the events of `record`'s entries after those sent, and the end of a
-    /// game to which nothing more will come; a finished game that may still get a
-    /// rematch is looked at again when its window closes.
-    fn enqueue(&mut self, record: &GameRecord) -> Result<(), Error> {
-        for then in record.history(self.sent)? {
-            self.sent = then.version();
-            self.queue.push_back(event(&then));
+    /// Queues the events of `snapshot`'s entries after those sent, and the end
+    /// of a game to which nothing more will come; a finished game that may still
+    /// get a rematch is looked at again when its window closes.
+    fn enqueue(&mut self, snapshot: &Snapshot) {
+        let sent = self.sent;
+        for (seq, event) in snapshot.events.iter().filter(|&&(seq, _)| seq > sent) {
+            self.sent = *seq;
+            self.queue.push_back(event.clone());
         }
         self.final_at = None;
-        let Some(final_at) = self.service.final_at(record) else { return Ok(()) };
+        let Some(final_at) = self.service.final_at(&snapshot.record) else { return };
         match Duration::try_from(final_at.duration_since(self.service.now())) {
             // Final now: what is queued is all there will be.
             Ok(Duration::ZERO) | Err(_) => {
-                self.queue.push_back(end(record));
+                self.queue.extend(snapshot.end.clone());
                 self.ended = true;
             }
             Ok(wait) => self.final_at = Some(Instant::now() + wait),
         }
-        Ok(())
     }
 
-    /// Queues what the log holds after what was sent. While the database is away
-    /// the stream stays open and tries again later: ended, it would leave a
-    /// browser's `EventSource` to reconnect into a 503, after which it gives up.
-    async fn catch_up(&mut self) -> Result<(), Error> {
+    /// Queues what the log holds after what was sent, as new as `wanted`. While
+    /// the database is away the stream stays open and tries again later: ended,
+    /// it would leave a browser's `EventSource` to reconnect into a 503, after
+    /// which it gives up.
+    async fn catch_up(&mut self, wanted: Wanted) -> Result<(), Error> {
         self.retry_at = None;
-        match self.service.record(self.id).await {
-            Ok(record) => {
+        match self.feed.snapshot(&self.service, self.id, wanted).await {
+            Ok(snapshot) => {
                 self.failures = 0;
-                self.enqueue(&record)?;
+                self.enqueue(&snapshot);
             }
             Err(Error::Unavailable(detail)) => {
                 self.failures = self.failures.saturating_add(1);
@@ -271,7 +246,8 @@ impl Watch {
                     wait.as_millis(),
                     self.failures
                 );
-                self.retry_at = Some(Instant::now() + wait);
+                let now = Instant::now();
+                self.retry_at = Some((now + wait, now));
             }
             Err(error) => return Err(error),
         }
@@ -293,21 +269,27 @@ impl Watch {
                     // announce what it has sent already.
                     Ok(version) if version != UNKNOWN_VERSION && version <= self.sent => Ok(()),
                     // News may have been lost: read again soon, not all at once.
+                    // (The read must come after this news, and after any heard
+                    // before it: the latest is the one to read after.)
                     Ok(UNKNOWN_VERSION) => {
-                        let spread = rand::rng().random_range(Duration::ZERO..=REREAD_SPREAD);
-                        let reread_at = Instant::now() + spread;
-                        self.retry_at = Some(self.retry_at.map_or(reread_at, |retry_at| retry_at.min(reread_at)));
+                        let now = Instant::now();
+                        let reread_at = now + rand::rng().random_range(Duration::ZERO..=REREAD_SPREAD);
+                        let reread_at = self.retry_at.map_or(reread_at, |(at, _)| at.min(reread_at));
+                        self.retry_at = Some((reread_at, now));
                         Ok(())
                     }
+                    Ok(version) => self.catch_up(Wanted::Version(version)).await,
                     // A lagging watcher lost notices, not entries: the log has them.
-                    Ok(_) | Err(RecvError::Lagged(_)) => self.catch_up().await,
+                    Err(RecvError::Lagged(_)) => self.catch_up(Wanted::ReadAfter(Instant::now())).await,
                     Err(RecvError::Closed) => return None,
                 },
-                () = sleep_until(self.retry_at.unwrap_or_else(Instant::now)), if self.retry_at.is_some() => {
-                    self.catch_up().await
+                () = sleep_until(self.retry_at.map_or_else(Instant::now, |(at, _)| at)), if self.retry_at.is_some() => {
+                    let news = self.retry_at.map_or_else(Instant::now, |(_, news)| news);
+                    self.catch_up(Wanted::ReadAfter(news)).await
                 }
                 () = sleep_until(self.final_at.unwrap_or_else(Instant::now)), if self.final_at.is_some() => {
-                    self.catch_up().await
+                    let final_at = self.final_at.unwrap_or_else(Instant::now);
+                    self.catch_up(Wanted::ReadAfter(final_at)).await
                 }
                 _ = self.keep_alive.tick() => {
                     self.look_at_the_other_seat().await;
@@ -412,15 +394,15 @@ pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i6
 #[get("/games/{id}/events")]
 async fn events(
     service: web::Data<GameService>,
+    feeds: web::Data<Feeds>,
     id: web::Path<GameId>,
     resume: web::Query<Resume>,
     reader: Reader,
     request: HttpRequest,
     limits: web::Data<Limits>,
-    client: ClientAddress,
 ) -> Result<HttpResponse, ApiError> {
     let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?);
-    let place = Limits::open_stream(&limits, client)?;
+    let place = Limits::open_stream(&limits, ClientAddress::of(&request))?;
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.
     let notices = service.watch(id);
@@ -429,9 +411,12 @@ async fn events(
     if service.is_final(&record) && last >= record.version() {
         return Ok(HttpResponse::NoContent().finish());
     }
+    let feed = feeds.of(id);
+    let snapshot = feed.snapshot(&service, id, Wanted::Version(record.version())).await?;
     let mut watch = Watch {
         service,
         id,
+        feed,
         sent: last,
         queue: VecDeque::new(),
         notices,
@@ -445,7 +430,7 @@ async fn events(
         seat,
     };
     watch.queue.push_back(reconnect_field());
-    watch.enqueue(&record)?;
+    watch.enqueue(&snapshot);
     Ok(event_stream(futures_util::stream::unfold(watch, Watch::next)))
 }
 

@@ -3,6 +3,7 @@
 mod docs;
 mod events;
 mod extract;
+mod feed;
 mod games;
 mod head;
 mod health;
@@ -87,6 +88,8 @@ pub struct ApiOptions {
     pub body_timeout: Duration,
     /// What each client may take, counted across all workers.
     pub limits: web::Data<Limits>,
+    /// What the live streams of each game share, across all workers.
+    pub feeds: web::Data<feed::Feeds>,
     /// Whether the original app's routes are served.
     pub original_app_routes: bool,
     /// The recorder whose metrics `/metrics` serves, when served on the API's port.
@@ -106,6 +109,7 @@ impl ApiOptions {
                 config.max_live_streams_per_address,
                 config.trusted_proxies.clone(),
             )),
+            feeds: web::Data::default(),
             original_app_routes: config.original_app_routes,
             metrics: (config.metrics == MetricsAt::ServerPort).then(|| web::Data::new(recorder())),
         }
@@ -132,6 +136,7 @@ pub fn app(
             .app_data(web::PayloadConfig::new(BODY_LIMIT))
             .app_data(BodyTimeout(options.body_timeout))
             .app_data(options.limits)
+            .app_data(options.feeds)
             .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
             .app_data(web::QueryConfig::default().error_handler(|error, _| extract::invalid_query(error).into())),
         options.original_app_routes,

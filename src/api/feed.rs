@@ -1,0 +1,161 @@
+//! What the live streams of one game share on an instance: the game as last
+//! read, and each of its events encoded once. Ten thousand spectators of a game
+//! then cost one read of its log and one encoding of each event, and hold the
+//! same bytes, where each stream once read and encoded for itself. The first
+//! stream that needs a newer version reads it for all; the others wait for that
+//! read and take what it found. A feed lives as long as a stream holds it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use actix_web::web::Bytes;
+use serde::Serialize;
+use tokio::time::Instant;
+use utoipa::ToSchema;
+
+use super::views::{GameView, LogEntryView};
+use crate::error::Error;
+use crate::record::GameId;
+use crate::service::{GameRecord, GameService};
+
+/// The data of one event of the log: the log entry, and the game right after it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LiveEvent {
+    /// What happened; its `seq` is the event's id.
+    pub entry: LogEntryView,
+    /// The game as it stood right after it.
+    pub game: GameView,
+}
+
+/// The data of the `end` event, the last of a finished game's stream.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LiveEnd {
+    /// The game as it ended.
+    pub game: GameView,
+}
+
+/// The event of the last entry of `record`'s log, with the game right after it.
+fn event(record: &GameRecord) -> Bytes {
+    let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
+    let entry = LogEntryView::new(entry, move_number);
+    let kind = entry.event.kind();
+    let seq = entry.seq;
+    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
+    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+}
+
+/// The `end` event of a finished game.
+fn end(record: &GameRecord) -> Bytes {
+    let data = serde_json::to_string(&LiveEnd { game: GameView::from(record) }).expect("an event serialises");
+    Bytes::from(format!("event: end\ndata: {data}\n\n"))
+}
+
+/// The feeds of the games watched on this instance, shared by every worker.
+#[derive(Debug, Default)]
+pub struct Feeds(Mutex<HashMap<GameId, Weak<Feed>>>);
+
+impl Feeds {
+    /// The feed of game `id`, which its other streams here share.
+    pub(super) fn of(&self, id: GameId) -> Arc<Feed> {
+        let mut feeds = self.0.lock().expect("the feeds' lock is never poisoned");
+        if let Some(feed) = feeds.get(&id).and_then(Weak::upgrade) {
+            return feed;
+        }
+        // Feeds whose streams all closed go when another game is watched.
+        feeds.retain(|_, feed| feed.strong_count() > 0);
+        let feed = Arc::new(Feed::default());
+        feeds.insert(id, Arc::downgrade(&feed));
+        feed
+    }
+}
+
+/// One game's feed, behind a lock that the stream reading a newer snapshot
+/// holds while it reads.
+#[derive(Debug, Default)]
+pub struct Feed(tokio::sync::Mutex<Latest>);
+
+/// What the last read of a feed found.
+#[derive(Debug, Default)]
+struct Latest {
+    snapshot: Option<Arc<Snapshot>>,
+    /// When the database was last found away, and what it said: the streams
+    /// that waited for that read take its answer, rather than each waiting out
+    /// a read of its own in turn.
+    unavailable: Option<(Instant, String)>,
+}
+
+/// A game as read for its streams.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The game as it stood when read.
+    pub record: GameRecord,
+    /// The event of each entry of its log, in order, with the entry's number.
+    pub events: Vec<(i64, Bytes)>,
+    /// The `end` event, once the game is over.
+    pub end: Option<Bytes>,
+    read_at: Instant,
+}
+
+/// How new a snapshot a stream needs.
+#[derive(Debug, Clone, Copy)]
+pub enum Wanted {
+    /// One that holds this version: a notice told of it.
+    Version(i64),
+    /// One read from the database after this instant: the stream may have
+    /// missed news then, or the database was away.
+    ReadAfter(Instant),
+}
+
+impl Snapshot {
+    /// The snapshot of `record`, with the events `previous` encoded already.
+    fn of(record: GameRecord, previous: Option<Arc<Snapshot>>) -> Result<Snapshot, Error> {
+        let mut events = previous.map(|previous| previous.events.clone()).unwrap_or_default();
+        // A log never loses entries; a snapshot that says otherwise is dropped.
+        if events.last().is_some_and(|&(seq, _)| seq > record.version()) {
+            events.clear();
+        }
+        let encoded = events.last().map_or(0, |&(seq, _)| seq);
+        events.extend(record.history(encoded)?.iter().map(|then| (then.version(), event(then))));
+        let end = record.end().is_some().then(|| end(&record));
+        Ok(Snapshot { record, events, end, read_at: Instant::now() })
+    }
+
+    fn serves(&self, wanted: Wanted) -> bool {
+        match wanted {
+            Wanted::Version(version) => self.record.version() >= version,
+            Wanted::ReadAfter(instant) => self.read_at > instant,
+        }
+    }
+}
+
+impl Feed {
+    /// A snapshot of game `id` as new as `wanted`: the one held, or one read now.
+    ///
+    /// # Errors
+    /// What reading the game fails with.
+    pub(super) async fn snapshot(
+        &self,
+        service: &GameService,
+        id: GameId,
+        wanted: Wanted,
+    ) -> Result<Arc<Snapshot>, Error> {
+        let asked_at = Instant::now();
+        let mut latest = self.0.lock().await;
+        if let Some(snapshot) = latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(wanted)) {
+            return Ok(Arc::clone(snapshot));
+        }
+        if let Some((_, detail)) = latest.unavailable.as_ref().filter(|&&(at, _)| at > asked_at) {
+            return Err(Error::Unavailable(detail.clone()));
+        }
+        let record = match service.record(id).await {
+            Err(Error::Unavailable(detail)) => {
+                latest.unavailable = Some((Instant::now(), detail.clone()));
+                return Err(Error::Unavailable(detail));
+            }
+            read => read?,
+        };
+        let snapshot = Arc::new(Snapshot::of(record, latest.snapshot.take())?);
+        latest.snapshot = Some(Arc::clone(&snapshot));
+        Ok(snapshot)
+    }
+}
