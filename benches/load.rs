@@ -31,6 +31,12 @@
 //! paired resigns the game at once (so every pairing ends a rated game), and
 //! at the end `qttt ratings check` checks each database's ratings.
 //!
+//! `QTTT_BIN=path` serves with another build of qttt, to compare it with this one.
+//!
+//! `--spectators N` measures N live streams of one game instead, and how fast a
+//! move reaches them: see benches/spectators. With `--postgres URL`, on two
+//! instances of one PostgreSQL database, the moves made on the first.
+//!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
 //! where the tool makes a fresh database and drops it at the end. For each client
@@ -54,6 +60,7 @@ mod floor;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
 mod script;
+mod spectators;
 mod stats;
 use postgres::PostgresDatabase;
 use script::{SCRIPT, Seated};
@@ -73,6 +80,8 @@ struct Options {
     pairing: bool,
     /// Whether the pairing's games are rated, and ended at once.
     rated: bool,
+    /// How many live streams watch one game, when measuring spectators.
+    spectators: Option<usize>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -93,7 +102,8 @@ fn options(args: &[String]) -> Options {
     let games = value("--games").map(|n| n.parse().expect("--games takes a number"));
     let pairing = args.iter().any(|a| a == "--pairing");
     let rated = args.iter().any(|a| a == "--rated");
-    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing, rated }
+    let spectators = value("--spectators").map(|n| n.parse().expect("--spectators takes a number"));
+    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing, rated, spectators }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -108,8 +118,15 @@ impl Server {
     /// The release qttt server called `name`, on the database at `database_url`,
     /// or on a SQLite file of its own.
     fn qttt(name: &str, database_url: Option<&str>) -> Server {
+        Server::qttt_with(name, database_url, &[])
+    }
+
+    /// The same, with the settings `settings` adds.
+    fn qttt_with(name: &str, database_url: Option<&str>, settings: &[(&str, &str)]) -> Server {
         Server::start(name, |port, database| {
-            let mut command = Command::new(env!("CARGO_BIN_EXE_qttt"));
+            // QTTT_BIN runs another build, to compare it with this one.
+            let binary = std::env::var_os("QTTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_qttt").into());
+            let mut command = Command::new(binary);
             command
                 .arg("serve")
                 .env("HOST", "127.0.0.1")
@@ -121,7 +138,8 @@ impl Server {
                 .env("RUST_LOG", "warn")
                 // The load comes from one address, far faster than any person.
                 .env("CREATE_RATE_LIMIT", "0")
-                .env("FAILED_AUTH_RATE_LIMIT", "0");
+                .env("FAILED_AUTH_RATE_LIMIT", "0")
+                .envs(settings.iter().copied());
             command
         })
     }
@@ -457,6 +475,22 @@ impl Phase {
     }
 }
 
+/// `--spectators N`: see [`spectators`]; on SQLite, or on two instances of one
+/// PostgreSQL database made on the server of `maintenance_url`.
+fn watch_one_game(spectators: usize, maintenance_url: Option<&str>) {
+    let streams = (spectators + 100).to_string();
+    let settings = [("MAX_LIVE_STREAMS", streams.as_str())];
+    match maintenance_url {
+        None => spectators::run(&[&Server::qttt_with("qttt", None, &settings)], spectators),
+        Some(maintenance_url) => {
+            let database = PostgresDatabase::create(maintenance_url, format!("qttt_watch_{}", std::process::id()));
+            let url = database.url();
+            let instances = ["postgres-1", "postgres-2"].map(|name| Server::qttt_with(name, Some(&url), &settings));
+            spectators::run(&[&instances[0], &instances[1]], spectators);
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let Some(at) = args.iter().position(|a| a == "--floor-server") {
@@ -466,6 +500,9 @@ fn main() {
     let options = options(&args);
     if options.pairing {
         return pairing(&options);
+    }
+    if let Some(spectators) = options.spectators {
+        return watch_one_game(spectators, options.postgres.as_deref());
     }
     if let Some(maintenance_url) = &options.postgres {
         return compare_backends(&options, maintenance_url);
