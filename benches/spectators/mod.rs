@@ -48,7 +48,8 @@ pub fn run(servers: &[&Server], spectators: usize) {
             (after - before) * 1024.0 / count as f64,
         );
     }
-    println!("streams opened in {:.1} s", streams.opened_in.as_secs_f64());
+    let refusals: usize = streams.seen.iter().map(|stream| stream.refusals.load(Ordering::Relaxed)).sum();
+    println!("streams opened in {:.1} s, after {refusals} refusals (503) tried again", streams.opened_in.as_secs_f64());
     println!(
         "with {spectators} spectators: move answers p50 {} ms, max {} ms",
         millis(&watched.answers, 50.0),
@@ -111,6 +112,8 @@ impl Streams {
 struct Stream {
     server: usize,
     events: std::sync::Mutex<Vec<(i64, Instant)>>,
+    /// How many times the server refused to open it (503), before it opened.
+    refusals: AtomicUsize,
 }
 
 /// Creates a game, joins it, opens the streams `watch` asks for, then plays
@@ -130,7 +133,11 @@ fn play(server: &Server, watch: Option<(&[&Server], usize, &tokio::runtime::Runt
         let started = Instant::now();
         let seen: Vec<Arc<Stream>> = (0..spectators)
             .map(|index| {
-                let stream = Arc::new(Stream { server: index % servers.len(), events: Default::default() });
+                let stream = Arc::new(Stream {
+                    server: index % servers.len(),
+                    events: Default::default(),
+                    refusals: AtomicUsize::new(0),
+                });
                 let from = Ipv4Addr::from(
                     u32::from(Ipv4Addr::new(127, 1, 0, 1)) + u32::try_from(index / PER_ADDRESS).unwrap(),
                 );
@@ -154,11 +161,14 @@ fn play(server: &Server, watch: Option<(&[&Server], usize, &tokio::runtime::Runt
     let mut moves = Vec::new();
     for (number, squares) in SCRIPT.iter().enumerate() {
         let body = format!("{{\"squares\": [{}, {}]}}", squares[0], squares[1]);
+        // A connection for each move: waiting for the streams may take longer
+        // than the server keeps an idle connection.
+        let mut client = Client::connect(server.address);
         let sent = Instant::now();
         let (status, answer) =
             client.send("POST", &format!("/api/v1/games/{id}/moves"), Some(&tokens[number % 2]), Some(&body));
         let answered = Instant::now();
-        assert_eq!(status, 200, "{}", String::from_utf8_lossy(answer));
+        assert_eq!(status, 201, "{}", String::from_utf8_lossy(answer));
         let version = serde_json::from_slice::<serde_json::Value>(answer).unwrap()["version"].as_i64().unwrap();
         answers.push(answered - sent);
         moves.push((version, answered));
@@ -179,7 +189,10 @@ fn wait_for(reached: &[AtomicUsize], seq: i64, count: usize, most: Duration) {
 }
 
 /// Reads game `id`'s stream on `server` from address `from`, noting when each
-/// event id arrives, until the server closes it.
+/// event id arrives, until the server closes it. A stream refused with 503 (the
+/// server's database connections all busy and as many requests waiting as it
+/// lets wait, while thousands of streams open at once) is opened again after
+/// its `Retry-After`, as a browser's `EventSource` does.
 async fn follow(
     server: SocketAddr,
     from: Ipv4Addr,
@@ -187,19 +200,28 @@ async fn follow(
     stream: &Stream,
     reached: &[AtomicUsize],
 ) -> std::io::Result<()> {
-    let socket = TcpSocket::new_v4()?;
-    socket.bind(SocketAddr::from((from, 0)))?;
-    let mut connection = socket.connect(server).await?;
-    let request = format!("GET /api/v1/games/{id}/events HTTP/1.1\r\nHost: load\r\nAccept: text/event-stream\r\n\r\n");
-    connection.write_all(request.as_bytes()).await?;
     let (mut buffer, mut chunk) = (Vec::new(), vec![0; 64 * 1024]);
-    loop {
+    let mut connection = loop {
+        let socket = TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::from((from, 0)))?;
+        let mut connection = socket.connect(server).await?;
+        let request =
+            format!("GET /api/v1/games/{id}/events HTTP/1.1\r\nHost: load\r\nAccept: text/event-stream\r\n\r\n");
+        connection.write_all(request.as_bytes()).await?;
         let read = connection.read(&mut chunk).await?;
-        if read == 0 {
-            return Ok(());
+        if chunk[..read].starts_with(b"HTTP/1.1 200") {
+            buffer.extend_from_slice(&chunk[..read]);
+            break connection;
         }
+        if !chunk[..read].starts_with(b"HTTP/1.1 503") {
+            let head = String::from_utf8_lossy(&chunk[..read.min(200)]).into_owned();
+            return Err(std::io::Error::other(format!("refused: {head}")));
+        }
+        stream.refusals.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    };
+    loop {
         let at = Instant::now();
-        buffer.extend_from_slice(&chunk[..read]);
         let mut start = 0;
         while let Some(end) = buffer[start..].iter().position(|&byte| byte == b'\n') {
             if let Some(seq) = buffer[start..start + end].strip_prefix(b"id: ") {
@@ -212,5 +234,10 @@ async fn follow(
             start += end + 1;
         }
         buffer.drain(..start);
+        let read = connection.read(&mut chunk).await?;
+        if read == 0 {
+            return Ok(());
+        }
+        buffer.extend_from_slice(&chunk[..read]);
     }
 }
