@@ -104,9 +104,9 @@ class PlayPage(unittest.TestCase):
     def tearDown(self):
         self.assertEqual(self.complaints, [], "console errors or refusals of the security policy")
 
-    def open_page(self) -> Page:
+    def open_page(self, width: int = 1100, height: int = 900) -> Page:
         """A page in a browser context of its own (its own localStorage: its own seats)."""
-        page = self.browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+        page = self.browser.new_context(viewport={"width": width, "height": height}).new_page()
         page.on("console", lambda message: message.type in ("error", "warning") and self.complaints.append(message.text))
         page.on("pageerror", lambda error: self.complaints.append(str(error)))
         return page
@@ -231,7 +231,8 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: status(page) != said, "the move")
 
     def test_a_person_plays_the_perfect_bot_and_aborts_a_game_nobody_joined(self):
-        page = self.open_page()
+        # On a phone's screen, and the first move from the keyboard alone.
+        page = self.open_page(width=390, height=844)
         self.create(page, "player_choice")
         page.get_by_role("button", name="Abort").click()
         wait_until(lambda: status(page) == "Game aborted by X.", "the abort")
@@ -239,6 +240,12 @@ class PlayPage(unittest.TestCase):
         page.wait_for_url(re.compile(r"/play$"))
         self.create(page, "player_choice", opponent="perfect")
         self.assertIn("O: perfect bot", page.locator(".seats").inner_text())
+        self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390, "the page is wider than a phone")
+        for square in (0, 4):
+            page.get_by_role("button", name=re.compile(rf"^Square {square}")).focus()
+            page.keyboard.press("Enter")
+        wait_until(lambda: status(page).startswith("You (X)"), "the move made from the keyboard, and the bot's answer")
+        self.assertIn("X1", page.get_by_role("button", name=re.compile(r"^Square 4")).inner_text())
         cycles = []
         self.play_to_the_end([page], cycles)
         game = self.assert_result([page])
