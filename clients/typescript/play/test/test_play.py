@@ -244,7 +244,7 @@ class PlayPage(unittest.TestCase):
         for square in (0, 4):
             page.get_by_role("button", name=re.compile(rf"^Square {square}")).focus()
             page.keyboard.press("Enter")
-        wait_until(lambda: status(page).startswith("You (X)"), "the move made from the keyboard, and the bot's answer")
+        wait_until(lambda: re.match(r"You \(X\)(?! to place move 1$)", status(page)), "the move made from the keyboard, and the bot's answer")
         self.assertIn("X1", page.get_by_role("button", name=re.compile(r"^Square 4")).inner_text())
         cycles = []
         self.play_to_the_end([page], cycles)
