@@ -412,7 +412,7 @@ async fn events(
         return Ok(HttpResponse::NoContent().finish());
     }
     let feed = feeds.of(id);
-    let snapshot = feed.snapshot(&service, id, Wanted::Version(record.version())).await?;
+    let snapshot = feed.offer(record).await?;
     let mut watch = Watch {
         service,
         id,

@@ -154,8 +154,28 @@ impl Feed {
             }
             read => read?,
         };
-        let snapshot = Arc::new(Snapshot::of(record, latest.snapshot.take())?);
-        latest.snapshot = Some(Arc::clone(&snapshot));
+        latest.hold(record)
+    }
+
+    /// The snapshot of `record`, which a stream that opens has just read, or
+    /// the newer one held: the game is not read again for the feed.
+    ///
+    /// # Errors
+    /// A log that does not replay.
+    pub(super) async fn offer(&self, record: GameRecord) -> Result<Arc<Snapshot>, Error> {
+        let mut latest = self.0.lock().await;
+        match latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(Wanted::Version(record.version()))) {
+            Some(snapshot) => Ok(Arc::clone(snapshot)),
+            None => latest.hold(record),
+        }
+    }
+}
+
+impl Latest {
+    /// Holds the snapshot of `record`, newer than the one held, and answers it.
+    fn hold(&mut self, record: GameRecord) -> Result<Arc<Snapshot>, Error> {
+        let snapshot = Arc::new(Snapshot::of(record, self.snapshot.take())?);
+        self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }
 }

@@ -85,14 +85,18 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     }
 }
 
+/// A store on a new file, migrated, and the folder that holds it.
+async fn fresh_store() -> (tempfile::TempDir, SqliteStore) {
+    let folder = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+    (folder, SqliteStore::open(&url, Durability::Normal).await.unwrap())
+}
+
 #[tokio::test]
 async fn no_statement_of_a_write_builds_a_temporary_table() {
     // The point of migration 0005: SQLite builds a temporary table for a check
     // of the form `x IN (a, b, c)`, for every row written.
-    let folder = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&format!("sqlite:{}", folder.path().join("qttt.db").display()), Durability::Normal)
-        .await
-        .unwrap();
+    let (_folder, store) = fresh_store().await;
     let temporary_tables = store
         .writer
         .run(|connection| {
@@ -124,10 +128,7 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
 /// million games.
 #[tokio::test]
 async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
-    let folder = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&format!("sqlite:{}", folder.path().join("qttt.db").display()), Durability::Normal)
-        .await
-        .unwrap();
+    let (_folder, store) = fresh_store().await;
     let reads = [
         (LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
         (LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
