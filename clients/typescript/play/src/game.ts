@@ -3,12 +3,12 @@
 // truth: every action's answer and every event of the stream carries the whole
 // game, and the screen shows the newest version it has seen.
 
-import { ProblemError, type Game, type QtttClient, type Schemas } from "../../src/index.js";
+import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas } from "../../src/index.js";
 import { explain } from "./advice.js";
 import { Board, collapseOutcomes } from "./board.js";
 import { button, html } from "./dom.js";
 import { entanglementGraph } from "./graph.js";
-import { type HeldSeat, heldSeat, holdSeat } from "./seats.js";
+import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 
 /** The kinds of events whose data carries the game; any other is answered by reading the game again. */
 const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch", "end"]);
@@ -151,7 +151,6 @@ export class GameScreen {
   /** Follows the game's stream, with the seat's token (which keeps the seat present) or the invite. */
   private follow(): void {
     this.following?.close();
-    const credentials = this.seat !== null ? { token: this.seat.token } : this.invite !== undefined ? { invite: this.invite } : {};
     this.following = this.client.follow(
       this.game.id,
       {
@@ -164,7 +163,7 @@ export class GameScreen {
           }
         },
       },
-      credentials,
+      this.credentials(),
     );
   }
 
@@ -180,8 +179,8 @@ export class GameScreen {
     }
   }
 
-  private credentials(): { token?: string; invite?: string } {
-    return this.seat !== null ? { token: this.seat.token } : this.invite !== undefined ? { invite: this.invite } : {};
+  private credentials(): Credentials {
+    return credentialsOf(this.seat, this.invite);
   }
 
   /** Shows `game`, unless a newer version is on screen already. */

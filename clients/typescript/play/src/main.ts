@@ -8,7 +8,7 @@ import { explain } from "./advice.js";
 import { html } from "./dom.js";
 import { GameScreen } from "./game.js";
 import { lobby } from "./lobby.js";
-import { heldSeat, holdSeat, seatInFragment } from "./seats.js";
+import { credentialsOf, heldSeat, holdSeat, seatInFragment } from "./seats.js";
 
 async function start(): Promise<void> {
   const client = new QtttClient({ baseUrl: location.origin });
@@ -30,7 +30,7 @@ async function start(): Promise<void> {
   const seat = heldSeat(id);
   const invite = query.get("invite") ?? undefined;
   try {
-    const game = await client.game(id, seat !== null ? { token: seat.token } : invite !== undefined ? { invite } : {});
+    const game = await client.game(id, credentialsOf(seat, invite));
     root.replaceChildren(new GameScreen(client, game, seat, invite).element);
   } catch (error) {
     root.replaceChildren(

@@ -2,7 +2,7 @@
 // is shown once, when the seat is taken, and is the only way to act for it.
 // A private game's invite is kept beside its creator's seat, to share again.
 
-import type { Seat } from "../../src/index.js";
+import type { Credentials, Seat } from "../../src/index.js";
 
 /** A seat held here. */
 export interface HeldSeat {
@@ -37,4 +37,9 @@ export function holdSeat(gameId: number, seat: HeldSeat): void {
 export function seatInFragment(fragment: string): HeldSeat | null {
   const match = /^#seat=([XO])\.([A-Za-z0-9_-]+)$/.exec(fragment);
   return match === null ? null : { player: match[1] as Seat, token: match[2] as string };
+}
+
+/** What reads a game for its viewer: the seat's token if one is held here, else the link's invite. */
+export function credentialsOf(seat: HeldSeat | null, invite: string | undefined): Credentials {
+  return seat !== null ? { token: seat.token } : invite !== undefined ? { invite } : {};
 }
