@@ -309,6 +309,12 @@ pub struct Summary {
     pub ended_at: Option<Timestamp>,
 }
 
+impl Summary {
+    /// A new game's: waiting for its players.
+    pub const WAITING: Summary =
+        Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None, ended_at: None };
+}
+
 /// What a new game is to be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GameSettings {

@@ -70,13 +70,12 @@ pub async fn copy_games(
     }
     let mut copied_ids = Vec::new();
     for (done, &id) in ids.iter().enumerate() {
-        let mut game = from.load_game(id).await?;
-        // The rematch entry goes with the rematch it names.
-        game.log.retain(|entry| !matches!(entry.event, Event::Rematch { .. }));
-        let rematch = match game.rematch_of {
-            Some(first) => rematch_entry(&from.load_game(first).await?, id),
+        let game = from.load_game(id).await?;
+        let first = match game.rematch_of {
+            Some(first) => Some(from.load_game(first).await?),
             None => None,
         };
+        let (game, rematch) = as_copied(game, first.as_ref());
         let entries = game.log.len() + usize::from(rematch.is_some());
         if to.copy_game(game, rematch).await? {
             copied.games += 1;
@@ -169,6 +168,16 @@ fn unseen(mut game: StoredGame) -> StoredGame {
         seat.last_seen_at = None;
     }
     game
+}
+
+/// `game`, read from another database, as [`Store::copy_game`] takes it:
+/// without the entry that asked for its rematch, which goes with the rematch it
+/// names; and when it is a rematch, with that entry of `first`, the game it
+/// follows.
+pub fn as_copied(mut game: StoredGame, first: Option<&StoredGame>) -> (StoredGame, Option<RematchOf>) {
+    game.log.retain(|entry| !matches!(entry.event, Event::Rematch { .. }));
+    let rematch = first.and_then(|first| rematch_entry(first, game.id));
+    (game, rematch)
 }
 
 /// The entry of `first` that asked for its rematch, game `rematch`.

@@ -30,13 +30,13 @@ use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{
-    ClockSettings, GameId, ListedGame, Page, PlayerEventKind, PlayerId, Status, StoredGame, StoredSeat, Summary,
+    ClockSettings, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat, Summary,
 };
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
 use time::Offset;
 
-pub use copy::{Checked, Copied, check_games, copy_games};
+pub use copy::{Checked, Copied, as_copied, check_games, copy_games};
 pub use ladder::LADDER_BOTS;
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
@@ -87,13 +87,7 @@ impl NewGame {
             rated: self.rated,
             clock: self.clock,
             rematch_of: self.rematch_of,
-            summary: Summary {
-                status: Status::Waiting,
-                result: crate::engine::GameResult::Ongoing,
-                end: None,
-                deadline: None,
-                ended_at: None,
-            },
+            summary: Summary::WAITING,
             log: Vec::new(),
             seats: self.seats,
             invite_hash: self.invite_hash,

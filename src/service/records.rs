@@ -307,8 +307,7 @@ mod tests {
     /// second apart, as the events a service would write.
     fn random_events(seed: u64) -> (StoredGame, Vec<(Event, bool)>) {
         let clock = Some(ClockSettings { initial_ms: 10_000, increment_ms: 500 });
-        let summary =
-            Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None, ended_at: None };
+        let summary = Summary::WAITING;
         let stored = StoredGame {
             id: GameId::new(1),
             variant: Variant::PlayerChoice,

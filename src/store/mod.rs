@@ -517,14 +517,14 @@ impl Store {
     /// Writes `game`, read from another database, as it is, with its id; with
     /// `rematch`, the entry of the game it is the rematch of (which the copy of
     /// that game leaves out: it names this one). Answers false, writing nothing,
-    /// when a game has that id already. Only into PostgreSQL.
+    /// when a game has that id already.
     ///
     /// # Errors
-    /// A SQLite store; database failures.
+    /// Database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
         self.wrote(async {
             match &self.backend {
-                Backend::Sqlite(_) => Err(StoreError::Other("games are copied into PostgreSQL only".into())),
+                Backend::Sqlite(store) => store.copy_game(game, rematch).await,
                 Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
             }
         })

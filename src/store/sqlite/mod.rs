@@ -84,9 +84,11 @@ static LIST_GAMES: LazyLock<[String; 2]> = LazyLock::new(|| {
 // profile, a quarter of a move's insert).
 static INSERT_ENTRY: LazyLock<String> =
     LazyLock::new(|| format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-const INSERT_GAME: &str = "INSERT INTO games (variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated) \
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/// A game, with its id (a copy's) or with none (a new game's, which SQLite
+/// gives the next); nothing when a game has that id already.
+const INSERT_GAME: &str = "INSERT INTO games (id, variant, created_at, bot, mistake_chance, hints, \
+     clock_initial_ms, clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, \
+     invite_hash, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
 /// A player's next event: its number is the one after their last.
 const NEXT_PLAYER_EVENT: [&str; 2] = [
@@ -247,6 +249,10 @@ impl SqliteStore {
             .await
     }
 
+    pub(super) async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
+        self.writer.write(move |tx| Ok(Ok(write_game_rows(tx, &game, Some(game.id), rematch, &[])?.is_some()))).await
+    }
+
     pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
     }
@@ -365,16 +371,29 @@ impl SqliteStore {
 }
 
 /// Creates `game` in `tx`, with `player_events` about it, and with `rematch` its
-/// entry in the game it follows.
+/// entry in the game it follows; answers its id.
 fn insert_game(
     tx: &Connection,
     game: &StoredGame,
     rematch: Option<RematchOf>,
     player_events: &[(PlayerId, PlayerEventKind)],
 ) -> rusqlite::Result<GameId> {
+    Ok(write_game_rows(tx, game, None, rematch, player_events)?.expect("a new game is always inserted"))
+}
+
+/// [`insert_game`], or with a copy's `id` given: then nothing (`None`) is
+/// written when a game has that id already.
+fn write_game_rows(
+    tx: &Connection,
+    game: &StoredGame,
+    id: Option<GameId>,
+    rematch: Option<RematchOf>,
+    player_events: &[(PlayerId, PlayerEventKind)],
+) -> rusqlite::Result<Option<GameId>> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
-    tx.prepare_cached(INSERT_GAME)?.execute(params![
+    let inserted = tx.prepare_cached(INSERT_GAME)?.execute(params![
+        id,
         game.variant.code(),
         stamp(game.created_at),
         bot_code(game),
@@ -392,6 +411,9 @@ fn insert_game(
         game.invite_hash,
         game.rated
     ])?;
+    if inserted == 0 {
+        return Ok(None);
+    }
     let id = GameId::new(tx.last_insert_rowid());
     for seat in &game.seats {
         insert_seat(tx, id, seat)?;
@@ -402,7 +424,7 @@ fn insert_game(
         let event = Event::Rematch { player, game_id: id };
         insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
     }
-    Ok(id)
+    Ok(Some(id))
 }
 
 /// Game `id` and its whole log, read in `tx`, a transaction, so that both come

@@ -165,3 +165,36 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
         assert!(!plan.iter().any(|step| scans.iter().any(|scan| step.starts_with(scan))), "{read}\n{plan:#?}");
     }
 }
+
+/// A game as another database holds it: waiting, X seated.
+fn game_from_elsewhere(id: i64) -> StoredGame {
+    let created_at: jiff::Timestamp = "2026-01-02T03:04:05.678Z".parse().unwrap();
+    StoredGame {
+        id: GameId::new(id),
+        variant: crate::engine::Variant::PlayerChoice,
+        created_at,
+        opponent: None,
+        hints: false,
+        rated: false,
+        clock: None,
+        rematch_of: None,
+        summary: Summary::WAITING,
+        log: vec![StoredEntry { seq: 1, created_at, event: Event::SeatTaken(Player::X), by_bot: false }],
+        seats: vec![StoredSeat { player: Player::X, token_hash: vec![7; 32], holder: None, last_seen_at: None }],
+        invite_hash: None,
+        ratings: [None, None],
+    }
+}
+
+#[tokio::test]
+async fn a_copied_game_keeps_its_id_once_and_new_games_are_numbered_after_it() {
+    let (_folder, store) = fresh_store().await;
+    let copied =
+        [store.copy_game(game_from_elsewhere(41), None).await, store.copy_game(game_from_elsewhere(41), None).await];
+    let read = store.load_game(GameId::new(41)).await.unwrap();
+    let new = store.create_game(game_from_elsewhere(0), None, Vec::new()).await.unwrap();
+    store.close().await;
+    assert_eq!(copied.map(Result::unwrap), [true, false]);
+    assert_eq!(read, game_from_elsewhere(41));
+    assert_eq!(new, GameId::new(42));
+}
