@@ -206,8 +206,8 @@ impl SqliteStore {
         })();
         let (writer, checkpointer, readers) = opened.map_err(OpenError::Sqlite)?;
         Ok(SqliteStore {
-            readers: Arc::new(Connections::start("sqlite-reader", readers)),
-            writer: Arc::new(Connections::start("sqlite-writer", vec![writer])),
+            readers: Arc::new(Connections::start("sqlite-reader", readers, None)),
+            writer: Arc::new(Connections::start("sqlite-writer", vec![writer], Some(checkpointer.log_restart()))),
             checkpointer: Arc::new(checkpointer),
             rating_period: super::RATING_PERIOD,
         })
