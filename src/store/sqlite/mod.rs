@@ -181,7 +181,11 @@ impl SqliteStore {
         let options = options_of(url)?;
         let path = options.get_filename().to_path_buf();
         let checked = path.clone();
-        tokio::task::spawn_blocking(move || file::check(&checked)).await.map_err(OpenError::Thread)??;
+        let migrations = sqlx::migrate!("./migrations/sqlite");
+        let latest_migration = migrations.iter().map(|migration| migration.version).max().unwrap_or(0);
+        tokio::task::spawn_blocking(move || file::check(&checked, latest_migration))
+            .await
+            .map_err(OpenError::Thread)??;
         // The migrator is sqlx's, on a connection of its own, closed before the
         // store's open: the journal mode stays with the file. It enforces no
         // foreign keys, so that a migration can rebuild a table that others
@@ -194,7 +198,7 @@ impl SqliteStore {
             .connect()
             .await
             .map_err(OpenError::Connect)?;
-        sqlx::migrate!("./migrations/sqlite").run(&mut migrator).await?;
+        migrations.run(&mut migrator).await?;
         migrator.close().await.map_err(OpenError::Connect)?;
 
         let opened: rusqlite::Result<_> = (|| {
