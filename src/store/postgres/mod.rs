@@ -310,17 +310,32 @@ impl PgStore {
     }
 
     pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+        self.listed_page(&|| {
+            let query = sqlx::query_scalar(LIST_GAME_IDS[usize::from(page.status.is_some())])
+                .bind(page.below())
+                .bind(i64::from(page.limit));
+            match page.status {
+                Some(status) => query.bind(status.code()),
+                None => query,
+            }
+        })
+        .await
+    }
+
+    /// The games of the page whose ids `page_ids` reads, newest first, read on
+    /// the same connection.
+    async fn listed_page(
+        &self,
+        page_ids: &(dyn Fn() -> PgQuery<'static, GameId> + Sync),
+    ) -> Result<Vec<ListedGame>, StoreError> {
         let rows = self
             .connections
             .run(&|connection| {
-                let query = sqlx::query(LIST_GAMES[usize::from(page.status.is_some())].as_str())
-                    .bind(page.below())
-                    .bind(i64::from(page.limit));
-                let query = match page.status {
-                    Some(status) => query.bind(status.code()),
-                    None => query,
-                };
-                Box::pin(query.fetch_all(connection))
+                let page_ids = page_ids();
+                Box::pin(async move {
+                    let ids = page_ids.fetch_all(&mut *connection).await?;
+                    sqlx::query(LISTED_GAMES.as_str()).bind(ids).fetch_all(connection).await
+                })
             })
             .await?;
         rows.iter().map(listed_game_from_row).collect()

@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnection, PgRow};
 
-use super::statements::rfc3339;
+use super::statements::{LISTED_GAMES, rfc3339};
 use super::{PgStore, decode, insert_game, insert_player_events, is_unique_violation};
 use crate::rating::Rating;
 use crate::record::{
@@ -20,9 +20,9 @@ use crate::record::{
 };
 use crate::store::players::{NewSeek, Sought, Started};
 use crate::store::rows::{
-    CHALLENGES_WITH_PLAYERS, RESULT_COUNTS, challenge_columns, challenge_from_row, listed_game_from_row,
-    listing_columns, optional_time, player_columns, player_event_columns, player_event_from_row, player_from_row,
-    results_from_row, seek_and_holder_from_row, seek_columns, seek_from_row,
+    CHALLENGES_WITH_PLAYERS, RESULT_COUNTS, challenge_columns, challenge_from_row, listed_game_from_row, optional_time,
+    player_columns, player_event_columns, player_event_from_row, player_from_row, results_from_row,
+    seek_and_holder_from_row, seek_columns, seek_from_row,
 };
 use crate::store::{StoreError, events_about};
 
@@ -42,16 +42,11 @@ static PLAYER: LazyLock<String> =
 const SET_PLAYER_TOKEN: &str = "UPDATE players SET token_hash = $2 WHERE id = $1";
 const TOUCH_PLAYER: &str = "UPDATE players SET last_seen_at = $2::TIMESTAMPTZ WHERE id = $1";
 const TOUCH_SEAT: &str = "UPDATE seats SET last_seen_at = $3::TIMESTAMPTZ WHERE game_id = $1 AND player = $2";
-pub(super) static PLAYER_GAMES: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {} FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
-         AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 \
-         ORDER BY seats.game_id DESC LIMIT $4",
-        listing_columns(rfc3339)
-    )
-});
-static LISTED_GAMES: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ANY($1)", listing_columns(rfc3339)));
+/// The ids of a page of a player's games; their columns are read apart, as the
+/// listing's are (see [`super::statements::LIST_GAME_IDS`]).
+pub(super) const PLAYER_GAME_IDS: &str = "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id \
+     WHERE seats.player_id = $1 AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 \
+     ORDER BY seats.game_id DESC LIMIT $4";
 static PLAYER_RESULTS: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {RESULT_COUNTS} FROM seats JOIN games ON games.id = seats.game_id \
@@ -196,16 +191,15 @@ impl PgStore {
     }
 
     pub(in crate::store) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        let rows = self
-            .fetch_all(&PLAYER_GAMES, |query| {
-                query.bind(id).bind(page.status.map(Status::code)).bind(page.below()).bind(i64::from(page.limit))
-            })
-            .await?;
-        rows.iter().map(listed_game_from_row).collect()
+        let status = page.status.map(Status::code);
+        self.listed_page(&|| {
+            sqlx::query_scalar(PLAYER_GAME_IDS).bind(id).bind(status).bind(page.below()).bind(i64::from(page.limit))
+        })
+        .await
     }
 
     pub(in crate::store) async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
-        let rows = self.fetch_all(&LISTED_GAMES, |query| query.bind(ids.clone())).await?;
+        let rows = self.fetch_all(LISTED_GAMES.as_str(), |query| query.bind(ids.clone())).await?;
         rows.iter().map(listed_game_from_row).collect()
     }
 

@@ -20,9 +20,10 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
     let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
     PgStore::open(&url, PoolSettings::default()).await.unwrap().close().await;
     let reads = [
-        (LIST_GAMES[0].as_str(), "games_pkey"),
-        (LIST_GAMES[1].as_str(), "games_by_status"),
-        (players::PLAYER_GAMES.as_str(), "seats_by_player"),
+        (LIST_GAME_IDS[0], "games_pkey"),
+        (LIST_GAME_IDS[1], "games_by_status"),
+        (LISTED_GAMES.as_str(), "games_pkey"),
+        (players::PLAYER_GAME_IDS, "seats_by_player"),
         (TIMED_OUT_GAMES, "games_by_deadline"),
         (ABANDONED_GAMES, "games_by_creation"),
         (ended_before(Ended::Any), "games_by_end"),
