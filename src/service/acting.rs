@@ -12,7 +12,6 @@ use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
 use crate::error::{Error, Fault};
 use crate::record::{Ending, Event, GameId, Status};
-use crate::token;
 
 /// A player's action applied to a game as read from its log, with what follows it.
 struct Played {
@@ -159,8 +158,7 @@ impl GameService {
         action: Action,
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
-        self.check_seat(id, token).await?;
-        let token_hash = token::hash(token);
+        let token_hash = self.check_seat(id, token).await?;
         self.play(id, move |record| seat_of(record, &token_hash, expected_version), action, false).await
     }
 
@@ -217,8 +215,7 @@ impl GameService {
     /// # Errors
     /// As [`GameService::act`]: no seat, a free seat, a game already over.
     pub async fn resign(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
-        self.check_seat(id, token).await?;
-        let token_hash = token::hash(token);
+        let token_hash = self.check_seat(id, token).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
@@ -238,8 +235,7 @@ impl GameService {
     /// [`Error::AbortNotAllowed`] once both players have moved; as
     /// [`GameService::act`] otherwise.
     pub async fn abort(&self, id: GameId, token: &str, expected_version: Option<i64>) -> Result<GameRecord, Error> {
-        self.check_seat(id, token).await?;
-        let token_hash = token::hash(token);
+        let token_hash = self.check_seat(id, token).await?;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
@@ -269,9 +265,9 @@ impl GameService {
         token: &str,
         expected_version: Option<i64>,
     ) -> Result<GameRecord, Error> {
-        self.check_seat(id, token).await?;
+        let token_hash = self.check_seat(id, token).await?;
         self.record(id).await?;
-        let (token_hash, claim_after) = (token::hash(token), self.options.claim_after);
+        let claim_after = self.options.claim_after;
         self.end(id, move |record| {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {

@@ -108,6 +108,7 @@ impl GameService {
             seats: vec![seat],
         };
         let record = self.insert(new, &events, rematch).await?;
+        self.knows_seat(record.stored.id, token::hash(&token));
         Ok((record, Seat { player: play_as, token, invite }))
     }
 
@@ -224,7 +225,9 @@ impl GameService {
         let (record, write) = record;
         self.hub.publish(id, record.version());
         self.tell_players(&write.player_events);
-        let player = record.stored.seat_of(&token::hash(&token)).expect("the seat just taken");
+        let token_hash = token::hash(&token);
+        let player = record.stored.seat_of(&token_hash).expect("the seat just taken");
+        self.knows_seat(id, token_hash);
         Ok((record, Seat { player, token, invite: None }))
     }
 
