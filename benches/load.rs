@@ -37,6 +37,15 @@
 //! move reaches them: see benches/spectators. With `--postgres URL`, on two
 //! instances of one PostgreSQL database, the moves made on the first.
 //!
+//! `--scale GAMES` measures how each request's cost grows with the games a
+//! database keeps: see benches/scale. With `--postgres URL`, on PostgreSQL.
+//!
+//! `--compare-with BIN` compares this build with the qttt program BIN at one
+//! client, on one keep-alive connection: game creation alone, then whole
+//! `measurement` games, each for `--seconds`, on a fresh SQLite database each
+//! time, the two builds in turn, `--rounds` times; it prints every round and
+//! each build's best.
+//!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
 //! where the tool makes a fresh database and drops it at the end. For each client
@@ -47,6 +56,7 @@
 //! requests as a share of its floor, and the server's CPU per request on each.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -59,6 +69,7 @@ use serde_json::json;
 mod floor;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
+mod scale;
 mod script;
 mod spectators;
 mod stats;
@@ -82,6 +93,10 @@ struct Options {
     rated: bool,
     /// How many live streams watch one game, when measuring spectators.
     spectators: Option<usize>,
+    /// How many finished games a database holds, when measuring scale.
+    scale: Option<usize>,
+    /// Another build of qttt, to compare this one with at one client.
+    compare_with: Option<String>,
 }
 
 fn options(args: &[String]) -> Options {
@@ -103,7 +118,20 @@ fn options(args: &[String]) -> Options {
     let pairing = args.iter().any(|a| a == "--pairing");
     let rated = args.iter().any(|a| a == "--rated");
     let spectators = value("--spectators").map(|n| n.parse().expect("--spectators takes a number"));
-    Options { clients, seconds, rounds, variants, games, postgres: value("--postgres"), pairing, rated, spectators }
+    let scale = value("--scale").map(|n| n.parse().expect("--scale takes a number"));
+    Options {
+        clients,
+        seconds,
+        rounds,
+        variants,
+        games,
+        postgres: value("--postgres"),
+        pairing,
+        rated,
+        spectators,
+        scale,
+        compare_with: value("--compare-with"),
+    }
 }
 
 /// A server process on a fresh database in a temporary folder of its own.
@@ -112,6 +140,8 @@ struct Server {
     address: SocketAddr,
     /// Removed, with the database, once the process has been ended.
     folder: tempfile::TempDir,
+    /// From the process's start to `/readyz` answering 200.
+    ready_in: Duration,
 }
 
 impl Server {
@@ -123,9 +153,14 @@ impl Server {
 
     /// The same, with the settings `settings` adds.
     fn qttt_with(name: &str, database_url: Option<&str>, settings: &[(&str, &str)]) -> Server {
+        // QTTT_BIN runs another build, to compare it with this one.
+        let binary = std::env::var_os("QTTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_qttt").into());
+        Server::qttt_built(&binary, name, database_url, settings)
+    }
+
+    /// The same, served by the qttt program at `binary`.
+    fn qttt_built(binary: &OsStr, name: &str, database_url: Option<&str>, settings: &[(&str, &str)]) -> Server {
         Server::start(name, |port, database| {
-            // QTTT_BIN runs another build, to compare it with this one.
-            let binary = std::env::var_os("QTTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_qttt").into());
             let mut command = Command::new(binary);
             command
                 .arg("serve")
@@ -164,13 +199,15 @@ impl Server {
         let child =
             command(port, &folder.path().join("load.db")).stdout(Stdio::null()).spawn().expect("the server starts");
         // Owned by `Server` at once, so that its `Drop` ends the process on any path.
-        let server = Server { child, address: SocketAddr::from(([127, 0, 0, 1], port)), folder };
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        let mut server = Server { child, address, folder, ready_in: Duration::ZERO };
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
             if let Ok(stream) = TcpStream::connect(server.address) {
                 let mut client = Client::over(stream);
                 if client.send("GET", "/readyz", None, None).0 == 200 {
-                    println!("{name} server ready in {:.0} ms", started.elapsed().as_secs_f64() * 1000.0);
+                    server.ready_in = started.elapsed();
+                    println!("{name} server ready in {:.0} ms", server.ready_in.as_secs_f64() * 1000.0);
                     return server;
                 }
             }
@@ -475,6 +512,51 @@ impl Phase {
     }
 }
 
+/// `--compare-with BIN`: see the module's doc.
+fn compare_builds(other: &str, seconds: u64, rounds: usize) {
+    let this = std::env::var_os("QTTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_qttt").into());
+    let builds = [("this build", this.as_os_str()), ("the other", OsStr::new(other))];
+    let bodies = GameBodies::of("measurement");
+    let create = bodies.create.clone();
+    // For each build, its rounds: (creations a second, games a second, creation p50, game p50 per request).
+    let mut measured: [Vec<(f64, f64, Duration, Duration)>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for (index, (name, binary)) in builds.iter().enumerate() {
+            let server = Server::qttt_built(binary, &format!("{name} {round}"), None, &[]);
+            let created = Phase::run(&[&server], 1, seconds, usize::MAX, |client, tally| {
+                tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&create))).map(drop)
+            });
+            let played =
+                Phase::run(&[&server], 1, seconds, usize::MAX, |client, tally| play_game(client, tally, &bodies));
+            let p50 = |phase: &Phase, kinds: &[&str]| percentile(&phase.sorted_latencies(kinds), 0.5);
+            let figures = (
+                created.requests_per_second(),
+                played.games_per_second(),
+                p50(&created, &["create"]),
+                p50(&played, &["create", "join", "move"]),
+            );
+            println!(
+                "round {round}, {name}: {:.0} creations/s (p50 {} ms), {:.1} games/s (request p50 {} ms), errors {}",
+                figures.0,
+                millis(figures.2),
+                figures.1,
+                millis(figures.3),
+                created.errors() + played.errors()
+            );
+            measured[index].push(figures);
+        }
+    }
+    for ((name, _), rounds) in builds.iter().zip(&measured) {
+        let best = |figure: fn(&(f64, f64, Duration, Duration)) -> f64| rounds.iter().map(figure).fold(0.0, f64::max);
+        println!(
+            "{name}, best of {}: {:.0} creations/s, {:.1} games/s",
+            rounds.len(),
+            best(|round| round.0),
+            best(|round| round.1)
+        );
+    }
+}
+
 /// `--spectators N`: see [`spectators`]; on SQLite, or on two instances of one
 /// PostgreSQL database made on the server of `maintenance_url`.
 fn watch_one_game(spectators: usize, maintenance_url: Option<&str>) {
@@ -503,6 +585,12 @@ fn main() {
     }
     if let Some(spectators) = options.spectators {
         return watch_one_game(spectators, options.postgres.as_deref());
+    }
+    if let Some(other) = &options.compare_with {
+        return compare_builds(other, options.seconds, options.rounds);
+    }
+    if let Some(games) = options.scale {
+        return scale::run(games, options.seconds, options.rounds, options.postgres.as_deref());
     }
     if let Some(maintenance_url) = &options.postgres {
         return compare_backends(&options, maintenance_url);
