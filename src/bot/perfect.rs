@@ -240,7 +240,8 @@ impl Solver {
     }
 }
 
-fn after(game: &Game, actor: Actor, action: Action) -> Game {
+/// `game` after `actor` takes `action`, a legal action.
+pub(super) fn after(game: &Game, actor: Actor, action: Action) -> Game {
     let mut next = *game;
     next.play(actor, action).expect("a legal action is accepted");
     next

@@ -29,15 +29,24 @@ use super::moves::{Action, Actor, LogEntry, Variant};
 
 /// The transcript of `game`.
 pub fn write(game: &Game) -> String {
+    write_from(game, 0)
+}
+
+/// The transcript of `game`'s log from its entry `first` on: what follows the
+/// transcript of its first `first` entries, after a `; `, to make the whole.
+pub fn write_from(game: &Game, first: usize) -> String {
     let mut tokens = Vec::new();
     let mut placed: MoveNumber = 0;
-    for entry in game.log() {
-        tokens.push(write_action(entry.action, placed + 1));
+    for (index, entry) in game.log().iter().enumerate() {
+        let mut token = write_action(entry.action, placed + 1);
         if let Action::Move { squares: [a, b] } = entry.action {
             placed += 1;
             if a == b {
-                tokens.push(format!("{}{placed}!({})", Player::of_move(placed), goff(a)));
+                token.push_str(&format!("; {}{placed}!({})", Player::of_move(placed), goff(a)));
             }
+        }
+        if index >= first {
+            tokens.push(token);
         }
     }
     let mut text = tokens.join("; ");

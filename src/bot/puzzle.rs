@@ -1,0 +1,467 @@
+//! Puzzles made by the perfect player: positions where one action, up to the
+//! board's symmetries, is worth at least half a point more than every other, with
+//! the line that follows it to the end against best defence. The solver knows
+//! the exact value of every position, so each puzzle is right by construction.
+//!
+//! The values are the solver's: in the measurement variant, expectations over
+//! the measurements. A puzzle's line is one line, so a measurement in it takes
+//! the outcome worse for the puzzle's side, as the best defence would.
+//!
+//! The set that ships with the server is a text file per variant, compiled in
+//! ([`shipped`]): a puzzle a line, written by [`write_line`] and read by
+//! [`read_line`], `position | solution | theme | source`, the position and its
+//! solution as transcripts (the solution goes on from the position, after a
+//! `; `); lines that start with `#` say how the file was made. Make it again
+//! with `qttt puzzles generate` after any change to the rules or the solver.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use rand::{Rng, RngExt};
+
+use super::perfect::{Solver, after};
+use super::random::random_action;
+use super::symmetry::canonical_key;
+use super::value::Value;
+use crate::engine::{Action, Actor, Game, LogEntry, Player, Variant, notation};
+
+/// How much more, in points of the final score difference, the puzzle's action
+/// is worth than every other.
+pub const LEAST_MARGIN: f64 = 0.5;
+
+/// A position with one winning action, and the line it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Puzzle {
+    /// Where the puzzle's side is to act.
+    pub position: Game,
+    /// The line from `position` to the end of the game: the puzzle's side's
+    /// actions, each the only best one up to symmetry, the other side's best
+    /// defence, and the measurements.
+    pub solution: Vec<LogEntry>,
+    /// What the solution turns on.
+    pub theme: Theme,
+    /// Where the position came from, in words.
+    pub source: String,
+}
+
+/// What a puzzle's solution turns on: the first of these that holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Theme {
+    /// It ends with two lines of the puzzle's side.
+    DoubleLine,
+    /// Its first action is a collapse choice.
+    CollapseChoice,
+    /// Its first action is a move that closes a cycle.
+    ClosingCycle,
+    /// It reaches the last-square move.
+    LastSquare,
+    /// None of the above.
+    Quiet,
+}
+
+impl Theme {
+    /// Every theme, in the order they are tried.
+    pub const ALL: [Theme; 5] =
+        [Theme::DoubleLine, Theme::CollapseChoice, Theme::ClosingCycle, Theme::LastSquare, Theme::Quiet];
+
+    /// The theme's name, as files and clients write it.
+    pub fn code(self) -> &'static str {
+        match self {
+            Theme::CollapseChoice => "collapse_choice",
+            Theme::ClosingCycle => "closing_cycle",
+            Theme::DoubleLine => "double_line",
+            Theme::LastSquare => "last_square",
+            Theme::Quiet => "quiet",
+        }
+    }
+}
+
+impl Puzzle {
+    /// The side to act in the position.
+    pub fn player(&self) -> Player {
+        match self.position.actor_to_act() {
+            Some(Actor::Player(player)) => player,
+            _ => unreachable!("a puzzle's position waits for a player"),
+        }
+    }
+
+    /// The game at the end of the solution.
+    pub fn end(&self) -> Game {
+        let mut game = self.position;
+        for entry in &self.solution {
+            game.play(entry.actor, entry.action).expect("a puzzle's solution replays");
+        }
+        game
+    }
+}
+
+/// One class of a position's actions, those that reach the same position up to
+/// symmetry: one of them, and what it is worth.
+#[derive(Debug, Clone, Copy)]
+struct Choice {
+    /// An action of the class.
+    action: Action,
+    /// The key of the position it reaches.
+    reaches: u64,
+    /// What the position it reaches is worth, X minus O.
+    value: Value,
+}
+
+/// Every class of the actions of `player`, who is to act in `game`, best first
+/// for `player` (by points, then by haste).
+fn choices(game: &Game, player: Player, solver: &mut Solver) -> Vec<Choice> {
+    let mut choices: Vec<Choice> = Vec::new();
+    for action in game.legal_actions() {
+        let next = after(game, Actor::Player(player), action);
+        let reaches = canonical_key(&next).0;
+        if choices.iter().any(|choice| choice.reaches == reaches) {
+            continue;
+        }
+        choices.push(Choice { action, reaches, value: value_of(&next, solver) });
+    }
+    let sign = for_player(player);
+    choices.sort_by(|a, b| {
+        let worth = |choice: &Choice| (sign * choice.value.points, sign * choice.value.haste);
+        let ((a_points, a_haste), (b_points, b_haste)) = (worth(a), worth(b));
+        b_points.total_cmp(&a_points).then(b_haste.total_cmp(&a_haste))
+    });
+    choices
+}
+
+/// The puzzle whose position is `game`, if it is one: a player is to act, one
+/// class of their actions is worth at least [`LEAST_MARGIN`] more than every
+/// other, and at each later turn of theirs in the line one class is worth more
+/// than every other.
+pub fn find(game: &Game, source: &str, solver: &mut Solver) -> Option<Puzzle> {
+    let Some(Actor::Player(player)) = game.actor_to_act() else { return None };
+    let choices = choices(game, player, solver);
+    let sign = for_player(player);
+    let [best, next, ..] = choices.as_slice() else { return None };
+    if sign * (best.value.points - next.value.points) < LEAST_MARGIN {
+        return None;
+    }
+    let end = line(game, player, best.action, solver)?;
+    let solution = end.log()[game.log().len()..].to_vec();
+    let theme = theme_of(game, player, best.action, &end);
+    Some(Puzzle { position: *game, solution, theme, source: source.to_string() })
+}
+
+/// The game at the end of the line that `first`, `player`'s action in `game`,
+/// starts: against the best defence, each measurement taking the outcome worse
+/// for `player`; `None` when a later turn of `player`'s has more than one best
+/// class of actions, which would make the puzzle's answer ambiguous.
+fn line(game: &Game, player: Player, first: Action, solver: &mut Solver) -> Option<Game> {
+    let sign = for_player(player);
+    let mut position = after(game, Actor::Player(player), first);
+    while let Some(actor) = position.actor_to_act() {
+        let action = match actor {
+            Actor::Measurement => {
+                let outcomes = position.legal_actions();
+                let worth = |outcome: Action, solver: &mut Solver| {
+                    sign * value_of(&after(&position, Actor::Measurement, outcome), solver).points
+                };
+                let (first, second) = (worth(outcomes[0], solver), worth(outcomes[1], solver));
+                if second < first { outcomes[1] } else { outcomes[0] }
+            }
+            Actor::Player(to_act) if to_act == player => {
+                let choices = choices(&position, player, solver);
+                if let [best, next, ..] = choices.as_slice()
+                    && best.value.points == next.value.points
+                {
+                    return None;
+                }
+                choices[0].action
+            }
+            Actor::Player(_) => solver.answer(&position).action,
+        };
+        position.play(actor, action).expect("a legal action is accepted");
+    }
+    Some(position)
+}
+
+/// The theme of the puzzle in `game` whose solution starts with `first` and ends
+/// in `end`.
+fn theme_of(game: &Game, player: Player, first: Action, end: &Game) -> Theme {
+    let last_square = end.moves().iter().any(|placed| placed.squares[0] == placed.squares[1]);
+    if end.lines().iter().filter(|line| line.player == player).count() >= 2 {
+        Theme::DoubleLine
+    } else if matches!(first, Action::Collapse { .. }) {
+        Theme::CollapseChoice
+    } else if after(game, Actor::Player(player), first).pending_collapse().is_some() {
+        Theme::ClosingCycle
+    } else if last_square && game.moves().len() < 9 {
+        Theme::LastSquare
+    } else {
+        Theme::Quiet
+    }
+}
+
+/// Plays games of `variant` until `count` puzzles are found, none the same up
+/// to symmetry as a position in `seen`, which gains every position tried: each
+/// action a best one or, with a chance drawn for each game, a random one, so
+/// that the games stray into positions perfect play avoids. Every position
+/// where a player is to act is tried; a puzzle's source is `source` and the
+/// game's number. Calls `progress(found, games)` after each game.
+pub fn generate(
+    variant: Variant,
+    source: &str,
+    count: usize,
+    seen: &mut HashSet<u64>,
+    rng: &mut dyn Rng,
+    mut progress: impl FnMut(usize, usize),
+) -> Vec<Puzzle> {
+    let mut solver = Solver::default();
+    let mut found = Vec::new();
+    let mut games = 0;
+    while found.len() < count {
+        games += 1;
+        let straying = rng.random_range(0.2..0.8);
+        let mut game = Game::new(variant);
+        while let Some(Actor::Player(player)) = game.actor_to_act() {
+            if let Some(puzzle) = try_position(&game, &format!("{source}, game {games}"), seen, &mut solver)
+                && found.len() < count
+            {
+                found.push(puzzle);
+            }
+            let action =
+                if rng.random_bool(straying) { random_action(&game, rng) } else { solver.answer(&game).action };
+            game.play_measured(Actor::Player(player), action, rng).expect("a legal action is accepted");
+        }
+        if solver.remembered() > SOLVER_LIMIT {
+            solver = Solver::default();
+        }
+        progress(found.len(), games);
+    }
+    found
+}
+
+/// The puzzles among the positions of `game`, a game played, where a player was
+/// to act, none the same up to symmetry as a position in `seen`, which gains
+/// every position tried.
+pub fn find_in_game(game: &Game, source: &str, seen: &mut HashSet<u64>, solver: &mut Solver) -> Vec<Puzzle> {
+    let mut position = Game::new(game.variant());
+    let mut found = Vec::new();
+    for entry in game.log() {
+        found.extend(try_position(&position, source, seen, solver));
+        position.play(entry.actor, entry.action).expect("a game's own log replays");
+    }
+    found
+}
+
+/// The puzzle of `game`, if it is one and its position is not in `seen`, which
+/// gains it.
+fn try_position(game: &Game, source: &str, seen: &mut HashSet<u64>, solver: &mut Solver) -> Option<Puzzle> {
+    if !matches!(game.actor_to_act(), Some(Actor::Player(_))) || !seen.insert(canonical_key(game).0) {
+        return None;
+    }
+    find(game, source, solver)
+}
+
+/// The most positions the generator's solver remembers before it starts afresh.
+const SOLVER_LIMIT: usize = 5_000_000;
+
+/// `puzzle` as a line of a puzzle file.
+pub fn write_line(puzzle: &Puzzle) -> String {
+    let end = puzzle.end();
+    format!(
+        "{} | {} | {} | {}",
+        notation::write(&puzzle.position),
+        notation::write_from(&end, puzzle.position.log().len()),
+        puzzle.theme.code(),
+        puzzle.source
+    )
+}
+
+/// The puzzle of `variant` that a line of a puzzle file holds. The theme is
+/// read as written; [`find`] says whether the puzzle is one.
+///
+/// # Errors
+/// A line that does not read, or whose transcripts do not replay.
+pub fn read_line(line: &str, variant: Variant) -> Result<Puzzle, PuzzleFileError> {
+    let fail = |reason: String| PuzzleFileError { line: line.to_string(), reason };
+    let fields: Vec<&str> = line.split(" | ").collect();
+    let [position, solution, theme, source] = fields.as_slice() else {
+        return Err(fail("expected four fields: position | solution | theme | source".into()));
+    };
+    let replay = |text: &str| {
+        let log = notation::parse(text, variant).map_err(|error| fail(error.to_string()))?;
+        Game::replay(variant, &log).map_err(|error| fail(error.to_string()))
+    };
+    let position = replay(position)?;
+    let end = replay(&format!("{}; {solution}", notation::write(&position)))?;
+    if !matches!(position.actor_to_act(), Some(Actor::Player(_))) {
+        return Err(fail("nobody is to act in the position".into()));
+    }
+    if !end.is_over() {
+        return Err(fail("the solution stops before the end of the game".into()));
+    }
+    let theme = Theme::ALL
+        .into_iter()
+        .find(|known| known.code() == *theme)
+        .ok_or_else(|| fail(format!("no theme is called {theme:?}")))?;
+    let solution = end.log()[position.log().len()..].to_vec();
+    Ok(Puzzle { position, solution, theme, source: source.to_string() })
+}
+
+static PLAYER_CHOICE: &str = include_str!("../../data/puzzles-player_choice.txt");
+static MEASUREMENT: &str = include_str!("../../data/puzzles-measurement.txt");
+
+/// The puzzles of `variant` that ship with the server.
+///
+/// # Errors
+/// The first line of the file that does not read.
+pub fn shipped(variant: Variant) -> Result<Vec<Puzzle>, PuzzleFileError> {
+    let file = match variant {
+        Variant::PlayerChoice => PLAYER_CHOICE,
+        Variant::Measurement => MEASUREMENT,
+    };
+    file.lines().filter(|line| !line.starts_with('#')).map(|line| read_line(line, variant)).collect()
+}
+
+/// A line of a puzzle file that does not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PuzzleFileError {
+    /// The line.
+    pub line: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for PuzzleFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.reason, self.line)
+    }
+}
+
+impl std::error::Error for PuzzleFileError {}
+
+/// +1 for X, who wants the score difference high; -1 for O.
+fn for_player(player: Player) -> f64 {
+    match player {
+        Player::X => 1.0,
+        Player::O => -1.0,
+    }
+}
+
+/// What `game` is worth with perfect play: its score difference once over.
+fn value_of(game: &Game, solver: &mut Solver) -> Value {
+    match game.actor_to_act() {
+        None => Value::of_finished(game),
+        Some(_) => solver.answer(game).value,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::engine::Square;
+
+    /// What each class of the actions in `puzzle`'s position is worth to its
+    /// side, by the key of the position it reaches: valued here one action at
+    /// a time, apart from [`choices`].
+    fn worth_of_classes(puzzle: &Puzzle, solver: &mut Solver) -> HashMap<u64, f64> {
+        let player = puzzle.player();
+        let mut worth = HashMap::new();
+        for action in puzzle.position.legal_actions() {
+            let next = after(&puzzle.position, Actor::Player(player), action);
+            let points = match next.actor_to_act() {
+                None => next.score().x.as_f64() - next.score().o.as_f64(),
+                Some(_) => solver.answer(&next).value.points,
+            };
+            worth.insert(canonical_key(&next).0, for_player(player) * points);
+        }
+        worth
+    }
+
+    #[test]
+    fn every_shipped_puzzle_of_player_choice_has_one_best_action_by_half_a_point_and_none_repeats() {
+        check_shipped(Variant::PlayerChoice);
+    }
+
+    #[test]
+    fn every_shipped_puzzle_of_the_measurement_has_one_best_action_by_half_a_point_and_none_repeats() {
+        check_shipped(Variant::Measurement);
+    }
+
+    /// Checks every shipped puzzle of `variant`: a position that replays, whose
+    /// solution's first action is the only best one up to symmetry, by at least
+    /// [`LEAST_MARGIN`], with a line to the end and a theme that fits it; and
+    /// no two of them the same up to symmetry.
+    fn check_shipped(variant: Variant) {
+        let puzzles = shipped(variant).unwrap();
+        assert!(puzzles.len() >= 500, "{variant:?}: {} puzzles", puzzles.len());
+        let mut solver = Solver::default();
+        let mut keys = HashSet::new();
+        for puzzle in &puzzles {
+            let line = write_line(puzzle);
+            assert!(
+                keys.insert(canonical_key(&puzzle.position).0),
+                "{line}: the same position up to symmetry as another"
+            );
+            let first = puzzle.solution[0];
+            assert_eq!(first.actor, Actor::Player(puzzle.player()), "{line}");
+            let answer = canonical_key(&after(&puzzle.position, first.actor, first.action)).0;
+            let worth = worth_of_classes(puzzle, &mut solver);
+            let others = worth.iter().filter(|&(&key, _)| key != answer);
+            let best_other = others.map(|(_, &worth)| worth).fold(f64::NEG_INFINITY, f64::max);
+            assert!(worth[&answer] - best_other >= LEAST_MARGIN, "{line}: {worth:?}");
+            assert!(puzzle.end().is_over(), "{line}");
+            let closes = after(&puzzle.position, first.actor, first.action).pending_collapse().is_some();
+            match puzzle.theme {
+                Theme::CollapseChoice => assert!(matches!(first.action, Action::Collapse { .. }), "{line}"),
+                Theme::ClosingCycle => assert!(closes, "{line}"),
+                Theme::Quiet => assert!(!closes && matches!(first.action, Action::Move { .. }), "{line}"),
+                Theme::DoubleLine | Theme::LastSquare => {}
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_of_the_shipped_files_reads_back_as_it_is_written() {
+        for (variant, file) in [(Variant::PlayerChoice, PLAYER_CHOICE), (Variant::Measurement, MEASUREMENT)] {
+            for line in file.lines().filter(|line| !line.starts_with('#')) {
+                assert_eq!(write_line(&read_line(line, variant).unwrap()), line);
+            }
+        }
+    }
+
+    #[test]
+    fn a_last_move_that_makes_two_lines_whichever_way_its_cycle_lands_is_found() {
+        // The eight moves span all nine squares without a cycle, so X9 closes
+        // one and O chooses how it lands. X9 in squares 3 and 9 gives X the
+        // column 3-6-9 and a diagonal either way, both lines finished by X9:
+        // two points. Every other X9 leaves O a choice worth less to X.
+        let text = "X1+(1,9); O2+(1,7); X3+(3,6); O4+(2,8); X5+(1,5); O6+(4,5); X7+(3,7); O8+(1,2)";
+        let log = notation::parse(text, Variant::PlayerChoice).unwrap();
+        let game = Game::replay(Variant::PlayerChoice, &log).unwrap();
+        let puzzle = find(&game, "here", &mut Solver::default()).unwrap();
+        assert_eq!(puzzle.solution[0].action, Action::Move { squares: [Square::ALL[2], Square::ALL[8]] });
+        assert_eq!(puzzle.theme, Theme::DoubleLine);
+        assert_eq!(puzzle.end().score().x.as_f64(), 2.0);
+        assert_eq!(puzzle.solution.len(), 2, "X9, and O's choice");
+    }
+
+    #[test]
+    fn the_opening_is_no_puzzle() {
+        let mut solver = Solver::default();
+        for variant in Variant::ALL {
+            assert_eq!(find(&Game::new(variant), "here", &mut solver), None);
+        }
+    }
+
+    #[test]
+    fn a_line_that_does_not_hold_a_puzzle_is_refused_with_the_reason() {
+        let refused = |line: &str| read_line(line, Variant::PlayerChoice).unwrap_err().reason;
+        assert_eq!(
+            refused("X1+(1,2) | O2+(3,4) | quiet"),
+            "expected four fields: position | solution | theme | source"
+        );
+        assert_eq!(refused("X1+(1,2) | O2+(3,4) | quiet | here"), "the solution stops before the end of the game");
+        let whole = "X1+(1,9); O2+(1,8); X3+(3,7); O4+(3,8); X5+(3,7); O6!X5(7) | \
+                     O6+(2,5); X7+(5,6); O8+(2,5); X9!O8(5) {X1.0,O0.5}";
+        assert_eq!(refused(&format!("{whole} | sharp | here")), "no theme is called \"sharp\"");
+        assert!(refused("X1+(1,1) | O2+(3,4) | quiet | here").contains("same_square_twice"));
+    }
+}
