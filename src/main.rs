@@ -1,5 +1,6 @@
 //! The `qttt` command: the server, and a few tools around it.
 
+use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use qttt::bot::{Analysis, Bot, Solver, arena};
+use qttt::bot::{Analysis, Bot, Solver, arena, puzzle};
 use qttt::config::{Config, ConfigError, Settings};
 use qttt::engine::{Game, Variant, notation};
 use qttt::server::Running;
@@ -93,6 +94,9 @@ enum Command {
     },
     /// Play two bots against each other from both seats and print the results.
     Arena(ArenaArgs),
+    /// Make puzzles with the perfect player.
+    #[command(subcommand)]
+    Puzzles(PuzzlesCommand),
     /// Copy every game of one database into a PostgreSQL database, with its
     /// ids, seats and log, so that the games go on there; then check that each
     /// reads back as it was and replays.
@@ -134,6 +138,31 @@ struct CopyArgs {
     /// finish a copy that was interrupted.
     #[arg(long)]
     skip_existing: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum PuzzlesCommand {
+    /// Play the bots against each other and print, a line each, the first N
+    /// positions of theirs where one action is worth at least half a point more
+    /// than every other (data/puzzles-player_choice.txt is made so).
+    Generate {
+        /// How many puzzles, 1 or more.
+        #[arg(long, value_name = "N", allow_negative_numbers = true,
+            value_parser = clap::value_parser!(u64).range(1..))]
+        count: u64,
+        /// The collapse rule.
+        #[arg(long, value_enum)]
+        variant: VariantArg,
+        /// Seeds the bots' random actions and the measurements.
+        #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+        seed: u64,
+        /// Look first in the finished games of the database that DATABASE_URL
+        /// names, oldest first; the bots' games make up the rest.
+        #[arg(long)]
+        from_database: bool,
+        #[command(flatten)]
+        settings: Settings,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -319,6 +348,10 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Solve { variant } => solve(variant.into()),
         Command::Analyse { variant } => analyse(variant.into()),
         Command::Book { variant, file } => book(variant.into(), &file),
+        Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, settings }) => {
+            let settings = from_database.then_some(settings);
+            generate_puzzles(variant.into(), count, seed, settings).await
+        }
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
         Command::Ladder(options) => ladder(options).await,
@@ -608,6 +641,36 @@ fn book(variant: Variant, path: &Path) -> Result<(), String> {
     });
     std::fs::write(path, &bytes).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     eprintln!("wrote {}: {} bytes in {:.0} s", path.display(), bytes.len(), started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Prints `count` new puzzles of `variant`, first from the finished games of
+/// the database `settings` names when there are settings, reporting progress.
+async fn generate_puzzles(variant: Variant, count: u64, seed: u64, settings: Option<Settings>) -> Result<(), String> {
+    let started = Instant::now();
+    let count = usize::try_from(count).map_err(|_| format!("{count} puzzles are more than this machine holds"))?;
+    let mut seen = HashSet::new();
+    let mut puzzles = Vec::new();
+    if let Some(settings) = settings {
+        let config = Config::try_from(settings).map_err(|error| error.to_string())?;
+        let store = qttt::server::open_store(&config).await.map_err(|error| error.to_string())?;
+        let found = qttt::service::puzzles_in_games(&store, variant, count, &mut seen).await;
+        store.close().await;
+        puzzles = found.map_err(said)?;
+        eprintln!("{} puzzles in the database's games, {:.0} s", puzzles.len(), started.elapsed().as_secs_f64());
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let source = format!("bots, seed {seed}");
+    let rest = count - puzzles.len();
+    puzzles.extend(puzzle::generate(variant, &source, rest, &mut seen, &mut rng, |found, games| {
+        if games % 100 == 0 {
+            eprintln!("{found} puzzles in {games} games, {:.0} s", started.elapsed().as_secs_f64());
+        }
+    }));
+    for found in &puzzles {
+        println!("{}", puzzle::write_line(found));
+    }
+    eprintln!("{} puzzles in {:.1} s", puzzles.len(), started.elapsed().as_secs_f64());
     Ok(())
 }
 

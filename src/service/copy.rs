@@ -137,7 +137,7 @@ pub async fn check_games(store: &Store) -> Result<Checked, Error> {
 }
 
 /// The ids of every game of `store`, in order.
-async fn every_id(store: &Store) -> Result<Vec<GameId>, Error> {
+pub(super) async fn every_id(store: &Store) -> Result<Vec<GameId>, Error> {
     let mut ids: Vec<GameId> = Vec::new();
     loop {
         let page = store.game_ids(ids.last().copied().unwrap_or(GameId::new(0)), PAGE).await?;

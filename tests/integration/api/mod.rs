@@ -25,5 +25,6 @@ mod pairing;
 mod players;
 mod presence;
 mod process;
+mod puzzles;
 mod ratings;
 mod scenarios;
