@@ -182,14 +182,14 @@ fn line(game: &Game, player: Player, first: Action, solver: &mut Solver) -> Opti
 /// The theme of the puzzle in `game` whose solution starts with `first` and ends
 /// in `end`.
 fn theme_of(game: &Game, player: Player, first: Action, end: &Game) -> Theme {
-    let last_square = end.moves().iter().any(|placed| placed.squares[0] == placed.squares[1]);
+    let played = &end.moves()[game.moves().len()..];
     if end.lines().iter().filter(|line| line.player == player).count() >= 2 {
         Theme::DoubleLine
     } else if matches!(first, Action::Collapse { .. }) {
         Theme::CollapseChoice
     } else if after(game, Actor::Player(player), first).pending_collapse().is_some() {
         Theme::ClosingCycle
-    } else if last_square && game.moves().len() < 9 {
+    } else if played.iter().any(|placed| placed.squares[0] == placed.squares[1]) {
         Theme::LastSquare
     } else {
         Theme::Quiet
@@ -216,9 +216,9 @@ pub fn generate(
     while found.len() < count {
         games += 1;
         let straying = rng.random_range(0.2..0.8);
-        let mut game = Game::new(variant);
+        let (mut game, game_source) = (Game::new(variant), format!("{source}, game {games}"));
         while let Some(Actor::Player(player)) = game.actor_to_act() {
-            if let Some(puzzle) = try_position(&game, &format!("{source}, game {games}"), seen, &mut solver)
+            if let Some(puzzle) = try_position(&game, &game_source, seen, &mut solver)
                 && found.len() < count
             {
                 found.push(puzzle);
