@@ -21,9 +21,9 @@ use rand::{Rng, RngExt};
 
 use super::perfect::{Solver, after};
 use super::random::random_action;
-use super::symmetry::canonical_key;
+use super::symmetry::{canonical_key, mapping};
 use super::value::Value;
-use crate::engine::{Action, Actor, Game, LogEntry, Player, Variant, notation};
+use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant, notation};
 
 /// How much more, in points of the final score difference, the puzzle's action
 /// is worth than every other.
@@ -64,6 +64,11 @@ impl Theme {
     pub const ALL: [Theme; 5] =
         [Theme::DoubleLine, Theme::CollapseChoice, Theme::ClosingCycle, Theme::LastSquare, Theme::Quiet];
 
+    /// The theme named `code`.
+    pub fn of_code(code: &str) -> Option<Theme> {
+        Theme::ALL.into_iter().find(|theme| theme.code() == code)
+    }
+
     /// The theme's name, as files and clients write it.
     pub fn code(self) -> &'static str {
         match self {
@@ -87,12 +92,119 @@ impl Puzzle {
 
     /// The game at the end of the solution.
     pub fn end(&self) -> Game {
+        self.after(&self.solution)
+    }
+
+    /// The position after `entries`, the first of the solution's.
+    fn after(&self, entries: &[LogEntry]) -> Game {
         let mut game = self.position;
-        for entry in &self.solution {
+        for entry in entries {
             game.play(entry.actor, entry.action).expect("a puzzle's solution replays");
         }
         game
     }
+
+    /// How many actions of the puzzle's side its solution takes: the deeper, the harder.
+    pub fn depth(&self) -> usize {
+        let player = Actor::Player(self.player());
+        self.solution.iter().filter(|entry| entry.actor == player).count()
+    }
+
+    /// The puzzle of `variant` whose position and solution these transcripts
+    /// are, the solution's going on from the position's.
+    ///
+    /// # Errors
+    /// A transcript that does not read or replay; a position where nobody is
+    /// to act; a solution that stops before the end.
+    pub fn from_transcripts(
+        variant: Variant,
+        position: &str,
+        solution: &str,
+        theme: Theme,
+        source: &str,
+    ) -> Result<Puzzle, String> {
+        let position = replay(variant, position)?;
+        let end = replay(variant, &format!("{}; {solution}", notation::write(&position)))?;
+        if !matches!(position.actor_to_act(), Some(Actor::Player(_))) {
+            return Err("nobody is to act in the position".into());
+        }
+        if !end.is_over() {
+            return Err("the solution stops before the end of the game".into());
+        }
+        let solution = end.log()[position.log().len()..].to_vec();
+        Ok(Puzzle { position, solution, theme, source: source.to_string() })
+    }
+
+    /// The game of an attempt at the puzzle that has played `line`, a
+    /// transcript going on from the position ([`Puzzle::line_of`] writes it).
+    ///
+    /// # Errors
+    /// A line that does not read or replay.
+    pub fn attempt(&self, line: &str) -> Result<Game, String> {
+        if line.is_empty() {
+            return Ok(self.position);
+        }
+        replay(self.position.variant(), &format!("{}; {line}", notation::write(&self.position)))
+    }
+
+    /// The transcript of what an attempt that reached `game` played from the position.
+    pub fn line_of(&self, game: &Game) -> String {
+        notation::write_from(game, self.position.log().len())
+    }
+
+    /// `action`, the puzzle's side's in `attempt`, the game of an attempt that
+    /// has played only what [`Puzzle::step`] answered so far: the game after
+    /// it (and after the reply, when it is right), and whether it was.
+    ///
+    /// An action is right when it reaches the position the solution's does,
+    /// up to symmetry; the reply is the solution's, seen through the same
+    /// symmetry, so that a mirrored answer is answered in its mirror.
+    ///
+    /// # Errors
+    /// An action the rules do not allow, or none at all when the puzzle's side
+    /// is not to act.
+    pub fn step(&self, attempt: &Game, action: Action) -> Result<(Game, Step), RuleError> {
+        let actor = Actor::Player(self.player());
+        let played = attempt.log().len() - self.position.log().len();
+        let mut after = *attempt;
+        after.play(actor, action)?;
+        if !self.solution.get(played).is_some_and(|entry| entry.actor == actor) {
+            return Ok((after, Step::Wrong));
+        }
+        let Some(symmetry) = mapping(&self.after(&self.solution[..=played]), &after) else {
+            return Ok((after, Step::Wrong));
+        };
+        let rest = &self.solution[played + 1..];
+        let reply_length = rest.iter().position(|entry| entry.actor == actor).unwrap_or(rest.len());
+        let mut reply = Vec::with_capacity(reply_length);
+        for entry in &rest[..reply_length] {
+            let entry = LogEntry { actor: entry.actor, action: symmetry.apply(entry.action) };
+            after.play(entry.actor, entry.action).expect("the solution's reply replays in its mirror");
+            reply.push(entry);
+        }
+        Ok((after, Step::Right { reply, solved: reply_length == rest.len() }))
+    }
+}
+
+/// What an action in an attempt at a puzzle was.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Not the solution's, up to symmetry: the attempt fails.
+    Wrong,
+    /// The solution's, up to symmetry.
+    Right {
+        /// The other side's defence and the measurements after the action, up
+        /// to the puzzle's side's next turn or the end.
+        reply: Vec<LogEntry>,
+        /// Whether that was the end: the puzzle is solved.
+        solved: bool,
+    },
+}
+
+/// The game of `variant` whose transcript `text` is.
+fn replay(variant: Variant, text: &str) -> Result<Game, String> {
+    let log = notation::parse(text, variant).map_err(|error| error.to_string())?;
+    Game::replay(variant, &log).map_err(|error| error.to_string())
 }
 
 /// One class of a position's actions, those that reach the same position up to
@@ -283,24 +395,8 @@ pub fn read_line(line: &str, variant: Variant) -> Result<Puzzle, PuzzleFileError
     let [position, solution, theme, source] = fields.as_slice() else {
         return Err(fail("expected four fields: position | solution | theme | source".into()));
     };
-    let replay = |text: &str| {
-        let log = notation::parse(text, variant).map_err(|error| fail(error.to_string()))?;
-        Game::replay(variant, &log).map_err(|error| fail(error.to_string()))
-    };
-    let position = replay(position)?;
-    let end = replay(&format!("{}; {solution}", notation::write(&position)))?;
-    if !matches!(position.actor_to_act(), Some(Actor::Player(_))) {
-        return Err(fail("nobody is to act in the position".into()));
-    }
-    if !end.is_over() {
-        return Err(fail("the solution stops before the end of the game".into()));
-    }
-    let theme = Theme::ALL
-        .into_iter()
-        .find(|known| known.code() == *theme)
-        .ok_or_else(|| fail(format!("no theme is called {theme:?}")))?;
-    let solution = end.log()[position.log().len()..].to_vec();
-    Ok(Puzzle { position, solution, theme, source: source.to_string() })
+    let theme = Theme::of_code(theme).ok_or_else(|| fail(format!("no theme is called {theme:?}")))?;
+    Puzzle::from_transcripts(variant, position, solution, theme, source).map_err(fail)
 }
 
 static PLAYER_CHOICE: &str = include_str!("../../data/puzzles-player_choice.txt");
@@ -441,6 +537,72 @@ mod tests {
         assert_eq!(puzzle.theme, Theme::DoubleLine);
         assert_eq!(puzzle.end().score().x.as_f64(), 2.0);
         assert_eq!(puzzle.solution.len(), 2, "X9, and O's choice");
+    }
+
+    #[test]
+    fn every_shipped_solution_played_step_by_step_is_solved() {
+        for variant in Variant::ALL {
+            for puzzle in &shipped(variant).unwrap() {
+                let actor = Actor::Player(puzzle.player());
+                let (mut attempt, mut solved) = (puzzle.position, false);
+                while !solved {
+                    let played = attempt.log().len() - puzzle.position.log().len();
+                    let (next, step) = puzzle.step(&attempt, puzzle.solution[played].action).unwrap();
+                    let Step::Right { reply, solved: done } = step else { panic!("{}", write_line(puzzle)) };
+                    assert!(reply.iter().all(|entry| entry.actor != actor));
+                    assert_eq!(&next.log()[attempt.log().len() + 1..], reply.as_slice());
+                    assert_eq!(puzzle.attempt(&puzzle.line_of(&next)).unwrap(), next);
+                    (attempt, solved) = (next, done);
+                }
+                assert_eq!(attempt, puzzle.end(), "{}", write_line(puzzle));
+            }
+        }
+    }
+
+    #[test]
+    fn a_mirrored_action_in_a_symmetric_position_is_right_and_answered_in_its_mirror() {
+        // Every move of the position lies on the diagonal 1-5-9 or across it,
+        // so the reflection in it (2 and 4, 3 and 7, 6 and 8 trade places)
+        // leaves the position as it is. The solution's O4+(2,5) has a mirror,
+        // O4+(4,5), which is as good; after it every answer is mirrored.
+        let line = "X1+(1,9); O2+(6,8); X3+(1,9); O4!X3(1) | O4+(2,5); X5+(5,8); O6+(2,5); X7!O6(2); X7+(4,7); \
+                    O8+(4,7); X9!O8(4) {X1.0,O0.5} | quiet | here";
+        let puzzle = read_line(line, Variant::PlayerChoice).unwrap();
+        let mut attempt = puzzle.position;
+        let mut answers = Vec::new();
+        for own in ["O4+(4,5)", "O6+(4,5)", "O8+(2,3)"] {
+            let transcript = format!("{}; {own}", notation::write(&attempt));
+            let action = notation::parse(&transcript, Variant::PlayerChoice).unwrap().last().unwrap().action;
+            let (next, step) = puzzle.step(&attempt, action).unwrap();
+            let Step::Right { solved, .. } = step else { panic!("{own} is the mirror of the solution's") };
+            answers.push((notation::write_from(&next, attempt.log().len() + 1), solved));
+            attempt = next;
+        }
+        assert_eq!(
+            answers,
+            [
+                ("X5+(5,6)".to_string(), false),
+                ("X7!O6(4); X7+(2,3)".to_string(), false),
+                ("X9!O8(2) {X1.0,O0.5}".to_string(), true)
+            ]
+        );
+        assert_eq!(attempt.score(), puzzle.end().score());
+    }
+
+    #[test]
+    fn a_wrong_action_fails_and_one_the_rules_refuse_is_refused() {
+        let text = "X1+(1,9); O2+(1,7); X3+(3,6); O4+(2,8); X5+(1,5); O6+(4,5); X7+(3,7); O8+(1,2)";
+        let game = Game::replay(Variant::PlayerChoice, &notation::parse(text, Variant::PlayerChoice).unwrap()).unwrap();
+        let puzzle = find(&game, "here", &mut Solver::default()).unwrap();
+        let squares = |a: usize, b: usize| Action::Move { squares: [Square::ALL[a], Square::ALL[b]] };
+        let (after_wrong, wrong) = puzzle.step(&puzzle.position, squares(2, 5)).unwrap();
+        assert_eq!(wrong, Step::Wrong);
+        assert_eq!(after_wrong.log().len(), puzzle.position.log().len() + 1);
+        assert_eq!(puzzle.step(&puzzle.position, squares(4, 4)).unwrap_err(), RuleError::SameSquareTwice);
+        let (end, right) = puzzle.step(&puzzle.position, squares(2, 8)).unwrap();
+        assert_eq!(right, Step::Right { reply: puzzle.solution[1..].to_vec(), solved: true });
+        assert_eq!(end, puzzle.end());
+        assert_eq!(puzzle.depth(), 1);
     }
 
     #[test]

@@ -59,22 +59,30 @@ impl Symmetry {
 /// in 64 bits.
 pub fn canonical_key(game: &Game) -> (u64, Symmetry) {
     (0..SYMMETRIES.len())
-        .map(|index| {
-            let symmetry = Symmetry(index);
-            let key = game.moves().iter().fold(0u64, |key, m| {
-                let digit = match m.landed {
-                    Some(square) => 82 + symmetry.image(square).index(),
-                    None => {
-                        let (a, b) = (symmetry.image(m.squares[0]).index(), symmetry.image(m.squares[1]).index());
-                        1 + a.min(b) * 9 + a.max(b)
-                    }
-                };
-                key * 91 + digit as u64
-            });
-            (key, symmetry)
-        })
+        .map(|index| (key_under(game, Symmetry(index)), Symmetry(index)))
         .min_by_key(|&(key, _)| key)
         .expect("there are eight symmetries")
+}
+
+/// A symmetry that takes the position of `from` to that of `to`, if they are the
+/// same position up to symmetry.
+pub fn mapping(from: &Game, to: &Game) -> Option<Symmetry> {
+    let target = key_under(to, Symmetry(0));
+    (0..SYMMETRIES.len()).map(Symmetry).find(|&symmetry| key_under(from, symmetry) == target)
+}
+
+/// The key of `game`'s position as it reads after `symmetry`.
+fn key_under(game: &Game, symmetry: Symmetry) -> u64 {
+    game.moves().iter().fold(0u64, |key, m| {
+        let digit = match m.landed {
+            Some(square) => 82 + symmetry.image(square).index(),
+            None => {
+                let (a, b) = (symmetry.image(m.squares[0]).index(), symmetry.image(m.squares[1]).index());
+                1 + a.min(b) * 9 + a.max(b)
+            }
+        };
+        key * 91 + digit as u64
+    })
 }
 
 #[cfg(test)]
