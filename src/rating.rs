@@ -158,6 +158,37 @@ pub fn rate_game(
     Some((after(x, x_now, o_now, Player::X)?, after(o, o_now, x_now, Player::O)?))
 }
 
+/// A new puzzle's rating: an estimate from its depth, how many actions of its
+/// side its solution takes, 1100 for one and 200 more for each further one
+/// (2300 at most); as unsure as a new player's, so that the first attempts
+/// move it most.
+pub fn puzzle_estimate(depth: usize) -> Rating {
+    let further = u32::try_from(depth.saturating_sub(1)).unwrap_or(u32::MAX).min(6);
+    Rating { rating: 1100.0 + 200.0 * f64::from(further), ..Rating::START }
+}
+
+/// A player's puzzle standing and a puzzle's rating once the player's rated
+/// attempt at it ended at `at`, a rating period of its own for each: a win
+/// for the player when they solved it, a loss when not (the puzzle's the
+/// other way round). The player's deviation first grows over their idle
+/// periods, as in games; a puzzle's does not, as its strength does not change
+/// while nobody tries it.
+pub fn rate_attempt(
+    player: &Standing,
+    puzzle: Rating,
+    solved: bool,
+    at: Timestamp,
+    period: SignedDuration,
+) -> (Standing, Rating) {
+    let player_now = player.at(at, period);
+    let (score, puzzle_score) = if solved { (Score::Win, Score::Loss) } else { (Score::Loss, Score::Win) };
+    let player_after = player_now.after_period(&[(puzzle, score)]);
+    (
+        Standing { rating: player_after, games: player.games + 1, rated_at: Some(at) },
+        puzzle.after_period(&[(player_now, puzzle_score)]),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +234,25 @@ mod tests {
         let (x_drew, _) = rate_game(&x, &o, GameResult::Draw, start, week).unwrap();
         assert_eq!(x_drew.rating, x.rating.after_period(&[(Rating::START, Score::Draw)]));
         assert_eq!(rate_game(&x, &o, GameResult::Aborted, at, week), None);
+    }
+
+    #[test]
+    fn a_solved_puzzle_is_a_win_against_it_and_a_failed_one_a_loss() {
+        let week = SignedDuration::from_hours(24 * 7);
+        let start = Timestamp::from_second(1_800_000_000).unwrap();
+        let player = Standing { rating: rating(1500.0, 100.0), games: 4, rated_at: Some(start) };
+        let puzzle = puzzle_estimate(2);
+        assert_eq!((puzzle.rating, puzzle.deviation), (1300.0, 350.0));
+        assert_eq!(puzzle_estimate(20).rating, 2300.0);
+        let at = start + SignedDuration::from_hours(24 * 15);
+        let (solver, solved) = rate_attempt(&player, puzzle, true, at, week);
+        let player_now = player.rating.idle(2);
+        assert_eq!(solver.rating, player_now.after_period(&[(puzzle, Score::Win)]));
+        assert_eq!(solved, puzzle.after_period(&[(player_now, Score::Loss)]));
+        assert_eq!((solver.games, solver.rated_at), (5, Some(at)));
+        assert!(solver.rating.rating > 1500.0 && solved.rating < 1300.0);
+        let (failer, failed) = rate_attempt(&player, puzzle, false, at, week);
+        assert!(failer.rating.rating < 1500.0 && failed.rating > 1300.0);
     }
 
     #[test]

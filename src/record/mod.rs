@@ -10,9 +10,11 @@ use crate::bot::Bot;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 
 mod players;
+mod puzzles;
 mod ratings;
 
 pub use players::*;
+pub use puzzles::*;
 pub use ratings::*;
 
 /// An id that the database gives: a number of its own type for each kind of
@@ -75,6 +77,16 @@ id_type!(
 id_type!(
     /// A seek's id.
     SeekId
+);
+
+id_type!(
+    /// A puzzle's id.
+    PuzzleId
+);
+
+id_type!(
+    /// An attempt's id: an attempt at a puzzle, step by step.
+    AttemptId
 );
 
 /// `at` as the database and the API write a time: RFC 3339 in UTC, to the

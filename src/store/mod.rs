@@ -9,6 +9,7 @@
 mod error;
 mod players;
 mod postgres;
+mod puzzles;
 mod ratings;
 mod rows;
 mod space;

@@ -6,13 +6,15 @@ use serde::Deserialize;
 
 use super::StoreError;
 use crate::bot::Bot;
+use crate::bot::puzzle::Theme;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::rating::{Rating, Standing};
 use crate::record::{
-    ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder, ListedGame,
-    NumberedChange, PlayerEventKind, PlayerId, PlayerStanding, RatedGame, RatingChange, RatingRange, Results,
-    SeatRating, SeekId, SeekStatus, Status, StoredChallenge, StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent,
-    StoredSeat, StoredSeek, Subject, Summary, Terms, Username, VariantRating, stamp,
+    AttemptId, ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder,
+    ListedGame, NewPuzzle, NumberedChange, Outcome, PlayerEventKind, PlayerId, PlayerStanding, PuzzleId, RatedGame,
+    RatingChange, RatingRange, Results, SeatRating, SeekId, SeekStatus, Status, StoredAttempt, StoredChallenge,
+    StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent, StoredPuzzle, StoredSeat, StoredSeek, Subject, Summary,
+    Terms, Username, VariantRating, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -78,7 +80,7 @@ macro_rules! id_column {
     )*};
 }
 
-id_column!(GameId, PlayerId, ChallengeId, SeekId);
+id_column!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
 
 /// The columns a game is read with, as [`stored_game_from_row`] reads them, its
 /// times given by `time`, the backend's expression for a column's RFC 3339 text.
@@ -835,5 +837,50 @@ pub(super) fn player_standing_from_row(row: &impl Columns) -> Result<PlayerStand
         player: row.column(0)?,
         variant: variant(&row.column::<String>(1)?)?,
         standing: standing_from_row(row, 2)?,
+    })
+}
+
+/// The columns a puzzle is read with, as [`puzzle_from_row`] reads them.
+pub(super) const PUZZLE_COLUMNS: &str =
+    "id, variant, position, solution, theme, source, position_key, rating, deviation, volatility, attempts";
+
+/// The puzzle in `row`, read with [`PUZZLE_COLUMNS`].
+pub(super) fn puzzle_from_row(row: &impl Columns) -> Result<StoredPuzzle, StoreError> {
+    let theme: String = row.column(4)?;
+    let puzzle = NewPuzzle {
+        variant: variant(&row.column::<String>(1)?)?,
+        position: row.column(2)?,
+        solution: row.column(3)?,
+        theme: Theme::of_code(&theme).ok_or_else(|| corrupt("theme", &theme))?,
+        source: row.column(5)?,
+        position_key: row.column(6)?,
+        rating: rating_from_row(row, 7)?,
+    };
+    Ok(StoredPuzzle { id: row.column(0)?, puzzle, attempts: row.column(10)? })
+}
+
+/// The columns a player's puzzle rating is read with, as [`standing_from_row`] reads them.
+pub(super) fn puzzle_standing_columns(time: impl Fn(&str) -> String) -> String {
+    format!("rating, deviation, volatility, attempts, {}", time("rated_at"))
+}
+
+/// The columns an attempt is read with, as [`attempt_from_row`] reads them.
+pub(super) const ATTEMPT_COLUMNS: &str = "id, puzzle_id, player_id, line, outcome, rated";
+
+/// The attempt in `row`, read with [`ATTEMPT_COLUMNS`].
+pub(super) fn attempt_from_row(row: &impl Columns) -> Result<StoredAttempt, StoreError> {
+    let outcome = row.column::<Option<String>>(4)?;
+    let outcome = outcome
+        .map(|text| {
+            Outcome::ALL.into_iter().find(|outcome| outcome.code() == text).ok_or_else(|| corrupt("outcome", &text))
+        })
+        .transpose()?;
+    Ok(StoredAttempt {
+        id: row.column(0)?,
+        puzzle: row.column(1)?,
+        player: row.column(2)?,
+        line: row.column(3)?,
+        outcome,
+        rated: row.column(5)?,
     })
 }

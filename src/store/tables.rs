@@ -1,6 +1,7 @@
 //! The tables `qttt copy` copies row for row, beside the games (which it copies
 //! game by game, read back and replayed): the players (the bots among them),
-//! their challenges, seeks and events, and their ratings. A page of SQLite's
+//! their challenges, seeks and events, their ratings, and the puzzles with
+//! their attempts and ratings. A page of SQLite's
 //! rows goes as JSON, which PostgreSQL reads back into rows of the same table
 //! by column name.
 
@@ -23,6 +24,12 @@ pub enum Table {
     Ratings,
     /// What each rated game did to its players' ratings: after the games.
     RatingChanges,
+    /// The puzzles.
+    Puzzles,
+    /// The attempts at them: after the puzzles and the players.
+    PuzzleAttempts,
+    /// The players' puzzle ratings.
+    PuzzleRatings,
 }
 
 /// The columns of real numbers among the tables'.
@@ -45,8 +52,16 @@ impl Table {
     /// The tables to copy before the games.
     pub const BEFORE_GAMES: [Table; 1] = [Table::Players];
     /// The tables to copy after them.
-    pub const AFTER_GAMES: [Table; 5] =
-        [Table::Challenges, Table::Seeks, Table::PlayerEvents, Table::Ratings, Table::RatingChanges];
+    pub const AFTER_GAMES: [Table; 8] = [
+        Table::Challenges,
+        Table::Seeks,
+        Table::PlayerEvents,
+        Table::Ratings,
+        Table::RatingChanges,
+        Table::Puzzles,
+        Table::PuzzleAttempts,
+        Table::PuzzleRatings,
+    ];
 
     /// The table's name.
     pub fn name(self) -> &'static str {
@@ -57,6 +72,9 @@ impl Table {
             Table::PlayerEvents => "player_events",
             Table::Ratings => "ratings",
             Table::RatingChanges => "rating_changes",
+            Table::Puzzles => "puzzles",
+            Table::PuzzleAttempts => "puzzle_attempts",
+            Table::PuzzleRatings => "puzzle_ratings",
         }
     }
 
@@ -112,6 +130,34 @@ impl Table {
                 "volatility_after",
                 "rated_at",
             ],
+            Table::Puzzles => &[
+                "id",
+                "variant",
+                "position",
+                "solution",
+                "theme",
+                "source",
+                "position_key",
+                "rating",
+                "deviation",
+                "volatility",
+                "attempts",
+            ],
+            Table::PuzzleAttempts => &[
+                "id",
+                "puzzle_id",
+                "player_id",
+                "line",
+                "outcome",
+                "rated",
+                "rating_before",
+                "rating_after",
+                "started_at",
+                "ended_at",
+            ],
+            Table::PuzzleRatings => {
+                &["player_id", "variant", "rating", "deviation", "volatility", "attempts", "rated_at"]
+            }
         }
     }
 
@@ -120,8 +166,8 @@ impl Table {
     fn key(self) -> (&'static str, Option<&'static str>) {
         match self {
             Table::PlayerEvents => ("player_id", Some("seq")),
-            Table::Players | Table::Challenges | Table::Seeks => ("id", None),
-            Table::Ratings | Table::RatingChanges => ("rowid", None),
+            Table::Players | Table::Challenges | Table::Seeks | Table::Puzzles | Table::PuzzleAttempts => ("id", None),
+            Table::Ratings | Table::RatingChanges | Table::PuzzleRatings => ("rowid", None),
         }
     }
 
@@ -130,8 +176,17 @@ impl Table {
         self.key() == ("id", None)
     }
 
-    const ALL: [Table; 6] =
-        [Table::Players, Table::Challenges, Table::Seeks, Table::PlayerEvents, Table::Ratings, Table::RatingChanges];
+    const ALL: [Table; 9] = [
+        Table::Players,
+        Table::Challenges,
+        Table::Seeks,
+        Table::PlayerEvents,
+        Table::Ratings,
+        Table::RatingChanges,
+        Table::Puzzles,
+        Table::PuzzleAttempts,
+        Table::PuzzleRatings,
+    ];
 
     /// SQLite's page of rows after a key, as a JSON array of objects (binary
     /// columns in PostgreSQL's hex form), their count, and the last key.

@@ -18,6 +18,7 @@
 
 mod connections;
 mod players;
+mod puzzles;
 mod ratings;
 mod statements;
 #[cfg(test)]

@@ -61,7 +61,7 @@ static PLAYER_EVENTS: LazyLock<String> = LazyLock::new(|| {
 });
 /// Holds the row of player `$1` until the transaction ends: their writes that
 /// count before they insert come one after the other.
-const HOLD_PLAYER: &str = "SELECT id FROM players WHERE id = $1 FOR UPDATE";
+pub(super) const HOLD_PLAYER: &str = "SELECT id FROM players WHERE id = $1 FOR UPDATE";
 const OPEN_CHALLENGES_SENT: &str =
     "SELECT count(*) FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2::TIMESTAMPTZ";
 const INSERT_CHALLENGE: &str = "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, \
@@ -156,7 +156,7 @@ impl PgStore {
     }
 
     /// The row, if any, that `statement` finds as `bind` binds it.
-    async fn fetch_optional(
+    pub(super) async fn fetch_optional(
         &self,
         statement: &'static str,
         bind: impl Fn(PgQuery<'static>) -> PgQuery<'static> + Send + Sync,

@@ -3,6 +3,7 @@
 
 mod file;
 mod players;
+mod puzzles;
 mod ratings;
 mod worker;
 
