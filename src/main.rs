@@ -413,7 +413,7 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
     .await
     .map_err(said)?;
     println!(
-        "copied {} games ({} log entries) and {} rows of players, challenges, seeks, events and ratings in {:.1} s, skipped \
+        "copied {} games ({} log entries) and {} rows of players, challenges, seeks, events, ratings and puzzles in {:.1} s, skipped \
          {} games the target had; every copied game reads back as it was and replays",
         copied.games,
         copied.entries,

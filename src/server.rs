@@ -15,7 +15,9 @@ use crate::api::{self, CappedHead};
 use crate::config::Config;
 use crate::error::Error;
 use crate::metrics::MetricsAt;
-use crate::service::{GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_BATCH, TIMER_EVERY, Time};
+use crate::service::{
+    GameService, RETENTION_BATCH, Randomness, ServiceOptions, TIMER_BATCH, TIMER_EVERY, Time, add_shipped_puzzles,
+};
 use crate::store::{OpenError, Store, database_name};
 
 /// Why the server did not start, in one line, with the error it came from.
@@ -37,6 +39,9 @@ pub enum StartError {
         /// Why.
         source: std::io::Error,
     },
+    /// The puzzles that ship with the server could not be added to the database.
+    #[error("cannot add the puzzles that ship with the server: {0}")]
+    Puzzles(crate::error::Error),
     /// So was the address of `METRICS_ADDR`.
     #[error("cannot listen for METRICS_ADDR on {address}: {source}")]
     ListenForMetrics {
@@ -136,6 +141,7 @@ impl Running {
             crate::metrics::recorder();
         }
         let store = open_store(config).await?;
+        add_shipped_puzzles(&store).await.map_err(StartError::Puzzles)?;
         let service = GameService::new(store.clone(), service_options(config));
         // Set by the database's clock before the first request, and every minute after.
         measure_clock(&service).await;

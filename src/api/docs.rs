@@ -27,6 +27,8 @@ stable `code`.",
         (name = "games", description = "Create, join, watch and play games."),
         (name = "players", description = "An identity across games: your games, your events, challenges and \
 quick pairing. Optional: games between anonymous seats need none."),
+        (name = "puzzles", description = "Positions with one winning action, found by the perfect player: \
+try one, an action at a time, and be rated by the puzzles you solve."),
         (name = "health", description = "Probes for operators and orchestrators."),
         (name = "original app", description = "The three routes of the original web app, so that its frontend runs \
 on this server unchanged: the original app's one game, in the measurement variant, errors as `{\"detail\": ...}`.")

@@ -16,6 +16,7 @@ mod play;
 mod player_events;
 mod players;
 pub mod problem;
+mod puzzles;
 pub mod views;
 
 use actix_cors::Cors;
@@ -66,7 +67,8 @@ where
                 .configure(events::routes)
                 .configure(player_events::routes)
                 .configure(players::routes)
-                .configure(pairing::routes),
+                .configure(pairing::routes)
+                .configure(puzzles::routes),
         )
         .configure(health::routes)
         .configure(|config| {

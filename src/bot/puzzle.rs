@@ -104,6 +104,17 @@ impl Puzzle {
         game
     }
 
+    /// The position and the solution as transcripts, the solution's going on
+    /// from the position's, as [`Puzzle::from_transcripts`] reads them.
+    pub fn transcripts(&self) -> (String, String) {
+        (notation::write(&self.position), self.line_of(&self.end()))
+    }
+
+    /// The key of the position, the same for all its symmetric images.
+    pub fn key(&self) -> u64 {
+        canonical_key(&self.position).0
+    }
+
     /// How many actions of the puzzle's side its solution takes: the deeper, the harder.
     pub fn depth(&self) -> usize {
         let player = Actor::Player(self.player());
@@ -374,14 +385,8 @@ const SOLVER_LIMIT: usize = 5_000_000;
 
 /// `puzzle` as a line of a puzzle file.
 pub fn write_line(puzzle: &Puzzle) -> String {
-    let end = puzzle.end();
-    format!(
-        "{} | {} | {} | {}",
-        notation::write(&puzzle.position),
-        notation::write_from(&end, puzzle.position.log().len()),
-        puzzle.theme.code(),
-        puzzle.source
-    )
+    let (position, solution) = puzzle.transcripts();
+    format!("{position} | {solution} | {} | {}", puzzle.theme.code(), puzzle.source)
 }
 
 /// The puzzle of `variant` that a line of a puzzle file holds. The theme is

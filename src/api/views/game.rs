@@ -395,9 +395,6 @@ impl From<&GameRecord> for GameView {
     fn from(record: &GameRecord) -> GameView {
         let game = &record.game;
         let end = record.end();
-        // Once the game has ended, by the rules or beside them, nothing more is
-        // measured, and nothing waits for a choice.
-        let odds = if end.is_some() { game.settled_square_probabilities() } else { game.square_probabilities() };
         GameView {
             id: record.stored.id,
             variant: game.variant().into(),
@@ -417,21 +414,8 @@ impl From<&GameRecord> for GameView {
                     Bot::Random | Bot::Perfect => None,
                 },
             }),
-            board: Square::ALL
-                .into_iter()
-                .zip(odds)
-                .map(|(square, odds)| CellView {
-                    square: square.number(),
-                    classical: game.classical(square).map(MarkName),
-                    spooky: game.spooky(square).map(MarkName).collect(),
-                    probabilities: ProbabilitiesView::from(odds),
-                })
-                .collect(),
-            to_act: record.to_act().map(|player| ToAct {
-                player: player.into(),
-                kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
-                forced_squares: forced_squares(game),
-            }),
+            board: board_of(game, end.is_some()),
+            to_act: record.to_act().map(|player| ToAct::of(game, player)),
             next_to_move: game.next_to_move().filter(|_| end.is_none() && record.open_seats().is_empty()).map(
                 |(player, move_number)| NextToMove {
                     player: player.into(),
@@ -449,6 +433,34 @@ impl From<&GameRecord> for GameView {
             score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
             lines: game.lines().iter().map(LineView::from).collect(),
             moves: game.moves().iter().map(MoveView::from).collect(),
+        }
+    }
+}
+
+/// The squares of `game`, which has ended (`over`) or not.
+pub fn board_of(game: &Game, over: bool) -> Vec<CellView> {
+    // Once a game has ended, by the rules or beside them, nothing more is
+    // measured, and nothing waits for a choice.
+    let odds = if over { game.settled_square_probabilities() } else { game.square_probabilities() };
+    Square::ALL
+        .into_iter()
+        .zip(odds)
+        .map(|(square, odds)| CellView {
+            square: square.number(),
+            classical: game.classical(square).map(MarkName),
+            spooky: game.spooky(square).map(MarkName).collect(),
+            probabilities: ProbabilitiesView::from(odds),
+        })
+        .collect()
+}
+
+impl ToAct {
+    /// How `player` acts now in `game`.
+    pub fn of(game: &Game, player: Player) -> ToAct {
+        ToAct {
+            player: player.into(),
+            kind: if game.pending_collapse().is_some() { ActionKind::Collapse } else { ActionKind::Move },
+            forced_squares: forced_squares(game),
         }
     }
 }

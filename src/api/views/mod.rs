@@ -7,6 +7,7 @@ mod log;
 mod names;
 mod pairing;
 mod players;
+mod puzzles;
 mod requests;
 
 use serde::Serialize;
@@ -21,6 +22,7 @@ pub use log::*;
 pub use names::*;
 pub use pairing::*;
 pub use players::*;
+pub use puzzles::*;
 pub use requests::*;
 
 /// The process answers.

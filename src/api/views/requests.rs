@@ -244,3 +244,35 @@ impl CollapseRequest {
         Ok(Action::Collapse { move_number, square: Square::try_from(self.square)? })
     }
 }
+
+/// An action as a puzzle's attempt takes it: a move or a collapse choice, as
+/// `moves` and `collapse` take them, named by `kind`, as hints and legal
+/// actions write them.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActionRequest {
+    /// A move: `{"kind": "move", "squares": [a, b]}`.
+    Move(MoveRequest),
+    /// A collapse choice: `{"kind": "collapse", "move": m, "square": s}`.
+    Collapse(CollapseRequest),
+}
+
+impl ActionRequest {
+    /// The engine action, with each square checked.
+    pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
+        match self {
+            ActionRequest::Move(request) => request.action(),
+            ActionRequest::Collapse(request) => request.action(),
+        }
+    }
+}
+
+/// `POST /puzzles/{id}/attempts` and `POST /puzzles/{id}/attempts/{attempt}`:
+/// the next action of the puzzle's side.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"action": {"kind": "move", "squares": [2, 8]}}))]
+pub struct AttemptRequest {
+    /// The action.
+    pub action: ActionRequest,
+}

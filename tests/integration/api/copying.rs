@@ -118,8 +118,8 @@ fn players_their_challenges_seeks_and_events_are_copied_onto_postgres_and_their_
     // Five players (three of them bots), a challenge, a seek, ten events (bob's challenge and
     // game_start, alice's challenge_accepted and game_start, and a game_start and game_end for
     // each player of each rated game), three ratings (alice's, bob's and the bot's) and four
-    // changes.
-    assert!(printed.contains(" and 24 rows of players"), "{printed}");
+    // changes; and the 1,200 puzzles that ship with the server.
+    assert!(printed.contains(" and 1224 rows of players"), "{printed}");
 
     let app = TestApp::spawn_on(&postgres);
     for (name, profile) in ["alice", "bob", "perfect"].iter().zip(&profiles) {
