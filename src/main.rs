@@ -144,7 +144,8 @@ struct CopyArgs {
 enum PuzzlesCommand {
     /// Play the bots against each other and print, a line each, the first N
     /// positions of theirs where one action is worth at least half a point more
-    /// than every other (data/puzzles-player_choice.txt is made so).
+    /// than every other (data/puzzles-player_choice.txt is made so); with
+    /// --store, add them to the database too.
     Generate {
         /// How many puzzles, 1 or more.
         #[arg(long, value_name = "N", allow_negative_numbers = true,
@@ -160,6 +161,11 @@ enum PuzzlesCommand {
         /// names, oldest first; the bots' games make up the rest.
         #[arg(long)]
         from_database: bool,
+        /// Add them to the database that DATABASE_URL names as well, where
+        /// the server serves them; a position it has already, up to symmetry,
+        /// is kept once.
+        #[arg(long)]
+        store: bool,
         #[command(flatten)]
         settings: Settings,
     },
@@ -348,9 +354,9 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Solve { variant } => solve(variant.into()),
         Command::Analyse { variant } => analyse(variant.into()),
         Command::Book { variant, file } => book(variant.into(), &file),
-        Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, settings }) => {
-            let settings = from_database.then_some(settings);
-            generate_puzzles(variant.into(), count, seed, settings).await
+        Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, store, settings }) => {
+            let settings = (from_database || store).then_some(settings);
+            generate_puzzles(variant.into(), count, seed, (from_database, store), settings).await
         }
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
@@ -645,18 +651,28 @@ fn book(variant: Variant, path: &Path) -> Result<(), String> {
 }
 
 /// Prints `count` new puzzles of `variant`, first from the finished games of
-/// the database `settings` names when there are settings, reporting progress.
-async fn generate_puzzles(variant: Variant, count: u64, seed: u64, settings: Option<Settings>) -> Result<(), String> {
+/// the database `settings` names when `from_database`, reporting progress;
+/// adds them to that database too when `store_them`.
+async fn generate_puzzles(
+    variant: Variant,
+    count: u64,
+    seed: u64,
+    (from_database, store_them): (bool, bool),
+    settings: Option<Settings>,
+) -> Result<(), String> {
     let started = Instant::now();
     let count = usize::try_from(count).map_err(|_| format!("{count} puzzles are more than this machine holds"))?;
     let mut seen = HashSet::new();
     let mut puzzles = Vec::new();
-    if let Some(settings) = settings {
-        let config = Config::try_from(settings).map_err(|error| error.to_string())?;
-        let store = qttt::server::open_store(&config).await.map_err(|error| error.to_string())?;
-        let found = qttt::service::puzzles_in_games(&store, variant, count, &mut seen).await;
-        store.close().await;
-        puzzles = found.map_err(said)?;
+    let store = match settings {
+        Some(settings) => {
+            let config = Config::try_from(settings).map_err(|error| error.to_string())?;
+            Some(qttt::server::open_store(&config).await.map_err(|error| error.to_string())?)
+        }
+        None => None,
+    };
+    if let Some(store) = store.as_ref().filter(|_| from_database) {
+        puzzles = qttt::service::puzzles_in_games(store, variant, count, &mut seen).await.map_err(said)?;
         eprintln!("{} puzzles in the database's games, {:.0} s", puzzles.len(), started.elapsed().as_secs_f64());
     }
     let mut rng = StdRng::seed_from_u64(seed);
@@ -671,6 +687,13 @@ async fn generate_puzzles(variant: Variant, count: u64, seed: u64, settings: Opt
         println!("{}", puzzle::write_line(found));
     }
     eprintln!("{} puzzles in {:.1} s", puzzles.len(), started.elapsed().as_secs_f64());
+    if let Some(store) = store {
+        let added = if store_them { Some(qttt::service::add_puzzles(&store, &puzzles).await) } else { None };
+        store.close().await;
+        if let Some(added) = added {
+            eprintln!("{} of them new to the database", added.map_err(said)?);
+        }
+    }
     Ok(())
 }
 

@@ -43,7 +43,7 @@ pub use ladder::LADDER_BOTS;
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
 pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
-pub use puzzles::{Attempted, ServedPuzzle, add_shipped_puzzles, puzzles_in_games};
+pub use puzzles::{Attempted, ServedPuzzle, add_puzzles, add_shipped_puzzles, puzzles_in_games};
 pub use randomness::Randomness;
 pub use ratings::{LEADERBOARD_SIZE, RatingsChecked, check_ratings, rebuild_ratings};
 pub use records::GameRecord;

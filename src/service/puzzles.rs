@@ -97,22 +97,33 @@ fn new_puzzle(puzzle: &Puzzle) -> NewPuzzle {
     }
 }
 
-/// Adds the puzzles that ship with the server for each variant that has
-/// none yet, so that a new server has puzzles at once; answers how many.
+/// Adds the puzzles that ship with the server to `store`, for each variant
+/// whose set is not there yet, so that a new server has puzzles at once;
+/// answers how many. A set is added in one write, so its last puzzle tells
+/// whether it is there.
 ///
 /// # Errors
 /// Database failures.
 pub async fn add_shipped_puzzles(store: &Store) -> Result<u64, Error> {
     let mut added = 0;
     for variant in Variant::ALL {
-        if store.puzzle_count(variant).await? > 0 {
-            continue;
-        }
         let shipped = puzzle::shipped(variant)
             .map_err(|error| Error::Internal(Fault::new(format!("a shipped puzzle does not read: {error}"))))?;
-        added += store.add_puzzles(shipped.iter().map(new_puzzle).collect()).await?;
+        let Some(last) = shipped.last() else { continue };
+        if !store.has_puzzle(variant, new_puzzle(last).position_key).await? {
+            added += add_puzzles(store, &shipped).await?;
+        }
     }
     Ok(added)
+}
+
+/// Adds `puzzles` to `store`, but those whose position a puzzle of their
+/// variant has already, up to symmetry; answers how many were new.
+///
+/// # Errors
+/// Database failures.
+pub async fn add_puzzles(store: &Store, puzzles: &[Puzzle]) -> Result<u64, Error> {
+    Ok(store.add_puzzles(puzzles.iter().map(new_puzzle).collect()).await?)
 }
 
 impl GameService {

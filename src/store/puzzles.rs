@@ -33,15 +33,15 @@ impl Store {
         .await
     }
 
-    /// How many puzzles of `variant` there are.
+    /// Whether a puzzle of `variant` has the position whose key is `position_key`.
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn puzzle_count(&self, variant: Variant) -> Result<u64, StoreError> {
+    pub async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
         let variant = variant.code();
         counted(match &self.backend {
-            Backend::Sqlite(store) => store.puzzle_count(variant).await,
-            Backend::Postgres(store) => Box::pin(store.puzzle_count(variant)).await,
+            Backend::Sqlite(store) => store.has_puzzle(variant, position_key).await,
+            Backend::Postgres(store) => Box::pin(store.has_puzzle(variant, position_key)).await,
         })
     }
 

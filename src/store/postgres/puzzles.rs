@@ -24,7 +24,7 @@ use crate::store::rows::{
 const INSERT_PUZZLE: &str = "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, \
      deviation, volatility) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
      ON CONFLICT (variant, position_key) DO NOTHING";
-const COUNT_PUZZLES: &str = "SELECT count(*) FROM puzzles WHERE variant = $1";
+const HAS_PUZZLE: &str = "SELECT EXISTS (SELECT 1 FROM puzzles WHERE variant = $1 AND position_key = $2)";
 static PUZZLE: LazyLock<String> = LazyLock::new(|| format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = $1"));
 /// See the SQLite store's.
 static NEXT_FOR_PLAYER: LazyLock<String> = LazyLock::new(|| {
@@ -98,12 +98,16 @@ impl PgStore {
         .await
     }
 
-    pub(in crate::store) async fn puzzle_count(&self, variant: &'static str) -> Result<u64, StoreError> {
-        let count: i64 = self
-            .connections
-            .run(&|connection| Box::pin(sqlx::query_scalar(COUNT_PUZZLES).bind(variant).fetch_one(connection)))
-            .await?;
-        Ok(u64::try_from(count).unwrap_or_default())
+    pub(in crate::store) async fn has_puzzle(
+        &self,
+        variant: &'static str,
+        position_key: i64,
+    ) -> Result<bool, StoreError> {
+        self.connections
+            .run(&|connection| {
+                Box::pin(sqlx::query_scalar(HAS_PUZZLE).bind(variant).bind(position_key).fetch_one(connection))
+            })
+            .await
     }
 
     pub(in crate::store) async fn puzzle(&self, id: PuzzleId) -> Result<Option<StoredPuzzle>, StoreError> {

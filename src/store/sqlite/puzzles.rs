@@ -19,7 +19,7 @@ use crate::store::rows::{
 
 const INSERT_PUZZLE: &str = "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, \
      deviation, volatility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (variant, position_key) DO NOTHING";
-const COUNT_PUZZLES: &str = "SELECT count(*) FROM puzzles WHERE variant = ?";
+const HAS_PUZZLE: &str = "SELECT EXISTS (SELECT 1 FROM puzzles WHERE variant = ? AND position_key = ?)";
 static PUZZLE: LazyLock<String> = LazyLock::new(|| format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ?"));
 /// The puzzle of variant `?1` that player `?2` has not tried whose rating is
 /// nearest theirs (the start's, before their first).
@@ -94,11 +94,16 @@ impl SqliteStore {
             .await
     }
 
-    pub(in crate::store) async fn puzzle_count(&self, variant: &'static str) -> Result<u64, StoreError> {
+    pub(in crate::store) async fn has_puzzle(
+        &self,
+        variant: &'static str,
+        position_key: i64,
+    ) -> Result<bool, StoreError> {
         self.readers
             .run(move |connection| {
-                let count: i64 = connection.prepare_cached(COUNT_PUZZLES)?.query_row([variant], |row| row.get(0))?;
-                Ok(u64::try_from(count).unwrap_or_default())
+                Ok(connection
+                    .prepare_cached(HAS_PUZZLE)?
+                    .query_row(params![variant, position_key], |row| row.get(0))?)
             })
             .await
     }

@@ -36,6 +36,30 @@ fn puzzles_are_found_in_the_finished_games_of_the_database() {
         format!("{position}; O8+(1,2) | X9+(3,9); O10!X9(3) {{X2.0,O0.0}} | double_line | game {id}"),
     ];
     assert_eq!(said.lines().collect::<Vec<_>>(), found, "{said}");
+
+    // Both positions are among the shipped puzzles (the file's lines 505
+    // and 506): stored, each is kept once.
+    let args = ["puzzles", "generate", "--count", "2", "--variant", "player_choice", "--from-database", "--store"];
+    let told = String::from_utf8_lossy(&qttt_with(&[("DATABASE_URL", &url)], &args, "").stderr).to_string();
+    assert!(told.contains("0 of them new to the database"), "{told}");
+}
+
+#[test]
+fn a_puzzle_generated_into_a_new_database_is_served_beside_the_shipped_ones() {
+    let database = TestDatabase::new();
+    // Seed 2: the shipped puzzles are seed 1's.
+    let args = ["puzzles", "generate", "--count", "1", "--variant", "measurement", "--seed", "2", "--store"];
+    let done = qttt_with(&[("DATABASE_URL", &database.url())], &args, "");
+    let told = String::from_utf8_lossy(&done.stderr).to_string();
+    assert!(told.contains("1 of them new to the database"), "{told}");
+    let line = String::from_utf8_lossy(&done.stdout).trim().to_string();
+    let app = TestApp::spawn_on(&database);
+    let generated = app.request("GET", "/api/v1/puzzles/1", &[], None).json();
+    assert_eq!(generated["transcript"], line.split(" | ").next().unwrap(), "{generated}");
+    assert_eq!(generated["source"], "bots, seed 2, game 1");
+    let (id, puzzle) = deep_puzzle();
+    let shipped = app.request("GET", &format!("/api/v1/puzzles/{}", id + 1), &[], None).json();
+    assert_eq!(shipped["transcript"], puzzle.transcripts().0, "{shipped}");
 }
 
 /// The id of the `index`-th shipped puzzle of `variant`: a new server adds
