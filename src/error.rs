@@ -34,8 +34,8 @@ pub enum Error {
     SelfChallenge,
     /// A player has as many challenges or seeks open as they may.
     TooManyOpen(String),
-    /// A challenge or a seek that is no longer open: answered, paired,
-    /// cancelled or expired.
+    /// A challenge or a seek that is no longer open (answered, paired,
+    /// cancelled or expired), or an attempt at a puzzle that is over.
     NotOpen(String),
     /// A claim of a game whose player to act has not been gone long enough.
     TooEarly(String),

@@ -685,6 +685,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/puzzles/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get today's puzzle: one a day (UTC), the same on every instance. */
+        get: operations["daily_puzzle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/puzzles/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a puzzle to try next.
+         * @description With a player's token, one you have not tried, rated nearest your puzzle
+         *     rating (1500 before your first); without, one of the 50 easiest, at random.
+         *     404 once you have tried every puzzle of the variant.
+         */
+        get: operations["next_puzzle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/puzzles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a puzzle: its position, drawn as a game's, with the side to act and
+         *     its legal actions. The solution is not shown: an attempt shows it once it
+         *     is over.
+         */
+        get: operations["get_puzzle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/puzzles/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an attempt at a puzzle with its first action.
+         * @description A right action (the solution's, or its mirror image in a symmetric
+         *     position) is answered with the other side's best defence, and the attempt
+         *     waits for your next action at `/puzzles/{id}/attempts/{attempt}`; the last
+         *     right action solves it. A wrong one fails it. Once it is over the answer
+         *     shows the solution. With a player's token, your first attempt at a puzzle
+         *     is rated: solving it is a win against the puzzle, failing a loss. An
+         *     action the rules refuse is 422 with the rule's code, and changes nothing.
+         */
+        post: operations["attempt_puzzle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/puzzles/{id}/attempts/{attempt}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play the next action of an attempt.
+         * @description As the first: a right action is answered with the defence, or solves the
+         *     puzzle; a wrong one fails it. A player's attempt takes only their token
+         *     (403 otherwise); one made without a token takes any. 409 `not_open` once
+         *     the attempt is over.
+         */
+        post: operations["continue_attempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/seeks": {
         parameters: {
             query?: never;
@@ -836,6 +945,18 @@ export interface components {
          * @enum {string}
          */
         ActionKind: "move" | "collapse";
+        /**
+         * @description An action as a puzzle's attempt takes it: a move or a collapse choice, as
+         *     `moves` and `collapse` take them, named by `kind`, as hints and legal
+         *     actions write them.
+         */
+        ActionRequest: (components["schemas"]["MoveRequest"] & {
+            /** @enum {string} */
+            kind: "move";
+        }) | (components["schemas"]["CollapseRequest"] & {
+            /** @enum {string} */
+            kind: "collapse";
+        });
         /** @description An action, as `moves` and `collapse` take it. */
         ActionView: {
             /** @enum {string} */
@@ -954,6 +1075,66 @@ export interface components {
              * @description The game's version the analysis is of.
              */
             version: number;
+        };
+        /**
+         * @description `POST /puzzles/{id}/attempts` and `POST /puzzles/{id}/attempts/{attempt}`:
+         *     the next action of the puzzle's side.
+         * @example {
+         *       "action": {
+         *         "kind": "move",
+         *         "squares": [
+         *           2,
+         *           8
+         *         ]
+         *       }
+         *     }
+         */
+        AttemptRequest: {
+            /** @description The action. */
+            action: components["schemas"]["ActionRequest"];
+        };
+        /**
+         * @description Where an attempt is.
+         * @enum {string}
+         */
+        AttemptStatus: "ongoing" | "solved" | "failed";
+        /** @description A step of an attempt at a puzzle. */
+        AttemptView: {
+            /**
+             * @description Whether the action was the solution's (or its mirror image, in a
+             *     symmetric position).
+             */
+            correct: boolean;
+            /**
+             * Format: int64
+             * @description The attempt's id: post its next action to `/puzzles/{id}/attempts/{attempt}`.
+             */
+            id: number;
+            /** @description The position after the action and the reply. */
+            position: components["schemas"]["PositionView"];
+            /**
+             * Format: int64
+             * @description The puzzle's id.
+             */
+            puzzle_id: number;
+            /** @description Whether the attempt counts for the puzzle ratings: a player's first at the puzzle. */
+            rated: boolean;
+            rating: components["schemas"]["PuzzleRatingChange"] | null;
+            /**
+             * @description The answer to a right action: the other side's best defence and the
+             *     measurements, in order, up to your next turn; empty otherwise.
+             */
+            reply: components["schemas"]["SolutionStepView"][];
+            /**
+             * @description The solution from the puzzle's position, every action of both sides,
+             *     once the attempt is over; null while it goes on.
+             */
+            solution: components["schemas"]["SolutionStepView"][] | null;
+            /**
+             * @description `ongoing` after a right action that is not the last; `solved` after the
+             *     last; `failed` after a wrong one.
+             */
+            status: components["schemas"]["AttemptStatus"];
         };
         /**
          * @description A computer player.
@@ -2042,6 +2223,23 @@ export interface components {
             /** @description Player X. */
             X: components["schemas"]["PlayerLossView"];
         };
+        /** @description A position, with the fields of a game's view that draw it, and the legal actions. */
+        PositionView: {
+            /** @description The nine squares, 0-8 row-major from the top-left. */
+            board: components["schemas"]["CellView"][];
+            /** @description Every collapse so far, in order. */
+            collapses: components["schemas"]["CollapseView"][];
+            /** @description Every action the side to act may take; none once the game is over. */
+            legal_actions: components["schemas"]["ActionView"][];
+            /** @description Every completed line. */
+            lines: components["schemas"]["LineView"][];
+            /** @description Every move placed, in order. */
+            moves: components["schemas"]["MoveView"][];
+            pending_collapse: components["schemas"]["CollapseView"] | null;
+            /** @description Each player's points. */
+            score: components["schemas"]["ScoreView"];
+            to_act: components["schemas"]["ToAct"] | null;
+        };
         /** @description Odds that sum to 1. */
         ProbabilitiesView: {
             /**
@@ -2105,6 +2303,64 @@ export interface components {
             title: string;
             /** @description A URI naming the kind of problem: `urn:qttt:problem:` followed by the code. */
             type: string;
+        };
+        /** @description What a rated attempt did to its player's puzzle rating. */
+        PuzzleRatingChange: {
+            /**
+             * Format: double
+             * @description The deviation after it.
+             */
+            deviation: number;
+            /**
+             * Format: double
+             * @description The rating after it.
+             */
+            rating_after: number;
+            /**
+             * Format: double
+             * @description The rating before the attempt.
+             */
+            rating_before: number;
+            /**
+             * Format: double
+             * @description `rating_after - rating_before`: positive for a solved puzzle, negative for a failed one.
+             */
+            rating_diff: number;
+        };
+        /**
+         * @description A puzzle: a position in which one action, up to the board's symmetries,
+         *     is worth at least half a point more than every other. Its solution is shown
+         *     once an attempt at it is over.
+         */
+        PuzzleView: {
+            /**
+             * Format: int64
+             * @description How many rated attempts the rating counts.
+             */
+            attempts: number;
+            /**
+             * Format: int64
+             * @description The puzzle's id.
+             */
+            id: number;
+            /** @description The side to find the action for. */
+            player: components["schemas"]["PlayerName"];
+            /** @description The position, drawn as a game is. */
+            position: components["schemas"]["PositionView"];
+            /**
+             * Format: double
+             * @description Its puzzle rating (Glicko-2): an estimate from how deep the solution
+             *     is at first, then as its attempts make it.
+             */
+            rating: number;
+            /** @description Where the position came from, in words. */
+            source: string;
+            /** @description What the solution turns on. */
+            theme: components["schemas"]["ThemeName"];
+            /** @description The position as a transcript in the server's notation. */
+            transcript: string;
+            /** @description How cycles collapse. */
+            variant: components["schemas"]["VariantName"];
         };
         /**
          * @description A player's rating history in a variant: one point for each rated game.
@@ -2448,11 +2704,23 @@ export interface components {
             /** @description How cycles collapse in its game. */
             variant: components["schemas"]["VariantName"];
         };
+        /** @description An action of a solution, and who took it. */
+        SolutionStepView: {
+            /** @description The action. */
+            action: components["schemas"]["ActionView"];
+            /** @description A player, or the measurement. */
+            actor: components["schemas"]["ActorName"];
+        };
         /**
          * @description Where a game is in its life; its `result` says who won.
          * @enum {string}
          */
         StatusName: "waiting" | "ongoing" | "finished";
+        /**
+         * @description What a puzzle's solution turns on.
+         * @enum {string}
+         */
+        ThemeName: "double_line" | "collapse_choice" | "closing_cycle" | "last_square" | "quiet";
         /**
          * @description Who acts now, and how.
          * @example {
@@ -3723,6 +3991,169 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    daily_puzzle: {
+        parameters: {
+            query?: {
+                /** @description The variant; default `measurement`. */
+                variant?: components["schemas"]["VariantName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Today's puzzle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    next_puzzle: {
+        parameters: {
+            query?: {
+                /** @description The variant; default `measurement`. */
+                variant?: components["schemas"]["VariantName"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The puzzle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    get_puzzle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The puzzle's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The puzzle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    attempt_puzzle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The puzzle's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttemptRequest"];
+            };
+        };
+        responses: {
+            /** @description The attempt after its first action. */
+            201: {
+                headers: {
+                    /** @description The attempt's path, for its next action. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttemptView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    continue_attempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The puzzle's id. */
+                id: number;
+                /** @description The attempt's id. */
+                attempt: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttemptRequest"];
+            };
+        };
+        responses: {
+            /** @description The attempt after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttemptView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

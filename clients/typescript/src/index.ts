@@ -20,6 +20,10 @@ export type ProblemCode = Schemas["Problem"]["code"];
 export type Seat = Schemas["PlayerName"];
 /** A collapse rule. */
 export type Variant = Schemas["VariantName"];
+/** A puzzle: a position with one winning action. */
+export type Puzzle = Schemas["PuzzleView"];
+/** An attempt at a puzzle after its last action. */
+export type PuzzleAttempt = Schemas["AttemptView"];
 
 /** A refusal of the server: its problem document, and when to try again. */
 export class ProblemError extends Error {
@@ -352,6 +356,33 @@ export class QtttClient {
   /** A variant's leaderboard. */
   leaderboard(variant: Variant): Promise<Schemas["Leaderboard"]> {
     return this.call("GET", `/leaderboards/${variant}`);
+  }
+
+  // Puzzles.
+
+  /** A puzzle to try: with a player's token one you have not tried, near your puzzle rating; else an easy one. */
+  nextPuzzle(variant?: Variant): Promise<Puzzle> {
+    return this.call("GET", "/puzzles/next", { query: { variant } });
+  }
+
+  /** Today's puzzle, the same on every instance. */
+  dailyPuzzle(variant?: Variant): Promise<Puzzle> {
+    return this.call("GET", "/puzzles/daily", { query: { variant } });
+  }
+
+  /** A puzzle by id: its position, not its solution. */
+  puzzle(id: number): Promise<Puzzle> {
+    return this.call("GET", `/puzzles/${id}`);
+  }
+
+  /**
+   * Plays `action` in a puzzle: the first action of a new attempt, or, with
+   * `attempt`, the next of that attempt. A right action is answered with the
+   * defence (`reply`); the answer shows the solution once the attempt is over.
+   */
+  attemptPuzzle(id: number, action: Action, attempt?: number): Promise<PuzzleAttempt> {
+    const path = attempt === undefined ? `/puzzles/${id}/attempts` : `/puzzles/${id}/attempts/${attempt}`;
+    return this.call("POST", path, { body: { action } });
   }
 
   // The live stream.

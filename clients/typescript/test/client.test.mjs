@@ -207,3 +207,32 @@ async function waitFor(condition) {
     await new Promise((wait) => setTimeout(wait, 10));
   }
 }
+
+test("a puzzle: the next, today's, and an attempt played to its end", async () => {
+  const daily = await client.dailyPuzzle("player_choice");
+  assert.deepEqual(await client.puzzle(daily.id), daily);
+  assert.equal(daily.variant, "player_choice");
+  assert.equal("solution" in daily, false, "no solution before an attempt");
+  const { token } = await client.createPlayer("puzzler");
+  const puzzler = client.withToken(token);
+  const puzzle = await puzzler.nextPuzzle("player_choice");
+  assert.equal(puzzle.position.to_act?.player, puzzle.player);
+  // The first legal action at each turn: right or wrong, the attempt ends.
+  let attempt = await puzzler.attemptPuzzle(puzzle.id, puzzle.position.legal_actions[0]);
+  for (let steps = 1; attempt.status === "ongoing"; steps += 1) {
+    assert.ok(steps < 10, "an attempt ends within 10 actions");
+    assert.equal(attempt.solution, null);
+    attempt = await puzzler.attemptPuzzle(puzzle.id, attempt.position.legal_actions[0], attempt.id);
+  }
+  assert.ok(["solved", "failed"].includes(attempt.status), attempt.status);
+  assert.ok(attempt.solution.length >= 1, JSON.stringify(attempt.solution));
+  assert.equal(attempt.rated, true);
+  assert.equal(Math.sign(attempt.rating.rating_diff), attempt.status === "solved" ? 1 : -1);
+  // Tried, it is not given again; an attempt that is over takes no action.
+  assert.notEqual((await puzzler.nextPuzzle("player_choice")).id, puzzle.id);
+  await assert.rejects(puzzler.attemptPuzzle(puzzle.id, puzzle.position.legal_actions[0], attempt.id), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.code, "not_open");
+    return true;
+  });
+});

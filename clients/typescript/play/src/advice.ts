@@ -39,7 +39,7 @@ export function advice(code: ProblemCode): string {
     case "too_many_open":
       return "Cancel one first.";
     case "not_open":
-      return "It was answered, paired or cancelled, or it expired.";
+      return "It was answered, paired or cancelled, it expired, or the attempt is over.";
     case "too_early":
       return "Wait a little longer.";
     case "claim_not_allowed":

@@ -6,6 +6,9 @@
 import type { Game, Schemas } from "../../src/index.js";
 import { html } from "./dom.js";
 
+/** What draws a board: a game's view, or a puzzle's position, which has the same fields. */
+export type Drawn = Pick<Game, "board" | "lines" | "moves" | "pending_collapse">;
+
 /** What a square's button says to a screen reader: `Square 4: X1, O2 spooky`. */
 function squareName(cell: Schemas["CellView"]): string {
   if (cell.classical !== null) {
@@ -32,7 +35,7 @@ export class Board {
    * Shows `game`: `playable` says which squares the viewer may press now,
    * `selected` the first square of a move being made.
    */
-  show(game: Game, playable: (square: number) => boolean, selected: number | null): void {
+  show(game: Drawn, playable: (square: number) => boolean, selected: number | null): void {
     const inLine = new Set(game.lines.flatMap((line) => line.squares));
     for (const cell of game.board) {
       const element = this.squares[cell.square];
@@ -64,7 +67,7 @@ export class Board {
  * The two outcomes of `game`'s pending collapse, each a button that chooses
  * it; without `choose` (the viewer is not the chooser) the buttons are off.
  */
-export function collapseOutcomes(game: Game, choose: ((move: number, square: number) => void) | null): HTMLElement | null {
+export function collapseOutcomes(game: Drawn, choose: ((move: number, square: number) => void) | null): HTMLElement | null {
   const pending = game.pending_collapse;
   if (pending === null) {
     return null;

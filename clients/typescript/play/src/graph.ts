@@ -4,7 +4,7 @@
 // two squares bend apart, and an edge that would cross a third square's node
 // bends around it.
 
-import type { Game } from "../../src/index.js";
+import type { Drawn } from "./board.js";
 import { svg } from "./dom.js";
 
 const CELL = 100;
@@ -31,7 +31,7 @@ function crossesANode(a: number, b: number): boolean {
 }
 
 /** The SVG of `game`'s entanglement graph. */
-export function entanglementGraph(game: Game): SVGSVGElement {
+export function entanglementGraph(game: Drawn): SVGSVGElement {
   const cycle = new Set(game.pending_collapse?.cycle_moves ?? []);
   const spooky = game.moves.filter((move) => move.landed === null);
   const root = svg("svg", {

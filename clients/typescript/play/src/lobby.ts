@@ -5,6 +5,7 @@ import type { QtttClient, Schemas } from "../../src/index.js";
 import { explain } from "./advice.js";
 import { button, html } from "./dom.js";
 import { gameAddress } from "./game.js";
+import { puzzleAddress } from "./puzzle.js";
 import { holdSeat } from "./seats.js";
 
 /** The clocks offered, as `initial+increment` in seconds; "" for none. */
@@ -117,6 +118,19 @@ export function lobby(client: QtttClient): HTMLElement {
     html("p", {}, "Each move places one mark in two squares at once. Moves that share squares entangle; when they close a cycle, the board collapses."),
     notice,
     form,
+    html(
+      "section",
+      { "aria-label": "Puzzles" },
+      html("h2", {}, "Puzzles"),
+      html("p", {}, "Positions where one action wins more than every other, found by the perfect player."),
+      html(
+        "ul",
+        { class: "puzzles" },
+        html("li", {}, html("a", { href: puzzleAddress("daily", "player_choice") }, "Today's puzzle")),
+        html("li", {}, html("a", { href: puzzleAddress("next", "player_choice") }, "A puzzle with Goff's rule")),
+        html("li", {}, html("a", { href: puzzleAddress("next", "measurement") }, "A puzzle with measurement")),
+      ),
+    ),
     waiting,
     playing,
     html("p", { class: "foot" }, html("a", { href: "/docs" }, "The API, in Swagger UI")),

@@ -1,6 +1,7 @@
 """The play page in headless Chromium, against a real server: two people play
 each variant through a private game's link, then a rematch; a third plays the
-perfect bot. Every step checks what the page shows against what the API says.
+perfect bot; a fourth fails a puzzle, then solves it. Every step checks what the
+page shows against what the API says.
 
 Run from the repository's root, after `cargo build`:
     python3 -m unittest discover -s clients/typescript/play/test -v
@@ -262,6 +263,33 @@ class PlayPage(unittest.TestCase):
         self.assert_shows(watcher, self.api_game(watcher))
         page.context.close()
         watcher.context.close()
+
+
+    def test_a_puzzle_failed_shows_its_solution_and_solved_on_a_second_try(self):
+        # Puzzle 923 of a new server, X to choose how O4's cycle lands: O4 in
+        # square 0 (X's answer), then X5 in squares 2 and 5 wins whatever O chooses.
+        with urllib.request.urlopen(f"{self.base}/api/v1/puzzles/923", timeout=10) as answer:
+            puzzle = json.load(answer)
+        self.assertEqual(puzzle["transcript"], "X1+(1,9); O2+(1,7); X3+(3,6); O4+(1,9)")
+        page = self.open_page()
+        page.goto(f"{self.base}/play")
+        page.get_by_role("link", name="Today's puzzle").wait_for()
+        page.goto(f"{self.base}/play?puzzle=923")
+        wait_until(lambda: status(page) == "X to play: find the best collapse", f"the puzzle, not {status(page)!r}")
+        self.assert_shows(page, puzzle["position"])
+        page.get_by_role("button", name="Outcome: O4 in square 8").click()
+        wait_until(lambda: status(page).startswith("Not the best: the solution is below."), "the failure")
+        solution = page.get_by_role("region", name="Solution").locator("li").all_inner_texts()
+        self.assertEqual(solution, ["X: move 4 lands in square 0", "X: a move in squares 2 and 5", "O: move 5 lands in square 2"])
+        page.get_by_role("button", name="Try again").click()
+        wait_until(lambda: status(page) == "X to play: find the best collapse", "a new attempt")
+        page.get_by_role("button", name="Outcome: O4 in square 0").click()
+        wait_until(lambda: status(page) == "Right. X to play: find the best move", "the right collapse")
+        for square in (2, 5):
+            page.get_by_role("button", name=re.compile(rf"^Square {square}")).click()
+        wait_until(lambda: status(page) == "Solved!", f"the solved puzzle, not {status(page)!r}")
+        self.assertIn("Answer: O: move 5 lands in square 2.", page.get_by_role("alert").first.inner_text())
+        page.context.close()
 
 
 if __name__ == "__main__":
