@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::rating::{Rating, Standing};
 use crate::record::{
     GameId, Holder, ListedGame, Page, PlayerId, Results, StoredChallenge, StoredPlayer, StoredPlayerEvent, Subject,
-    Username,
+    Username, VariantRating,
 };
 use crate::token;
 
@@ -76,6 +76,9 @@ pub struct Profile {
     /// Their rating in each variant as it stands now (its deviation grown by
     /// the time since their last rated game), and how many rated games it counts.
     pub ratings: [(Variant, Rating, i64); 2],
+    /// Their puzzle rating in each variant as it stands now, and how many
+    /// rated attempts it counts.
+    pub puzzle_ratings: [(Variant, Rating, i64); 2],
 }
 
 impl Profile {
@@ -85,6 +88,7 @@ impl Profile {
             player,
             results: Results::default(),
             ratings: Variant::ALL.map(|variant| (variant, Rating::START, 0)),
+            puzzle_ratings: Variant::ALL.map(|variant| (variant, Rating::START, 0)),
         }
     }
 }
@@ -185,13 +189,19 @@ impl GameService {
     pub async fn profile(&self, name: &Username) -> Result<Profile, Error> {
         let player = self.named(name).await?;
         let results = self.store.player_results(player.id).await?;
-        let stored = self.store.player_ratings(player.id).await?;
+        let ratings = self.as_it_stands(&self.store.player_ratings(player.id).await?);
+        let puzzle_ratings = self.as_it_stands(&self.store.puzzle_ratings(player.id).await?);
+        Ok(Profile { player, results, ratings, puzzle_ratings })
+    }
+
+    /// Each variant's rating of `stored` as it stands now, the start's where
+    /// there is none, and how many rated games or attempts it counts.
+    fn as_it_stands(&self, stored: &[VariantRating]) -> [(Variant, Rating, i64); 2] {
         let (now, period) = (self.now(), self.store.rating_period());
-        let ratings = Variant::ALL.map(|variant| {
+        Variant::ALL.map(|variant| {
             let standing = stored.iter().find(|rating| rating.variant == variant).map_or(Standing::NEW, |r| r.standing);
             (variant, standing.at(now, period), standing.games)
-        });
-        Ok(Profile { player, results, ratings })
+        })
     }
 
     /// The player named `name`, in any case.

@@ -5,7 +5,7 @@
 use super::{Backend, Store, StoreError, counted};
 use crate::engine::Variant;
 use crate::record::{
-    AttemptId, AttemptStep, NewPuzzle, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle,
+    AttemptId, AttemptStep, NewPuzzle, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle, VariantRating,
 };
 
 /// How many of the easiest puzzles one is picked from, at random, for a caller
@@ -84,6 +84,17 @@ impl Store {
         counted(match &self.backend {
             Backend::Sqlite(store) => store.daily_puzzle(variant, day).await,
             Backend::Postgres(store) => Box::pin(store.daily_puzzle(variant, day)).await,
+        })
+    }
+
+    /// Player `id`'s puzzle ratings, in the variants they made rated attempts in.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.puzzle_ratings(id).await,
+            Backend::Postgres(store) => Box::pin(store.puzzle_ratings(id)).await,
         })
     }
 

@@ -2183,6 +2183,20 @@ export interface components {
          *         "won": 7
          *       },
          *       "name": "alice",
+         *       "puzzle_ratings": {
+         *         "measurement": {
+         *           "attempts": 0,
+         *           "deviation": 350,
+         *           "provisional": true,
+         *           "rating": 1500
+         *         },
+         *         "player_choice": {
+         *           "attempts": 1,
+         *           "deviation": 296.6,
+         *           "provisional": true,
+         *           "rating": 1607.2
+         *         }
+         *       },
          *       "ratings": {
          *         "measurement": {
          *           "deviation": 84.1,
@@ -2213,6 +2227,11 @@ export interface components {
             games: components["schemas"]["ResultsView"];
             /** @description The player's name. */
             name: string;
+            /**
+             * @description Their puzzle rating in each variant, as it stands now: solving a
+             *     puzzle is a win against it, failing it a loss.
+             */
+            puzzle_ratings: components["schemas"]["PuzzleRatingsView"];
             /** @description Their Glicko-2 rating in each variant, as it stands now. */
             ratings: components["schemas"]["RatingsView"];
         };
@@ -2326,6 +2345,36 @@ export interface components {
              * @description `rating_after - rating_before`: positive for a solved puzzle, negative for a failed one.
              */
             rating_diff: number;
+        };
+        /**
+         * @description A puzzle rating (Glicko-2) as it stands now: it starts as a game rating
+         *     does, and only a player's first attempt at a puzzle changes it.
+         */
+        PuzzleRatingView: {
+            /**
+             * Format: int64
+             * @description How many rated attempts it counts.
+             */
+            attempts: number;
+            /**
+             * Format: double
+             * @description Its deviation: how sure it is, lower being surer.
+             */
+            deviation: number;
+            /** @description Whether it is provisional: a deviation of 110 or more. */
+            provisional: boolean;
+            /**
+             * Format: double
+             * @description The rating.
+             */
+            rating: number;
+        };
+        /** @description A player's puzzle rating in each variant. */
+        PuzzleRatingsView: {
+            /** @description In `measurement`. */
+            measurement: components["schemas"]["PuzzleRatingView"];
+            /** @description In `player_choice`. */
+            player_choice: components["schemas"]["PuzzleRatingView"];
         };
         /**
          * @description A puzzle: a position in which one action, up to the board's symmetries,

@@ -27,7 +27,9 @@ pub struct CreatePlayerRequest {
     "games": {"played": 12, "won": 7, "lost": 3, "drawn": 2, "aborted": 1},
     "ratings": {"measurement": {"rating": 1612.4, "deviation": 84.1, "volatility": 0.0599, "provisional": false,
         "games": 11},
-        "player_choice": {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": true, "games": 0}}}))]
+        "player_choice": {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": true, "games": 0}},
+    "puzzle_ratings": {"measurement": {"rating": 1500.0, "deviation": 350.0, "provisional": true, "attempts": 0},
+        "player_choice": {"rating": 1607.2, "deviation": 296.6, "provisional": true, "attempts": 1}}}))]
 pub struct PlayerView {
     /// The player's name.
     pub name: String,
@@ -40,6 +42,32 @@ pub struct PlayerView {
     pub games: ResultsView,
     /// Their Glicko-2 rating in each variant, as it stands now.
     pub ratings: RatingsView,
+    /// Their puzzle rating in each variant, as it stands now: solving a
+    /// puzzle is a win against it, failing it a loss.
+    pub puzzle_ratings: PuzzleRatingsView,
+}
+
+/// A player's puzzle rating in each variant.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PuzzleRatingsView {
+    /// In `measurement`.
+    pub measurement: PuzzleRatingView,
+    /// In `player_choice`.
+    pub player_choice: PuzzleRatingView,
+}
+
+/// A puzzle rating (Glicko-2) as it stands now: it starts as a game rating
+/// does, and only a player's first attempt at a puzzle changes it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PuzzleRatingView {
+    /// The rating.
+    pub rating: f64,
+    /// Its deviation: how sure it is, lower being surer.
+    pub deviation: f64,
+    /// Whether it is provisional: a deviation of 110 or more.
+    pub provisional: bool,
+    /// How many rated attempts it counts.
+    pub attempts: i64,
 }
 
 /// A player's rating in each variant.
@@ -126,11 +154,21 @@ pub struct ResultsView {
 impl PlayerView {
     /// The view of `profile`.
     pub fn new(profile: &Profile) -> PlayerView {
-        let Profile { player, results, ratings } = profile;
+        let Profile { player, results, ratings, puzzle_ratings } = profile;
         let rating_in = |variant: Variant| {
             let rated = ratings.iter().find(|(of, ..)| *of == variant);
             rated
                 .map_or_else(|| RatingView::new(Rating::START, 0), |&(_, rating, games)| RatingView::new(rating, games))
+        };
+        let puzzle_rating_in = |variant: Variant| {
+            let (rating, attempts) =
+                puzzle_ratings.iter().find(|(of, ..)| *of == variant).map_or((Rating::START, 0), |&(_, r, n)| (r, n));
+            PuzzleRatingView {
+                rating: rating.rating,
+                deviation: rating.deviation,
+                provisional: rating.is_provisional(),
+                attempts,
+            }
         };
         PlayerView {
             name: player.name.to_string(),
@@ -146,6 +184,10 @@ impl PlayerView {
             ratings: RatingsView {
                 measurement: rating_in(Variant::Measurement),
                 player_choice: rating_in(Variant::PlayerChoice),
+            },
+            puzzle_ratings: PuzzleRatingsView {
+                measurement: puzzle_rating_in(Variant::Measurement),
+                player_choice: puzzle_rating_in(Variant::PlayerChoice),
             },
         }
     }

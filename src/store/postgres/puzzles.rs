@@ -12,13 +12,14 @@ use super::statements::rfc3339;
 use super::{PgStore, decode};
 use crate::rating::{Rating, Standing, rate_attempt};
 use crate::record::{
-    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle, stamp,
+    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle,
+    VariantRating, stamp,
 };
 use crate::store::StoreError;
 use crate::store::puzzles::{DAILY_STRIDE, EASIEST};
 use crate::store::rows::{
     ATTEMPT_COLUMNS, PUZZLE_COLUMNS, attempt_from_row, puzzle_from_row, puzzle_standing_columns, rating_from_row,
-    standing_from_row,
+    standing_from_row, variant_rating_from_row,
 };
 
 const INSERT_PUZZLE: &str = "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, \
@@ -61,6 +62,12 @@ const STEP_ATTEMPT: &str = "UPDATE puzzle_attempts SET line = $3, outcome = $4, 
      WHERE id = $1 AND line = $2 AND outcome IS NULL RETURNING rated";
 static PUZZLE_STANDING: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM puzzle_ratings WHERE player_id = $1 AND variant = $2", puzzle_standing_columns(rfc3339))
+});
+static PUZZLE_RATINGS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT variant, {} FROM puzzle_ratings WHERE player_id = $1 ORDER BY variant",
+        puzzle_standing_columns(rfc3339)
+    )
 });
 const HOLD_PUZZLE_RATING: &str = "SELECT rating, deviation, volatility FROM puzzles WHERE id = $1 FOR UPDATE";
 const SET_PUZZLE_STANDING: &str = "INSERT INTO puzzle_ratings (player_id, variant, rating, deviation, volatility, \
@@ -134,6 +141,11 @@ impl PgStore {
     ) -> Result<Option<StoredPuzzle>, StoreError> {
         let row = self.fetch_optional(&DAILY, |query| query.bind(variant).bind(day)).await?;
         row.map(|row| puzzle_from_row(&row)).transpose()
+    }
+
+    pub(in crate::store) async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
+        let rows = self.fetch_all(&PUZZLE_RATINGS, |query| query.bind(id)).await?;
+        rows.iter().map(variant_rating_from_row).collect()
     }
 
     pub(in crate::store) async fn attempt(&self, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {

@@ -6,15 +6,16 @@ use std::sync::LazyLock;
 use jiff::SignedDuration;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{SqliteStore, as_written};
+use super::{SqliteStore, as_written, rows_of};
 use crate::rating::{Rating, Standing, rate_attempt};
 use crate::record::{
-    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle, stamp,
+    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle,
+    VariantRating, stamp,
 };
 use crate::store::StoreError;
 use crate::store::rows::{
     ATTEMPT_COLUMNS, PUZZLE_COLUMNS, attempt_from_row, puzzle_from_row, puzzle_standing_columns, rating_from_row,
-    standing_from_row,
+    standing_from_row, variant_rating_from_row,
 };
 
 const INSERT_PUZZLE: &str = "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, \
@@ -60,6 +61,12 @@ const STEP_ATTEMPT: &str = "UPDATE puzzle_attempts SET line = ?3, outcome = ?4, 
      WHERE id = ?1 AND line = ?2 AND outcome IS NULL RETURNING rated";
 static PUZZLE_STANDING: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {} FROM puzzle_ratings WHERE player_id = ? AND variant = ?", puzzle_standing_columns(as_written))
+});
+static PUZZLE_RATINGS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT variant, {} FROM puzzle_ratings WHERE player_id = ? ORDER BY variant",
+        puzzle_standing_columns(as_written)
+    )
 });
 const PUZZLE_RATING: &str = "SELECT rating, deviation, volatility FROM puzzles WHERE id = ?";
 const SET_PUZZLE_STANDING: &str = "INSERT INTO puzzle_ratings (player_id, variant, rating, deviation, volatility, \
@@ -131,6 +138,12 @@ impl SqliteStore {
         day: i64,
     ) -> Result<Option<StoredPuzzle>, StoreError> {
         self.readers.run(move |connection| one_puzzle(connection, &DAILY, params![variant, day])).await
+    }
+
+    pub(in crate::store) async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
+        self.readers
+            .run(move |connection| rows_of(connection, &PUZZLE_RATINGS, [id], |row| variant_rating_from_row(row)))
+            .await
     }
 
     pub(in crate::store) async fn attempt(&self, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {

@@ -174,6 +174,9 @@ fn a_wrong_action_is_answered_with_the_solution_and_a_loss_and_a_second_attempt_
     let loss = failed["rating"]["rating_diff"].as_f64().unwrap();
     assert!(loss < 0.0, "{failed}");
     let puzzle_after = app.request("GET", &format!("/api/v1/puzzles/{id}"), &[], None).json();
+    let hers = app.get_with_token("/api/v1/players/me", &alice).json()["puzzle_ratings"]["player_choice"].clone();
+    assert_eq!(hers["attempts"], 1, "{hers}");
+    assert_eq!(hers["rating"], failed["rating"]["rating_after"]);
 
     // Her second attempt, right this time, is not rated, and changes neither rating.
     let second = app.act_in_puzzle(&attempts, Some(&alice), action_json(right)).json();
@@ -188,6 +191,8 @@ fn a_wrong_action_is_answered_with_the_solution_and_a_loss_and_a_second_attempt_
         }
     }
     assert_eq!(app.request("GET", &format!("/api/v1/puzzles/{id}"), &[], None).json(), puzzle_after);
+    let still = app.get_with_token("/api/v1/players/me", &alice).json()["puzzle_ratings"]["player_choice"].clone();
+    assert_eq!(still, hers);
     // A third player's first attempt is rated: the refused action made no attempt of hers.
     let carol = app.player("carol");
     let first = app.act_in_puzzle(&attempts, Some(&carol), action_json(right)).json();
