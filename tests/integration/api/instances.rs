@@ -377,3 +377,28 @@ fn an_instance_whose_clock_runs_five_seconds_ahead_keeps_the_databases_time_and_
     let charged = 8_000 - moved.json()["clock"]["remaining_ms"]["X"].as_i64().unwrap();
     assert!((3_200..=3_800).contains(&charged), "charged {charged} ms for a 3.5 s think");
 }
+
+#[test]
+#[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+fn two_instances_serve_one_daily_puzzle_and_one_players_tried_puzzles() {
+    let database = shared_postgres();
+    let (a, b) = (TestApp::spawn_on(&database), TestApp::spawn_on(&database));
+    for variant in ["player_choice", "measurement"] {
+        let path = format!("/api/v1/puzzles/daily?variant={variant}");
+        let (on_a, on_b) = (a.request("GET", &path, &[], None), b.request("GET", &path, &[], None));
+        assert_eq!(on_a.status, 200, "{}", on_a.body);
+        assert_eq!(on_a.json(), on_b.json());
+    }
+    // The second instance added no second set.
+    let last = a.request("GET", "/api/v1/puzzles/1200", &[], None);
+    assert_eq!(last.status, 200, "{}", last.body);
+    b.request("GET", "/api/v1/puzzles/1201", &[], None).assert_problem(404, "not_found");
+    // A puzzle tried on one instance is not given again on the other.
+    let erin = a.player("erin");
+    let next = a.get_with_token("/api/v1/puzzles/next?variant=player_choice", &erin).json();
+    let body = serde_json::json!({ "action": next["position"]["legal_actions"][0] });
+    let tried = a.post_with_token(&format!("/api/v1/puzzles/{}/attempts", next["id"]), &erin, body);
+    assert_eq!(tried.status, 201, "{}", tried.body);
+    let then = b.get_with_token("/api/v1/puzzles/next?variant=player_choice", &erin).json();
+    assert_ne!(then["id"], next["id"]);
+}
