@@ -1,7 +1,8 @@
-//! Puzzles: those that ship with the server, added to a database that has
-//! none; serving them (by id, for a player, for the day); an attempt at one,
-//! step by step, answered with the solution's reply; and the puzzles found in
-//! the games a database holds (`qttt puzzles generate --from-database`).
+//! Puzzles: those that ship with the server, added to a database that does
+//! not hold them yet; serving them (by id, for a player, for the day); an
+//! attempt at one, step by step, answered with the solution's reply; and the
+//! puzzles found in the games a database holds (`qttt puzzles generate
+//! --from-database`).
 
 use std::collections::HashSet;
 
