@@ -312,3 +312,19 @@ pub fn link_seat_tokens(document: &mut utoipa::openapi::OpenApi) {
         }
     }
 }
+
+/// A link from the answer that starts an attempt at a puzzle to the operation
+/// that plays its next action: the puzzle's and the attempt's ids.
+pub fn link_attempts(document: &mut utoipa::openapi::OpenApi) {
+    let started = document.paths.paths.get_mut("/api/v1/puzzles/{id}/attempts").and_then(|item| item.post.as_mut());
+    let Some(RefOr::T(started)) = started.and_then(|operation| operation.responses.responses.get_mut("201")) else {
+        return;
+    };
+    let link = LinkBuilder::new()
+        .operation_id("continue_attempt")
+        .parameter("path.id", "$response.body#/puzzle_id")
+        .parameter("path.attempt", "$response.body#/id")
+        .description("Play the attempt's next action.")
+        .build();
+    started.links.insert("continue_attempt".into(), RefOr::T(link));
+}

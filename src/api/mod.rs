@@ -78,6 +78,7 @@ where
         })
         .split_for_parts();
     docs::link_seat_tokens(&mut document);
+    docs::link_attempts(&mut document);
     (app, document)
 }
 

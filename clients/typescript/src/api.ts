@@ -946,17 +946,30 @@ export interface components {
          */
         ActionKind: "move" | "collapse";
         /**
-         * @description An action as a puzzle's attempt takes it: a move or a collapse choice, as
-         *     `moves` and `collapse` take them, named by `kind`, as hints and legal
-         *     actions write them.
+         * @description An action as a puzzle's attempt takes it: a move or a collapse choice, with
+         *     the fields `moves` and `collapse` take, named by `kind`, as hints and legal
+         *     actions write them (so that one of those can be sent back as it is; any
+         *     other field is ignored).
          */
-        ActionRequest: (components["schemas"]["MoveRequest"] & {
+        ActionRequest: {
             /** @enum {string} */
             kind: "move";
-        }) | (components["schemas"]["CollapseRequest"] & {
+            /** @description Two different squares 0-8 without a classical mark; the same square twice only for the last open square (X's move 9). */
+            squares: number[];
+        } | {
             /** @enum {string} */
             kind: "collapse";
-        });
+            /**
+             * Format: int64
+             * @description Any move of the cycle, as `collapse` takes it.
+             */
+            move: number;
+            /**
+             * Format: int64
+             * @description One of that move's two squares.
+             */
+            square: number;
+        };
         /** @description An action, as `moves` and `collapse` take it. */
         ActionView: {
             /** @enum {string} */

@@ -245,24 +245,39 @@ impl CollapseRequest {
     }
 }
 
-/// An action as a puzzle's attempt takes it: a move or a collapse choice, as
-/// `moves` and `collapse` take them, named by `kind`, as hints and legal
-/// actions write them.
+/// An action as a puzzle's attempt takes it: a move or a collapse choice, with
+/// the fields `moves` and `collapse` take, named by `kind`, as hints and legal
+/// actions write them (so that one of those can be sent back as it is; any
+/// other field is ignored).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ActionRequest {
     /// A move: `{"kind": "move", "squares": [a, b]}`.
-    Move(MoveRequest),
+    Move {
+        /// As `moves` takes them.
+        #[schema(schema_with = two_squares)]
+        #[serde(deserialize_with = "crate::api::extract::two_whole_numbers")]
+        squares: [i64; 2],
+    },
     /// A collapse choice: `{"kind": "collapse", "move": m, "square": s}`.
-    Collapse(CollapseRequest),
+    Collapse {
+        /// Any move of the cycle, as `collapse` takes it.
+        #[serde(rename = "move", deserialize_with = "crate::api::extract::whole_number")]
+        #[schema(minimum = 1, maximum = 9)]
+        move_number: i64,
+        /// One of that move's two squares.
+        #[serde(deserialize_with = "crate::api::extract::whole_number")]
+        #[schema(minimum = 0, maximum = 8)]
+        square: i64,
+    },
 }
 
 impl ActionRequest {
-    /// The engine action, with each square checked.
+    /// The engine action, checked as `moves` and `collapse` check theirs.
     pub fn action(&self) -> Result<Action, crate::engine::RuleError> {
-        match self {
-            ActionRequest::Move(request) => request.action(),
-            ActionRequest::Collapse(request) => request.action(),
+        match *self {
+            ActionRequest::Move { squares } => MoveRequest { squares }.action(),
+            ActionRequest::Collapse { move_number, square } => CollapseRequest { move_number, square }.action(),
         }
     }
 }
