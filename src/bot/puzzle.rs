@@ -412,11 +412,26 @@ static MEASUREMENT: &str = include_str!("../../data/puzzles-measurement.txt");
 /// # Errors
 /// The first line of the file that does not read.
 pub fn shipped(variant: Variant) -> Result<Vec<Puzzle>, PuzzleFileError> {
+    shipped_lines(variant).map(|line| read_line(line, variant)).collect()
+}
+
+/// The last of the puzzles of `variant` that ship with the server, read
+/// alone: whether a database holds it tells whether it holds the set, which is
+/// added in one write.
+///
+/// # Errors
+/// The line that does not read.
+pub fn last_shipped(variant: Variant) -> Result<Option<Puzzle>, PuzzleFileError> {
+    shipped_lines(variant).last().map(|line| read_line(line, variant)).transpose()
+}
+
+/// The lines of the puzzle file of `variant` that hold puzzles.
+fn shipped_lines(variant: Variant) -> impl DoubleEndedIterator<Item = &'static str> {
     let file = match variant {
         Variant::PlayerChoice => PLAYER_CHOICE,
         Variant::Measurement => MEASUREMENT,
     };
-    file.lines().filter(|line| !line.starts_with('#')).map(|line| read_line(line, variant)).collect()
+    file.lines().filter(|line| !line.starts_with('#'))
 }
 
 /// A line of a puzzle file that does not read.

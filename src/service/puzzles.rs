@@ -93,7 +93,7 @@ fn new_puzzle(puzzle: &Puzzle) -> NewPuzzle {
         solution,
         theme: puzzle.theme,
         source: puzzle.source.clone(),
-        position_key: i64::try_from(puzzle.key()).expect("nine base-91 digits fit in 63 bits"),
+        position_key: position_key(puzzle),
         rating: puzzle_estimate(puzzle.depth()),
     }
 }
@@ -106,16 +106,21 @@ fn new_puzzle(puzzle: &Puzzle) -> NewPuzzle {
 /// # Errors
 /// Database failures.
 pub async fn add_shipped_puzzles(store: &Store) -> Result<u64, Error> {
+    let unread = |error| Error::Internal(Fault::new(format!("a shipped puzzle does not read: {error}")));
     let mut added = 0;
     for variant in Variant::ALL {
-        let shipped = puzzle::shipped(variant)
-            .map_err(|error| Error::Internal(Fault::new(format!("a shipped puzzle does not read: {error}"))))?;
-        let Some(last) = shipped.last() else { continue };
-        if !store.has_puzzle(variant, new_puzzle(last).position_key).await? {
-            added += add_puzzles(store, &shipped).await?;
+        // The set is read only when it is to be added: a start reads one line.
+        let Some(last) = puzzle::last_shipped(variant).map_err(unread)? else { continue };
+        if !store.has_puzzle(variant, position_key(&last)).await? {
+            added += add_puzzles(store, &puzzle::shipped(variant).map_err(unread)?).await?;
         }
     }
     Ok(added)
+}
+
+/// The key of `puzzle`'s position up to symmetry, as the store keeps it.
+fn position_key(puzzle: &Puzzle) -> i64 {
+    i64::try_from(puzzle.key()).expect("nine base-91 digits fit in 63 bits")
 }
 
 /// Adds `puzzles` to `store`, but those whose position a puzzle of their
