@@ -355,8 +355,7 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Analyse { variant } => analyse(variant.into()),
         Command::Book { variant, file } => book(variant.into(), &file),
         Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, store, settings }) => {
-            let settings = (from_database || store).then_some(settings);
-            generate_puzzles(variant.into(), count, seed, (from_database, store), settings).await
+            generate_puzzles(variant.into(), count, seed, from_database, store, settings).await
         }
         Command::Arena(options) => arena(&options),
         Command::Copy(options) => copy(&options).await,
@@ -657,19 +656,19 @@ async fn generate_puzzles(
     variant: Variant,
     count: u64,
     seed: u64,
-    (from_database, store_them): (bool, bool),
-    settings: Option<Settings>,
+    from_database: bool,
+    store_them: bool,
+    settings: Settings,
 ) -> Result<(), String> {
     let started = Instant::now();
     let count = usize::try_from(count).map_err(|_| format!("{count} puzzles are more than this machine holds"))?;
     let mut seen = HashSet::new();
     let mut puzzles = Vec::new();
-    let store = match settings {
-        Some(settings) => {
-            let config = Config::try_from(settings).map_err(|error| error.to_string())?;
-            Some(qttt::server::open_store(&config).await.map_err(|error| error.to_string())?)
-        }
-        None => None,
+    let store = if from_database || store_them {
+        let config = Config::try_from(settings).map_err(|error| error.to_string())?;
+        Some(qttt::server::open_store(&config).await.map_err(|error| error.to_string())?)
+    } else {
+        None
     };
     if let Some(store) = store.as_ref().filter(|_| from_database) {
         puzzles = qttt::service::puzzles_in_games(store, variant, count, &mut seen).await.map_err(said)?;

@@ -135,7 +135,7 @@ impl Puzzle {
         source: &str,
     ) -> Result<Puzzle, String> {
         let position = replay(variant, position)?;
-        let end = replay(variant, &format!("{}; {solution}", notation::write(&position)))?;
+        let end = replay_from(&position, solution)?;
         if !matches!(position.actor_to_act(), Some(Actor::Player(_))) {
             return Err("nobody is to act in the position".into());
         }
@@ -155,7 +155,7 @@ impl Puzzle {
         if line.is_empty() {
             return Ok(self.position);
         }
-        replay(self.position.variant(), &format!("{}; {line}", notation::write(&self.position)))
+        replay_from(&self.position, line)
     }
 
     /// The transcript of what an attempt that reached `game` played from the position.
@@ -216,6 +216,11 @@ pub enum Step {
 fn replay(variant: Variant, text: &str) -> Result<Game, String> {
     let log = notation::parse(text, variant).map_err(|error| error.to_string())?;
     Game::replay(variant, &log).map_err(|error| error.to_string())
+}
+
+/// The game that `text`, a transcript going on from `position`, reaches.
+fn replay_from(position: &Game, text: &str) -> Result<Game, String> {
+    replay(position.variant(), &format!("{}; {text}", notation::write(position)))
 }
 
 /// One class of a position's actions, those that reach the same position up to

@@ -8,9 +8,10 @@
 //! both databases, compared, and replayed. The players go first (the games'
 //! seats name them; the bots' players replace the target's own, which nothing
 //! names yet), their challenges, seeks, events and ratings after, then the
-//! puzzles with their attempts and the puzzle ratings, row for row, ids kept, each table's rows counted on both sides at the end. Sightings of
-//! a game's seats are not copied: on the new database everyone is unseen in a
-//! game until they come back to it.
+//! puzzles with their attempts and the puzzle ratings, row for row, ids kept,
+//! each table's rows counted on both sides at the end. Sightings of a game's
+//! seats are not copied: on the new database everyone is unseen in a game
+//! until they come back to it.
 
 use jiff::Timestamp;
 

@@ -155,14 +155,16 @@ impl PlayerView {
     /// The view of `profile`.
     pub fn new(profile: &Profile) -> PlayerView {
         let Profile { player, results, ratings, puzzle_ratings } = profile;
+        // A rating of `ratings` in `variant` and what it counts; the start's where there is none.
+        let in_variant = |ratings: &[(Variant, Rating, i64)], variant: Variant| {
+            ratings.iter().find(|(of, ..)| *of == variant).map_or((Rating::START, 0), |&(_, rating, n)| (rating, n))
+        };
         let rating_in = |variant: Variant| {
-            let rated = ratings.iter().find(|(of, ..)| *of == variant);
-            rated
-                .map_or_else(|| RatingView::new(Rating::START, 0), |&(_, rating, games)| RatingView::new(rating, games))
+            let (rating, games) = in_variant(ratings, variant);
+            RatingView::new(rating, games)
         };
         let puzzle_rating_in = |variant: Variant| {
-            let (rating, attempts) =
-                puzzle_ratings.iter().find(|(of, ..)| *of == variant).map_or((Rating::START, 0), |&(_, r, n)| (r, n));
+            let (rating, attempts) = in_variant(puzzle_ratings, variant);
             PuzzleRatingView {
                 rating: rating.rating,
                 deviation: rating.deviation,

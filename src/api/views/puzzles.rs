@@ -9,7 +9,7 @@ use super::{
     board_of,
 };
 use crate::bot::puzzle::Theme;
-use crate::engine::{Actor, Game, LogEntry};
+use crate::engine::{Actor, Game, LogEntry, notation};
 use crate::record::{AttemptId, Outcome, PuzzleId};
 use crate::service::{Attempted, ServedPuzzle};
 
@@ -189,7 +189,7 @@ impl From<&ServedPuzzle> for PuzzleView {
             rating: served.rating.rating,
             attempts: served.attempts,
             source: puzzle.source.clone(),
-            transcript: puzzle.transcripts().0,
+            transcript: notation::write(&puzzle.position),
             position: PositionView::from(&puzzle.position),
         }
     }
