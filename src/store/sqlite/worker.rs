@@ -43,11 +43,20 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// that never pause, checkpoints that never wait would let it grow without end.
 const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 
-/// The size the write-ahead log is cut back to once a checkpoint has copied all of
-/// it into the database file: SQLite otherwise keeps the file at the largest it
-/// ever grew, which a burst of writes, or readers holding back checkpoints, takes
-/// to tens of megabytes for as long as the server runs.
-const LOG_BYTES_KEPT: i64 = 4 * 1024 * 1024;
+/// The size the write-ahead log's file is cut back to when the writer starts the
+/// log again from its beginning, which it does once a checkpoint has copied all of
+/// it: what writes that go on fill again, up to the restart's size and the turn's
+/// writes beyond it (14 MB in a turn at one client's rate of creations). Cut back
+/// further, each cycle of the log grows the file anew, page by page, in the
+/// writer's commits: cut back to 4 MB, that took a tenth of a creation's time.
+const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
+
+/// The most of the write-ahead log's file a quiet server keeps: beyond it, once
+/// nothing was written for a checkpoint's turn, the checkpointer empties it. SQLite
+/// otherwise keeps the file at the largest it ever grew, which a burst of writes,
+/// or readers holding back checkpoints, takes to tens of megabytes for as long as
+/// the server runs.
+const LOG_BYTES_KEPT_QUIET: i64 = 4 * 1024 * 1024;
 
 /// The size of a page of the database, SQLite's default: a page of the log is one.
 const PAGE_BYTES: i64 = 4096;
@@ -267,6 +276,9 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
             .spawn(move || {
+                let log_file = connection.path().map(|database| format!("{database}-wal"));
+                let log_bytes =
+                    || log_file.as_ref().and_then(|file| std::fs::metadata(file).ok()).map_or(0, |file| file.len());
                 let mut logged_before = 0;
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
                     // A checkpoint that fails (busy) is tried again at the next turn.
@@ -278,15 +290,12 @@ impl Checkpointer {
                     logged_before = logged;
                     let again = if logged > LOG_PAGES_BEFORE_RESTART {
                         "RESTART"
-                    } else if logged == copied && logged > LOG_BYTES_KEPT / PAGE_BYTES {
-                        // All of a log larger than is kept is in the file. Once
-                        // nothing was written for a turn, it is emptied: only the
-                        // next write would cut it back, and a quiet server may
-                        // write nothing for hours. While writes go on, it starts
-                        // again from its beginning, and the writer cuts it back
-                        // to what is kept: emptying it under them made each write
-                        // grow the file anew, a tenth of a creation's CPU.
-                        if quiet { "TRUNCATE" } else { "RESTART" }
+                    } else if quiet && logged == copied && log_bytes() > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
+                        // A quiet server may write nothing for hours, and only
+                        // the next write would cut the file back. While writes
+                        // go on, the writer starts the log again by itself once
+                        // all of it is copied (no reader is in it then).
+                        "TRUNCATE"
                     } else {
                         continue;
                     };
@@ -395,7 +404,7 @@ pub(super) fn open_writer(path: &Path, durability: Durability) -> rusqlite::Resu
     writer.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
     writer.pragma_update(None, "wal_autocheckpoint", 0)?;
     // The writer cuts the log back when it starts it again from its beginning.
-    writer.pragma_update(None, "journal_size_limit", LOG_BYTES_KEPT)?;
+    writer.pragma_update(None, "journal_size_limit", LOG_BYTES_UNDER_WRITES)?;
     let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?);
     Ok((writer, checkpointer))
 }
@@ -584,16 +593,17 @@ mod tests {
     }
 
     #[test]
-    fn the_log_is_not_emptied_under_writes_that_go_on() {
-        // Emptying the log while writes go on makes each of them grow the file
-        // anew: the writer cuts it back to LOG_BYTES_KEPT itself, and the
-        // checkpointer empties it only once nothing has been written for a turn.
+    fn the_log_is_not_cut_back_under_writes_that_go_on() {
+        // Cutting the log's file back while writes go on makes each of them grow
+        // it anew: the writer keeps up to LOG_BYTES_UNDER_WRITES when it starts
+        // the log again, and the checkpointer empties it only once nothing has
+        // been written for a turn.
         let folder = tempfile::tempdir().unwrap();
         let (writer, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal).unwrap();
         writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
         let log = folder.path().join("qttt.db-wal");
-        let kept = u64::try_from(LOG_BYTES_KEPT).unwrap();
-        let (mut smallest, mut largest) = (u64::MAX, 0);
+        let kept = u64::try_from(LOG_BYTES_UNDER_WRITES).unwrap();
+        let (mut largest, mut cut) = (0, None);
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline {
             let write = writer.unchecked_transaction().unwrap();
@@ -602,14 +612,14 @@ mod tests {
             }
             write.commit().unwrap();
             let size = std::fs::metadata(&log).unwrap().len();
-            largest = largest.max(size);
-            if largest > kept {
-                smallest = smallest.min(size);
+            if size < largest.min(kept) {
+                cut.get_or_insert((largest, size));
             }
+            largest = largest.max(size);
         }
         checkpointer.stop();
-        assert!(largest > kept, "the log grew to {largest} bytes only");
-        assert!(smallest >= kept, "the log was cut to {smallest} bytes while writes went on");
+        assert!(largest > u64::try_from(LOG_BYTES_KEPT_QUIET).unwrap(), "the log grew to {largest} bytes only");
+        assert_eq!(cut, None, "the log was cut back (from, to) while writes went on");
     }
 
     #[test]
