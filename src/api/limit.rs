@@ -8,10 +8,8 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::dev::{Payload, ServiceResponse};
 use actix_web::http::StatusCode;
-use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpRequest, web};
 use ipnet::{IpNet, Ipv6Net};
 
@@ -202,23 +200,17 @@ impl Limits {
     }
 }
 
-/// Counts each answer 401 (no token, or a player's token that is nobody's) or
-/// 403 (a token that holds no seat, a wrong invite, someone else's challenge or
-/// seek) as a failed authentication of its client's.
-///
-/// # Errors
-/// What the layers inside fail with.
-pub async fn count_failed_authentications<B: MessageBody>(
-    request: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<B>, actix_web::Error> {
-    let client = ClientAddress::of(request.request());
-    let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits").clone();
-    let response = next.call(request).await?;
-    if [StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN].contains(&response.status()) {
+/// Counts `answer`, when it is 401 (no token, or a player's token that is
+/// nobody's) or 403 (a token that holds no seat, a wrong invite, someone else's
+/// challenge or seek), as a failed authentication of `client`'s. The layer that
+/// sees every answer calls it ([`super::observe::observe`]): a layer of its own
+/// cost each request about 2.7 us.
+pub fn count_if_refused<B>(answer: &ServiceResponse<B>, client: ClientAddress) {
+    if [StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN].contains(&answer.status())
+        && let Some(limits) = answer.request().app_data::<web::Data<Limits>>()
+    {
         limits.count_failed_authentication(client);
     }
-    Ok(response)
 }
 
 /// A live stream's place among those open; given back when dropped.

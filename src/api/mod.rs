@@ -158,7 +158,6 @@ pub fn app(
         .wrap(cors(&options.cors_origins))
         .wrap(ErrorHandlers::new().default_handler(as_problem))
         .wrap(security_headers())
-        .wrap(from_fn(limit::count_failed_authentications))
         .wrap(from_fn(observe::observe))
 }
 

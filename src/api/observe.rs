@@ -1,7 +1,8 @@
 //! What an operator sees of each request: its id (taken from a sane incoming
 //! `X-Request-Id`, else made here) in the answer's header, in its problem's
 //! `instance` and in every log line about it; a log line when it is answered; and
-//! its count and duration in the metrics, which `GET /metrics` serves.
+//! its count and duration in the metrics, which `GET /metrics` serves. It also
+//! counts each refused authentication against its client's limit (limit.rs).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -18,7 +19,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, web};
 use metrics_exporter_prometheus::PrometheusHandle;
 
-use super::limit::ClientAddress;
+use super::limit::{self, ClientAddress};
 use crate::metrics::{HTTP_REQUEST_SECONDS, HTTP_REQUESTS, render};
 
 /// The header that names a request, both ways.
@@ -35,7 +36,8 @@ const UNMATCHED: &str = "unmatched";
 const MOST_ID_LENGTH: usize = 128;
 
 /// Serves `request` as the work of its id, then names it in the answer, logs
-/// it and counts it.
+/// it and counts it, and counts it against its client when it was refused for
+/// want of a valid token.
 ///
 /// # Errors
 /// What the layers inside fail with (actix answers it): counted and logged here.
@@ -59,6 +61,7 @@ pub async fn observe<B: MessageBody>(
         };
         match next.call(request).await {
             Ok(mut response) => {
+                limit::count_if_refused(&response, client);
                 let header = HeaderValue::from_str(&id).expect("a request id is a sane token");
                 response.headers_mut().insert(REQUEST_ID, header);
                 // What no operation took is counted as one route, whatever its path.
