@@ -1,7 +1,8 @@
 //! Extractors that turn a request into checked input, or into a problem+json error.
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::pin::Pin;
+use std::task::Poll;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ETag, EntityTag, Header, HeaderMap, IfMatch, IfNoneMatch};
@@ -38,13 +39,18 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json = is_json(request.headers());
         let timeout = request.app_data::<BodyTimeout>().copied().expect("the app sets the body timeout").0;
-        let body = tokio::time::timeout(timeout, web::Bytes::from_request(request, payload));
+        let mut read = web::Bytes::from_request(request, payload);
         Box::pin(async move {
-            let Ok(body) = body.await else {
-                return Err(invalid_body(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!("the body did not arrive within {} s", timeout.as_secs_f64()),
-                ));
+            // A body that came with its head is read at once, with no timer
+            // set and cancelled for it: the most of a request's own cost here.
+            let body = match poll_fn(|context| Poll::Ready(Pin::new(&mut read).poll(context))).await {
+                Poll::Ready(body) => body,
+                Poll::Pending => tokio::time::timeout(timeout, read).await.map_err(|_| {
+                    invalid_body(
+                        StatusCode::REQUEST_TIMEOUT,
+                        format!("the body did not arrive within {} s", timeout.as_secs_f64()),
+                    )
+                })?,
             };
             let bytes = body.map_err(|error| {
                 let status = error.as_response_error().status_code();
