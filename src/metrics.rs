@@ -6,8 +6,10 @@ use std::net::SocketAddr;
 use std::sync::{LazyLock, OnceLock};
 use std::time::Duration;
 
-use ::metrics::{Histogram, describe_counter, describe_gauge, describe_histogram, histogram};
+use ::metrics::{Counter, Histogram, counter, describe_counter, describe_gauge, describe_histogram, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::engine::Variant;
 
 /// Requests answered: `method`, `route` (the route's template, such as
 /// `/api/v1/games/{id}`, or `unmatched`) and `status`.
@@ -43,6 +45,15 @@ pub static STORE_WRITES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE
 pub static STORE_QUEUE: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_QUEUE_SECONDS));
 /// See [`STORE_WRITES`].
 pub static STORE_BATCHES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_BATCH_WRITES));
+
+/// The count of the games created in `variant`, a handle as [`STORE_WRITES`] is:
+/// the macro's look-up cost a creation 1 us.
+pub fn games_created(variant: Variant) -> &'static Counter {
+    static BY_VARIANT: LazyLock<[Counter; 2]> =
+        LazyLock::new(|| Variant::ALL.map(|variant| counter!(GAMES_CREATED, "variant" => variant.code())));
+    let at = Variant::ALL.iter().position(|&each| each == variant).expect("every variant is in ALL");
+    &BY_VARIANT[at]
+}
 
 /// Where the metrics are served: `METRICS` and `METRICS_ADDR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

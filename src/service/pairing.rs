@@ -336,7 +336,7 @@ impl GameService {
     /// Tells the watchers of `record`'s game, just started, and its players.
     fn started(&self, record: &GameRecord, game_events: &[(PlayerId, PlayerEventKind)]) {
         self.hub.publish(record.stored.id, record.version());
-        ::metrics::counter!(crate::metrics::GAMES_CREATED, "variant" => record.stored.variant.code()).increment(1);
+        crate::metrics::games_created(record.stored.variant).increment(1);
         self.tell_players(game_events);
     }
 }

@@ -7,7 +7,6 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
 use crate::engine::{Game, Player, Variant};
 use crate::error::Error;
-use crate::metrics::GAMES_CREATED;
 use crate::record::{Event, GameId, GameSettings, Holder, Status, StoredSeat};
 use crate::store::RematchOf;
 use crate::token;
@@ -128,7 +127,7 @@ impl GameService {
         let now = self.now();
         let (mut record, write) = GameRecord::replay(new.stored(now), now)?.with(events, None, now)?;
         record.stored.id = self.store.create_game(record.stored.clone(), rematch, write.player_events.clone()).await?;
-        ::metrics::counter!(GAMES_CREATED, "variant" => record.stored.variant.code()).increment(1);
+        crate::metrics::games_created(record.stored.variant).increment(1);
         self.hub.publish(record.stored.id, record.version());
         self.tell_players(&write.player_events);
         if let Some(rematch) = rematch {
