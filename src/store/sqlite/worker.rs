@@ -336,10 +336,14 @@ impl Checkpointer {
                         "RESTART"
                     } else if quiet && logged == copied && log_bytes() > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
                         // A quiet server may write nothing for hours, and only
-                        // the next write would cut the file back. While writes
-                        // go on, the writer starts the log again by itself once
-                        // all of it is copied (no reader is in it then).
+                        // the next write would cut the file back.
                         "TRUNCATE"
+                    } else if logged == copied && logged > LOG_BYTES_KEPT_QUIET / PAGE_BYTES {
+                        // While writes go on, the log starts again from its
+                        // beginning (the writer does not always start it again
+                        // by itself: without this, writes that never paused
+                        // took it past twice the restart's size).
+                        "RESTART"
                     } else {
                         continue;
                     };
