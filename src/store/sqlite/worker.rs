@@ -79,7 +79,7 @@ enum Job {
 /// answer its caller once the commit has succeeded or failed, with the database's
 /// error it ran into, if any: when that error ended the transaction, it is what
 /// the batch's other writes are answered.
-type WriteJob = Box<dyn FnOnce(Result<&Batch<'_>, &StoreError>) -> (Reply, Option<StoreError>) + Send>;
+type WriteJob = Box<dyn FnOnce(Result<&Scope<'_>, &StoreError>) -> (Reply, Option<StoreError>) + Send>;
 
 /// Answers a write's caller, told how the commit went.
 type Reply = Box<dyn FnOnce(Result<(), &StoreError>)>;
@@ -154,10 +154,10 @@ impl Connections {
                 STORE_QUEUE.record(queued.elapsed());
                 // A failed write's savepoint rolls back when dropped, a panic's too.
                 let written = transaction.map_err(Clone::clone).and_then(|transaction| {
-                    let savepoint = Savepoint::begin(transaction)?;
+                    let savepoint = Scope::begin(transaction, &SAVEPOINT)?;
                     let written = work(&savepoint)?;
                     if written.is_ok() {
-                        savepoint.release()?;
+                        savepoint.end()?;
                     }
                     Ok(written)
                 });
@@ -201,79 +201,58 @@ impl Connections {
     }
 }
 
-/// The write transaction of a batch, begun IMMEDIATE: rolled back when dropped
-/// uncommitted. Its statements are prepared once and cached; rusqlite's
-/// transactions parse theirs again every time, which took a creation 2.6 us of
-/// the writer's (`BEGIN IMMEDIATE` alone).
-struct Batch<'c> {
+/// What the writer writes in: a batch's transaction, begun IMMEDIATE, or a
+/// write's savepoint in it. What is written in it is kept once it ends, and
+/// undone when it is dropped before. Its statements are prepared once and cached;
+/// rusqlite's transactions and savepoints parse theirs again every time, which
+/// took 2.6 us of the writer's time a creation (`BEGIN IMMEDIATE` alone).
+struct Scope<'c> {
     connection: &'c Connection,
-    committed: bool,
+    statements: &'static ScopeStatements,
+    ended: bool,
 }
 
-impl<'c> Batch<'c> {
-    fn begin(connection: &'c Connection) -> rusqlite::Result<Batch<'c>> {
-        connection.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        Ok(Batch { connection, committed: false })
+/// How a [`Scope`] begins, ends and is undone.
+struct ScopeStatements {
+    begin: &'static str,
+    end: &'static str,
+    undo: &'static [&'static str],
+}
+
+const BATCH: ScopeStatements = ScopeStatements { begin: "BEGIN IMMEDIATE", end: "COMMIT", undo: &["ROLLBACK"] };
+
+const SAVEPOINT: ScopeStatements =
+    ScopeStatements { begin: "SAVEPOINT write", end: "RELEASE write", undo: &["ROLLBACK TO write", "RELEASE write"] };
+
+impl<'c> Scope<'c> {
+    fn begin(connection: &'c Connection, statements: &'static ScopeStatements) -> rusqlite::Result<Scope<'c>> {
+        connection.prepare_cached(statements.begin)?.execute([])?;
+        Ok(Scope { connection, statements, ended: false })
     }
 
-    fn commit(mut self) -> rusqlite::Result<()> {
-        self.connection.prepare_cached("COMMIT")?.execute([])?;
-        self.committed = true;
+    /// Keeps what was written since the scope began: commits the transaction,
+    /// or releases the savepoint into it.
+    fn end(mut self) -> rusqlite::Result<()> {
+        self.connection.prepare_cached(self.statements.end)?.execute([])?;
+        self.ended = true;
         Ok(())
     }
 }
 
-impl Drop for Batch<'_> {
+impl Drop for Scope<'_> {
     fn drop(&mut self) {
-        // A transaction that an error ended is over already.
-        if !self.committed && !self.connection.is_autocommit() {
-            let _ = self.connection.prepare_cached("ROLLBACK").and_then(|mut undo| undo.execute([]));
+        // A transaction that an error ended is over already, with its savepoints.
+        // Should a savepoint's undoing fail, so does the transaction's commit, and
+        // every write of the batch hears of it.
+        if !self.ended && !self.connection.is_autocommit() {
+            for undo in self.statements.undo {
+                let _ = self.connection.prepare_cached(undo).and_then(|mut undo| undo.execute([]));
+            }
         }
     }
 }
 
-impl std::ops::Deref for Batch<'_> {
-    type Target = Connection;
-
-    fn deref(&self) -> &Connection {
-        self.connection
-    }
-}
-
-/// A savepoint in the writer's transaction: what is written after it begins is
-/// undone when it is dropped unreleased. Its statements are prepared once and
-/// cached; rusqlite's savepoints parse theirs again every time.
-struct Savepoint<'c> {
-    connection: &'c Connection,
-    released: bool,
-}
-
-impl<'c> Savepoint<'c> {
-    fn begin(connection: &'c Connection) -> rusqlite::Result<Savepoint<'c>> {
-        connection.prepare_cached("SAVEPOINT write")?.execute([])?;
-        Ok(Savepoint { connection, released: false })
-    }
-
-    /// Keeps what was written since the savepoint began, in the transaction.
-    fn release(mut self) -> rusqlite::Result<()> {
-        self.connection.prepare_cached("RELEASE write")?.execute([])?;
-        self.released = true;
-        Ok(())
-    }
-}
-
-impl Drop for Savepoint<'_> {
-    fn drop(&mut self) {
-        if !self.released {
-            // Should this fail, so does the transaction's commit, and every write
-            // of the batch hears of it.
-            let _ = self.connection.prepare_cached("ROLLBACK TO write").and_then(|mut undo| undo.execute([]));
-            let _ = self.connection.prepare_cached("RELEASE write").and_then(|mut release| release.execute([]));
-        }
-    }
-}
-
-impl std::ops::Deref for Savepoint<'_> {
+impl std::ops::Deref for Scope<'_> {
     type Target = Connection;
 
     fn deref(&self) -> &Connection {
@@ -404,7 +383,7 @@ fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>, log_res
 /// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
 fn commit_together(connection: &Connection, batch: Vec<WriteJob>) {
     STORE_BATCHES.record(u32::try_from(batch.len()).expect("a batch is short"));
-    let transaction = Batch::begin(connection).map_err(StoreError::from);
+    let transaction = Scope::begin(connection, &BATCH).map_err(StoreError::from);
     // On some errors (a full disk, a failed read or write) SQLite rolls back the
     // whole transaction. The writes after that must not run, or each would commit
     // on its own, outside the batch whose failed commit answers them; they, and
@@ -432,7 +411,7 @@ fn commit_together(connection: &Connection, batch: Vec<WriteJob>) {
     }
     let committed = match ended {
         Some(error) => Err(error),
-        None => transaction.and_then(|transaction| transaction.commit().map_err(StoreError::from)),
+        None => transaction.and_then(|transaction| transaction.end().map_err(StoreError::from)),
     };
     for reply in replies {
         reply(committed.as_ref().copied());
