@@ -18,7 +18,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 
 pub use worker::SqliteConnection;
-use worker::{BUSY_TIMEOUT, Checkpointer, Connections, connect, open_writer};
+use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_writer};
 
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns, seat_columns, subject_columns};
@@ -259,7 +259,7 @@ impl SqliteStore {
     }
 
     pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        self.readers.run(move |connection| read_game(&*connection.transaction()?, id)).await
+        self.readers.run(move |connection| read_game(&*Scope::read(connection)?, id)).await
     }
 
     pub(super) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
