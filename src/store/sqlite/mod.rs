@@ -35,6 +35,13 @@ use crate::record::{
 /// live streams' rereads to overlap.
 const READERS: usize = 4;
 
+/// The pages each reader keeps, in KiB (SQLite's default is 2 MiB). A random old
+/// game's view on a million games reads its pages through the operating system:
+/// with 16 MiB its p99 was 0.68 ms against 0.76 with 2 MiB (0.42 on an empty
+/// database; one scale run each). Mapping the file into memory instead made it
+/// 1.32 ms.
+const READER_CACHE_KIB: i64 = 16 * 1024;
+
 /// The rows that `statement` finds with `params` on `connection`, each read by `read`.
 pub(super) fn rows_of<T>(
     connection: &Connection,
@@ -205,7 +212,11 @@ impl SqliteStore {
         let opened: rusqlite::Result<_> = (|| {
             let (writer, checkpointer) = open_writer(&path, durability)?;
             let readers = (0..READERS)
-                .map(|_| connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_ONLY))
+                .map(|_| {
+                    let reader = connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+                    reader.pragma_update(None, "cache_size", -READER_CACHE_KIB)?;
+                    Ok(reader)
+                })
                 .collect::<rusqlite::Result<_>>()?;
             Ok((writer, checkpointer, readers))
         })();
