@@ -49,9 +49,9 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 
 /// The size the write-ahead log's file is cut back to when the writer starts the
-/// log again from its beginning, which it does once a checkpoint has copied all of
-/// it: what writes that go on fill again, up to the restart's size and the turn's
-/// writes beyond it (14 MB in a turn at one client's rate of creations). Cut back
+/// log again from its beginning, once a checkpoint has copied all of it: what
+/// writes that go on fill again, up to the restart's size and the turn's writes
+/// beyond it (14 MB in a turn at one client's rate of creations). Cut back
 /// further, each cycle of the log grows the file anew, page by page, in the
 /// writer's commits: cut back to 4 MB, that took a tenth of a creation's time.
 const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
@@ -60,7 +60,8 @@ const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
 /// nothing was written for a checkpoint's turn, the checkpointer empties it. SQLite
 /// otherwise keeps the file at the largest it ever grew, which a burst of writes,
 /// or readers holding back checkpoints, takes to tens of megabytes for as long as
-/// the server runs.
+/// the server runs. While writes go on, a log of more than this that is copied
+/// whole is started again from its beginning.
 const LOG_BYTES_KEPT_QUIET: i64 = 4 * 1024 * 1024;
 
 /// The size of a page of the database, SQLite's default: a page of the log is one.
