@@ -22,7 +22,7 @@ use futures_util::future::join_all;
 use nix::time::{ClockId, clock_gettime};
 use qttt::config::Config;
 use qttt::service::{GameService, ServiceOptions};
-use qttt::store::{Durability, PoolSettings, Store};
+use qttt::store::{PoolSettings, SqliteSettings, Store};
 use serde_json::json;
 
 mod script;
@@ -90,7 +90,7 @@ fn complete_games(c: &mut Criterion) {
     let system = actix_web::rt::System::new();
     let app = system.block_on(async {
         let store =
-            Store::connect(&url, Durability::Normal, PoolSettings::default()).await.expect("the database opens");
+            Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.expect("the database opens");
         let options = qttt::api::ApiOptions::of(&Config::from_lookup(|_| None).expect("the defaults are valid"));
         test::init_service(qttt::api::app(GameService::new(store, ServiceOptions::default()), options)).await
     });

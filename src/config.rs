@@ -17,7 +17,7 @@ use crate::service::{
     DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_WAITING_TIMEOUT,
     default_search_threads,
 };
-use crate::store::{Durability, PoolSettings, is_postgres};
+use crate::store::{Durability, PoolSettings, SqliteSettings, is_postgres};
 
 /// The settings as the command line and the environment give them, one field
 /// for each variable; [`Config`] is what the server makes of them.
@@ -52,6 +52,12 @@ pub struct Settings {
     /// answered write is on disk).
     #[arg(long, env = "SQLITE_SYNCHRONOUS", default_value = "normal", value_parser = durability)]
     sqlite_synchronous: Durability,
+    /// How much of the SQLite file, from its start, the server keeps in memory,
+    /// in MiB (0: none): its pages stay mapped into the server, so that the
+    /// operating system does not drop them while others it caches go unused.
+    #[arg(long, env = "SQLITE_RESIDENT_MIB", value_name = "MIB", default_value_t = DEFAULT_SQLITE_RESIDENT_MIB,
+        value_parser = whole_number::<0, 1_048_576>)]
+    sqlite_resident_mib: u64,
     /// The browser origins allowed to call the API, comma-separated, or * for
     /// any (never with credentials: the API authenticates by bearer token, not
     /// cookies).
@@ -188,8 +194,8 @@ pub struct Config {
     /// How PostgreSQL is used: `DATABASE_POOL_SIZE`, `DATABASE_STATEMENT_TIMEOUT_MS`
     /// and `DATABASE_CONNECT_RETRY_SECONDS`.
     pub database_pool: PoolSettings,
-    /// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
-    pub sqlite_synchronous: Durability,
+    /// How the SQLite file is used: `SQLITE_SYNCHRONOUS` and `SQLITE_RESIDENT_MIB`.
+    pub sqlite: SqliteSettings,
     /// The browser origins allowed to call the API: `CORS_ALLOWED_ORIGINS`.
     pub cors_allowed_origins: CorsOrigins,
     /// The rows one client address may create, if limited: `CREATE_RATE_LIMIT`
@@ -263,6 +269,12 @@ pub const DEFAULT_CREATE_RATE: RateLimit = RateLimit { per_minute: 30, burst: 10
 /// Failed authentications: a client that mistypes never fails twenty times a
 /// minute; one that guesses tokens is stopped after ten.
 pub const DEFAULT_FAILED_AUTH_RATE: RateLimit = RateLimit { per_minute: 20, burst: 10 };
+
+/// The SQLite file kept in memory: 2 GiB, about 2.6 million games at 809 bytes
+/// each (docs/PERFORMANCE.md). Mapped pages are still the operating system's to
+/// take back under memory pressure, so a bound larger than memory costs reads
+/// of the file at start, not memory.
+const DEFAULT_SQLITE_RESIDENT_MIB: u64 = 2048;
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -366,7 +378,10 @@ impl TryFrom<Settings> for Config {
                 statement_timeout: Duration::from_millis(settings.database_statement_timeout_ms),
                 connect_retry: Duration::from_secs(settings.database_connect_retry_seconds),
             },
-            sqlite_synchronous: settings.sqlite_synchronous,
+            sqlite: SqliteSettings {
+                durability: settings.sqlite_synchronous,
+                resident_bytes: usize::try_from(settings.sqlite_resident_mib << 20).expect("at most a TiB"),
+            },
             cors_allowed_origins: settings.cors_allowed_origins,
             create_rate_limit: rate(settings.create_rate_limit, settings.create_rate_burst),
             failed_auth_rate_limit: rate(settings.failed_auth_rate_limit, settings.failed_auth_burst),
@@ -556,7 +571,7 @@ mod tests {
                     statement_timeout: Duration::from_secs(5),
                     connect_retry: Duration::from_secs(30),
                 },
-                sqlite_synchronous: Durability::Normal,
+                sqlite: SqliteSettings { durability: Durability::Normal, resident_bytes: 2 << 30 },
                 cors_allowed_origins: CorsOrigins::Any,
                 create_rate_limit: Some(RateLimit { per_minute: 30, burst: 10 }),
                 failed_auth_rate_limit: Some(RateLimit { per_minute: 20, burst: 10 }),
@@ -617,6 +632,7 @@ mod tests {
             ("SEEK_TIMEOUT_SECONDS", "20"),
             ("MAX_OPEN_SEEKS_PER_PLAYER", "1"),
             ("CLAIM_AFTER_SECONDS", "0"),
+            ("SQLITE_RESIDENT_MIB", "64"),
         ])
         .unwrap();
         assert_eq!((read.challenge_timeout, read.seek_timeout), (Duration::from_secs(30), Duration::from_secs(20)));
@@ -645,7 +661,7 @@ mod tests {
         assert_eq!((read.waiting_game_timeout, read.rematch_window), (None, Duration::from_secs(5)));
         let waiting = config(&[("WAITING_GAME_TIMEOUT_SECONDS", "90")]).unwrap().waiting_game_timeout;
         assert_eq!(waiting, Some(Duration::from_secs(90)));
-        assert_eq!(read.sqlite_synchronous, Durability::Full);
+        assert_eq!(read.sqlite, SqliteSettings { durability: Durability::Full, resident_bytes: 64 << 20 });
         assert_eq!(
             read.cors_allowed_origins,
             CorsOrigins::List(vec!["https://a.example".into(), "http://localhost:3000".into()])

@@ -393,7 +393,7 @@ async fn serve(settings: Settings) -> Result<(), String> {
 /// Copies the games of one database into another, printing its progress on
 /// standard error and what it copied on standard output.
 async fn copy(options: &CopyArgs) -> Result<(), String> {
-    use qttt::store::{Durability, PoolSettings, Store, database_name, is_postgres, sqlite_file};
+    use qttt::store::{PoolSettings, SqliteSettings, Store, database_name, is_postgres, sqlite_file};
     if !is_postgres(&options.to) {
         return Err("--to must name a PostgreSQL database (postgres://...)".into());
     }
@@ -402,7 +402,7 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
         return Err(format!("there is no SQLite file {}", file.display()));
     }
     let open = |url: String| async move {
-        Store::connect(&url, Durability::Normal, PoolSettings::default())
+        Store::connect(&url, SqliteSettings::default(), PoolSettings::default())
             .await
             .map_err(|error| format!("cannot open the {}: {error}", database_name(&url)))
     };
@@ -432,11 +432,11 @@ async fn copy(options: &CopyArgs) -> Result<(), String> {
 /// Backs up the database of DATABASE_URL into `to` and checks the copy, printing
 /// what it holds.
 async fn backup(to: &std::path::Path, settings: Settings) -> Result<(), String> {
-    use qttt::store::{Durability, PoolSettings, Store};
+    use qttt::store::{PoolSettings, SqliteSettings, Store};
     let config = Config::try_from(settings).map_err(|error| error.to_string())?;
     let started = Instant::now();
     let bytes = qttt::store::back_up(&config.database_url, to).await.map_err(|error| error.to_string())?;
-    let copy = Store::connect(&format!("sqlite:{}", to.display()), Durability::Normal, PoolSettings::default())
+    let copy = Store::connect(&format!("sqlite:{}", to.display()), SqliteSettings::default(), PoolSettings::default())
         .await
         .map_err(|error| format!("cannot open the backup {}: {error}", to.display()))?;
     let checked = qttt::service::check_games(&copy).await.map_err(|error| format!("the backup is not good: {error}"));

@@ -30,6 +30,8 @@ pub const STORE_WRITE_SECONDS: &str = "qttt_store_write_duration_seconds";
 pub const STORE_QUEUE_SECONDS: &str = "qttt_store_queue_wait_seconds";
 /// Writes committed in one transaction: SQLite's units of work, PostgreSQL's batched writes.
 pub const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
+/// Bytes of the SQLite file held in memory (`SQLITE_RESIDENT_MIB`).
+pub const SQLITE_RESIDENT_BYTES: &str = "qttt_sqlite_resident_bytes";
 /// The database's failures: `kind` (`unavailable`, `conflict`, `full`,
 /// `corrupt`, `other`).
 pub const DATABASE_ERRORS: &str = "qttt_database_errors_total";
@@ -129,6 +131,7 @@ fn describe() {
     describe_histogram!(STORE_WRITE_SECONDS, "Seconds from a write's call to its answer, its waits included.");
     describe_histogram!(STORE_QUEUE_SECONDS, "Seconds a write waited for SQLite's writer, or work for a connection.");
     describe_histogram!(STORE_BATCH_WRITES, "Writes committed in one transaction.");
+    describe_gauge!(SQLITE_RESIDENT_BYTES, "Bytes of the SQLite file held in memory, mapped into the server.");
     describe_counter!(DATABASE_ERRORS, "The database's failures, by kind.");
     describe_histogram!(BOT_THINKING_SECONDS, "Seconds a bot thought for one answer, by level.");
 }

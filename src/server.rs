@@ -105,7 +105,7 @@ impl Stopper {
 /// # Errors
 /// [`StartError::Database`] when it does not open.
 pub async fn open_store(config: &Config) -> Result<Store, StartError> {
-    let store = Store::connect(&config.database_url, config.sqlite_synchronous, config.database_pool)
+    let store = Store::connect(&config.database_url, config.sqlite, config.database_pool)
         .await
         .map_err(|source| StartError::Database { database: database_name(&config.database_url), source })?;
     Ok(store.with_rating_period(config.rating_period))

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use qttt::record::{Event, GameId, StoredGame};
-use qttt::store::{Durability, PoolSettings, Store};
+use qttt::store::{PoolSettings, SqliteSettings, Store};
 use serde_json::{Value, json};
 
 use super::postgres::PostgresDatabase;
@@ -229,7 +229,7 @@ impl Databases {
 }
 
 async fn open(url: &str) -> Store {
-    Store::connect(url, Durability::Normal, PoolSettings::default()).await.expect("the database opens")
+    Store::connect(url, SqliteSettings::default(), PoolSettings::default()).await.expect("the database opens")
 }
 
 /// The template games, read back from their database, in the order of their ids.

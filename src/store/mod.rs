@@ -87,6 +87,18 @@ pub enum Durability {
     Full,
 }
 
+/// How the server uses a SQLite file: `SQLITE_SYNCHRONOUS` and
+/// `SQLITE_RESIDENT_MIB`. The default, for the tools that open a file for a
+/// while, holds none of it in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SqliteSettings {
+    /// When SQLite waits for the disk.
+    pub durability: Durability,
+    /// How many bytes of the file, from its start, are kept in memory (mapped
+    /// into the server, see sqlite/resident.rs); 0 for none.
+    pub resident_bytes: usize,
+}
+
 /// Which ended games a deletion takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
@@ -247,15 +259,15 @@ pub fn database_name(url: &str) -> String {
 impl Store {
     /// Opens and migrates the database at `url`: PostgreSQL for a `postgres:` or
     /// `postgresql:` URL, with `pool`; else a SQLite file, created if missing,
-    /// with `durability`.
+    /// used as `sqlite` says.
     ///
     /// # Errors
     /// Why the database cannot be opened or migrated.
-    pub async fn connect(url: &str, durability: Durability, pool: PoolSettings) -> Result<Store, OpenError> {
+    pub async fn connect(url: &str, sqlite: SqliteSettings, pool: PoolSettings) -> Result<Store, OpenError> {
         let backend = if is_postgres(url) {
             Backend::Postgres(PgStore::open(url, pool).await?)
         } else {
-            Backend::Sqlite(SqliteStore::open(url, durability).await?)
+            Backend::Sqlite(SqliteStore::open(url, sqlite).await?)
         };
         Ok(Store { backend, space: Arc::default() })
     }

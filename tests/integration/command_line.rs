@@ -190,10 +190,10 @@ fn a_database_that_cannot_be_opened_is_named_without_its_password() {
 
 /// A qttt database at `path` with one game, closed (its log checkpointed into the file).
 fn qttt_database(path: &std::path::Path) {
-    use qttt::store::{Durability, PoolSettings, Store};
+    use qttt::store::{PoolSettings, SqliteSettings, Store};
     actix_web::rt::System::new().block_on(async {
         let url = format!("sqlite:{}", path.display());
-        Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
+        Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap().close().await;
     });
     let database = rusqlite::Connection::open(path).unwrap();
     database

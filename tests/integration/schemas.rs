@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use qttt::store::{Durability, PoolSettings, Store};
+use qttt::store::{PoolSettings, SqliteSettings, Store};
 use sqlx::{Connection, Row};
 
 use crate::postgres::PostgresDatabase;
@@ -162,7 +162,7 @@ impl BothBackends {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
             for url in [sqlite_url.clone(), postgres.url()] {
-                Store::connect(&url, Durability::Normal, PoolSettings::default()).await.unwrap().close().await;
+                Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap().close().await;
             }
         });
         BothBackends { postgres, sqlite_url, _folder: folder, runtime }

@@ -5,6 +5,7 @@ mod file;
 mod players;
 mod puzzles;
 mod ratings;
+mod resident;
 mod worker;
 
 use std::path::Path;
@@ -23,7 +24,7 @@ use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_write
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns, seat_columns, subject_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
-use super::{Durability, Ended, OpenError, RematchOf, StoreError, Write};
+use super::{Ended, OpenError, RematchOf, SqliteSettings, StoreError, Write};
 use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
 use crate::record::{
@@ -144,6 +145,17 @@ const TIMED_OUT_GAMES: &str =
 const ABANDONED_GAMES: &str =
     "SELECT id FROM games WHERE status = 'waiting' AND created_at <= ?1 ORDER BY created_at LIMIT ?2";
 
+/// The file at `path`, to keep `bytes` of in memory: none when `bytes` is 0, or
+/// when it cannot be mapped (a server that cannot hold it still serves).
+fn resident_file(path: &Path, bytes: usize) -> Option<resident::ResidentFile> {
+    if bytes == 0 {
+        return None;
+    }
+    resident::ResidentFile::map(path, bytes)
+        .inspect_err(|error| log::warn!("the database file is not kept in memory: {error}"))
+        .ok()
+}
+
 /// The file of the database at `url`, if the URL can be read.
 pub(super) fn file_of(url: &str) -> Option<std::path::PathBuf> {
     options_of(url).ok().map(|options| options.get_filename().to_path_buf())
@@ -181,11 +193,11 @@ pub(super) struct SqliteStore {
 
 impl SqliteStore {
     /// Opens the SQLite database at `url` (created if missing), in WAL mode, and
-    /// migrated.
+    /// migrated, used as `settings` say.
     ///
     /// # Errors
     /// When the database cannot be opened or migrated.
-    pub(super) async fn open(url: &str, durability: Durability) -> Result<SqliteStore, OpenError> {
+    pub(super) async fn open(url: &str, settings: SqliteSettings) -> Result<SqliteStore, OpenError> {
         let options = options_of(url)?;
         let path = options.get_filename().to_path_buf();
         let checked = path.clone();
@@ -209,8 +221,9 @@ impl SqliteStore {
         migrations.run(&mut migrator).await?;
         migrator.close().await.map_err(OpenError::Connect)?;
 
+        let durability = settings.durability;
         let opened: rusqlite::Result<_> = (|| {
-            let (writer, checkpointer) = open_writer(&path, durability)?;
+            let (writer, checkpointer) = open_writer(&path, durability, resident_file(&path, settings.resident_bytes))?;
             let readers = (0..READERS)
                 .map(|_| {
                     let reader = connect(&path, durability, OpenFlags::SQLITE_OPEN_READ_ONLY)?;

@@ -37,7 +37,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
     .unwrap();
     earlier_database.close().await.unwrap();
 
-    let store = SqliteStore::open(&url, Durability::Normal).await.unwrap();
+    let store = SqliteStore::open(&url, SqliteSettings::default()).await.unwrap();
     let game = store.load_game(GameId::new(7)).await.unwrap();
     let listed = store.list_games(Page { status: Some(Status::Finished), before: None, limit: 10 }).await.unwrap();
     let missing_game = store
@@ -89,7 +89,7 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
 async fn fresh_store() -> (tempfile::TempDir, SqliteStore) {
     let folder = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
-    (folder, SqliteStore::open(&url, Durability::Normal).await.unwrap())
+    (folder, SqliteStore::open(&url, SqliteSettings::default()).await.unwrap())
 }
 
 #[tokio::test]

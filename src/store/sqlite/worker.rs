@@ -22,10 +22,12 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use ::metrics::gauge;
 use rusqlite::{Connection, OpenFlags, ffi};
 use tokio::sync::oneshot;
 
-use crate::metrics::{STORE_BATCHES, STORE_QUEUE};
+use super::resident::ResidentFile;
+use crate::metrics::{SQLITE_RESIDENT_BYTES, STORE_BATCHES, STORE_QUEUE};
 use crate::store::{Durability, StoreError};
 
 /// How long a statement waits for another process's lock on the file.
@@ -302,7 +304,7 @@ pub(super) struct Checkpointer {
 }
 
 impl Checkpointer {
-    fn start(connection: Connection) -> Checkpointer {
+    fn start(connection: Connection, mut resident: Option<ResidentFile>) -> Checkpointer {
         let log_restart = Arc::new(LogRestart::default());
         let held = Arc::clone(&log_restart);
         let (stop, stopped) = mpsc::channel::<()>();
@@ -314,6 +316,15 @@ impl Checkpointer {
                     || log_file.as_ref().and_then(|file| std::fs::metadata(file).ok()).map_or(0, |file| file.len());
                 let mut logged_before = 0;
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                    match resident.as_mut().map(ResidentFile::hold_growth) {
+                        #[expect(clippy::cast_precision_loss, reason = "exact below 2^53 bytes")]
+                        Some(Ok(held)) => gauge!(SQLITE_RESIDENT_BYTES).set(held as f64),
+                        Some(Err(error)) => {
+                            log::warn!("the database file is no longer kept in memory: {error}");
+                            resident = None;
+                        }
+                        None => {}
+                    }
                     // A checkpoint that fails (busy) is tried again at the next turn.
                     let pages = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
                         Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
@@ -434,14 +445,18 @@ fn closed() -> StoreError {
 
 /// Opens the connection that writes to the file at `path`, in WAL mode, and the
 /// checkpointer that copies its log into the file in its stead.
-pub(super) fn open_writer(path: &Path, durability: Durability) -> rusqlite::Result<(Connection, Checkpointer)> {
+pub(super) fn open_writer(
+    path: &Path,
+    durability: Durability,
+    resident: Option<ResidentFile>,
+) -> rusqlite::Result<(Connection, Checkpointer)> {
     let writer = connect(path, durability, OpenFlags::default())?;
     // The journal mode stays with the file: a reader opened later finds it.
     writer.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
     writer.pragma_update(None, "wal_autocheckpoint", 0)?;
     // The writer cuts the log back when it starts it again from its beginning.
     writer.pragma_update(None, "journal_size_limit", LOG_BYTES_UNDER_WRITES)?;
-    let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?);
+    let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?, resident);
     Ok((writer, checkpointer))
 }
 
@@ -460,7 +475,7 @@ impl SqliteConnection {
     /// # Errors
     /// When the file cannot be opened or set up.
     pub fn open(path: &Path, durability: Durability) -> Result<SqliteConnection, StoreError> {
-        let (connection, checkpointer) = open_writer(path, durability)?;
+        let (connection, checkpointer) = open_writer(path, durability, None)?;
         Ok(SqliteConnection { connection, checkpointer })
     }
 }
@@ -542,7 +557,7 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("qttt.db");
         let log = folder.path().join("qttt.db-wal");
-        let (mut writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
+        let (mut writer, checkpointer) = open_writer(&path, Durability::Normal, None).unwrap();
         writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
         let burst = writer.transaction().unwrap();
         for _ in 0..pages {
@@ -590,7 +605,7 @@ mod tests {
         // turn, the log grew past 300 MB a second in the scale benchmark.
         const WRITERS: usize = MOST_WRITES_PER_COMMIT * 3;
         let folder = tempfile::tempdir().unwrap();
-        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal).unwrap();
+        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
         connection
             .execute_batch("CREATE TABLE filler (n INTEGER, text TEXT); CREATE INDEX by_n ON filler (n)")
             .unwrap();
@@ -636,7 +651,7 @@ mod tests {
         // the log again, and the checkpointer empties it only once nothing has
         // been written for a turn.
         let folder = tempfile::tempdir().unwrap();
-        let (writer, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal).unwrap();
+        let (writer, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
         writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
         let log = folder.path().join("qttt.db-wal");
         let kept = u64::try_from(LOG_BYTES_UNDER_WRITES).unwrap();
@@ -663,7 +678,7 @@ mod tests {
     fn the_log_reaches_the_database_file_without_the_writer_checkpointing() {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("qttt.db");
-        let (writer, checkpointer) = open_writer(&path, Durability::Normal).unwrap();
+        let (writer, checkpointer) = open_writer(&path, Durability::Normal, None).unwrap();
         let autocheckpoint: i64 = writer.query_row("PRAGMA wal_autocheckpoint", [], |row| row.get(0)).unwrap();
         let before = std::fs::metadata(&path).unwrap().len();
         writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
@@ -686,7 +701,7 @@ mod tests {
         write: fn(&Connection, i64) -> Result<i64, StoreError>,
     ) -> (Vec<Result<i64, StoreError>>, Vec<i64>, u64) {
         let folder = tempfile::tempdir().unwrap();
-        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal).unwrap();
+        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
         // Left in the log, the frames can be counted.
         checkpointer.stop();
         connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();

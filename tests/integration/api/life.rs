@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use qttt::engine::{Action, Square};
 use qttt::record::{ClockSettings, EndReason, GameSettings, Status};
 use qttt::service::{Credentials, GameService, ServiceOptions, Time};
-use qttt::store::{Durability, PoolSettings, Store};
+use qttt::store::{PoolSettings, SqliteSettings, Store};
 use serde_json::{Value, json};
 
 use super::events::PATIENCE;
@@ -231,7 +231,7 @@ pub(super) fn service_on(
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let time = Time::manual(jiff::Timestamp::from_second(1_800_000_000).unwrap());
     let store = runtime
-        .block_on(Store::connect(&database.url(), Durability::Normal, PoolSettings::default()))
+        .block_on(Store::connect(&database.url(), SqliteSettings::default(), PoolSettings::default()))
         .expect("the database opens");
     let mut options = ServiceOptions { time: time.clone(), ..ServiceOptions::default() };
     configure(&mut options);

@@ -157,6 +157,17 @@ fn metrics_count_exactly_what_the_server_served() {
         assert!(Instant::now() < deadline, "the closed stream is counted out");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The SQLite file is held in memory, in whole pages, once the checkpointer's
+    // first turn has come.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let resident = loop {
+        match value(&scrape(server.address), "qttt_sqlite_resident_bytes", &[]) {
+            Some(bytes) if bytes > 0.0 => break bytes,
+            _ => assert!(Instant::now() < deadline, "the file is held"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(resident % 4096.0, 0.0, "{resident} bytes");
     assert!(value(&first, "process_resident_memory_bytes", &[]).unwrap() > 1e6);
     assert!(value(&first, "process_open_fds", &[]).unwrap() > 3.0);
 }
