@@ -6,16 +6,16 @@
 use jiff::Timestamp;
 use rand::RngExt;
 
+use super::seating::new_seat;
 use super::time::after;
 use super::{GameRecord, GameService, NewGame, Seat};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
     Answer, ChallengeId, ChallengeStatus, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, RatingRange,
-    SeekId, SeekStatus, StoredChallenge, StoredSeat, StoredSeek, Terms, Username,
+    SeekId, SeekStatus, StoredChallenge, StoredSeek, Terms, Username,
 };
 use crate::store::{NewSeek, Sought};
-use crate::token;
 
 /// The most challenges a player may have sent that wait for an answer.
 pub const MOST_OPEN_CHALLENGES: u32 = 20;
@@ -32,10 +32,7 @@ fn between(
     o: Holder,
     now: Timestamp,
 ) -> Result<(GameRecord, PlayerEvents, [String; 2]), Error> {
-    let seats = [(Player::X, x), (Player::O, o)].map(|(player, holder)| {
-        let token = token::new_token();
-        (StoredSeat { player, token_hash: token::hash(&token), holder: Some(holder), last_seen_at: None }, token)
-    });
+    let seats = [(Player::X, x), (Player::O, o)].map(|(player, holder)| new_seat(player, Some(holder)));
     let [(x_seat, x_token), (o_seat, o_token)] = seats;
     let new = NewGame {
         variant: terms.variant,

@@ -20,7 +20,7 @@ enum Seating {
 }
 
 /// A seat for the caller: a new token, and the player who takes it, if one does.
-fn new_seat(player: Player, holder: Option<Holder>) -> (StoredSeat, String) {
+pub(super) fn new_seat(player: Player, holder: Option<Holder>) -> (StoredSeat, String) {
     let token = token::new_token();
     (StoredSeat { player, token_hash: token::hash(&token), holder, last_seen_at: None }, token)
 }
@@ -79,6 +79,7 @@ impl GameService {
         }
         let invite = private.then(token::new_token);
         let (seat, token) = new_seat(play_as, creator);
+        let token_hash = seat.token_hash.clone();
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
             let seat = play_as.other();
@@ -107,7 +108,7 @@ impl GameService {
             seats: vec![seat],
         };
         let record = self.insert(new, &events, rematch).await?;
-        self.knows_seat(record.stored.id, token::hash(&token));
+        self.knows_seat(record.stored.id, token_hash);
         Ok((record, Seat { player: play_as, token, invite }))
     }
 
@@ -172,6 +173,7 @@ impl GameService {
     ) -> Result<(GameRecord, Seat), Error> {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
+        let token_hash = seat_hash.clone();
         let now = self.now();
         let conflict = |detail: String| Error::Conflict { detail, current_version: None };
         let record = self
@@ -224,7 +226,6 @@ impl GameService {
         let (record, write) = record;
         self.hub.publish(id, record.version());
         self.tell_players(&write.player_events);
-        let token_hash = token::hash(&token);
         let player = record.stored.seat_of(&token_hash).expect("the seat just taken");
         self.knows_seat(id, token_hash);
         Ok((record, Seat { player, token, invite: None }))
