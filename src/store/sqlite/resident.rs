@@ -25,6 +25,13 @@ use std::ptr::NonNull;
 /// taken in turn by turn, while the checkpoints go on between them.
 const MOST_BYTES_A_TURN: usize = 64 << 20;
 
+/// Linux reads a mapping's pages in when asked (since 5.14); elsewhere they are
+/// only read ahead into the cache, not held.
+#[cfg(target_os = "linux")]
+const READ_IN: libc::c_int = libc::MADV_POPULATE_READ;
+#[cfg(not(target_os = "linux"))]
+const READ_IN: libc::c_int = libc::MADV_WILLNEED;
+
 /// The database file's pages, mapped and held, up to a bound.
 #[derive(Debug)]
 pub(super) struct ResidentFile {
@@ -74,7 +81,7 @@ impl ResidentFile {
             // SAFETY: `held` and `until` lie within the mapping's `most_bytes`, and
             // reading pages in changes nothing that the mapping holds.
             let start = unsafe { self.mapped.as_ptr().byte_add(self.held) };
-            if unsafe { libc::madvise(start, until - self.held, libc::MADV_POPULATE_READ) } != 0 {
+            if unsafe { libc::madvise(start, until - self.held, READ_IN) } != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             self.held = until;
