@@ -41,6 +41,8 @@ pub(super) struct ResidentFile {
     mapped: NonNull<libc::c_void>,
     most_bytes: usize,
     held: usize,
+    /// The system's page: what the kernel reads in is whole pages of it.
+    page_bytes: usize,
 }
 
 // SAFETY: the mapping is never read or written through, only handed to the
@@ -65,7 +67,9 @@ impl ResidentFile {
             return Err(std::io::Error::last_os_error());
         }
         let mapped = NonNull::new(mapped).expect("a mapping that did not fail has an address");
-        Ok(ResidentFile { file, mapped, most_bytes, held: 0 })
+        // SAFETY: reads a constant of the system.
+        let page_bytes = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        Ok(ResidentFile { file, mapped, most_bytes, held: 0, page_bytes })
     }
 
     /// Reads into the mapping what the file has grown by since the last turn,
@@ -75,9 +79,8 @@ impl ResidentFile {
     /// When the file's size cannot be read, or the kernel refuses (a kernel
     /// older than Linux 5.14 does not know how).
     pub(super) fn hold_growth(&mut self) -> std::io::Result<usize> {
-        const PAGE: usize = 4096;
         let size = usize::try_from(self.file.metadata()?.len()).unwrap_or(usize::MAX);
-        let until = size.min(self.most_bytes).min(self.held + MOST_BYTES_A_TURN) / PAGE * PAGE;
+        let until = size.min(self.most_bytes).min(self.held + MOST_BYTES_A_TURN) / self.page_bytes * self.page_bytes;
         if until > self.held {
             // SAFETY: `held` and `until` lie within the mapping's `most_bytes`, and
             // reading pages in changes nothing that the mapping holds.
