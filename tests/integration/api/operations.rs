@@ -78,6 +78,19 @@ pub(super) fn value(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> Opt
     })
 }
 
+/// The value of the unlabelled metric `name` once it is `wanted`, scraped again
+/// and again for up to 10 s; `what` says what failed when it never is.
+fn value_once(address: SocketAddr, name: &str, wanted: impl Fn(f64) -> bool, what: &str) -> f64 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match value(&scrape(address), name, &[]) {
+            Some(found) if wanted(found) => return found,
+            _ => assert!(Instant::now() < deadline, "{what}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A counter's value, which counts: a whole number.
 pub(super) fn whole(value: f64) -> usize {
     assert!(value >= 0.0 && value.fract() == 0.0, "{value} is no count");
@@ -152,21 +165,10 @@ fn metrics_count_exactly_what_the_server_served() {
     assert_eq!(count(&first, "qttt_store_commit_batch_writes", &[]), 9);
     assert_eq!(value(&first, "qttt_database_errors_total", &[("kind", "conflict")]), None, "no failure");
     // The stream closed when its client went.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while value(&scrape(server.address), "qttt_live_watchers", &[]) != Some(0.0) {
-        assert!(Instant::now() < deadline, "the closed stream is counted out");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    value_once(server.address, "qttt_live_watchers", |watchers| watchers == 0.0, "the closed stream is counted out");
     // The SQLite file is held in memory, in whole pages, once the checkpointer's
     // first turn has come.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let resident = loop {
-        match value(&scrape(server.address), "qttt_sqlite_resident_bytes", &[]) {
-            Some(bytes) if bytes > 0.0 => break bytes,
-            _ => assert!(Instant::now() < deadline, "the file is held"),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let resident = value_once(server.address, "qttt_sqlite_resident_bytes", |bytes| bytes > 0.0, "the file is held");
     assert_eq!(resident % 4096.0, 0.0, "{resident} bytes");
     assert!(value(&first, "process_resident_memory_bytes", &[]).unwrap() > 1e6);
     assert!(value(&first, "process_open_fds", &[]).unwrap() > 3.0);
