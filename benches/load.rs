@@ -43,8 +43,9 @@
 //! `--compare-with BIN` compares this build with the qttt program BIN at one
 //! client, on one keep-alive connection: game creation alone, then whole
 //! `measurement` games, each for `--seconds`, on a fresh SQLite database each
-//! time, the two builds in turn, `--rounds` times; it prints every round and
-//! each build's best.
+//! time, the two builds in turn (the other first in every other round),
+//! `--rounds` times; it prints every round, with the server's CPU time per
+//! request, and each build's best.
 //!
 //! `--postgres URL` compares the backends instead: URL is a PostgreSQL server's
 //! maintenance database (such as `postgres://postgres@127.0.0.1:5432/postgres`),
@@ -521,7 +522,8 @@ fn compare_builds(other: &str, seconds: u64, rounds: usize) {
     // For each build, its rounds: (creations a second, games a second, creation p50, game p50 per request).
     let mut measured: [Vec<(f64, f64, Duration, Duration)>; 2] = [Vec::new(), Vec::new()];
     for round in 0..rounds {
-        for (index, (name, binary)) in builds.iter().enumerate() {
+        for index in [round % 2, 1 - round % 2] {
+            let (name, binary) = builds[index];
             let server = Server::qttt_built(binary, &format!("{name} {round}"), None, &[]);
             let created = Phase::run(&[&server], 1, seconds, usize::MAX, |client, tally| {
                 tally.timed("create", || client.send("POST", "/api/v1/games", None, Some(&create))).map(drop)
@@ -536,11 +538,14 @@ fn compare_builds(other: &str, seconds: u64, rounds: usize) {
                 p50(&played, &["create", "join", "move"]),
             );
             println!(
-                "round {round}, {name}: {:.0} creations/s (p50 {} ms), {:.1} games/s (request p50 {} ms), errors {}",
+                "round {round}, {name}: {:.0} creations/s (p50 {} ms, server CPU {:.1} us each), \
+                 {:.1} games/s (request p50 {} ms, server CPU {:.1} us each), errors {}",
                 figures.0,
                 millis(figures.2),
+                created.server_cpu_per_request(),
                 figures.1,
                 millis(figures.3),
+                played.server_cpu_per_request(),
                 created.errors() + played.errors()
             );
             measured[index].push(figures);
