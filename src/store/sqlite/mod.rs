@@ -24,7 +24,7 @@ use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_write
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
 use super::rows::{entry_columns, game_columns, listing_columns, seat_columns, subject_columns};
 use super::rows::{listed_game_from_row, stored_game_from_row};
-use super::{Ended, OpenError, RematchOf, SqliteSettings, StoreError, Write};
+use super::{Durability, Ended, OpenError, RematchOf, SqliteSettings, StoreError, Write};
 use super::{bot_code, events_about, mistake_chance};
 use crate::engine::Player;
 use crate::record::{
@@ -237,8 +237,12 @@ impl SqliteStore {
         })();
         let (writer, checkpointer, readers) = opened.map_err(OpenError::Sqlite)?;
         Ok(SqliteStore {
-            readers: Arc::new(Connections::start("sqlite-reader", readers, None)),
-            writer: Arc::new(Connections::start("sqlite-writer", vec![writer], Some(checkpointer.log_restart()))),
+            readers: Arc::new(Connections::readers(readers)),
+            writer: Arc::new(Connections::writer(
+                writer,
+                Some(checkpointer.log_restart()),
+                durability == Durability::Normal,
+            )),
             checkpointer: Arc::new(checkpointer),
             rating_period: super::RATING_PERIOD,
         })

@@ -15,9 +15,18 @@
 //! IMMEDIATE, and the busy timeout covers other processes on the same file. The
 //! write-ahead log is copied into the database file by a thread of its own, never
 //! by the writer: see [`Checkpointer`].
+//!
+//! While writes come one at a time, each is committed on its caller's thread, on
+//! the writer's connection, with no hand-over at all: waking the writer's thread
+//! and then the caller's cost more than a creation's insert at one client. Only
+//! where a commit does not wait for the disk (`synchronous = NORMAL`): a thread
+//! that serves requests must not wait for it; the rare commit that does (the
+//! first after the log starts again from its beginning) holds that thread for
+//! one flush of the log's header.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -93,26 +102,118 @@ type Reply = Box<dyn FnOnce(Result<(), &StoreError>)>;
 #[derive(Debug)]
 pub(super) struct Connections {
     queue: Mutex<Option<mpsc::Sender<Job>>>,
+    jobs: Arc<Jobs>,
     threads: Mutex<Vec<JoinHandle<()>>>,
+    /// The writer's, when a write may run on its caller's thread: see
+    /// [`Connections::write`].
+    writes_here: Option<WritesHere>,
+}
+
+/// The queued jobs, which the connections' threads take in turn, how many are
+/// waiting, and how many writes the last commit took.
+#[derive(Debug)]
+struct Jobs {
+    queued: Mutex<mpsc::Receiver<Job>>,
+    waiting: AtomicUsize,
+    last_batch: AtomicUsize,
+}
+
+impl Jobs {
+    /// The next job, once there is one; none once the queue is closed and empty.
+    fn next(&self) -> Option<Job> {
+        let job = self.queued.lock().expect("no job runs under this lock").recv().ok();
+        self.taken(job)
+    }
+
+    /// The next job if one is waiting.
+    fn next_waiting(&self) -> Option<Job> {
+        let job = self.queued.lock().expect("no job runs under this lock").try_recv().ok();
+        self.taken(job)
+    }
+
+    fn taken(&self, job: Option<Job>) -> Option<Job> {
+        if job.is_some() {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
+        job
+    }
+}
+
+/// A connection, which its thread takes for each job; gone once that thread
+/// has ended.
+type SharedConnection = Arc<Mutex<Option<Connection>>>;
+
+/// What a write on its caller's thread takes: the writer's connection, and the
+/// checkpointer's hold on the log, which the writer's thread waits for.
+#[derive(Debug)]
+struct WritesHere {
+    connection: SharedConnection,
+    log_restart: Option<Arc<LogRestart>>,
+}
+
+impl WritesHere {
+    /// Commits `write` alone on this thread when the writer's connection is
+    /// free and nothing else holds the file's write lock; else gives it back.
+    fn commit(&self, write: WriteJob) -> Option<WriteJob> {
+        let Ok(connection) = self.connection.try_lock() else { return Some(write) };
+        let Some(connection) = connection.as_ref() else { return Some(write) };
+        if self.log_restart.as_deref().is_some_and(LogRestart::is_held) {
+            return Some(write);
+        }
+        // Another connection's lock is waited for on the writer's thread only.
+        let began = connection.busy_timeout(Duration::ZERO).and_then(|()| Scope::begin(connection, &BATCH));
+        let _ = connection.busy_timeout(BUSY_TIMEOUT);
+        match began {
+            Err(error) if error.sqlite_error_code() == Some(ffi::ErrorCode::DatabaseBusy) => Some(write),
+            began => {
+                commit_in(began.map_err(StoreError::from), vec![write]);
+                None
+            }
+        }
+    }
 }
 
 impl Connections {
-    /// Starts a thread for each of `connections`; a writer's waits for
-    /// `log_restart` before each batch.
-    pub(super) fn start(name: &str, connections: Vec<Connection>, log_restart: Option<Arc<LogRestart>>) -> Connections {
-        let (queue, jobs) = mpsc::channel::<Job>();
-        let jobs = Arc::new(Mutex::new(jobs));
+    /// Starts a thread for each of `connections`, which only read.
+    pub(super) fn readers(connections: Vec<Connection>) -> Connections {
+        Connections::start("sqlite-reader", connections.into_iter().map(shared).collect(), None, None)
+    }
+
+    /// Starts the thread of `connection`, which writes, and waits for
+    /// `log_restart` before each batch. With `here`, a write that finds the
+    /// connection free runs at once on its caller's thread: only where a
+    /// commit does not wait for the disk, as a thread that serves requests
+    /// must not.
+    pub(super) fn writer(connection: Connection, log_restart: Option<Arc<LogRestart>>, here: bool) -> Connections {
+        let connection = shared(connection);
+        let writes_here =
+            here.then(|| WritesHere { connection: Arc::clone(&connection), log_restart: log_restart.clone() });
+        Connections::start("sqlite-writer", vec![connection], log_restart, writes_here)
+    }
+
+    fn start(
+        name: &str,
+        connections: Vec<SharedConnection>,
+        log_restart: Option<Arc<LogRestart>>,
+        writes_here: Option<WritesHere>,
+    ) -> Connections {
+        let (queue, queued) = mpsc::channel::<Job>();
+        let jobs = Arc::new(Jobs {
+            queued: Mutex::new(queued),
+            waiting: AtomicUsize::new(0),
+            last_batch: AtomicUsize::new(1),
+        });
         let threads = connections
             .into_iter()
-            .map(|mut connection| {
+            .map(|connection| {
                 let (jobs, log_restart) = (Arc::clone(&jobs), log_restart.clone());
                 std::thread::Builder::new()
                     .name(name.to_string())
-                    .spawn(move || serve(&mut connection, &jobs, log_restart.as_deref()))
+                    .spawn(move || serve(&connection, &jobs, log_restart.as_deref()))
                     .expect("the system can start a thread")
             })
             .collect();
-        Connections { queue: Mutex::new(Some(queue)), threads: Mutex::new(threads) }
+        Connections { queue: Mutex::new(Some(queue)), jobs, threads: Mutex::new(threads), writes_here }
     }
 
     /// Runs `work` on the next free connection, outside any transaction, and
@@ -143,6 +244,15 @@ impl Connections {
     /// Committing the writes found queued together shares a commit's cost, its
     /// locks and its write of the changed pages to the log, among them: most of
     /// a move's cost on the writer in the load profile.
+    ///
+    /// A write that finds the writer's connection free, where the writer runs
+    /// writes here (see [`Connections::writer`]), is committed at once on its
+    /// caller's thread, alone: handing it to the writer's thread and its answer
+    /// back woke a sleeping thread each way, which at one client took more of
+    /// a creation's time than its insert. It is queued as any other when the
+    /// writer is busy (then writes pile up, and are committed together), when
+    /// the checkpointer holds the log, or when another connection holds the
+    /// file's write lock, which only the writer's thread waits for.
     ///
     /// # Errors
     /// Whatever `work` returns; the database's error when the transaction cannot
@@ -180,19 +290,37 @@ impl Connections {
         .await
     }
 
-    /// Queues the job that `job` makes around the sender of its answer, and
+    /// Queues the job that `job` makes around the sender of its answer, or runs
+    /// it here when it is a write that may (see [`Connections::write`]), and
     /// awaits that answer.
     async fn ask<T, E: From<StoreError>>(
         &self,
         job: impl FnOnce(oneshot::Sender<Result<T, E>>) -> Job,
     ) -> Result<T, E> {
         let (answer, answered) = oneshot::channel();
-        {
+        if let Some(job) = self.run_here(job(answer)) {
             let queue = self.queue.lock().expect("no job runs under this lock");
-            queue.as_ref().ok_or_else(closed)?.send(job(answer)).map_err(|_| closed())?;
+            let queue = queue.as_ref().ok_or_else(closed)?;
+            self.jobs.waiting.fetch_add(1, Ordering::Relaxed);
+            queue.send(job).map_err(|_| closed())?;
         }
         // A job drops its sender unanswered only when it panics.
         answered.await.map_err(|_| StoreError::Other("a database job panicked".into()))?
+    }
+
+    /// Runs `job` on this thread when it is a write that may run here (see
+    /// [`Connections::write`]); else gives it back. A write runs here only
+    /// while writes come one at a time: none is queued, and the last commit
+    /// took one. Where they pile up, they are committed together on the
+    /// writer's thread, which the writes that their answers set off would
+    /// otherwise break up, one of them committed here alone after each batch.
+    fn run_here(&self, job: Job) -> Option<Job> {
+        let one_at_a_time =
+            || self.jobs.waiting.load(Ordering::Relaxed) == 0 && self.jobs.last_batch.load(Ordering::Relaxed) == 1;
+        match (job, &self.writes_here) {
+            (Job::Write(write), Some(here)) if one_at_a_time() => here.commit(write).map(Job::Write),
+            (job, _) => Some(job),
+        }
     }
 
     /// Lets the queued jobs finish, then closes the connections.
@@ -286,6 +414,11 @@ impl LogRestart {
         self.0.lock().expect("nothing panics under this lock")
     }
 
+    /// Whether the log is being started again.
+    fn is_held(&self) -> bool {
+        self.0.try_lock().is_err()
+    }
+
     /// Waits while the log is being started again.
     fn wait(&self) {
         drop(self.hold());
@@ -368,43 +501,47 @@ impl Checkpointer {
     }
 }
 
-/// Runs the jobs of `jobs` on `connection` until the queue closes: a write with
-/// the writes queued right behind it, up to [`MOST_WRITES_PER_COMMIT`], in one
-/// transaction, each batch after `log_restart`.
-fn serve(connection: &mut Connection, jobs: &Mutex<mpsc::Receiver<Job>>, log_restart: Option<&LogRestart>) {
-    // The lock is held only while taking jobs.
-    let next = || jobs.lock().expect("no job runs under this lock").recv().ok();
+/// Runs the jobs of `jobs` on `connection` until the queue closes, then closes
+/// it: a write with the writes queued right behind it, up to
+/// [`MOST_WRITES_PER_COMMIT`], in one transaction, each batch after `log_restart`.
+fn serve(connection: &Mutex<Option<Connection>>, jobs: &Jobs, log_restart: Option<&LogRestart>) {
     let mut held = None;
-    while let Some(job) = held.take().or_else(next) {
+    while let Some(job) = held.take().or_else(|| jobs.next()) {
         match job {
             Job::Alone(job) => {
+                let mut connection = connection.lock().expect("no job panics under this lock");
+                let connection = connection.as_mut().expect("the connection is closed by this thread only");
                 let _ = catch_unwind(AssertUnwindSafe(|| job(connection)));
             }
             Job::Write(first) => {
                 let mut batch = vec![first];
                 while batch.len() < MOST_WRITES_PER_COMMIT {
-                    match jobs.lock().expect("no job runs under this lock").try_recv() {
-                        Ok(Job::Write(write)) => batch.push(write),
-                        Ok(alone) => {
+                    match jobs.next_waiting() {
+                        Some(Job::Write(write)) => batch.push(write),
+                        Some(alone) => {
                             held = Some(alone);
                             break;
                         }
-                        Err(_) => break,
+                        None => break,
                     }
                 }
                 if let Some(log_restart) = log_restart {
                     log_restart.wait();
                 }
-                commit_together(connection, batch);
+                let connection = connection.lock().expect("no job panics under this lock");
+                let connection = connection.as_ref().expect("the connection is closed by this thread only");
+                jobs.last_batch.store(batch.len(), Ordering::Relaxed);
+                commit_in(Scope::begin(connection, &BATCH).map_err(StoreError::from), batch);
             }
         }
     }
+    connection.lock().expect("no job panics under this lock").take();
 }
 
-/// Runs `batch` in one IMMEDIATE transaction, commits it, then answers each write.
-fn commit_together(connection: &Connection, batch: Vec<WriteJob>) {
+/// Runs `batch` in `transaction` (begun IMMEDIATE, or the error that stopped
+/// it), commits it, then answers each write.
+fn commit_in(transaction: Result<Scope<'_>, StoreError>, batch: Vec<WriteJob>) {
     STORE_BATCHES.record(u32::try_from(batch.len()).expect("a batch is short"));
-    let transaction = Scope::begin(connection, &BATCH).map_err(StoreError::from);
     // On some errors (a full disk, a failed read or write) SQLite rolls back the
     // whole transaction. The writes after that must not run, or each would commit
     // on its own, outside the batch whose failed commit answers them; they, and
@@ -437,6 +574,10 @@ fn commit_together(connection: &Connection, batch: Vec<WriteJob>) {
     for reply in replies {
         reply(committed.as_ref().copied());
     }
+}
+
+fn shared(connection: Connection) -> SharedConnection {
+    Arc::new(Mutex::new(Some(connection)))
 }
 
 fn closed() -> StoreError {
@@ -533,6 +674,8 @@ impl From<&rusqlite::Error> for StoreError {
 
 #[cfg(test)]
 mod tests {
+    use futures_util::FutureExt;
+
     use super::*;
 
     #[test]
@@ -609,7 +752,7 @@ mod tests {
         connection
             .execute_batch("CREATE TABLE filler (n INTEGER, text TEXT); CREATE INDEX by_n ON filler (n)")
             .unwrap();
-        let writer = Arc::new(Connections::start("test-writer", vec![connection], Some(checkpointer.log_restart())));
+        let writer = Arc::new(Connections::writer(connection, Some(checkpointer.log_restart()), true));
         let log = folder.path().join("qttt.db-wal");
         let deadline = Instant::now() + Duration::from_secs(4);
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
@@ -692,6 +835,68 @@ mod tests {
         assert!(after >= before + 100 * 4000, "the rows were copied into the file: {before} -> {after} bytes");
     }
 
+    /// A writer, with writes on their callers' threads if `here`, of a fresh
+    /// file with a table `written (n)`, and its checkpointer.
+    fn writer_of_a_fresh_file(folder: &Path, here: bool) -> (Connections, Checkpointer) {
+        let (connection, checkpointer) = open_writer(&folder.join("qttt.db"), Durability::Normal, None).unwrap();
+        connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();
+        (Connections::writer(connection, Some(checkpointer.log_restart()), here), checkpointer)
+    }
+
+    /// A write of `n` that answers the thread it ran on.
+    async fn write_on(writer: &Connections, n: i64) -> Result<std::thread::ThreadId, StoreError> {
+        writer
+            .write(move |tx| {
+                tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
+                Ok(Ok(std::thread::current().id()))
+            })
+            .await
+    }
+
+    #[test]
+    fn a_write_that_finds_the_writer_free_is_committed_on_its_callers_thread_where_writes_may_run_here() {
+        let caller = std::thread::current().id();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        for here in [true, false] {
+            let folder = tempfile::tempdir().unwrap();
+            let (writer, checkpointer) = writer_of_a_fresh_file(folder.path(), here);
+            let ran_on = runtime.block_on(write_on(&writer, 1)).unwrap();
+            let written =
+                runtime.block_on(writer.run(|connection| {
+                    Ok(connection.query_row("SELECT n FROM written", [], |row| row.get::<_, i64>(0))?)
+                }));
+            checkpointer.stop();
+            writer.close();
+            assert_eq!(ran_on == caller, here, "where writes may run here: {here}");
+            assert_eq!(written, Ok(1), "and the write was committed");
+        }
+    }
+
+    #[test]
+    fn a_write_that_finds_the_file_locked_by_another_connection_waits_on_the_writers_thread() {
+        let folder = tempfile::tempdir().unwrap();
+        let (writer, checkpointer) = writer_of_a_fresh_file(folder.path(), true);
+        let other = connect(&folder.path().join("qttt.db"), Durability::Normal, OpenFlags::default()).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let released = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        let asked = Instant::now();
+        let mut write = std::pin::pin!(write_on(&writer, 1));
+        assert!(write.as_mut().now_or_never().is_none(), "the write is queued, not refused");
+        let queued_in = asked.elapsed();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let ran_on = runtime.block_on(write).unwrap();
+        let answered_in = asked.elapsed();
+        released.join().unwrap();
+        checkpointer.stop();
+        writer.close();
+        assert!(queued_in < Duration::from_millis(100), "the caller's thread waited {queued_in:?}");
+        assert_ne!(ran_on, std::thread::current().id());
+        assert!(answered_in >= Duration::from_millis(250), "answered in {answered_in:?}, before the lock was released");
+    }
+
     /// Writes `0..count` on a writer of a fresh file with a table `written (n)`,
     /// each by `write`, all queued together behind a busy job. Answers what each
     /// write was answered, the rows left, and the frames the writes added to the
@@ -705,15 +910,20 @@ mod tests {
         // Left in the log, the frames can be counted.
         checkpointer.stop();
         connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();
-        let writer = Connections::start("test-writer", vec![connection], None);
+        let writer = Connections::writer(connection, None, true);
         let log_frames = || (std::fs::metadata(folder.path().join("qttt.db-wal")).unwrap().len() - 32) / (4096 + 24);
         let frames_before = log_frames();
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let (answers, rows) = runtime.block_on(async {
-            let busy = writer.run(|_| {
+            let (started, busy_started) = mpsc::channel();
+            let mut busy = std::pin::pin!(writer.run(move |_| {
+                started.send(()).unwrap();
                 std::thread::sleep(Duration::from_millis(100));
                 Ok(())
-            });
+            }));
+            // Queued once polled; once it runs, the writes find the writer busy.
+            assert!(busy.as_mut().now_or_never().is_none());
+            busy_started.recv().unwrap();
             let writes =
                 futures_util::future::join_all((0..count).map(|n| writer.write(move |tx| write(tx, n).map(Ok))));
             let ((), answers) = tokio::join!(async { busy.await.unwrap() }, writes);
