@@ -20,13 +20,13 @@
 //! the writer's connection, with no hand-over at all: waking the writer's thread
 //! and then the caller's cost more than a creation's insert at one client. Only
 //! where a commit does not wait for the disk (`synchronous = NORMAL`): a thread
-//! that serves requests must not wait for it; the rare commit that does (the
-//! first after the log starts again from its beginning) holds that thread for
-//! one flush of the log's header.
+//! that serves requests must not wait for it. The one commit that does even
+//! then, the first after all of the log was copied, which starts it again and
+//! flushes its new header, is left to the writer's thread: see [`LogRestart`].
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -171,7 +171,7 @@ impl WritesHere {
     fn commit(&self, write: WriteJob) -> Option<WriteJob> {
         let Ok(connection) = self.connection.try_lock() else { return Some(write) };
         let Some(connection) = connection.as_ref() else { return Some(write) };
-        if self.log_restart.as_deref().is_some_and(LogRestart::is_held) {
+        if self.log_restart.as_deref().is_some_and(LogRestart::is_due) {
             return Some(write);
         }
         // Another connection's lock is waited for on the writer's thread only.
@@ -426,17 +426,35 @@ impl std::ops::Deref for Scope<'_> {
 /// after each commit, before the checkpoint's busy handler wakes to try again,
 /// and the log grows without end: to 890 MB while the scale benchmark filled a
 /// database.
+///
+/// It also says when the next commit may start the log again: once all of the
+/// log is copied, the next writer starts it from its beginning, and flushes its
+/// new header to the disk (`fsync`, even with `synchronous = NORMAL`). That
+/// commit is left to the writer's thread, not to a request's.
 #[derive(Debug, Default)]
-pub(super) struct LogRestart(Mutex<()>);
+pub(super) struct LogRestart {
+    held: Mutex<()>,
+    header_due: AtomicBool,
+}
 
 impl LogRestart {
     fn hold(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.0.lock().expect("nothing panics under this lock")
+        self.held.lock().expect("nothing panics under this lock")
     }
 
-    /// Whether the log is being started again.
-    fn is_held(&self) -> bool {
-        self.0.try_lock().is_err()
+    /// Whether the log is being started again, or the next commit may start it.
+    fn is_due(&self) -> bool {
+        self.header_due.load(Ordering::Relaxed) || self.held.try_lock().is_err()
+    }
+
+    /// Says that the next commit may start the log again.
+    fn may_start_again(&self) {
+        self.header_due.store(true, Ordering::Relaxed);
+    }
+
+    /// Says that the writer's thread holds the connection for the next commit.
+    fn committing(&self) {
+        self.header_due.store(false, Ordering::Relaxed);
     }
 
     /// Waits while the log is being started again.
@@ -478,6 +496,9 @@ impl Checkpointer {
                         }
                         None => {}
                     }
+                    // Said before the checkpoint, which may copy all of the log,
+                    // so that no commit after it starts the log on a request's thread.
+                    held.may_start_again();
                     // A checkpoint that fails (busy) is tried again at the next turn.
                     let pages = connection.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| {
                         Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
@@ -502,6 +523,7 @@ impl Checkpointer {
                     };
                     let _writer_waits = held.hold();
                     let _ = connection.query_row(&format!("PRAGMA wal_checkpoint({again})"), [], |_| Ok(()));
+                    held.may_start_again();
                 }
             })
             .expect("the system can start a thread");
@@ -550,6 +572,9 @@ fn serve(connection: &Mutex<Option<Connection>>, jobs: &Jobs, log_restart: Optio
                 }
                 let connection = connection.lock().expect("no job panics under this lock");
                 let connection = connection.as_ref().expect("the connection is closed by this thread only");
+                if let Some(log_restart) = log_restart {
+                    log_restart.committing();
+                }
                 commit_in(Scope::begin(connection, &BATCH).map_err(StoreError::from), batch);
             }
         }
@@ -868,11 +893,12 @@ mod tests {
     }
 
     /// A writer, with writes on their callers' threads if `here`, of a fresh
-    /// file with a table `written (n)`, and its checkpointer.
-    fn writer_of_a_fresh_file(folder: &Path, here: bool) -> (Connections, Checkpointer) {
+    /// file with a table `written (n)`, with no checkpointer.
+    fn writer_of_a_fresh_file(folder: &Path, here: bool, log_restart: Option<Arc<LogRestart>>) -> Connections {
         let (connection, checkpointer) = open_writer(&folder.join("qttt.db"), Durability::Normal, None).unwrap();
+        checkpointer.stop();
         connection.execute_batch("CREATE TABLE written (n INTEGER NOT NULL)").unwrap();
-        (Connections::writer(connection, Some(checkpointer.log_restart()), here), checkpointer)
+        Connections::writer(connection, log_restart, here)
     }
 
     /// A write of `n` that answers the thread it ran on.
@@ -891,13 +917,12 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         for here in [true, false] {
             let folder = tempfile::tempdir().unwrap();
-            let (writer, checkpointer) = writer_of_a_fresh_file(folder.path(), here);
+            let writer = writer_of_a_fresh_file(folder.path(), here, None);
             let ran_on = runtime.block_on(write_on(&writer, 1)).unwrap();
             let written =
                 runtime.block_on(writer.run(|connection| {
                     Ok(connection.query_row("SELECT n FROM written", [], |row| row.get::<_, i64>(0))?)
                 }));
-            checkpointer.stop();
             writer.close();
             assert_eq!(ran_on == caller, here, "where writes may run here: {here}");
             assert_eq!(written, Ok(1), "and the write was committed");
@@ -909,7 +934,7 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         for here in [true, false] {
             let folder = tempfile::tempdir().unwrap();
-            let (writer, checkpointer) = writer_of_a_fresh_file(folder.path(), here);
+            let writer = writer_of_a_fresh_file(folder.path(), here, None);
             let insert_then = |n: i64| {
                 writer.write(move |tx| {
                     tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
@@ -931,7 +956,6 @@ mod tests {
                     Ok(select.query_map([], |row| row.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?)
                 }))
                 .unwrap();
-            checkpointer.stop();
             writer.close();
             assert_eq!(answers[0], Err(StoreError::Other("write 1 fails".into())));
             assert_eq!(answers[1], Err(StoreError::Other("a database job panicked".into())));
@@ -944,7 +968,7 @@ mod tests {
     #[test]
     fn a_write_that_finds_the_file_locked_by_another_connection_waits_on_the_writers_thread() {
         let folder = tempfile::tempdir().unwrap();
-        let (writer, checkpointer) = writer_of_a_fresh_file(folder.path(), true);
+        let writer = writer_of_a_fresh_file(folder.path(), true, None);
         let other = connect(&folder.path().join("qttt.db"), Durability::Normal, OpenFlags::default()).unwrap();
         other.execute_batch("BEGIN IMMEDIATE").unwrap();
         let released = std::thread::spawn(move || {
@@ -959,11 +983,28 @@ mod tests {
         let ran_on = runtime.block_on(write).unwrap();
         let answered_in = asked.elapsed();
         released.join().unwrap();
-        checkpointer.stop();
         writer.close();
         assert!(queued_in < Duration::from_millis(100), "the caller's thread waited {queued_in:?}");
         assert_ne!(ran_on, std::thread::current().id());
         assert!(answered_in >= Duration::from_millis(250), "answered in {answered_in:?}, before the lock was released");
+    }
+
+    #[test]
+    fn a_commit_that_may_start_the_log_again_is_left_to_the_writers_thread() {
+        let folder = tempfile::tempdir().unwrap();
+        let log_restart = Arc::new(LogRestart::default());
+        let writer = writer_of_a_fresh_file(folder.path(), true, Some(Arc::clone(&log_restart)));
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let caller = std::thread::current().id();
+        let ran_on = runtime.block_on(async {
+            let before = write_on(&writer, 1).await.unwrap();
+            log_restart.may_start_again();
+            let due = write_on(&writer, 2).await.unwrap();
+            let after = write_on(&writer, 3).await.unwrap();
+            [before, due, after].map(|thread| thread == caller)
+        });
+        writer.close();
+        assert_eq!(ran_on, [true, false, true], "which writes ran on the caller's thread");
     }
 
     /// Writes `0..count` on a writer of a fresh file with a table `written (n)`,
