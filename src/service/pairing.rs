@@ -265,8 +265,8 @@ impl GameService {
         let holder = seeker.clone();
         let pair = move |_: &StoredSeek, partner: Holder| {
             let (x, o) = match seeker_plays {
-                Player::X => (holder, partner),
-                Player::O => (partner, holder),
+                Player::X => (holder.clone(), partner),
+                Player::O => (partner, holder.clone()),
             };
             let (record, game_events, _) = between(terms, x, o, now)?;
             Ok::<_, Error>((record.stored, game_events))

@@ -6,21 +6,41 @@
 //! unit of the database's work. Both backends keep the same tables and answer
 //! every operation alike; everything above the store is the same for both.
 
+/// Runs `$work`, an operation over `$tx` (a [`tx::Tx`]), on the store's backend
+/// as `$how` says (`run_read`, `run_snapshot` or `run_write`): the one place
+/// that picks a backend for an operation written once. SQLite runs it on one of
+/// its threads, so it owns what it uses; PostgreSQL may run it twice (see
+/// `postgres::tx`), so it borrows. Each PostgreSQL call's future is boxed, as
+/// [`Store`]'s methods explain.
+macro_rules! run {
+    ($store:expr, $how:ident, |$tx:ident| $work:expr) => {
+        match &$store.backend {
+            $crate::store::Backend::Sqlite(db) => db.$how(async move |$tx| $work.await).await,
+            $crate::store::Backend::Postgres(db) => Box::pin(db.$how(async |$tx| $work.await)).await,
+        }
+    };
+}
+
+mod challenges;
 mod error;
 mod players;
 mod postgres;
 mod puzzles;
 mod ratings;
 mod rows;
+mod seeks;
 mod space;
+mod sql;
 mod sqlite;
 mod tables;
+mod tx;
 
+pub use challenges::Started;
 pub use error::{FileProblem, OpenError, StoreError};
-pub use players::{NewSeek, Sought};
 use postgres::PgStore;
 pub use postgres::PoolSettings;
 pub use ratings::{RatingsAsStored, Replay};
+pub use seeks::{NewSeek, Sought};
 use space::Space;
 pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
@@ -34,8 +54,7 @@ use crate::bot::Bot;
 use crate::engine::Player;
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
 use crate::record::{
-    GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, RatedEnd, StoredEntry, StoredGame, StoredSeat,
-    Subject, Summary, stamp,
+    GameId, ListedGame, Page, PlayerEventKind, PlayerId, RatedEnd, StoredEntry, StoredGame, StoredSeat, Summary, stamp,
 };
 
 /// The games database, on the backend `DATABASE_URL` names.
@@ -205,11 +224,6 @@ pub struct RematchOf {
     pub seq: i64,
     /// Who asked for it.
     pub player: Player,
-}
-
-/// `events` as events about `subject`.
-fn events_about(subject: Subject, events: &[(PlayerId, PlayerEventKind)]) -> Vec<NewPlayerEvent> {
-    events.iter().map(|&(player, kind)| NewPlayerEvent { player, kind, subject }).collect()
 }
 
 fn bot_code(game: &StoredGame) -> Option<&'static str> {

@@ -1,21 +1,123 @@
 //! The store's operations on puzzles: adding them, picking one (by id, for a
 //! player, for the day), and an attempt at one, step by step, whose end rates
-//! its player and the puzzle in the same transaction.
+//! its player and the puzzle in the same transaction. Each is written once,
+//! over [`Tx`]. An attempt's step holds its player's row, so that two first
+//! attempts at once by one player are never both rated, and the puzzle's row
+//! while it rates it, so that no rating of it is lost.
 
-use super::{Backend, Store, StoreError, counted};
+use std::sync::LazyLock;
+
+use jiff::SignedDuration;
+
+use super::challenges::{HOLD_PLAYER, new_id};
+use super::ratings::{player_ratings, rating_from_row, standing_from_row};
+use super::rows::{corrupt, variant};
+use super::sql::Sql;
+use super::tx::{Arg, Row, Tx};
+use super::{Store, StoreError, counted};
+use crate::bot::puzzle::Theme;
 use crate::engine::Variant;
+use crate::rating::{Rating, Standing, rate_attempt};
 use crate::record::{
-    AttemptId, AttemptStep, NewPuzzle, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle, VariantRating,
+    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle,
+    VariantRating,
 };
 
 /// How many of the easiest puzzles one is picked from, at random, for a caller
 /// without a player's token.
-pub(super) const EASIEST: u32 = 50;
+const EASIEST: u32 = 50;
 
 /// How far apart in the order of ids the puzzles of two days in a row are:
 /// a prime, so that the days go through every puzzle before one comes again
 /// (unless the count is a multiple of it).
-pub(super) const DAILY_STRIDE: i64 = 7919;
+const DAILY_STRIDE: i64 = 7919;
+
+const PUZZLE_COLUMNS: &str =
+    "id, variant, position, solution, theme, source, position_key, rating, deviation, volatility, attempts";
+
+static INSERT_PUZZLE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, deviation, \
+         volatility) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (variant, position_key) DO NOTHING",
+    )
+});
+static HAS_PUZZLE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT EXISTS (SELECT 1 FROM puzzles WHERE variant = $1 AND position_key = $2) AS found")
+});
+static PUZZLE: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new(&format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = $1")));
+/// The puzzle of variant `$1` that player `$2` has not tried whose rating is
+/// nearest theirs (the start's, before their first).
+static NEXT_FOR_PLAYER: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE variant = $1 AND NOT EXISTS (SELECT 1 FROM puzzle_attempts \
+         WHERE puzzle_attempts.player_id = $2 AND puzzle_attempts.puzzle_id = puzzles.id AND puzzle_attempts.rated) \
+         ORDER BY abs(rating - coalesce((SELECT rating FROM puzzle_ratings WHERE player_id = $2 AND variant = $1), \
+         {START})), id LIMIT 1",
+        START = Rating::START.rating
+    ))
+});
+/// One of the easiest puzzles of variant `$1`, at random.
+static NEXT_EASY: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {PUZZLE_COLUMNS} FROM (SELECT * FROM puzzles WHERE variant = $1 ORDER BY rating, id \
+         LIMIT {EASIEST}) AS easiest ORDER BY random() LIMIT 1"
+    ))
+});
+/// The puzzle of variant `$1` for day `$2`: the puzzles in order of id, a
+/// stride at a time.
+static DAILY: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE variant = $1 ORDER BY id LIMIT 1 \
+         OFFSET ($2 * {DAILY_STRIDE}) % greatest(1, (SELECT count(*) FROM puzzles WHERE variant = $1))"
+    ))
+});
+static ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT id, puzzle_id, player_id, line, outcome, rated FROM puzzle_attempts WHERE id = $1")
+});
+static HAS_RATED_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT EXISTS (SELECT 1 FROM puzzle_attempts WHERE player_id = $1 AND puzzle_id = $2 AND rated) AS found")
+});
+static INSERT_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::insert(
+        "INSERT INTO puzzle_attempts (puzzle_id, player_id, line, outcome, rated, started_at, ended_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+});
+/// Goes on with attempt `$1` if it still has played `$2` and goes on.
+static STEP_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "UPDATE puzzle_attempts SET line = $3, outcome = $4, ended_at = $5 \
+         WHERE id = $1 AND line = $2 AND outcome IS NULL RETURNING rated",
+    )
+});
+static PUZZLE_STANDING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "SELECT rating, deviation, volatility, attempts, rated_at FROM puzzle_ratings \
+         WHERE player_id = $1 AND variant = $2",
+    )
+});
+static PUZZLE_RATINGS: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "SELECT variant, rating, deviation, volatility, attempts, rated_at FROM puzzle_ratings \
+         WHERE player_id = $1 ORDER BY variant",
+    )
+});
+static HOLD_PUZZLE_RATING: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT rating, deviation, volatility FROM puzzles WHERE id = $1 FOR UPDATE"));
+static SET_PUZZLE_STANDING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO puzzle_ratings (player_id, variant, rating, deviation, volatility, attempts, rated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE \
+         SET rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
+         attempts = excluded.attempts, rated_at = excluded.rated_at",
+    )
+});
+static SET_PUZZLE_RATING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("UPDATE puzzles SET rating = $2, deviation = $3, volatility = $4, attempts = attempts + 1 WHERE id = $1")
+});
+static SET_ATTEMPT_RATINGS: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("UPDATE puzzle_attempts SET rating_before = $2, rating_after = $3 WHERE id = $1"));
 
 impl Store {
     /// Adds `puzzles`, but those whose position a puzzle of their variant has
@@ -24,13 +126,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn add_puzzles(&self, puzzles: Vec<NewPuzzle>) -> Result<u64, StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.add_puzzles(puzzles).await,
-                Backend::Postgres(store) => Box::pin(store.add_puzzles(puzzles)).await,
-            }
-        })
-        .await
+        self.wrote(async { run!(self, run_write, |tx| add_puzzles(tx, &puzzles)) }).await
     }
 
     /// Whether a puzzle of `variant` has the position whose key is `position_key`.
@@ -38,11 +134,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.has_puzzle(variant, position_key).await,
-            Backend::Postgres(store) => Box::pin(store.has_puzzle(variant, position_key)).await,
-        })
+        counted(run!(self, run_read, |tx| found(tx, &HAS_PUZZLE, &[variant.code().into(), position_key.into()])))
     }
 
     /// The puzzle with `id`, if there is one.
@@ -50,10 +142,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn puzzle(&self, id: PuzzleId) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.puzzle(id).await,
-            Backend::Postgres(store) => Box::pin(store.puzzle(id)).await,
-        })
+        counted(run!(self, run_read, |tx| one_puzzle(tx, &PUZZLE, &[id.into()])))
     }
 
     /// A puzzle of `variant` to try next: for `player`, the one they have not
@@ -67,10 +156,11 @@ impl Store {
         variant: Variant,
         player: Option<PlayerId>,
     ) -> Result<Option<StoredPuzzle>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.next_puzzle(variant, player).await,
-            Backend::Postgres(store) => Box::pin(store.next_puzzle(variant, player)).await,
+        counted(match player {
+            Some(player) => {
+                run!(self, run_read, |tx| one_puzzle(tx, &NEXT_FOR_PLAYER, &[variant.code().into(), player.into()]))
+            }
+            None => run!(self, run_read, |tx| one_puzzle(tx, &NEXT_EASY, &[variant.code().into()])),
         })
     }
 
@@ -80,11 +170,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.daily_puzzle(variant, day).await,
-            Backend::Postgres(store) => Box::pin(store.daily_puzzle(variant, day)).await,
-        })
+        counted(run!(self, run_read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
     }
 
     /// Player `id`'s puzzle ratings, in the variants they made rated attempts in.
@@ -92,10 +178,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.puzzle_ratings(id).await,
-            Backend::Postgres(store) => Box::pin(store.puzzle_ratings(id)).await,
-        })
+        counted(run!(self, run_read, |tx| player_ratings(tx, &PUZZLE_RATINGS, "attempts", id)))
     }
 
     /// The attempt with `id`, if there is one.
@@ -103,10 +186,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn attempt(&self, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.attempt(id).await,
-            Backend::Postgres(store) => Box::pin(store.attempt(id)).await,
-        })
+        counted(run!(self, run_read, |tx| attempt(tx, id)))
     }
 
     /// Writes `step`: a new attempt, rated when it is its player's first at
@@ -117,12 +197,152 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.step_attempt(step).await,
-                Backend::Postgres(store) => Box::pin(store.step_attempt(step)).await,
-            }
-        })
-        .await
+        let period = self.rating_period();
+        self.wrote(async { run!(self, run_write, |tx| step_attempt(tx, &step, period)) }).await
     }
+}
+
+async fn add_puzzles(tx: &mut impl Tx, puzzles: &[NewPuzzle]) -> Result<u64, StoreError> {
+    let mut added = 0;
+    for new in puzzles {
+        let args = [
+            new.variant.code().into(),
+            new.position.as_str().into(),
+            new.solution.as_str().into(),
+            new.theme.code().into(),
+            new.source.as_str().into(),
+            new.position_key.into(),
+            new.rating.rating.into(),
+            new.rating.deviation.into(),
+            new.rating.volatility.into(),
+        ];
+        added += tx.execute(&INSERT_PUZZLE, &args).await?;
+    }
+    Ok(added)
+}
+
+/// Whether `statement`, an `EXISTS` named `found`, finds anything with `args`.
+async fn found(tx: &mut impl Tx, statement: &'static Sql, args: &[Arg<'_>]) -> Result<bool, StoreError> {
+    let rows = tx.rows(statement, args).await?;
+    rows.first().ok_or_else(|| StoreError::Other("EXISTS without a row".into()))?.get("found")
+}
+
+/// The puzzle, if any, that `statement` finds with `args`.
+async fn one_puzzle(
+    tx: &mut impl Tx,
+    statement: &'static Sql,
+    args: &[Arg<'_>],
+) -> Result<Option<StoredPuzzle>, StoreError> {
+    tx.rows(statement, args).await?.first().map(|row| puzzle_from_row(&row)).transpose()
+}
+
+/// The puzzle in `row`, read with [`PUZZLE_COLUMNS`].
+fn puzzle_from_row(row: &Row<'_>) -> Result<StoredPuzzle, StoreError> {
+    let theme: String = row.get("theme")?;
+    let puzzle = NewPuzzle {
+        variant: variant(&row.get::<String>("variant")?)?,
+        position: row.get("position")?,
+        solution: row.get("solution")?,
+        theme: Theme::of_code(&theme).ok_or_else(|| corrupt("theme", &theme))?,
+        source: row.get("source")?,
+        position_key: row.get("position_key")?,
+        rating: rating_from_row(row, "")?,
+    };
+    Ok(StoredPuzzle { id: row.get("id")?, puzzle, attempts: row.get("attempts")? })
+}
+
+async fn attempt(tx: &mut impl Tx, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {
+    let rows = tx.rows(&ATTEMPT, &[id.into()]).await?;
+    let read = |row: Row<'_>| {
+        let outcome = row
+            .get::<Option<String>>("outcome")?
+            .map(|text| Outcome::ALL.into_iter().find(|o| o.code() == text).ok_or_else(|| corrupt("outcome", &text)))
+            .transpose()?;
+        Ok(StoredAttempt {
+            id: row.get("id")?,
+            puzzle: row.get("puzzle_id")?,
+            player: row.get("player_id")?,
+            line: row.get("line")?,
+            outcome,
+            rated: row.get("rated")?,
+        })
+    };
+    rows.first().map(read).transpose()
+}
+
+/// Writes `step`, and rates a rated attempt that it ends; `None` when the
+/// attempt had moved on or ended since it was read.
+async fn step_attempt(
+    tx: &mut impl Tx,
+    step: &AttemptStep,
+    period: SignedDuration,
+) -> Result<Option<SteppedAttempt>, StoreError> {
+    if let Some(player) = step.player {
+        tx.hold(&HOLD_PLAYER, &[player.into()]).await?;
+    }
+    let (outcome, ended_at) = (step.outcome.map(Outcome::code), step.outcome.map(|_| step.at));
+    let (id, rated) = match &step.attempt {
+        None => {
+            let rated = match step.player {
+                Some(player) => !found(tx, &HAS_RATED_ATTEMPT, &[player.into(), step.puzzle.into()]).await?,
+                None => false,
+            };
+            let args = [
+                step.puzzle.into(),
+                step.player.into(),
+                step.line.as_str().into(),
+                outcome.into(),
+                rated.into(),
+                step.at.into(),
+                ended_at.into(),
+            ];
+            (AttemptId::new(new_id(tx.insert(&INSERT_ATTEMPT, &args).await?)?), rated)
+        }
+        Some((id, line)) => {
+            let args = [(*id).into(), line.as_str().into(), step.line.as_str().into(), outcome.into(), ended_at.into()];
+            let stepped = tx.rows(&STEP_ATTEMPT, &args).await?;
+            let Some(row) = stepped.first() else { return Ok(None) };
+            (*id, row.get("rated")?)
+        }
+    };
+    let rating_change = match (step.outcome, step.player) {
+        (Some(outcome), Some(player)) if rated => Some(rate(tx, id, step, player, outcome, period).await?),
+        _ => None,
+    };
+    Ok(Some(SteppedAttempt { id, rated, rating_change }))
+}
+
+/// Rates attempt `id` of `player`, which ended with `outcome`: their puzzle
+/// rating and the puzzle's; answers the player's before and after.
+async fn rate(
+    tx: &mut impl Tx,
+    id: AttemptId,
+    step: &AttemptStep,
+    player: PlayerId,
+    outcome: Outcome,
+    period: SignedDuration,
+) -> Result<(Rating, Rating), StoreError> {
+    let variant = step.variant.code();
+    let rows = tx.rows(&PUZZLE_STANDING, &[player.into(), variant.into()]).await?;
+    let standing = rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "attempts"))?;
+    // On PostgreSQL the puzzle's row is held until the rating is written.
+    let rows = tx.rows(&HOLD_PUZZLE_RATING, &[step.puzzle.into()]).await?;
+    let puzzle = rating_from_row(&rows.first().ok_or_else(|| corrupt("puzzle", &step.puzzle.to_string()))?, "")?;
+    let (after, puzzle_after) = rate_attempt(&standing, puzzle, outcome == Outcome::Solved, step.at, period);
+    let (before, rating) = (standing.at(step.at, period), after.rating);
+    let args = [
+        player.into(),
+        variant.into(),
+        rating.rating.into(),
+        rating.deviation.into(),
+        rating.volatility.into(),
+        after.games.into(),
+        step.at.into(),
+    ];
+    tx.execute(&SET_PUZZLE_STANDING, &args).await?;
+    let args =
+        [step.puzzle.into(), puzzle_after.rating.into(), puzzle_after.deviation.into(), puzzle_after.volatility.into()];
+    tx.execute(&SET_PUZZLE_RATING, &args).await?;
+    tx.execute(&SET_ATTEMPT_RATINGS, &[id.into(), before.rating.into(), rating.rating.into()]).await?;
+    Ok((before, rating))
 }

@@ -1,13 +1,25 @@
 //! The store's operations on ratings: a player's, their history, the
 //! leaderboards, and all of them at once for `qttt ratings`. A rated game's
-//! end rates its players in the write that ends it (see [`super::Write`]).
+//! end rates its players in the write that ends it ([`rate`], called by both
+//! backends' game writes), holding their rows until it commits, so that on any
+//! instance each player's rated games are rated one after the other. Each is
+//! written once, over [`Tx`].
+
+use std::sync::LazyLock;
 
 use jiff::SignedDuration;
 
-use super::{Backend, Store, StoreError, counted};
-use crate::engine::Variant;
-use crate::rating::Standing;
-use crate::record::{NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, StoredPlayer, VariantRating};
+use super::players::{player_columns, player_from_row};
+use super::rows::{holder_id, player, variant};
+use super::sql::Sql;
+use super::tx::{Row, Tx};
+use super::{Store, StoreError, counted};
+use crate::engine::{GameResult, Player, Variant};
+use crate::rating::{Rating, Standing, rate_game};
+use crate::record::{
+    GameId, NumberedChange, PlayerId, PlayerStanding, RatedEnd, RatedGame, Rater, RatingChange, StoredPlayer,
+    VariantRating,
+};
 
 /// Everything the ratings are: the rated games they are derived from, and
 /// the changes and ratings written as the games ended.
@@ -25,16 +37,94 @@ pub struct RatingsAsStored {
 /// periods of a length: the changes, and the ratings.
 pub type Replay = fn(&RatingsAsStored, SignedDuration) -> (Vec<NumberedChange>, Vec<PlayerStanding>);
 
+/// The columns of a rating change, as [`rating_change_from_row`] reads them.
+const CHANGE_COLUMNS: &str = "game_id, rating_before, deviation_before, volatility_before, rating_after, \
+     deviation_after, volatility_after, rated_at";
+
+static HOLD_PLAYERS: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"));
+static BOT_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM players WHERE bot = $1"));
+static STANDING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 AND variant = $2")
+});
+static SET_RATING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games, rated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE SET \
+         rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
+         games = excluded.games, rated_at = excluded.rated_at",
+    )
+});
+static INSERT_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
+         volatility_before, rating_after, deviation_after, volatility_after, rated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+});
+static RATING_HISTORY: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {CHANGE_COLUMNS} FROM rating_changes WHERE player_id = $1 AND variant = $2 ORDER BY number"
+    ))
+});
+/// The best ratings of variant `$1` that are not provisional as stored, at
+/// most `$2`: whether they still are is the service's to say.
+static LEADERS: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {}, rating, deviation, volatility, games, rated_at FROM ratings \
+         JOIN players ON players.id = ratings.player_id \
+         WHERE ratings.variant = $1 AND ratings.deviation < {} ORDER BY ratings.rating DESC, players.id LIMIT $2",
+        player_columns("players", ""),
+        Rating::PROVISIONAL_DEVIATION
+    ))
+});
+static PLAYER_RATINGS: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "SELECT variant, rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 \
+         ORDER BY variant",
+    )
+});
+/// Every rated game with a result.
+static RATED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
+    let number = |seat: &str| {
+        format!(
+            "(SELECT number FROM rating_changes WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
+        )
+    };
+    Sql::new(&format!(
+        "SELECT games.id, games.variant, {} AS x, {} AS o, games.result, games.ended_at, {} AS x_number, \
+         {} AS o_number FROM games WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
+        holder_id("X"),
+        holder_id("O"),
+        number("X"),
+        number("O")
+    ))
+});
+static EVERY_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT player_id, variant, number, seat, {CHANGE_COLUMNS} FROM rating_changes \
+         ORDER BY player_id, variant, number"
+    ))
+});
+static EVERY_RATING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "SELECT player_id, variant, rating, deviation, volatility, games, rated_at FROM ratings \
+         ORDER BY player_id, variant",
+    )
+});
+/// A rebuild's: nothing rates while it rewrites every rating.
+static HOLD_RATINGS: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("LOCK TABLE ratings, rating_changes IN ACCESS EXCLUSIVE MODE"));
+static DELETE_RATINGS: LazyLock<[Sql; 2]> =
+    LazyLock::new(|| [Sql::new("DELETE FROM rating_changes"), Sql::new("DELETE FROM ratings")]);
+
 impl Store {
     /// Player `id`'s ratings, in the variants they played rated games in.
     ///
     /// # Errors
     /// When the database fails.
     pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.player_ratings(id).await,
-            Backend::Postgres(store) => Box::pin(store.player_ratings(id)).await,
-        })
+        counted(run!(self, run_read, |tx| player_ratings(tx, &PLAYER_RATINGS, "games", id)))
     }
 
     /// What each of player `id`'s rated games in `variant` did to their
@@ -43,11 +133,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.rating_history(id, variant).await,
-            Backend::Postgres(store) => Box::pin(store.rating_history(id, variant)).await,
-        })
+        counted(run!(self, run_read, |tx| rating_history(tx, id, variant)))
     }
 
     /// At most `most` players with the best ratings in `variant` that are not
@@ -56,11 +142,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn leaders(&self, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
-        let variant = variant.code();
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.leaders(variant, most).await,
-            Backend::Postgres(store) => Box::pin(store.leaders(variant, most)).await,
-        })
+        counted(run!(self, run_read, |tx| leaders(tx, variant, most)))
     }
 
     /// Every rated game, rating change and rating, in one snapshot.
@@ -68,10 +150,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.ratings_as_stored().await,
-            Backend::Postgres(store) => Box::pin(store.ratings_as_stored()).await,
-        })
+        counted(run!(self, run_snapshot, |tx| read_ratings(tx)))
     }
 
     /// Rewrites every rating change and rating as `replay` derives them from
@@ -81,12 +160,194 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn rebuild_ratings(&self, replay: Replay) -> Result<RatingsAsStored, StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.rebuild_ratings(replay).await,
-                Backend::Postgres(store) => Box::pin(store.rebuild_ratings(replay)).await,
-            }
-        })
-        .await
+        let period = self.rating_period();
+        self.wrote(async { run!(self, run_write, |tx| rebuild_ratings(tx, replay, period)) }).await
     }
+}
+
+async fn rating_history(tx: &mut impl Tx, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
+    tx.rows(&RATING_HISTORY, &[id.into(), variant.code().into()]).await?.read(rating_change_from_row)
+}
+
+async fn leaders(tx: &mut impl Tx, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
+    let rows = tx.rows(&LEADERS, &[variant.code().into(), most.into()]).await?;
+    rows.read(|row| Ok((player_from_row(row, "")?, standing_from_row(row, "games")?)))
+}
+
+/// A player's ratings (or puzzle ratings) in each variant, read by
+/// `statement`, with how many times each was rated in the column `count`.
+pub(super) async fn player_ratings(
+    tx: &mut impl Tx,
+    statement: &'static Sql,
+    count: &str,
+    id: PlayerId,
+) -> Result<Vec<VariantRating>, StoreError> {
+    let rows = tx.rows(statement, &[id.into()]).await?;
+    rows.read(|row| {
+        Ok(VariantRating {
+            variant: variant(&row.get::<String>("variant")?)?,
+            standing: standing_from_row(row, count)?,
+        })
+    })
+}
+
+/// The standing in `row`: its rating, deviation and volatility, how many
+/// times it was rated (the column `count`), and when last.
+pub(super) fn standing_from_row(row: &Row<'_>, count: &str) -> Result<Standing, StoreError> {
+    Ok(Standing { rating: rating_from_row(row, "")?, games: row.get(count)?, rated_at: Some(row.get("rated_at")?) })
+}
+
+/// The rating in `row`: its columns rating, deviation and volatility, each
+/// with `suffix`.
+pub(super) fn rating_from_row(row: &Row<'_>, suffix: &str) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: row.get(&format!("rating{suffix}"))?,
+        deviation: row.get(&format!("deviation{suffix}"))?,
+        volatility: row.get(&format!("volatility{suffix}"))?,
+    })
+}
+
+/// The rating change in `row`, read with [`CHANGE_COLUMNS`].
+fn rating_change_from_row(row: &Row<'_>) -> Result<RatingChange, StoreError> {
+    Ok(RatingChange {
+        game_id: row.get("game_id")?,
+        before: rating_from_row(row, "_before")?,
+        after: rating_from_row(row, "_after")?,
+        rated_at: row.get("rated_at")?,
+    })
+}
+
+/// Rates game `id`, which `rated` ends, with rating periods of length
+/// `period`: each player's rating and its change.
+pub(super) async fn rate(
+    tx: &mut impl Tx,
+    id: GameId,
+    rated: &RatedEnd,
+    period: SignedDuration,
+) -> Result<(), StoreError> {
+    let RatedEnd { variant, x, o, result, ended_at } = *rated;
+    let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
+    tx.hold(&HOLD_PLAYERS, &[super::tx::Arg::Ids(vec![x.get(), o.get()])]).await?;
+    let (x_before, o_before) = (standing(tx, x, variant).await?, standing(tx, o, variant).await?);
+    let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
+    for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
+        let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
+        insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;
+        set_standing(tx, &PlayerStanding { player, variant, standing: after }).await?;
+    }
+    Ok(())
+}
+
+/// The player who rates as `rater`: a bot's own.
+async fn rater_id(tx: &mut impl Tx, rater: Rater) -> Result<PlayerId, StoreError> {
+    match rater {
+        Rater::Player(id) => Ok(id),
+        Rater::Bot(code) => {
+            let rows = tx.rows(&BOT_PLAYER, &[code.into()]).await?;
+            rows.first().ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))?.get("id")
+        }
+    }
+}
+
+/// Player `player`'s standing in `variant` as stored.
+async fn standing(tx: &mut impl Tx, player: PlayerId, variant: Variant) -> Result<Standing, StoreError> {
+    let rows = tx.rows(&STANDING, &[player.into(), variant.code().into()]).await?;
+    rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "games"))
+}
+
+async fn insert_change(tx: &mut impl Tx, numbered: &NumberedChange) -> Result<(), StoreError> {
+    let NumberedChange { player, variant, number, seat, change } = numbered;
+    let (before, after) = (change.before, change.after);
+    let args = [
+        (*player).into(),
+        variant.code().into(),
+        (*number).into(),
+        change.game_id.into(),
+        seat.to_string().into(),
+        before.rating.into(),
+        before.deviation.into(),
+        before.volatility.into(),
+        after.rating.into(),
+        after.deviation.into(),
+        after.volatility.into(),
+        change.rated_at.into(),
+    ];
+    tx.execute(&INSERT_CHANGE, &args).await.map(drop)
+}
+
+/// Writes `rating`, over the player's rating in its variant.
+async fn set_standing(tx: &mut impl Tx, rating: &PlayerStanding) -> Result<(), StoreError> {
+    let PlayerStanding { player, variant, standing } = rating;
+    let Standing { rating, games, rated_at } = standing;
+    let args = [
+        (*player).into(),
+        variant.code().into(),
+        rating.rating.into(),
+        rating.deviation.into(),
+        rating.volatility.into(),
+        (*games).into(),
+        (*rated_at).into(),
+    ];
+    tx.execute(&SET_RATING, &args).await.map(drop)
+}
+
+/// The rated games, every rating change and every rating.
+async fn read_ratings(tx: &mut impl Tx) -> Result<RatingsAsStored, StoreError> {
+    Ok(RatingsAsStored {
+        games: tx.rows(&RATED_GAMES, &[]).await?.read(rated_game_from_row)?,
+        changes: tx.rows(&EVERY_CHANGE, &[]).await?.read(|row| {
+            Ok(NumberedChange {
+                player: row.get("player_id")?,
+                variant: variant(&row.get::<String>("variant")?)?,
+                number: row.get("number")?,
+                seat: player(&row.get::<String>("seat")?)?,
+                change: rating_change_from_row(row)?,
+            })
+        })?,
+        ratings: tx.rows(&EVERY_RATING, &[]).await?.read(|row| {
+            Ok(PlayerStanding {
+                player: row.get("player_id")?,
+                variant: variant(&row.get::<String>("variant")?)?,
+                standing: standing_from_row(row, "games")?,
+            })
+        })?,
+    })
+}
+
+/// The rated game in `row`, read with [`RATED_GAMES`].
+fn rated_game_from_row(row: &Row<'_>) -> Result<RatedGame, StoreError> {
+    let result: String = row.get("result")?;
+    Ok(RatedGame {
+        id: row.get("id")?,
+        variant: variant(&row.get::<String>("variant")?)?,
+        players: [row.get("x")?, row.get("o")?],
+        result: [GameResult::XWins, GameResult::OWins, GameResult::Draw]
+            .into_iter()
+            .find(|r| r.code() == result)
+            .ok_or_else(|| super::rows::corrupt("result", &result))?,
+        ended_at: row.get("ended_at")?,
+        numbers: [row.get("x_number")?, row.get("o_number")?],
+    })
+}
+
+async fn rebuild_ratings(
+    tx: &mut impl Tx,
+    replay: Replay,
+    period: SignedDuration,
+) -> Result<RatingsAsStored, StoreError> {
+    // A game's end that rates waits until the rebuild is done, and then rates
+    // on the rebuilt ratings.
+    tx.hold(&HOLD_RATINGS, &[]).await?;
+    let stored = read_ratings(tx).await?;
+    let (changes, ratings) = replay(&stored, period);
+    for delete in DELETE_RATINGS.iter() {
+        tx.execute(delete, &[]).await?;
+    }
+    for change in &changes {
+        insert_change(tx, change).await?;
+    }
+    for rating in &ratings {
+        set_standing(tx, rating).await?;
+    }
+    Ok(stored)
 }

@@ -6,15 +6,11 @@ use serde::Deserialize;
 
 use super::StoreError;
 use crate::bot::Bot;
-use crate::bot::puzzle::Theme;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
-use crate::rating::{Rating, Standing};
+use crate::rating::Rating;
 use crate::record::{
-    AttemptId, ChallengeId, ChallengeStatus, ClockSettings, Colour, End, EndReason, Ending, Event, GameId, Holder,
-    ListedGame, NewPuzzle, NumberedChange, Outcome, PlayerEventKind, PlayerId, PlayerStanding, PuzzleId, RatedGame,
-    RatingChange, RatingRange, Results, SeatRating, SeekId, SeekStatus, Status, StoredAttempt, StoredChallenge,
-    StoredEntry, StoredGame, StoredPlayer, StoredPlayerEvent, StoredPuzzle, StoredSeat, StoredSeek, Subject, Summary,
-    Terms, Username, VariantRating, stamp,
+    AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, ListedGame, PlayerId,
+    PuzzleId, SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -508,19 +504,11 @@ impl EntryRow {
     }
 }
 
-/// The columns of what a player's event is about: its game, or its challenge.
-pub(super) fn subject_columns(subject: Subject) -> (Option<GameId>, Option<ChallengeId>) {
-    match subject {
-        Subject::Game(id) => (Some(id), None),
-        Subject::Challenge(id) => (None, Some(id)),
-    }
-}
-
 pub(super) fn player(text: &str) -> Result<Player, StoreError> {
     text.chars().next().filter(|_| text.len() == 1).and_then(Player::from_letter).ok_or_else(|| corrupt("player", text))
 }
 
-fn variant(text: &str) -> Result<Variant, StoreError> {
+pub(super) fn variant(text: &str) -> Result<Variant, StoreError> {
     [Variant::PlayerChoice, Variant::Measurement]
         .into_iter()
         .find(|v| v.code() == text)
@@ -533,354 +521,37 @@ fn time(text: &str) -> Result<Timestamp, StoreError> {
 }
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
-fn corrupt(column: &str, value: &str) -> StoreError {
+pub(super) fn corrupt(column: &str, value: &str) -> StoreError {
     StoreError::Corrupt(format!("{column} {value:?}"))
 }
 
-/// The columns a player is read with, as [`player_from_row`] reads them from
-/// column `first` on, of the players table named `table`.
-pub(super) fn player_columns(table: &str, time: impl Fn(&str) -> String) -> String {
-    format!("{table}.id, {table}.name, {}, {table}.bot IS NOT NULL", time(&format!("{table}.created_at")))
-}
-
-/// The player in `row` from column `first` on, read with [`player_columns`].
-pub(super) fn player_from_row(row: &impl Columns, first: usize) -> Result<StoredPlayer, StoreError> {
-    let name: String = row.column(first + 1)?;
-    Ok(StoredPlayer {
-        id: row.column(first)?,
-        name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
-        created_at: time(&row.column::<String>(first + 2)?)?,
-        bot: row.column(first + 3)?,
-    })
-}
-
-/// A time read from an optional column.
-pub(super) fn optional_time(row: &impl Columns, index: usize) -> Result<Option<Timestamp>, StoreError> {
-    row.column::<Option<String>>(index)?.as_deref().map(time).transpose()
-}
-
-/// The tables a challenge is read from: it, and its two players.
-pub(super) const CHALLENGES_WITH_PLAYERS: &str = "challenges \
-     JOIN players challenger ON challenger.id = challenges.challenger_id \
-     JOIN players challenged ON challenged.id = challenges.challenged_id";
-
-/// The columns a challenge is read with from [`CHALLENGES_WITH_PLAYERS`], as
-/// [`challenge_from_row`] reads them.
-pub(super) fn challenge_columns(time: impl Fn(&str) -> String) -> String {
-    format!(
-        "challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, challenges.clock_increment_ms, \
-         challenges.colour, challenges.status, challenges.decline_reason, challenges.game_id, {}, {}, {}, \
-         challenges.rated",
-        player_columns("challenger", &time),
-        player_columns("challenged", &time),
-        time("challenges.created_at"),
-        time("challenges.expires_at"),
-        time("challenges.answered_at")
-    )
-}
-
-/// The challenge in `row`, read with [`challenge_columns`].
-pub(super) fn challenge_from_row(row: &impl Columns) -> Result<StoredChallenge, StoreError> {
-    let colour: String = row.column(12)?;
-    let status: String = row.column(13)?;
-    Ok(StoredChallenge {
-        id: row.column(0)?,
-        challenger: player_from_row(row, 1)?,
-        challenged: player_from_row(row, 5)?,
-        terms: terms_from_row(row, 9, 19)?,
-        colour: [Colour::X, Colour::O, Colour::Random]
-            .into_iter()
-            .find(|c| c.code() == colour)
-            .ok_or_else(|| corrupt("colour", &colour))?,
-        status: ChallengeStatus::STORED
-            .into_iter()
-            .find(|s| s.code() == status)
-            .ok_or_else(|| corrupt("status", &status))?,
-        decline_reason: row.column(14)?,
-        game_id: row.column(15)?,
-        created_at: time(&row.column::<String>(16)?)?,
-        expires_at: time(&row.column::<String>(17)?)?,
-        answered_at: optional_time(row, 18)?,
-    })
-}
-
-/// The terms in `row` from column `first` on (the variant, then the clock's
-/// two columns), and whether they are rated from column `rated`.
-fn terms_from_row(row: &impl Columns, first: usize, rated: usize) -> Result<Terms, StoreError> {
-    Ok(Terms {
-        variant: variant(&row.column::<String>(first)?)?,
-        clock: clock_from_row(row, first + 1)?,
-        rated: row.column(rated)?,
-    })
+/// A player's name as stored.
+pub(super) fn username(name: &str) -> Result<Username, StoreError> {
+    Username::parse(name).map_err(|_| corrupt("name", name))
 }
 
 /// The clock in `row`'s columns `first` (its initial time) and the one after (its increment).
 fn clock_from_row(row: &impl Columns, first: usize) -> Result<Option<ClockSettings>, StoreError> {
-    match (row.column(first)?, row.column(first + 1)?) {
+    clock_of(row.column(first)?, row.column(first + 1)?)
+}
+
+/// The clock whose columns hold `initial_ms` and `increment_ms`: none or both.
+pub(super) fn clock_of(
+    initial_ms: Option<i64>,
+    increment_ms: Option<i64>,
+) -> Result<Option<ClockSettings>, StoreError> {
+    match (initial_ms, increment_ms) {
         (Some(initial_ms), Some(increment_ms)) => Ok(Some(ClockSettings { initial_ms, increment_ms })),
         (None, None) => Ok(None),
         other => Err(corrupt("clock", &format!("{other:?}"))),
     }
 }
 
-/// The columns a seek is read with, as [`seek_from_row`] reads them.
-pub(super) fn seek_columns(time: impl Fn(&str) -> String) -> String {
-    format!(
-        "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, seeks.clock_increment_ms, seeks.status, \
-         seeks.game_id, {}, {}, seeks.rated, seeks.rating_min, seeks.rating_max",
-        time("seeks.created_at"),
-        time("seeks.expires_at")
-    )
-}
-
-/// The seek in `row`, read with [`seek_columns`].
-pub(super) fn seek_from_row(row: &impl Columns) -> Result<StoredSeek, StoreError> {
-    let status: String = row.column(5)?;
-    Ok(StoredSeek {
-        id: row.column(0)?,
-        player: row.column(1)?,
-        terms: terms_from_row(row, 2, 9)?,
-        status: SeekStatus::STORED
-            .into_iter()
-            .find(|s| s.code() == status)
-            .ok_or_else(|| corrupt("status", &status))?,
-        rating_range: match (row.column(10)?, row.column(11)?) {
-            (Some(min), Some(max)) => Some(RatingRange { min, max }),
-            _ => None,
-        },
-        game_id: row.column(6)?,
-        created_at: time(&row.column::<String>(7)?)?,
-        expires_at: time(&row.column::<String>(8)?)?,
-    })
-}
-
-/// The seek and its player in `row`, read with [`seek_columns`] and then the
-/// player's name, token hash and last sighting.
-pub(super) fn seek_and_holder_from_row(row: &impl Columns) -> Result<(StoredSeek, Holder), StoreError> {
-    let seek = seek_from_row(row)?;
-    let name: String = row.column(12)?;
-    let holder = Holder {
-        id: seek.player,
-        name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
-        token_hash: row.column(13)?,
-        last_seen_at: optional_time(row, 14)?,
-    };
-    Ok((seek, holder))
-}
-
-/// The columns a player's event is read with, as [`player_event_from_row`] reads them.
-pub(super) fn player_event_columns(time: impl Fn(&str) -> String) -> String {
-    format!("seq, kind, game_id, challenge_id, {}", time("created_at"))
-}
-
-/// The event in `row`, read with [`player_event_columns`].
-pub(super) fn player_event_from_row(row: &impl Columns) -> Result<StoredPlayerEvent, StoreError> {
-    let kind: String = row.column(1)?;
-    let subject = match (row.column(2)?, row.column(3)?) {
-        (Some(game), None) => Subject::Game(game),
-        (None, Some(challenge)) => Subject::Challenge(challenge),
-        other => return Err(corrupt("subject", &format!("{other:?}"))),
-    };
-    Ok(StoredPlayerEvent {
-        seq: row.column(0)?,
-        created_at: time(&row.column::<String>(4)?)?,
-        kind: PlayerEventKind::ALL.into_iter().find(|k| k.code() == kind).ok_or_else(|| corrupt("kind", &kind))?,
-        subject,
-    })
-}
-
-/// How a player's finished games ended for them, counted by the database: the
-/// columns of [`results_from_row`], over their seats joined with their games.
-pub(super) const RESULT_COUNTS: &str = "\
-     COALESCE(SUM(CASE WHEN (games.result = 'x_wins' AND seats.player = 'X') \
-     OR (games.result = 'o_wins' AND seats.player = 'O') THEN 1 ELSE 0 END), 0), \
-     COALESCE(SUM(CASE WHEN (games.result = 'x_wins' AND seats.player = 'O') \
-     OR (games.result = 'o_wins' AND seats.player = 'X') THEN 1 ELSE 0 END), 0), \
-     COALESCE(SUM(CASE WHEN games.result = 'draw' THEN 1 ELSE 0 END), 0), \
-     COALESCE(SUM(CASE WHEN games.result = 'aborted' THEN 1 ELSE 0 END), 0)";
-
-/// The counts in `row`, read as [`RESULT_COUNTS`].
-pub(super) fn results_from_row(row: &impl Columns) -> Result<Results, StoreError> {
-    let count = |index| row.column::<i64>(index).map(|count| u64::try_from(count).unwrap_or_default());
-    Ok(Results { won: count(0)?, lost: count(1)?, drawn: count(2)?, aborted: count(3)? })
-}
-
-/// The columns a stored rating is read with, as [`standing_from_row`] reads
-/// them, of the ratings table or of a change's side `after` or `before`.
-pub(super) fn standing_columns(time: impl Fn(&str) -> String) -> String {
-    format!("rating, deviation, volatility, games, {}", time("rated_at"))
-}
-
-/// The standing in `row` from column `first` on, read with [`standing_columns`].
-pub(super) fn standing_from_row(row: &impl Columns, first: usize) -> Result<Standing, StoreError> {
-    Ok(Standing {
-        rating: rating_from_row(row, first)?,
-        games: row.column(first + 3)?,
-        rated_at: Some(time(&row.column::<String>(first + 4)?)?),
-    })
-}
-
-/// A player's rating in a variant in `row`: the variant, then the standing
-/// read with [`standing_columns`].
-pub(super) fn variant_rating_from_row(row: &impl Columns) -> Result<VariantRating, StoreError> {
-    Ok(VariantRating { variant: variant(&row.column::<String>(0)?)?, standing: standing_from_row(row, 1)? })
-}
-
-/// The rating in `row`: its value, deviation and volatility from column `first` on.
-pub(super) fn rating_from_row(row: &impl Columns, first: usize) -> Result<Rating, StoreError> {
-    Ok(Rating { rating: row.column(first)?, deviation: row.column(first + 1)?, volatility: row.column(first + 2)? })
-}
-
-/// The columns a rating change is read with, as [`rating_change_from_row`]
-/// reads them.
-pub(super) fn rating_change_columns(time: impl Fn(&str) -> String) -> String {
-    format!(
-        "game_id, rating_before, deviation_before, volatility_before, rating_after, deviation_after, \
-         volatility_after, {}",
-        time("rated_at")
-    )
-}
-
-/// The rating change in `row`, read with [`rating_change_columns`].
-pub(super) fn rating_change_from_row(row: &impl Columns) -> Result<RatingChange, StoreError> {
-    rating_change_from_row_at(row, 0)
-}
-
-/// The rating change in `row` from column `first` on, read with [`rating_change_columns`].
-fn rating_change_from_row_at(row: &impl Columns, first: usize) -> Result<RatingChange, StoreError> {
-    Ok(RatingChange {
-        game_id: row.column(first)?,
-        before: rating_from_row(row, first + 1)?,
-        after: rating_from_row(row, first + 4)?,
-        rated_at: time(&row.column::<String>(first + 7)?)?,
-    })
-}
-
-/// A player and their standing in `row`, read with [`player_columns`] and
-/// then [`standing_columns`].
-pub(super) fn rated_player_from_row(row: &impl Columns) -> Result<(StoredPlayer, Standing), StoreError> {
-    Ok((player_from_row(row, 0)?, standing_from_row(row, 4)?))
-}
-
 /// The player who holds seat `seat` of the game of the row: a player, or the
 /// bot's own player.
-fn holder_id(seat: &str) -> String {
+pub(super) fn holder_id(seat: &str) -> String {
     format!(
         "coalesce((SELECT seats.player_id FROM seats WHERE seats.game_id = games.id AND seats.player = '{seat}'), \
          (SELECT players.id FROM players WHERE players.bot = games.bot))"
     )
-}
-
-/// Every rated game with a result, as [`rated_game_from_row`] reads them.
-pub(super) fn rated_games(time: impl Fn(&str) -> String) -> String {
-    let number = |seat: &str| {
-        format!(
-            "(SELECT number FROM rating_changes WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
-        )
-    };
-    format!(
-        "SELECT games.id, games.variant, {}, {}, games.result, {}, {}, {} FROM games \
-         WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
-        holder_id("X"),
-        holder_id("O"),
-        time("games.ended_at"),
-        number("X"),
-        number("O")
-    )
-}
-
-/// The rated game in `row`, read with [`rated_games`].
-pub(super) fn rated_game_from_row(row: &impl Columns) -> Result<RatedGame, StoreError> {
-    let result: String = row.column(4)?;
-    let ended_at: Option<String> = row.column(5)?;
-    Ok(RatedGame {
-        id: row.column(0)?,
-        variant: variant(&row.column::<String>(1)?)?,
-        players: [row.column(2)?, row.column(3)?],
-        result: [GameResult::XWins, GameResult::OWins, GameResult::Draw]
-            .into_iter()
-            .find(|r| r.code() == result)
-            .ok_or_else(|| corrupt("result", &result))?,
-        ended_at: time(ended_at.as_deref().ok_or_else(|| corrupt("ended_at", "nothing"))?)?,
-        numbers: [row.column(6)?, row.column(7)?],
-    })
-}
-
-/// Every rating change, as [`numbered_change_from_row`] reads them.
-pub(super) fn every_rating_change(time: impl Fn(&str) -> String) -> String {
-    format!(
-        "SELECT player_id, variant, number, seat, {} FROM rating_changes ORDER BY player_id, variant, number",
-        rating_change_columns(time)
-    )
-}
-
-/// The change in `row`, read with [`every_rating_change`].
-pub(super) fn numbered_change_from_row(row: &impl Columns) -> Result<NumberedChange, StoreError> {
-    let change = rating_change_from_row_at(row, 4)?;
-    Ok(NumberedChange {
-        player: row.column(0)?,
-        variant: variant(&row.column::<String>(1)?)?,
-        number: row.column(2)?,
-        seat: player(&row.column::<String>(3)?)?,
-        change,
-    })
-}
-
-/// Every rating, as [`player_standing_from_row`] reads them.
-pub(super) fn every_rating(time: impl Fn(&str) -> String) -> String {
-    format!("SELECT player_id, variant, {} FROM ratings ORDER BY player_id, variant", standing_columns(time))
-}
-
-/// The rating in `row`, read with [`every_rating`].
-pub(super) fn player_standing_from_row(row: &impl Columns) -> Result<PlayerStanding, StoreError> {
-    Ok(PlayerStanding {
-        player: row.column(0)?,
-        variant: variant(&row.column::<String>(1)?)?,
-        standing: standing_from_row(row, 2)?,
-    })
-}
-
-/// The columns a puzzle is read with, as [`puzzle_from_row`] reads them.
-pub(super) const PUZZLE_COLUMNS: &str =
-    "id, variant, position, solution, theme, source, position_key, rating, deviation, volatility, attempts";
-
-/// The puzzle in `row`, read with [`PUZZLE_COLUMNS`].
-pub(super) fn puzzle_from_row(row: &impl Columns) -> Result<StoredPuzzle, StoreError> {
-    let theme: String = row.column(4)?;
-    let puzzle = NewPuzzle {
-        variant: variant(&row.column::<String>(1)?)?,
-        position: row.column(2)?,
-        solution: row.column(3)?,
-        theme: Theme::of_code(&theme).ok_or_else(|| corrupt("theme", &theme))?,
-        source: row.column(5)?,
-        position_key: row.column(6)?,
-        rating: rating_from_row(row, 7)?,
-    };
-    Ok(StoredPuzzle { id: row.column(0)?, puzzle, attempts: row.column(10)? })
-}
-
-/// The columns a player's puzzle rating is read with, as [`standing_from_row`] reads them.
-pub(super) fn puzzle_standing_columns(time: impl Fn(&str) -> String) -> String {
-    format!("rating, deviation, volatility, attempts, {}", time("rated_at"))
-}
-
-/// The columns an attempt is read with, as [`attempt_from_row`] reads them.
-pub(super) const ATTEMPT_COLUMNS: &str = "id, puzzle_id, player_id, line, outcome, rated";
-
-/// The attempt in `row`, read with [`ATTEMPT_COLUMNS`].
-pub(super) fn attempt_from_row(row: &impl Columns) -> Result<StoredAttempt, StoreError> {
-    let outcome = row.column::<Option<String>>(4)?;
-    let outcome = outcome
-        .map(|text| {
-            Outcome::ALL.into_iter().find(|outcome| outcome.code() == text).ok_or_else(|| corrupt("outcome", &text))
-        })
-        .transpose()?;
-    Ok(StoredAttempt {
-        id: row.column(0)?,
-        puzzle: row.column(1)?,
-        player: row.column(2)?,
-        line: row.column(3)?,
-        outcome,
-        rated: row.column(5)?,
-    })
 }

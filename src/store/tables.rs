@@ -6,6 +6,8 @@
 
 use std::sync::LazyLock;
 
+use super::sql::Sql;
+use super::tx::Tx;
 use super::{Backend, Store, StoreError, counted};
 
 /// A table copied row for row.
@@ -230,18 +232,18 @@ impl Table {
 
     /// PostgreSQL's insert of a page of rows, each kept as it was (ids
     /// included), any already there left as they are.
-    fn insert(self) -> &'static str {
-        static INSERTS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    fn insert(self) -> &'static Sql {
+        static INSERTS: LazyLock<Vec<Sql>> = LazyLock::new(|| {
             Table::ALL
                 .iter()
                 .map(|table| {
                     let overriding = if table.has_ids() { "OVERRIDING SYSTEM VALUE " } else { "" };
-                    format!(
+                    Sql::new(&format!(
                         "INSERT INTO {name} ({columns}) {overriding}SELECT {columns} \
                          FROM json_populate_recordset(NULL::{name}, $1::json) ON CONFLICT DO NOTHING",
                         name = table.name(),
                         columns = table.columns().join(", "),
-                    )
+                    ))
                 })
                 .collect()
         });
@@ -250,25 +252,29 @@ impl Table {
 
     /// PostgreSQL's setting of the table's id sequence after its highest id, so
     /// that new rows go on from there; none for a table keyed otherwise.
-    fn continue_ids(self) -> Option<&'static str> {
-        static CONTINUE: LazyLock<Vec<String>> = LazyLock::new(|| {
+    fn continue_ids(self) -> Option<&'static Sql> {
+        static CONTINUE: LazyLock<Vec<Sql>> = LazyLock::new(|| {
             Table::ALL
                 .iter()
                 .map(|table| {
                     let name = table.name();
-                    format!(
+                    Sql::new(&format!(
                         "SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"
-                    )
+                    ))
                 })
                 .collect()
         });
-        self.has_ids().then(|| CONTINUE[self as usize].as_str())
+        self.has_ids().then(|| &CONTINUE[self as usize])
     }
 
     /// How many rows the table holds.
-    fn count(self) -> &'static str {
-        static COUNTS: LazyLock<Vec<String>> =
-            LazyLock::new(|| Table::ALL.iter().map(|table| format!("SELECT count(*) FROM {}", table.name())).collect());
+    fn count(self) -> &'static Sql {
+        static COUNTS: LazyLock<Vec<Sql>> = LazyLock::new(|| {
+            Table::ALL
+                .iter()
+                .map(|table| Sql::new(&format!("SELECT count(*) AS count FROM {}", table.name())))
+                .collect()
+        });
         &COUNTS[self as usize]
     }
 }
@@ -296,7 +302,14 @@ impl Store {
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
-        self.wrote(Box::pin(store.put_rows(table.insert(), table.continue_ids(), rows))).await
+        self.wrote(Box::pin(store.run_write(async |tx| {
+            let inserted = tx.execute(table.insert(), &[rows.as_str().into()]).await?;
+            if let Some(continue_ids) = table.continue_ids() {
+                tx.execute(continue_ids, &[]).await?;
+            }
+            Ok(inserted)
+        })))
+        .await
     }
 
     /// Deletes the bots' players that nothing names yet, from PostgreSQL: a new
@@ -305,14 +318,18 @@ impl Store {
     /// # Errors
     /// A SQLite store; database failures.
     pub async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
-        const REMOVE: &str = "DELETE FROM players WHERE bot IS NOT NULL \
-             AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = players.id) \
-             AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id) \
-             AND NOT EXISTS (SELECT 1 FROM player_events WHERE player_events.player_id = players.id)";
+        static REMOVE: LazyLock<Sql> = LazyLock::new(|| {
+            Sql::new(
+                "DELETE FROM players WHERE bot IS NOT NULL \
+                 AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = players.id) \
+                 AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id) \
+                 AND NOT EXISTS (SELECT 1 FROM player_events WHERE player_events.player_id = players.id)",
+            )
+        });
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
-        self.wrote(Box::pin(store.execute(REMOVE, |query| query))).await
+        self.wrote(Box::pin(store.run_write(async |tx| tx.execute(&REMOVE, &[]).await))).await
     }
 
     /// How many rows `table` holds.
@@ -320,9 +337,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.count_rows(table.count()).await,
-            Backend::Postgres(store) => Box::pin(store.count_rows(table.count())).await,
-        })
+        let rows = counted(run!(self, run_read, |tx| tx.rows(table.count(), &[])))?;
+        rows.first().ok_or_else(|| StoreError::Other("a count without a row".into()))?.get("count")
     }
 }

@@ -154,7 +154,13 @@ impl Held<'_> {
     /// Whether `error` says that the connection was broken before it was given
     /// to this caller: then the work may be tried again on a fresh one.
     pub(super) fn may_retry(&self, error: &sqlx::Error) -> bool {
-        !self.fresh && is_broken(error)
+        self.is_reused() && is_broken(error)
+    }
+
+    /// Whether the connection was used before this caller's: broken, it may
+    /// have been broken before, and the work may be tried again on a fresh one.
+    pub(super) fn is_reused(&self) -> bool {
+        !self.fresh
     }
 
     /// Replaces the connection with a new one.
@@ -184,7 +190,7 @@ impl Held<'_> {
     }
 
     /// Gives the connection back to the idle ones, unless it is `broken`.
-    fn release(self, broken: bool) {
+    pub(super) fn release(self, broken: bool) {
         if !broken && !self.connections.permits.is_closed() {
             self.connections.idle.lock().expect("nothing panics under this lock").push(self.connection);
         }

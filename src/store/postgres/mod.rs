@@ -17,12 +17,11 @@
 //! race.
 
 mod connections;
-mod players;
-mod puzzles;
-mod ratings;
+mod listing;
 mod statements;
 #[cfg(test)]
 mod tests;
+mod tx;
 mod writes;
 
 use std::collections::{HashMap, HashSet};
@@ -36,18 +35,15 @@ use tokio::sync::mpsc;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, Row};
 
-use super::rows::{
-    Columns, EntryRow, SeatRow, SummaryColumns, listed_game_from_row, stored_game_from_row, subject_columns,
-};
+use super::players::insert_player_events;
+use super::rows::{Columns, EntryRow, SeatRow, SummaryColumns, stored_game_from_row};
 use super::{Ended, Notice, OpenError, RematchOf, StoreError};
-use super::{bot_code, events_about, mistake_chance};
+use super::{bot_code, mistake_chance};
 use crate::engine::Player;
-use crate::record::{
-    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject,
-    Summary, stamp,
-};
+use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
 use connections::{Connections, Held, is_broken};
 use statements::*;
+use tx::in_sqlx_terms;
 use writes::{Batches, EntryColumns, PgQuery};
 
 /// The notification channel of the games' changes, each payload `id version`,
@@ -310,38 +306,6 @@ impl PgStore {
         Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
     }
 
-    pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        self.listed_page(&|| {
-            let query = sqlx::query_scalar(LIST_GAME_IDS[usize::from(page.status.is_some())])
-                .bind(page.below())
-                .bind(i64::from(page.limit));
-            match page.status {
-                Some(status) => query.bind(status.code()),
-                None => query,
-            }
-        })
-        .await
-    }
-
-    /// The games of the page whose ids `page_ids` reads, newest first, read on
-    /// the same connection.
-    async fn listed_page(
-        &self,
-        page_ids: &(dyn Fn() -> PgQuery<'static, GameId> + Sync),
-    ) -> Result<Vec<ListedGame>, StoreError> {
-        let rows = self
-            .connections
-            .run(&|connection| {
-                let page_ids = page_ids();
-                Box::pin(async move {
-                    let ids = page_ids.fetch_all(&mut *connection).await?;
-                    sqlx::query(LISTED_GAMES.as_str()).bind(ids).fetch_all(connection).await
-                })
-            })
-            .await?;
-        rows.iter().map(listed_game_from_row).collect()
-    }
-
     pub(super) async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         let row: Option<(GameId, String)> = self
             .connections
@@ -554,34 +518,12 @@ async fn create(
     }
     let mut tx = connection.begin().await?;
     let id = insert_game(&mut tx, game, rematch, false).await?.expect("a new game is always inserted");
-    insert_player_events(&mut tx, &events_about(Subject::Game(id), player_events), game.created_at).await?;
+    in_sqlx_terms(&mut tx, async |tx| {
+        insert_player_events(tx, Subject::Game(id), player_events, game.created_at).await
+    })
+    .await?;
     tx.commit().await?;
     Ok(id)
-}
-
-/// Writes `events`, at `at`, each the next of its player's, in the order of
-/// the players' ids: two transactions that tell the same players take their
-/// rows in the same order, and never wait for each other in a circle.
-async fn insert_player_events(
-    connection: &mut PgConnection,
-    events: &[NewPlayerEvent],
-    at: jiff::Timestamp,
-) -> Result<(), sqlx::Error> {
-    let at = stamp(at);
-    let mut events = events.to_vec();
-    events.sort_by_key(|event| event.player);
-    for event in events {
-        let (game_id, challenge_id) = subject_columns(event.subject);
-        sqlx::query(NEXT_PLAYER_EVENT)
-            .bind(event.player)
-            .bind(event.kind.code())
-            .bind(game_id)
-            .bind(challenge_id)
-            .bind(&at)
-            .execute(&mut *connection)
-            .await?;
-    }
-    Ok(())
 }
 
 /// A row that does not read as it should, as sqlx's error.
@@ -595,7 +537,13 @@ fn is_unique_violation(error: &sqlx::Error) -> bool {
 
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> StoreError {
-        match &error {
+        StoreError::from(&error)
+    }
+}
+
+impl From<&sqlx::Error> for StoreError {
+    fn from(error: &sqlx::Error) -> StoreError {
+        match error {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => StoreError::Unavailable(error.to_string()),
             // 57014: the statement ran out of time; the rest: the connection failed.
             error if is_broken(error) => StoreError::Unavailable(error.to_string()),

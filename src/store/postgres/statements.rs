@@ -136,15 +136,6 @@ fn write(seats: bool, summaries: bool) -> String {
     format!("WITH {} SELECT game_id FROM firsts", parts.join(", "))
 }
 
-/// A player's next event, `$1` the player, `$2`-`$5` its kind, game,
-/// challenge and time: its number is the one after their last. Taking it holds
-/// the player's row until the transaction commits, so that a player's events
-/// commit in the order of their numbers.
-pub(super) const NEXT_PLAYER_EVENT: &str = "WITH next AS (UPDATE players SET last_event_seq = last_event_seq + 1 \
-     WHERE id = $1 RETURNING id, last_event_seq) \
-     INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
-     SELECT id, last_event_seq, $2, $3, $4, $5::TIMESTAMPTZ FROM next";
-
 /// The ids of the games after `$1`, a page of `$2`.
 pub(super) const GAME_IDS: &str = "SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2";
 

@@ -23,7 +23,7 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
         (LIST_GAME_IDS[0], "games_pkey"),
         (LIST_GAME_IDS[1], "games_by_status"),
         (LISTED_GAMES.as_str(), "games_pkey"),
-        (players::PLAYER_GAME_IDS, "seats_by_player"),
+        (listing::PLAYER_GAME_IDS, "seats_by_player"),
         (TIMED_OUT_GAMES, "games_by_deadline"),
         (ABANDONED_GAMES, "games_by_creation"),
         (ended_before(Ended::Any), "games_by_end"),

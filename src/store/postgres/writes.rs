@@ -19,13 +19,14 @@ use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
-use super::super::events_about;
+use super::super::players::insert_player_events;
+use super::super::ratings::rate;
 use super::super::rows::{EntryRow, SummaryColumns};
 use super::super::{StoreError, Write};
 use super::connections::is_broken;
-use super::ratings::rate;
 use super::statements::WRITES;
-use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row, insert_player_events};
+use super::tx::in_sqlx_terms;
+use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row};
 use crate::metrics::STORE_BATCHES;
 use crate::record::{GameId, StoredEntry, StoredGame, Subject};
 
@@ -299,14 +300,18 @@ async fn write_batch(
     }
     let mut tx = connection.begin().await?;
     let landed = write_games(&mut tx, writes).await?;
-    for &(id, write) in writes.iter().filter(|(id, _)| landed.contains(id)) {
-        // A write that lands appends an entry.
-        let Some(last) = write.entries.last() else { continue };
-        insert_player_events(&mut tx, &events_about(Subject::Game(id), &write.player_events), last.created_at).await?;
-        if let Some(rated) = &write.rated {
-            rate(&mut tx, id, rated, period).await?;
+    in_sqlx_terms(&mut tx, async |tx| {
+        for &(id, write) in writes.iter().filter(|(id, _)| landed.contains(id)) {
+            // A write that lands appends an entry.
+            let Some(last) = write.entries.last() else { continue };
+            insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
+            if let Some(rated) = &write.rated {
+                rate(tx, id, rated, period).await?;
+            }
         }
-    }
+        Ok(())
+    })
+    .await?;
     tx.commit().await?;
     Ok(landed)
 }

@@ -1,11 +1,11 @@
 //! The games in SQLite: the store's operations as SQL, each run as one job on the
 //! threads of [`worker`].
 
+mod copy;
 mod file;
-mod players;
-mod puzzles;
-mod ratings;
+mod listing;
 mod resident;
+mod tx;
 mod worker;
 
 use std::path::Path;
@@ -21,16 +21,17 @@ use sqlx::{ConnectOptions, Connection as _};
 pub use worker::SqliteConnection;
 use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_writer};
 
+use super::players::insert_player_events;
+use super::ratings;
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
-use super::rows::{entry_columns, game_columns, listing_columns, seat_columns, subject_columns};
-use super::rows::{listed_game_from_row, stored_game_from_row};
+use super::rows::{entry_columns, game_columns, seat_columns, stored_game_from_row};
 use super::{Durability, Ended, OpenError, RematchOf, SqliteSettings, StoreError, Write};
-use super::{bot_code, events_about, mistake_chance};
+use super::{bot_code, mistake_chance};
 use crate::engine::Player;
 use crate::record::{
-    Event, GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat,
-    Subject, Summary, stamp,
+    Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary, stamp,
 };
+use tx::{SqliteTx, now};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -44,22 +45,6 @@ const READERS: usize = 4;
 /// each, before the file was kept in memory). SQLite's own mapping of the file
 /// (`mmap_size`), which it also drops at each change, made it 1.32 ms.
 const READER_CACHE_KIB: i64 = 16 * 1024;
-
-/// The rows that `statement` finds with `params` on `connection`, each read by `read`.
-pub(super) fn rows_of<T>(
-    connection: &Connection,
-    statement: &str,
-    params: impl rusqlite::Params,
-    read: impl Fn(&Row<'_>) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut select = connection.prepare_cached(statement)?;
-    let mut rows = select.query(params)?;
-    let mut read_rows = Vec::new();
-    while let Some(row) = rows.next()? {
-        read_rows.push(read(row)?);
-    }
-    Ok(read_rows)
-}
 
 /// Times are kept as written: RFC 3339 text, to the millisecond.
 fn as_written(column: &str) -> String {
@@ -76,18 +61,6 @@ static SELECT_SEATS: LazyLock<String> = LazyLock::new(|| {
         seat_columns(as_written, as_written)
     )
 });
-/// The listing, of every status (along the primary key) or of one (along
-/// `games_by_status`), newest first from below the page's start. One statement
-/// for both, `(?1 IS NULL OR status = ?1)`, had one plan for both: a scan of
-/// every newer game of another status.
-static LIST_GAMES: LazyLock<[String; 2]> = LazyLock::new(|| {
-    ["", "status = ?3 AND "].map(|status| {
-        format!(
-            "SELECT {} FROM games WHERE {status}id < ?1 AND invite_hash IS NULL ORDER BY id DESC LIMIT ?2",
-            listing_columns(as_written)
-        )
-    })
-});
 // The statements of writes, named so that a test reads the programs of these very
 // statements: none builds a temporary table. Every time is the service's: a row
 // is stamped with it rather than reading a default back with `RETURNING`, which
@@ -101,12 +74,6 @@ const INSERT_GAME: &str = "INSERT INTO games (id, variant, created_at, bot, mist
      clock_initial_ms, clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, \
      invite_hash, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
-/// A player's next event: its number is the one after their last.
-const NEXT_PLAYER_EVENT: [&str; 2] = [
-    "UPDATE players SET last_event_seq = last_event_seq + 1 WHERE id = ?1",
-    "INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
-     SELECT id, last_event_seq, ?2, ?3, ?4, ?5 FROM players WHERE id = ?1",
-];
 const UPDATE_SUMMARY: &str =
     "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
@@ -272,20 +239,21 @@ impl SqliteStore {
     ) -> Result<GameId, StoreError> {
         self.writer
             .write(move |tx| {
-                let created = insert_game(tx, &game, rematch, &player_events);
+                let created = insert_game(tx, &game, rematch);
                 // A rematch asked for at the same moment by the other player took
                 // the place in the old game's log, or the old game's one rematch.
-                match rematch {
+                let id = match rematch {
                     Some(rematch) => lost_race(tx, rematch.game_id, created),
                     None => Ok(created?),
-                }
-                .map(Ok)
+                }?;
+                now(insert_player_events(&mut SqliteTx::new(tx), Subject::Game(id), &player_events, game.created_at))?;
+                Ok(Ok(id))
             })
             .await
     }
 
     pub(super) async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.writer.write(move |tx| Ok(Ok(write_game_rows(tx, &game, Some(game.id), rematch, &[])?.is_some()))).await
+        self.writer.write(move |tx| Ok(Ok(write_game_rows(tx, &game, Some(game.id), rematch)?.is_some()))).await
     }
 
     pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
@@ -312,7 +280,7 @@ impl SqliteStore {
                 };
                 if let Some(write) = write {
                     write_entries(tx, id, &write)?;
-                    ratings::rate(tx, id, &write, period)?;
+                    rate(tx, id, &write, period)?;
                 }
                 Ok(Ok(decided))
             })
@@ -359,20 +327,6 @@ impl SqliteStore {
             .await
     }
 
-    pub(super) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        self.readers
-            .run(move |connection| {
-                let (below, read) = (page.below(), |row: &Row<'_>| listed_game_from_row(row));
-                match page.status {
-                    None => rows_of(connection, &LIST_GAMES[0], params![below, page.limit], read),
-                    Some(status) => {
-                        rows_of(connection, &LIST_GAMES[1], params![below, page.limit, status.code()], read)
-                    }
-                }
-            })
-            .await
-    }
-
     pub(super) async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
         self.readers
             .run(move |connection| {
@@ -405,15 +359,10 @@ impl SqliteStore {
     }
 }
 
-/// Creates `game` in `tx`, with `player_events` about it, and with `rematch` its
-/// entry in the game it follows; answers its id.
-fn insert_game(
-    tx: &Connection,
-    game: &StoredGame,
-    rematch: Option<RematchOf>,
-    player_events: &[(PlayerId, PlayerEventKind)],
-) -> rusqlite::Result<GameId> {
-    Ok(write_game_rows(tx, game, None, rematch, player_events)?.expect("a new game is always inserted"))
+/// Creates `game` in `tx`, and with `rematch` its entry in the game it
+/// follows; answers its id.
+fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<GameId> {
+    Ok(write_game_rows(tx, game, None, rematch)?.expect("a new game is always inserted"))
 }
 
 /// [`insert_game`], or with a copy's `id` given: then nothing (`None`) is
@@ -423,7 +372,6 @@ fn write_game_rows(
     game: &StoredGame,
     id: Option<GameId>,
     rematch: Option<RematchOf>,
-    player_events: &[(PlayerId, PlayerEventKind)],
 ) -> rusqlite::Result<Option<GameId>> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
@@ -454,7 +402,6 @@ fn write_game_rows(
         insert_seat(tx, id, seat)?;
     }
     insert_entries(tx, id, &game.log)?;
-    insert_player_events(tx, &events_about(Subject::Game(id), player_events), game.created_at)?;
     if let Some(RematchOf { game_id, seq, player }) = rematch {
         let event = Event::Rematch { player, game_id: id };
         insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
@@ -492,8 +439,18 @@ impl Columns for Row<'_> {
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
 /// it when it fails.
 fn write_game(tx: &Connection, id: GameId, write: &Write, period: SignedDuration) -> Result<(), StoreError> {
-    lost_race(tx, id, write_entries(tx, id, write))?;
-    ratings::rate(tx, id, write, period)
+    lost_race(tx, id, write_rows(tx, id, write))?;
+    tell_players(tx, id, write)?;
+    rate(tx, id, write, period)
+}
+
+/// Rates the game `id` that `write` ends, if it is rated, with rating periods
+/// of length `period`.
+fn rate(tx: &Connection, id: GameId, write: &Write, period: SignedDuration) -> Result<(), StoreError> {
+    match &write.rated {
+        Some(rated) => now(ratings::rate(&mut SqliteTx::new(tx), id, rated, period)),
+        None => Ok(()),
+    }
 }
 
 /// The outcome of a write to game `id`, with a lost race for its next sequence
@@ -513,8 +470,14 @@ fn lost_race<T>(tx: &Connection, id: GameId, written: rusqlite::Result<T>) -> Re
 }
 
 /// Carries out `write` on game `id` in `tx`, but for the ratings of the game
-/// it ends (see [`ratings::rate`]).
-fn write_entries(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
+/// it ends (see [`rate`]).
+fn write_entries(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
+    write_rows(tx, id, write)?;
+    tell_players(tx, id, write)
+}
+
+/// The game's own rows of `write` on game `id`: its seat, entries and summary.
+fn write_rows(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
     if let Some(seat) = &write.seat {
         insert_seat(tx, id, seat)?;
     }
@@ -522,26 +485,17 @@ fn write_entries(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result
     if let Some(summary) = &write.summary {
         set_summary(tx, id, summary)?;
     }
-    if let Some(last) = write.entries.last() {
-        insert_player_events(tx, &events_about(Subject::Game(id), &write.player_events), last.created_at)?;
-    }
     Ok(())
 }
 
-/// Writes `events`, at `at`, each the next of its player's.
-fn insert_player_events(tx: &Connection, events: &[NewPlayerEvent], at: jiff::Timestamp) -> rusqlite::Result<()> {
-    for event in events {
-        let (game_id, challenge_id) = subject_columns(event.subject);
-        tx.prepare_cached(NEXT_PLAYER_EVENT[0])?.execute([event.player])?;
-        tx.prepare_cached(NEXT_PLAYER_EVENT[1])?.execute(params![
-            event.player,
-            event.kind.code(),
-            game_id,
-            challenge_id,
-            stamp(at)
-        ])?;
+/// Writes the events `write` on game `id` tells its players, at its last entry's time.
+fn tell_players(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
+    match write.entries.last() {
+        Some(last) => {
+            now(insert_player_events(&mut SqliteTx::new(tx), Subject::Game(id), &write.player_events, last.created_at))
+        }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Writes `entries` into the log of game `id`.

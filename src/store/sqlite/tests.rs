@@ -1,7 +1,7 @@
 //! The SQLite store's own tests: its migrations and its statements' programs.
 
 use super::*;
-use crate::record::Status;
+use crate::record::{Page, Status};
 
 #[tokio::test]
 async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
@@ -130,9 +130,9 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
 async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
     let (_folder, store) = fresh_store().await;
     let reads = [
-        (LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
-        (LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
-        (players::PLAYER_GAMES.as_str(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
+        (listing::LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
+        (listing::LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
+        (listing::PLAYER_GAMES.as_str(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
         (TIMED_OUT_GAMES, "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
         (ABANDONED_GAMES, "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
         (ended_before(Ended::Any), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),

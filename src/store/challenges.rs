@@ -1,0 +1,260 @@
+//! The store's operations on challenges: one player's invitation to another to
+//! a game on given terms, open until it is answered or expires. Each is written
+//! once, over [`Tx`]. A challenger's count of open challenges and the insert it
+//! allows are one transaction that holds the challenger's row, so that two
+//! instances never both let one more in than may be open.
+
+use std::sync::LazyLock;
+
+use jiff::Timestamp;
+
+use super::players::{insert_player_events, player_columns, player_from_row};
+use super::rows::{clock_of, corrupt, variant};
+use super::sql::Sql;
+use super::tx::{Arg, Row, Tx};
+use super::{Notice, Store, StoreError, counted};
+use crate::record::{
+    ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, StoredChallenge, StoredGame,
+    Subject, Terms,
+};
+
+/// A game that a pairing or an accepted challenge starts, and what it tells
+/// its players, decided by the caller on what the store found.
+pub type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
+
+/// Holds the row of player `$1` until the transaction ends: their writes that
+/// count before they insert come one after the other.
+pub(super) static HOLD_PLAYER: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = $1 FOR UPDATE"));
+static OPEN_CHALLENGES_SENT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT count(*) AS open FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2")
+});
+static INSERT_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::insert(
+        "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, clock_increment_ms, colour, \
+         status, created_at, expires_at, rated) VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9)",
+    )
+});
+/// A challenge with its two players, found by `condition`.
+fn challenges_where(condition: &str) -> Sql {
+    Sql::new(&format!(
+        "SELECT challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, \
+         challenges.clock_increment_ms, challenges.colour, challenges.status, challenges.decline_reason, \
+         challenges.game_id, challenges.created_at, challenges.expires_at, challenges.answered_at, challenges.rated \
+         FROM challenges JOIN players challenger ON challenger.id = challenges.challenger_id \
+         JOIN players challenged ON challenged.id = challenges.challenged_id WHERE {condition}",
+        player_columns("challenger", "challenger_"),
+        player_columns("challenged", "challenged_"),
+    ))
+}
+static CHALLENGE: LazyLock<Sql> = LazyLock::new(|| challenges_where("challenges.id = $1"));
+static OPEN_CHALLENGES: LazyLock<Sql> = LazyLock::new(|| {
+    challenges_where(
+        "challenges.status = 'open' AND challenges.expires_at > $2 \
+         AND (challenges.challenger_id = $1 OR challenges.challenged_id = $1) ORDER BY challenges.id DESC",
+    )
+});
+/// Closes an open challenge that has not expired: `$1` when, `$2` which, `$3`
+/// its new status, `$4` a reason for declining it.
+static CLOSE_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "UPDATE challenges SET status = $3, decline_reason = $4, answered_at = $1 \
+         WHERE id = $2 AND status = 'open' AND expires_at > $1",
+    )
+});
+static SET_CHALLENGE_GAME: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("UPDATE challenges SET game_id = $1 WHERE id = $2"));
+
+impl Store {
+    /// Creates `new`, with `tell` (each player's event about it), unless its
+    /// challenger has `most_open` challenges open at its creation already:
+    /// then answers none, writing nothing.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn create_challenge(
+        &self,
+        new: NewChallenge,
+        most_open: u32,
+        tell: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<Option<ChallengeId>, StoreError> {
+        self.wrote(async { run!(self, run_write, |tx| create_challenge(tx, &new, most_open, &tell)) }).await
+    }
+
+    /// Challenge `id`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn challenge(&self, id: ChallengeId) -> Result<Option<StoredChallenge>, StoreError> {
+        let found = counted(run!(self, run_read, |tx| challenges(tx, &CHALLENGE, &[id.into()])))?;
+        Ok(found.into_iter().next())
+    }
+
+    /// The challenges player `id` sent or was sent that are open at `now`, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn open_challenges(&self, id: PlayerId, now: Timestamp) -> Result<Vec<StoredChallenge>, StoreError> {
+        counted(run!(self, run_read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
+    }
+
+    /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or
+    /// cancelled) at `at`, with `tell`, if it is still open then; answers whether it was.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn close_challenge(
+        &self,
+        id: ChallengeId,
+        status: ChallengeStatus,
+        reason: Option<String>,
+        at: Timestamp,
+        tell: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<bool, StoreError> {
+        self.wrote(async { run!(self, run_write, |tx| close_challenge(tx, id, status, reason.as_deref(), at, &tell)) })
+            .await
+    }
+
+    /// Accepts challenge `id` at `at`, if it is still open then: creates the
+    /// game `started` decides, with its events, and `tell` about the challenge,
+    /// in one transaction; answers the game's id.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn accept_challenge(
+        &self,
+        id: ChallengeId,
+        at: Timestamp,
+        started: Started,
+        tell: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<Option<GameId>, StoreError> {
+        self.wrote(async { run!(self, run_write, |tx| accept_challenge(tx, id, at, &started, &tell)) }).await
+    }
+}
+
+async fn create_challenge(
+    tx: &mut impl Tx,
+    new: &NewChallenge,
+    most_open: u32,
+    tell: &[(PlayerId, PlayerEventKind)],
+) -> Result<Option<ChallengeId>, StoreError> {
+    tx.hold(&HOLD_PLAYER, &[new.challenger.into()]).await?;
+    let open = tx.rows(&OPEN_CHALLENGES_SENT, &[new.challenger.into(), new.created_at.into()]).await?;
+    if open.first().map(|row| row.get::<u32>("open")).transpose()?.unwrap_or(0) >= most_open {
+        return Ok(None);
+    }
+    let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    let args = [
+        new.challenger.into(),
+        new.challenged.into(),
+        new.terms.variant.code().into(),
+        clock.map(|(initial, _)| initial).into(),
+        clock.map(|(_, increment)| increment).into(),
+        new.colour.code().into(),
+        new.created_at.into(),
+        new.expires_at.into(),
+        new.terms.rated.into(),
+    ];
+    let id = ChallengeId::new(new_id(tx.insert(&INSERT_CHALLENGE, &args).await?)?);
+    insert_player_events(tx, Subject::Challenge(id), tell, new.created_at).await?;
+    Ok(Some(id))
+}
+
+/// The id a row was inserted with, where no unique key can refuse it.
+pub(super) fn new_id(inserted: Option<i64>) -> Result<i64, StoreError> {
+    inserted.ok_or_else(|| StoreError::Other("a unique key refused a new row".into()))
+}
+
+/// The challenges `statement` finds with `args`.
+async fn challenges(
+    tx: &mut impl Tx,
+    statement: &'static Sql,
+    args: &[Arg<'_>],
+) -> Result<Vec<StoredChallenge>, StoreError> {
+    tx.rows(statement, args).await?.read(challenge_from_row)
+}
+
+/// The challenge in `row`, read with [`challenges_where`].
+fn challenge_from_row(row: &Row<'_>) -> Result<StoredChallenge, StoreError> {
+    let (colour, status): (String, String) = (row.get("colour")?, row.get("status")?);
+    Ok(StoredChallenge {
+        id: row.get("id")?,
+        challenger: player_from_row(row, "challenger_")?,
+        challenged: player_from_row(row, "challenged_")?,
+        terms: Terms {
+            variant: variant(&row.get::<String>("variant")?)?,
+            clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
+            rated: row.get("rated")?,
+        },
+        colour: [Colour::X, Colour::O, Colour::Random]
+            .into_iter()
+            .find(|c| c.code() == colour)
+            .ok_or_else(|| corrupt("colour", &colour))?,
+        status: ChallengeStatus::STORED
+            .into_iter()
+            .find(|s| s.code() == status)
+            .ok_or_else(|| corrupt("status", &status))?,
+        decline_reason: row.get("decline_reason")?,
+        game_id: row.get("game_id")?,
+        created_at: row.get("created_at")?,
+        expires_at: row.get("expires_at")?,
+        answered_at: row.get("answered_at")?,
+    })
+}
+
+/// Gives challenge `id` `status` at `at`, with `reason`, if it is open and has
+/// not expired; answers whether it was.
+async fn close(
+    tx: &mut impl Tx,
+    id: ChallengeId,
+    at: Timestamp,
+    status: ChallengeStatus,
+    reason: Option<&str>,
+) -> Result<bool, StoreError> {
+    let args = [at.into(), id.into(), status.code().into(), reason.into()];
+    Ok(tx.execute(&CLOSE_CHALLENGE, &args).await? > 0)
+}
+
+async fn close_challenge(
+    tx: &mut impl Tx,
+    id: ChallengeId,
+    status: ChallengeStatus,
+    reason: Option<&str>,
+    at: Timestamp,
+    tell: &[(PlayerId, PlayerEventKind)],
+) -> Result<bool, StoreError> {
+    if !close(tx, id, at, status, reason).await? {
+        return Ok(false);
+    }
+    insert_player_events(tx, Subject::Challenge(id), tell, at).await?;
+    Ok(true)
+}
+
+async fn accept_challenge(
+    tx: &mut impl Tx,
+    id: ChallengeId,
+    at: Timestamp,
+    (game, game_events): &Started,
+    tell: &[(PlayerId, PlayerEventKind)],
+) -> Result<Option<GameId>, StoreError> {
+    if !close(tx, id, at, ChallengeStatus::Accepted, None).await? {
+        return Ok(None);
+    }
+    let game_id = start_game(tx, game, game_events).await?;
+    tx.execute(&SET_CHALLENGE_GAME, &[game_id.into(), id.into()]).await?;
+    insert_player_events(tx, Subject::Challenge(id), tell, at).await?;
+    Ok(Some(game_id))
+}
+
+/// Creates `game`, which a pairing or an accepted challenge starts, with
+/// `game_events`, and has the other instances told of it; answers its id.
+pub(super) async fn start_game(
+    tx: &mut impl Tx,
+    game: &StoredGame,
+    game_events: &[(PlayerId, PlayerEventKind)],
+) -> Result<GameId, StoreError> {
+    let id = tx.insert_game(game).await?;
+    insert_player_events(tx, Subject::Game(id), game_events, game.created_at).await?;
+    tx.tell(Notice::Changed { id, version: game.version() });
+    Ok(id)
+}

@@ -1,0 +1,273 @@
+//! [`Tx`] on a PostgreSQL connection, and how the store's operations run on
+//! one: on a connection of [`super::connections`], in a transaction or not,
+//! tried once more on a fresh connection when the one given was broken, and
+//! what they tell other instances sent once they have committed.
+
+use sqlx::postgres::types::Oid;
+use sqlx::postgres::{PgArgumentBuffer, PgConnection, PgRow, PgTypeInfo, PgValueRef, Postgres};
+use sqlx::{Column as _, Connection, Decode, Row as _, TypeInfo, ValueRef as _};
+
+use super::connections::is_broken;
+use super::{PgStore, is_unique_violation};
+use crate::record::{GameId, StoredGame};
+use crate::store::sql::Sql;
+use crate::store::tx::{Arg, Rows, Tx, Value};
+use crate::store::{Notice, StoreError};
+
+/// The work on one PostgreSQL connection.
+pub(in crate::store) struct PgTx<'c> {
+    connection: &'c mut PgConnection,
+    /// What to tell the other instances once the work has committed.
+    told: Vec<Notice>,
+    /// The database's error that stopped the work, if one did.
+    failure: Option<sqlx::Error>,
+}
+
+type Query<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
+
+/// How the work runs on its connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Each statement on its own.
+    Read,
+    /// In one read-only transaction that sees one snapshot.
+    Snapshot,
+    /// In one transaction, committed when the work succeeds.
+    Write,
+}
+
+impl<'c> PgTx<'c> {
+    fn new(connection: &'c mut PgConnection) -> PgTx<'c> {
+        PgTx { connection, told: Vec::new(), failure: None }
+    }
+
+    /// `error`, kept, in the store's terms.
+    fn failed(&mut self, error: sqlx::Error) -> StoreError {
+        let failure = StoreError::from(&error);
+        self.failure = Some(error);
+        failure
+    }
+
+    /// Whether a statement found the connection broken.
+    fn broken(&self) -> bool {
+        self.failure.as_ref().is_some_and(is_broken)
+    }
+}
+
+/// `work` on `connection`, its failure in sqlx's terms, for the game writes
+/// that speak them (see [`super::writes`]).
+pub(super) async fn in_sqlx_terms<T>(
+    connection: &mut PgConnection,
+    work: impl AsyncFnOnce(&mut PgTx<'_>) -> Result<T, StoreError>,
+) -> Result<T, sqlx::Error> {
+    let mut tx = PgTx::new(connection);
+    let done = work(&mut tx).await;
+    done.map_err(|failure| tx.failure.take().unwrap_or_else(|| super::decode(failure)))
+}
+
+/// `query` with `args` bound.
+fn bound<'q>(mut query: Query<'q>, args: &'q [Arg<'_>]) -> Query<'q> {
+    for arg in args {
+        query = match arg {
+            Arg::Int(int) => query.bind(*int),
+            Arg::Real(real) => query.bind(*real),
+            Arg::Text(text) => query.bind(text.as_deref()),
+            Arg::Bytes(bytes) => query.bind(bytes.as_deref()),
+            Arg::Bool(bool) => query.bind(*bool),
+            Arg::Time(time) => query.bind(time.map(PgTime)),
+            Arg::Ids(ids) => query.bind(ids.as_slice()),
+        };
+    }
+    query
+}
+
+impl Tx for PgTx<'_> {
+    async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
+        match bound(sqlx::query(statement.postgres()), args).execute(&mut *self.connection).await {
+            Ok(done) => Ok(done.rows_affected()),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
+        match bound(sqlx::query(statement.postgres()), args).fetch_all(&mut *self.connection).await {
+            Ok(rows) => rows_of(&rows),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
+        match bound(sqlx::query(statement.postgres()), args).fetch_one(&mut *self.connection).await {
+            Ok(row) => Ok(Some(row.try_get(0)?)),
+            Err(error) if is_unique_violation(&error) => Ok(None),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    async fn hold(&mut self, hold: &'static Sql, args: &[Arg<'_>]) -> Result<(), StoreError> {
+        self.execute(hold, args).await.map(drop)
+    }
+
+    fn tell(&mut self, notice: Notice) {
+        self.told.push(notice);
+    }
+
+    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError> {
+        match super::insert_game(self.connection, game, None, false).await {
+            Ok(id) => Ok(id.expect("a new game is always inserted")),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+}
+
+/// `rows` as the store reads them, each value by its column's type.
+fn rows_of(rows: &[PgRow]) -> Result<Rows, StoreError> {
+    let names = rows.first().map(|row| row.columns().iter().map(|column| column.name().to_string()).collect());
+    let mut read = Rows::new(names.unwrap_or_default());
+    for row in rows {
+        for column in 0..row.len() {
+            read.push(value_of(row.try_get_raw(column)?)?);
+        }
+    }
+    Ok(read)
+}
+
+/// The value `raw` holds.
+fn value_of(raw: PgValueRef<'_>) -> Result<Value, StoreError> {
+    if raw.is_null() {
+        return Ok(Value::Null);
+    }
+    let kind = raw.type_info().name().to_string();
+    let decoded: Result<Value, sqlx::error::BoxDynError> = match kind.as_str() {
+        "INT2" => <i16 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
+        "INT4" => <i32 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
+        "INT8" => <i64 as Decode<Postgres>>::decode(raw).map(Value::Int),
+        "FLOAT4" => <f32 as Decode<Postgres>>::decode(raw).map(|real| Value::Real(real.into())),
+        "FLOAT8" => <f64 as Decode<Postgres>>::decode(raw).map(Value::Real),
+        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => <String as Decode<Postgres>>::decode(raw).map(Value::Text),
+        "BYTEA" => <Vec<u8> as Decode<Postgres>>::decode(raw).map(Value::Bytes),
+        "BOOL" => <bool as Decode<Postgres>>::decode(raw).map(Value::Bool),
+        "TIMESTAMPTZ" => PgTime::decode(raw).map(|time| Value::Time(time.0)),
+        "VOID" => Ok(Value::Null),
+        other => return Err(StoreError::Corrupt(format!("a column of type {other}"))),
+    };
+    decoded.map_err(|error| StoreError::Corrupt(format!("a {kind}: {error}")))
+}
+
+/// A time as PostgreSQL's TIMESTAMPTZ carries it: microseconds since 2000-01-01 UTC.
+struct PgTime(jiff::Timestamp);
+
+/// 2000-01-01 UTC in microseconds since the Unix epoch.
+const POSTGRES_EPOCH_US: i64 = 946_684_800_000_000;
+
+impl sqlx::Type<Postgres> for PgTime {
+    fn type_info() -> PgTypeInfo {
+        PgTypeInfo::with_oid(Oid(1184))
+    }
+}
+
+impl sqlx::Encode<'_, Postgres> for PgTime {
+    fn encode_by_ref(&self, buffer: &mut PgArgumentBuffer) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        let micros = self.0.as_microsecond() - POSTGRES_EPOCH_US;
+        buffer.extend_from_slice(&micros.to_be_bytes());
+        Ok(sqlx::encode::IsNull::No)
+    }
+}
+
+impl Decode<'_, Postgres> for PgTime {
+    fn decode(raw: PgValueRef<'_>) -> Result<PgTime, sqlx::error::BoxDynError> {
+        let micros = i64::from_be_bytes(raw.as_bytes()?.try_into()?);
+        Ok(PgTime(jiff::Timestamp::from_microsecond(micros + POSTGRES_EPOCH_US)?))
+    }
+}
+
+impl PgStore {
+    /// Runs `work` outside any transaction.
+    pub(in crate::store) async fn run_read<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Read, work).await
+    }
+
+    /// Runs `work` in one read-only transaction that sees one snapshot.
+    pub(in crate::store) async fn run_snapshot<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Snapshot, work).await
+    }
+
+    /// Runs `work` in one transaction, committed when it succeeds.
+    pub(in crate::store) async fn run_write<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Write, work).await
+    }
+
+    /// Runs `work` as `kind` says; once more on a fresh connection when the one
+    /// it was given was broken. Then tells the other instances what it says to.
+    async fn run<T>(
+        &self,
+        kind: Kind,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut held = self.connections.get().await?;
+        let (mut done, mut told, mut broken) = attempt(held.connection(), kind, &work).await;
+        if broken && held.is_reused() {
+            held.reopen().await?;
+            (done, told, broken) = attempt(held.connection(), kind, &work).await;
+        }
+        held.release(broken);
+        if done.is_ok() {
+            for notice in told.drain(..) {
+                self.tell(notice);
+            }
+        }
+        done
+    }
+}
+
+/// Work that `error` stopped before it began or as it committed.
+fn unfinished<T>(error: sqlx::Error) -> (Result<T, StoreError>, Vec<Notice>, bool) {
+    let broken = is_broken(&error);
+    (Err(error.into()), Vec::new(), broken)
+}
+
+/// `work` on `connection` as `kind` says: what it answers, what it tells, and
+/// whether the connection broke.
+async fn attempt<T>(
+    connection: &mut PgConnection,
+    kind: Kind,
+    work: &impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+) -> (Result<T, StoreError>, Vec<Notice>, bool) {
+    if kind == Kind::Read {
+        let mut tx = PgTx::new(connection);
+        let done = work(&mut tx).await;
+        let broken = tx.broken();
+        return (done, tx.told, broken);
+    }
+    let mut transaction = match connection.begin().await {
+        Ok(transaction) => transaction,
+        Err(error) => return unfinished(error),
+    };
+    let mut tx = PgTx::new(&mut transaction);
+    if kind == Kind::Snapshot {
+        static SNAPSHOT: std::sync::LazyLock<Sql> =
+            std::sync::LazyLock::new(|| Sql::new("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+        if let Err(error) = tx.execute(&SNAPSHOT, &[]).await {
+            return (Err(error), Vec::new(), tx.broken());
+        }
+    }
+    let done = work(&mut tx).await;
+    let (told, broken) = (std::mem::take(&mut tx.told), tx.broken());
+    match done {
+        Ok(done) => match transaction.commit().await {
+            Ok(()) => (Ok(done), told, broken),
+            Err(error) => unfinished(error),
+        },
+        // Dropped, the transaction rolls back.
+        Err(error) => (Err(error), Vec::new(), broken),
+    }
+}

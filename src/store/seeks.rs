@@ -1,0 +1,229 @@
+//! The store's operations on seeks: a player's wish for a game on given terms,
+//! paired with another player's at once if one waits. Each is written once,
+//! over [`Tx`]. The seeks of one set of terms are made one after the other, on
+//! any instance (a lock of the transaction's), so that a seek is paired once
+//! and never missed by one made at the same moment.
+
+use std::sync::LazyLock;
+
+use jiff::Timestamp;
+
+use super::challenges::{Started, new_id, start_game};
+use super::rows::{clock_of, corrupt, username, variant};
+use super::sql::Sql;
+use super::tx::{Row, Tx};
+use super::{Store, StoreError, counted};
+use crate::rating::Rating;
+use crate::record::{GameId, Holder, PlayerId, RatingRange, SeekId, SeekStatus, StoredGame, StoredSeek, Terms};
+
+/// A new seek, before the database gives it an id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewSeek {
+    /// Whose it is.
+    pub player: PlayerId,
+    /// The game it asks for.
+    pub terms: Terms,
+    /// The ratings it pairs with, if it limits them.
+    pub rating_range: Option<RatingRange>,
+    /// When it is made.
+    pub created_at: Timestamp,
+    /// When it expires.
+    pub expires_at: Timestamp,
+}
+
+/// What became of a seek.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sought {
+    /// Its player has as many open seeks as they may: nothing was written.
+    TooMany,
+    /// No open seek matched it: it waits.
+    Waiting(SeekId),
+    /// It was paired with the oldest open seek that matched it, into `game`.
+    Paired {
+        /// The seek.
+        seek: SeekId,
+        /// The game both seeks were paired into, as written.
+        game: Box<StoredGame>,
+    },
+}
+
+const SEEK_COLUMNS: &str = "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, \
+     seeks.clock_increment_ms, seeks.status, seeks.game_id, seeks.created_at, seeks.expires_at, seeks.rated, \
+     seeks.rating_min, seeks.rating_max";
+
+/// Makes the seeks of one set of terms, `$1`, one after the other.
+static HOLD_TERMS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT pg_advisory_xact_lock(hashtext($1))"));
+static OPEN_SEEKS: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT count(*) AS open FROM seeks WHERE player_id = $1 AND status = 'open' AND expires_at > $2")
+});
+/// The oldest open seek of the same terms and another player, with that
+/// player, whose rating lies in the range `$7`..`$8` and whose seek's range
+/// holds the rating of player `$4`: a player's rating in the variant, or the
+/// start's when they have none.
+static PARTNER: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT {SEEK_COLUMNS}, players.name, players.token_hash, players.last_seen_at FROM seeks \
+         JOIN players ON players.id = seeks.player_id \
+         LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
+         WHERE seeks.status = 'open' AND seeks.variant = $1 AND seeks.clock_initial_ms IS NOT DISTINCT FROM $2 \
+         AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.player_id <> $4 \
+         AND seeks.expires_at > $5 AND seeks.rated = $6 \
+         AND coalesce(ratings.rating, {START}) BETWEEN coalesce($7, -1e9) AND coalesce($8, 1e9) \
+         AND coalesce((SELECT rating FROM ratings WHERE player_id = $4 AND variant = $1), {START}) \
+         BETWEEN coalesce(seeks.rating_min, -1e9) AND coalesce(seeks.rating_max, 1e9) \
+         ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
+        START = Rating::START.rating,
+    ))
+});
+static INSERT_SEEK: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::insert(
+        "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, game_id, created_at, \
+         expires_at, rated, rating_min, rating_max) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+});
+static PAIR_SEEK: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2"));
+static SEEK: LazyLock<Sql> = LazyLock::new(|| Sql::new(&format!("SELECT {SEEK_COLUMNS} FROM seeks WHERE id = $1")));
+static CANCEL_SEEK: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'"));
+
+impl Store {
+    /// Makes seek `new`, unless its player has `most_open` open seeks already;
+    /// pairs it with the oldest open seek of the same terms and another
+    /// player's, if there is one, into the game that `pair` decides for that
+    /// seek and its player. `pair` may be asked more than once: only the last
+    /// answer is written.
+    ///
+    /// # Errors
+    /// What `pair` returns; when the database fails.
+    pub async fn seek<E: From<StoreError> + Send + 'static>(
+        &self,
+        new: NewSeek,
+        most_open: u32,
+        pair: impl Fn(&StoredSeek, Holder) -> Result<Started, E> + Send + Sync + 'static,
+    ) -> Result<Sought, E> {
+        self.wrote(async { run!(self, run_write, |tx| seek(tx, &new, most_open, &pair)) }).await?
+    }
+
+    /// Seek `id`.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
+        counted(run!(self, run_read, |tx| seek_by_id(tx, id)))
+    }
+
+    /// Cancels seek `id` if it is open; answers whether it was.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
+        let cancelled = self.wrote(async { run!(self, run_write, |tx| tx.execute(&CANCEL_SEEK, &[id.into()])) });
+        Ok(cancelled.await? > 0)
+    }
+}
+
+async fn seek_by_id(tx: &mut impl Tx, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
+    tx.rows(&SEEK, &[id.into()]).await?.first().map(|row| seek_from_row(&row)).transpose()
+}
+
+/// See [`Store::seek`]: the decision's refusal apart from the database's failure.
+async fn seek<E>(
+    tx: &mut impl Tx,
+    new: &NewSeek,
+    most_open: u32,
+    pair: &impl Fn(&StoredSeek, Holder) -> Result<Started, E>,
+) -> Result<Result<Sought, E>, StoreError> {
+    let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    let terms = format!("seek {} {clock:?} {}", new.terms.variant.code(), new.terms.rated);
+    tx.hold(&HOLD_TERMS, &[terms.into()]).await?;
+    let open = tx.rows(&OPEN_SEEKS, &[new.player.into(), new.created_at.into()]).await?;
+    if open.first().map(|row| row.get::<u32>("open")).transpose()?.unwrap_or(0) >= most_open {
+        return Ok(Ok(Sought::TooMany));
+    }
+    let args = [
+        new.terms.variant.code().into(),
+        clock.map(|(initial, _)| initial).into(),
+        clock.map(|(_, increment)| increment).into(),
+        new.player.into(),
+        new.created_at.into(),
+        new.terms.rated.into(),
+        new.rating_range.map(|range| range.min).into(),
+        new.rating_range.map(|range| range.max).into(),
+    ];
+    let partner = tx.rows(&PARTNER, &args).await?;
+    let Some(partner) = partner.first() else {
+        let id = insert_seek(tx, new, SeekStatus::Open, None).await?;
+        return Ok(Ok(Sought::Waiting(id)));
+    };
+    let (partner, holder) = seek_and_holder_from_row(&partner)?;
+    let (mut game, game_events) = match pair(&partner, holder) {
+        Ok(started) => started,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    game.id = start_game(tx, &game, &game_events).await?;
+    let seek = insert_seek(tx, new, SeekStatus::Paired, Some(game.id)).await?;
+    tx.execute(&PAIR_SEEK, &[game.id.into(), partner.id.into()]).await?;
+    Ok(Ok(Sought::Paired { seek, game: Box::new(game) }))
+}
+
+/// Writes seek `new` with `status` and the game it was paired into; answers its id.
+async fn insert_seek(
+    tx: &mut impl Tx,
+    new: &NewSeek,
+    status: SeekStatus,
+    game_id: Option<GameId>,
+) -> Result<SeekId, StoreError> {
+    let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    let args = [
+        new.player.into(),
+        new.terms.variant.code().into(),
+        clock.map(|(initial, _)| initial).into(),
+        clock.map(|(_, increment)| increment).into(),
+        status.code().into(),
+        game_id.into(),
+        new.created_at.into(),
+        new.expires_at.into(),
+        new.terms.rated.into(),
+        new.rating_range.map(|range| range.min).into(),
+        new.rating_range.map(|range| range.max).into(),
+    ];
+    Ok(SeekId::new(new_id(tx.insert(&INSERT_SEEK, &args).await?)?))
+}
+
+/// The seek in `row`, read with [`SEEK_COLUMNS`].
+fn seek_from_row(row: &Row<'_>) -> Result<StoredSeek, StoreError> {
+    let status: String = row.get("status")?;
+    Ok(StoredSeek {
+        id: row.get("id")?,
+        player: row.get("player_id")?,
+        terms: Terms {
+            variant: variant(&row.get::<String>("variant")?)?,
+            clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
+            rated: row.get("rated")?,
+        },
+        status: SeekStatus::STORED
+            .into_iter()
+            .find(|s| s.code() == status)
+            .ok_or_else(|| corrupt("status", &status))?,
+        rating_range: match (row.get("rating_min")?, row.get("rating_max")?) {
+            (Some(min), Some(max)) => Some(RatingRange { min, max }),
+            _ => None,
+        },
+        game_id: row.get("game_id")?,
+        created_at: row.get("created_at")?,
+        expires_at: row.get("expires_at")?,
+    })
+}
+
+/// The seek and its player in `row`, read with [`PARTNER`].
+fn seek_and_holder_from_row(row: &Row<'_>) -> Result<(StoredSeek, Holder), StoreError> {
+    let seek = seek_from_row(row)?;
+    let holder = Holder {
+        id: seek.player,
+        name: username(&row.get::<String>("name")?)?,
+        token_hash: row.get("token_hash")?,
+        last_seen_at: row.get("last_seen_at")?,
+    };
+    Ok((seek, holder))
+}

@@ -1,0 +1,125 @@
+//! Each statement of the store's operations is written once, in PostgreSQL's
+//! dialect, and SQLite's text is derived from it mechanically when the statement
+//! is first used (see [`Sql::new`]).
+//!
+//! Why derived text and not a query builder: the statements are fixed, so their
+//! text is built once per process and a call costs nothing for it, where a
+//! builder (sea-query, for one) builds each statement's text at each call unless
+//! it is cached as here anyway, and is one more crate to build. PostgreSQL's
+//! dialect is the one written because it says more: where a statement locks
+//! rows for other instances, or takes a list of ids, SQLite's one writer and
+//! its JSON functions do the same with less, so the derivation only drops and
+//! rewrites, never guesses.
+
+/// A statement, in both dialects.
+#[derive(Debug)]
+pub(super) struct Sql {
+    postgres: String,
+    sqlite: String,
+}
+
+impl Sql {
+    /// The statement `postgres`, written in PostgreSQL's dialect with the
+    /// subset of it that SQLite's text is derived from:
+    /// - parameters `$1`, `$2` ... (SQLite: `?1`, `?2` ...);
+    /// - casts `::TYPE` (dropped: SQLite's values carry their own types);
+    /// - `IS NOT DISTINCT FROM` (SQLite: `IS`);
+    /// - `= ANY($n)`, a list of ids (SQLite: `IN (SELECT value FROM
+    ///   json_each(?n))`, the list bound as a JSON array);
+    /// - `greatest(` and `least(` (SQLite: `max(` and `min(`);
+    /// - a lock at the end, `FOR UPDATE ...` or `FOR NO KEY UPDATE ...`
+    ///   (dropped: on SQLite one writer writes at a time).
+    pub(super) fn new(postgres: &str) -> Sql {
+        Sql { postgres: postgres.to_string(), sqlite: sqlite_of(postgres) }
+    }
+
+    /// An insert of one row whose id the database gives: PostgreSQL answers it
+    /// (`RETURNING id`), SQLite keeps it for `last_insert_rowid()`, which costs
+    /// it no temporary table as `RETURNING` does.
+    pub(super) fn insert(postgres: &str) -> Sql {
+        Sql { postgres: format!("{postgres} RETURNING id"), sqlite: sqlite_of(postgres) }
+    }
+
+    /// The text for PostgreSQL.
+    pub(super) fn postgres(&self) -> &str {
+        &self.postgres
+    }
+
+    /// The text for SQLite.
+    pub(super) fn sqlite(&self) -> &str {
+        &self.sqlite
+    }
+}
+
+/// SQLite's text of `postgres`: see [`Sql::new`].
+fn sqlite_of(postgres: &str) -> String {
+    let text = match [" FOR UPDATE", " FOR NO KEY UPDATE"].iter().filter_map(|lock| postgres.find(lock)).min() {
+        Some(lock) => &postgres[..lock],
+        None => postgres,
+    };
+    let text = text.replace(" IS NOT DISTINCT FROM ", " IS ").replace("greatest(", "max(").replace("least(", "min(");
+    let mut sqlite = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(['$', ':', '=']) {
+        sqlite.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("= ANY($") {
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            sqlite.push_str(&format!("IN (SELECT value FROM json_each(?{}))", &after[..digits]));
+            rest = after[digits..].strip_prefix(')').expect("= ANY($n) closes its parenthesis");
+        } else if let Some(after) = rest.strip_prefix('$') {
+            sqlite.push('?');
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("::") {
+            rest = after.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '[' || c == ']');
+        } else {
+            sqlite.push_str(&rest[..1]);
+            rest = &rest[1..];
+        }
+    }
+    sqlite.push_str(rest);
+    sqlite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sql;
+
+    #[test]
+    fn sqlites_text_is_derived_from_postgresqls_by_each_rule() {
+        for (postgres, sqlite) in [
+            ("SELECT id FROM players WHERE id = $1", "SELECT id FROM players WHERE id = ?1"),
+            ("UPDATE seeks SET status = $12 WHERE id = $2", "UPDATE seeks SET status = ?12 WHERE id = ?2"),
+            ("SELECT $1::TEXT IS NULL, $2::BIGINT[]", "SELECT ?1 IS NULL, ?2"),
+            (
+                "SELECT 1 FROM seeks WHERE clock IS NOT DISTINCT FROM $3 AND x = $1",
+                "SELECT 1 FROM seeks WHERE clock IS ?3 AND x = ?1",
+            ),
+            (
+                "DELETE FROM seats WHERE game_id = ANY($1) AND x = $2",
+                "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1)) AND x = ?2",
+            ),
+            ("SELECT greatest(1, $1), least(2, $2)", "SELECT max(1, ?1), min(2, ?2)"),
+            (
+                "SELECT id FROM seeks WHERE a = $1 LIMIT 1 FOR UPDATE OF seeks",
+                "SELECT id FROM seeks WHERE a = ?1 LIMIT 1",
+            ),
+            (
+                "SELECT id FROM players WHERE id = ANY($1) FOR NO KEY UPDATE",
+                "SELECT id FROM players WHERE id IN (SELECT value FROM json_each(?1))",
+            ),
+            ("SELECT a >= 1 AND b <= 2 AND c <> 3", "SELECT a >= 1 AND b <= 2 AND c <> 3"),
+        ] {
+            let sql = Sql::new(postgres);
+            assert_eq!(sql.sqlite(), sqlite, "{postgres}");
+            assert_eq!(sql.postgres(), postgres);
+        }
+    }
+
+    #[test]
+    fn an_insert_answers_its_id_on_postgresql_alone() {
+        let sql = Sql::insert("INSERT INTO seeks (player_id) VALUES ($1)");
+        assert_eq!(sql.postgres(), "INSERT INTO seeks (player_id) VALUES ($1) RETURNING id");
+        assert_eq!(sql.sqlite(), "INSERT INTO seeks (player_id) VALUES (?1)");
+    }
+}

@@ -1,0 +1,128 @@
+//! [`Tx`] on a SQLite connection, and the store's operations run on the
+//! threads of [`super::worker`]: each statement runs as it is called, so an
+//! operation runs to its end in one poll.
+
+use futures_util::FutureExt;
+use rusqlite::Connection;
+use rusqlite::types::{Null, ToSql, ToSqlOutput, ValueRef};
+
+use super::worker::Scope;
+use super::{SqliteStore, insert_game, is_unique_violation};
+use crate::record::{GameId, StoredGame, stamp};
+use crate::store::sql::Sql;
+use crate::store::tx::{Arg, Rows, Tx, Value};
+use crate::store::{Notice, StoreError};
+
+/// The work on one SQLite connection: a write's transaction on the writer's, or
+/// reads on a reader's.
+pub(in crate::store) struct SqliteTx<'c> {
+    connection: &'c Connection,
+}
+
+impl<'c> SqliteTx<'c> {
+    pub(super) fn new(connection: &'c Connection) -> SqliteTx<'c> {
+        SqliteTx { connection }
+    }
+}
+
+/// What `operation` answers: it runs here to its end, since none of its
+/// statements waits.
+pub(super) fn now<T>(operation: impl Future<Output = T>) -> T {
+    operation.now_or_never().expect("an operation on SQLite never waits")
+}
+
+impl Tx for SqliteTx<'_> {
+    async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
+        let changed = self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args))?;
+        Ok(changed as u64)
+    }
+
+    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
+        let mut select = self.connection.prepare_cached(statement.sqlite())?;
+        let width = select.column_count();
+        let mut read = Rows::new(select.column_names().into_iter().map(String::from).collect());
+        let mut rows = select.query(rusqlite::params_from_iter(args))?;
+        while let Some(row) = rows.next()? {
+            for column in 0..width {
+                read.push(match row.get_ref(column)? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(int) => Value::Int(int),
+                    ValueRef::Real(real) => Value::Real(real),
+                    ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
+                    ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
+                });
+            }
+        }
+        Ok(read)
+    }
+
+    async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
+        match self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args)) {
+            Err(error) if is_unique_violation(&error) => Ok(None),
+            inserted => {
+                inserted?;
+                Ok(Some(self.connection.last_insert_rowid()))
+            }
+        }
+    }
+
+    async fn hold(&mut self, _hold: &'static Sql, _args: &[Arg<'_>]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn tell(&mut self, _notice: Notice) {}
+
+    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError> {
+        Ok(insert_game(self.connection, game, None)?)
+    }
+}
+
+impl ToSql for Arg<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Arg::Int(int) => int.to_sql()?,
+            Arg::Real(real) => real.to_sql()?,
+            Arg::Text(text) => text
+                .as_deref()
+                .map_or(ToSqlOutput::from(Null), |text| ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes()))),
+            Arg::Bytes(bytes) => {
+                bytes.as_deref().map_or(ToSqlOutput::from(Null), |bytes| ToSqlOutput::Borrowed(ValueRef::Blob(bytes)))
+            }
+            Arg::Bool(bool) => bool.to_sql()?,
+            // As every time is kept: RFC 3339 text, to the millisecond.
+            Arg::Time(time) => ToSqlOutput::Owned(time.map_or(rusqlite::types::Value::Null, |time| stamp(time).into())),
+            Arg::Ids(ids) => ToSqlOutput::from(serde_json::to_string(ids).expect("ids serialise")),
+        })
+    }
+}
+
+impl SqliteStore {
+    /// Runs `work` on a reader, outside any transaction.
+    pub(in crate::store) async fn run_read<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers.run(move |connection| now(work(&mut SqliteTx::new(connection)))).await
+    }
+
+    /// Runs `work` on a reader, its statements in one snapshot.
+    pub(in crate::store) async fn run_snapshot<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers
+            .run(move |connection| {
+                let snapshot = Scope::read(connection)?;
+                now(work(&mut SqliteTx::new(&snapshot)))
+            })
+            .await
+    }
+
+    /// Runs `work` as one of the writer's writes, undone when it fails.
+    pub(in crate::store) async fn run_write<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.writer.write(move |tx| now(work(&mut SqliteTx::new(tx))).map(Ok::<T, StoreError>)).await
+    }
+}

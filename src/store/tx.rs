@@ -1,0 +1,292 @@
+//! The one interface both backends implement, over which each store operation
+//! is written once: a unit of the database's work ([`Tx`]) that runs statements
+//! ([`Sql`]) with values ([`Arg`]) and answers rows read by column name ([`Row`]).
+//!
+//! SQLite's calls never wait (its statements run on the thread that holds the
+//! connection), so an operation runs there to its end in one poll; PostgreSQL's
+//! wait for the network.
+
+use std::borrow::Cow;
+
+use jiff::Timestamp;
+
+use super::sql::Sql;
+use super::{Notice, StoreError};
+use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId, StoredGame};
+
+/// A unit of the database's work: a transaction, or reads outside one.
+pub(super) trait Tx {
+    /// Runs `statement` with `args`; answers how many rows it changed.
+    async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError>;
+
+    /// The rows `statement` answers with `args`.
+    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError>;
+
+    /// Runs `statement`, an insert of one row made with [`Sql::insert`], and
+    /// answers the id the database gave it; `None` when a unique key refused
+    /// the row, which on PostgreSQL ends the transaction: nothing more may run.
+    async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError>;
+
+    /// Runs `hold`, which holds rows or a lock until the transaction ends, so
+    /// that another instance's transaction that holds the same waits for this
+    /// one. Nothing on SQLite, where one writer writes at a time.
+    async fn hold(&mut self, hold: &'static Sql, args: &[Arg<'_>]) -> Result<(), StoreError>;
+
+    /// Has the other instances told of `notice` once the transaction commits.
+    /// Nothing on SQLite, which has one instance.
+    fn tell(&mut self, notice: Notice);
+
+    /// Creates `game` as it is (but for its id, which the database gives, and
+    /// is answered), its seats and its log.
+    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError>;
+}
+
+/// A value bound to a statement's parameter. A null has a type too: PostgreSQL
+/// is told each parameter's.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Arg<'a> {
+    Int(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<Cow<'a, str>>),
+    Bytes(Option<Cow<'a, [u8]>>),
+    Bool(Option<bool>),
+    Time(Option<Timestamp>),
+    /// Ids, for `= ANY($n)` (see [`Sql::new`]).
+    Ids(Vec<i64>),
+}
+
+macro_rules! arg_from {
+    ($variant:ident: $($type:ty => $value:expr),* $(,)?) => {$(
+        impl<'a> From<$type> for Arg<'a> {
+            fn from(value: $type) -> Arg<'a> {
+                #[allow(clippy::redundant_closure_call)]
+                Arg::$variant(Some(($value)(value)))
+            }
+        }
+
+        impl<'a> From<Option<$type>> for Arg<'a> {
+            fn from(value: Option<$type>) -> Arg<'a> {
+                #[allow(clippy::redundant_closure_call)]
+                Arg::$variant(value.map($value))
+            }
+        }
+    )*};
+}
+
+arg_from!(Int:
+    i64 => |v| v,
+    u32 => i64::from,
+    GameId => GameId::get,
+    PlayerId => PlayerId::get,
+    ChallengeId => ChallengeId::get,
+    SeekId => SeekId::get,
+    PuzzleId => PuzzleId::get,
+    AttemptId => AttemptId::get,
+);
+arg_from!(Real: f64 => |v| v);
+arg_from!(Bool: bool => |v| v);
+arg_from!(Time: Timestamp => |v| v);
+arg_from!(Text: &'a str => Cow::Borrowed, String => Cow::Owned);
+arg_from!(Bytes: &'a [u8] => Cow::Borrowed, Vec<u8> => Cow::Owned);
+
+/// A value read from a column.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Value {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Bytes(Vec<u8>),
+    Bool(bool),
+    Time(Timestamp),
+}
+
+/// The rows a statement answered, their values by column name.
+#[derive(Debug, Default)]
+pub(super) struct Rows {
+    names: Vec<String>,
+    /// Row after row, each as wide as `names`.
+    values: Vec<Value>,
+}
+
+impl Rows {
+    /// No rows yet, of the columns `names`.
+    pub(super) fn new(names: Vec<String>) -> Rows {
+        Rows { names, values: Vec::new() }
+    }
+
+    /// Adds the next value, of the row being read.
+    pub(super) fn push(&mut self, value: Value) {
+        self.values.push(value);
+    }
+
+    /// Each row, in order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+        self.values.chunks(self.names.len().max(1)).map(|values| Row { names: &self.names, values })
+    }
+
+    /// The first row, if any.
+    pub(super) fn first(&self) -> Option<Row<'_>> {
+        self.iter().next()
+    }
+
+    /// Each row as `read` reads it.
+    pub(super) fn read<T>(&self, read: impl Fn(&Row<'_>) -> Result<T, StoreError>) -> Result<Vec<T>, StoreError> {
+        self.iter().map(|row| read(&row)).collect()
+    }
+}
+
+/// One row.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Row<'r> {
+    names: &'r [String],
+    values: &'r [Value],
+}
+
+impl Row<'_> {
+    /// The value of the column `name`, as a `T`.
+    ///
+    /// # Errors
+    /// [`StoreError::Corrupt`] when there is no such column, or its value is not a `T`.
+    pub(super) fn get<T: FromValue>(&self, name: &str) -> Result<T, StoreError> {
+        let at = self
+            .names
+            .iter()
+            .position(|column| column == name)
+            .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?;
+        T::from_value(&self.values[at]).ok_or_else(|| StoreError::Corrupt(format!("{name} {:?}", self.values[at])))
+    }
+}
+
+/// A type a column's value is read as.
+pub(super) trait FromValue: Sized {
+    /// `value` as this type, if it is one.
+    fn from_value(value: &Value) -> Option<Self>;
+}
+
+impl FromValue for i64 {
+    fn from_value(value: &Value) -> Option<i64> {
+        match value {
+            Value::Int(int) => Some(*int),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for u64 {
+    fn from_value(value: &Value) -> Option<u64> {
+        i64::from_value(value).and_then(|int| u64::try_from(int).ok())
+    }
+}
+
+impl FromValue for u32 {
+    fn from_value(value: &Value) -> Option<u32> {
+        i64::from_value(value).and_then(|int| u32::try_from(int).ok())
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(value: &Value) -> Option<f64> {
+        match value {
+            Value::Real(real) => Some(*real),
+            // SQLite keeps a real that is a whole number as an integer.
+            #[allow(clippy::cast_precision_loss)]
+            Value::Int(int) => Some(*int as f64),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for bool {
+    fn from_value(value: &Value) -> Option<bool> {
+        match value {
+            Value::Bool(bool) => Some(*bool),
+            // SQLite's booleans are integers.
+            Value::Int(int @ (0 | 1)) => Some(*int == 1),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for String {
+    fn from_value(value: &Value) -> Option<String> {
+        match value {
+            Value::Text(text) => Some(text.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for Vec<u8> {
+    fn from_value(value: &Value) -> Option<Vec<u8>> {
+        match value {
+            Value::Bytes(bytes) => Some(bytes.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl FromValue for Timestamp {
+    fn from_value(value: &Value) -> Option<Timestamp> {
+        match value {
+            Value::Time(time) => Some(*time),
+            // SQLite keeps times as RFC 3339 text.
+            Value::Text(text) => text.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FromValue> FromValue for Option<T> {
+    fn from_value(value: &Value) -> Option<Option<T>> {
+        match value {
+            Value::Null => Some(None),
+            value => T::from_value(value).map(Some),
+        }
+    }
+}
+
+macro_rules! id_value {
+    ($($id:ty),*) => {$(
+        impl FromValue for $id {
+            fn from_value(value: &Value) -> Option<$id> {
+                i64::from_value(value).map(<$id>::new)
+            }
+        }
+    )*};
+}
+
+id_value!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
+
+#[cfg(test)]
+mod tests {
+    use super::{Rows, Value};
+    use crate::record::PlayerId;
+
+    #[test]
+    fn a_row_is_read_by_column_name_whatever_the_order() {
+        let mut rows = Rows::new(vec!["id".into(), "name".into(), "bot".into()]);
+        for value in [Value::Int(7), Value::Text("alice".into()), Value::Int(0)] {
+            rows.push(value);
+        }
+        for value in [Value::Int(8), Value::Null, Value::Bool(true)] {
+            rows.push(value);
+        }
+        let read = rows
+            .read(|row| Ok((row.get::<Option<String>>("name")?, row.get::<PlayerId>("id")?, row.get::<bool>("bot")?)))
+            .unwrap();
+        assert_eq!(read, [(Some("alice".into()), PlayerId::new(7), false), (None, PlayerId::new(8), true)]);
+        let first = rows.first().unwrap();
+        assert_eq!(first.get::<i64>("nothing").unwrap_err().to_string(), "corrupt database: no column nothing");
+        assert_eq!(first.get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
+    }
+
+    #[test]
+    fn a_time_reads_from_sqlites_text_and_postgresqls_timestamp_alike() {
+        let time: jiff::Timestamp = "2026-12-05T08:30:00.125Z".parse().unwrap();
+        let mut rows = Rows::new(vec!["at".into()]);
+        rows.push(Value::Text("2026-12-05T08:30:00.125Z".into()));
+        rows.push(Value::Time(time));
+        assert_eq!(rows.read(|row| row.get::<jiff::Timestamp>("at")).unwrap(), [time, time]);
+    }
+}
