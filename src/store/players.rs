@@ -96,7 +96,7 @@ impl Store {
         let args = move || -> [Arg<'static>; 4] {
             [name.clone().into(), key.clone().into(), token_hash.clone().into(), at.into()]
         };
-        let created = self.wrote(async { run!(self, run_write, |tx| tx.insert(&INSERT_PLAYER, &args())) }).await?;
+        let created = self.wrote(async { run!(self, run_alone, |tx| tx.insert(&INSERT_PLAYER, &args())) }).await?;
         created.map(PlayerId::new).ok_or(StoreError::NameTaken)
     }
 
@@ -138,7 +138,7 @@ impl Store {
     /// When the database fails.
     pub async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
         let args = move || -> [Arg<'static>; 2] { [id.into(), token_hash.clone().into()] };
-        self.wrote(async { run!(self, run_write, |tx| tx.execute(&SET_PLAYER_TOKEN, &args())) }).await.map(drop)
+        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&SET_PLAYER_TOKEN, &args())) }).await.map(drop)
     }
 
     /// Notes that player `id` was seen at `at`.
@@ -146,7 +146,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn touch_player(&self, id: PlayerId, at: Timestamp) -> Result<(), StoreError> {
-        self.wrote(async { run!(self, run_write, |tx| tx.execute(&TOUCH_PLAYER, &[id.into(), at.into()])) })
+        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&TOUCH_PLAYER, &[id.into(), at.into()])) })
             .await
             .map(drop)
     }
@@ -157,7 +157,7 @@ impl Store {
     /// When the database fails.
     pub async fn touch_seat(&self, game: GameId, seat: Player, at: Timestamp) -> Result<(), StoreError> {
         let args = move || -> [Arg<'static>; 3] { [game.into(), seat.to_string().into(), at.into()] };
-        self.wrote(async { run!(self, run_write, |tx| tx.execute(&TOUCH_SEAT, &args())) }).await.map(drop)
+        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&TOUCH_SEAT, &args())) }).await.map(drop)
     }
 
     /// The games of `page` in which player `id` holds a seat, newest first,

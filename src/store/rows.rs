@@ -555,3 +555,16 @@ pub(super) fn holder_id(seat: &str) -> String {
          (SELECT players.id FROM players WHERE players.bot = games.bot))"
     )
 }
+
+/// The bot a game is played against, as its column holds it.
+pub(super) fn bot_code(game: &StoredGame) -> Option<&'static str> {
+    game.opponent.map(Bot::code)
+}
+
+/// The parasite's chance of a mistake, as its column holds it.
+pub(super) fn mistake_chance(game: &StoredGame) -> Option<f64> {
+    game.opponent.and_then(|bot| match bot {
+        Bot::Parasite { mistake_chance } => Some(mistake_chance),
+        Bot::Random | Bot::Perfect => None,
+    })
+}

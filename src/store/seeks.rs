@@ -118,7 +118,7 @@ impl Store {
     /// # Errors
     /// When the database fails.
     pub async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
-        let cancelled = self.wrote(async { run!(self, run_write, |tx| tx.execute(&CANCEL_SEEK, &[id.into()])) });
+        let cancelled = self.wrote(async { run!(self, run_alone, |tx| tx.execute(&CANCEL_SEEK, &[id.into()])) });
         Ok(cancelled.await? > 0)
     }
 }

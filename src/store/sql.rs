@@ -28,7 +28,9 @@ impl Sql {
     ///   json_each(?n))`, the list bound as a JSON array);
     /// - `greatest(` and `least(` (SQLite: `max(` and `min(`);
     /// - a lock at the end, `FOR UPDATE ...` or `FOR NO KEY UPDATE ...`
-    ///   (dropped: on SQLite one writer writes at a time).
+    ///   (dropped: on SQLite one writer writes at a time);
+    /// - a comment `/* SQLite: ... */`, which PostgreSQL passes over, is
+    ///   SQLite's alone (such as an index to read along: `INDEXED BY`).
     pub(super) fn new(postgres: &str) -> Sql {
         Sql { postgres: postgres.to_string(), sqlite: sqlite_of(postgres) }
     }
@@ -57,6 +59,7 @@ fn sqlite_of(postgres: &str) -> String {
         Some(lock) => &postgres[..lock],
         None => postgres,
     };
+    let text = text.replace("/* SQLite: ", "").replace(" */", "");
     let text = text.replace(" IS NOT DISTINCT FROM ", " IS ").replace("greatest(", "max(").replace("least(", "min(");
     let mut sqlite = String::with_capacity(text.len());
     let mut rest = text.as_str();
@@ -109,6 +112,10 @@ mod tests {
                 "SELECT id FROM players WHERE id IN (SELECT value FROM json_each(?1))",
             ),
             ("SELECT a >= 1 AND b <= 2 AND c <> 3", "SELECT a >= 1 AND b <= 2 AND c <> 3"),
+            (
+                "SELECT id FROM games /* SQLite: INDEXED BY games_by_end */ WHERE a",
+                "SELECT id FROM games INDEXED BY games_by_end WHERE a",
+            ),
         ] {
             let sql = Sql::new(postgres);
             assert_eq!(sql.sqlite(), sqlite, "{postgres}");

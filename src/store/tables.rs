@@ -329,7 +329,7 @@ impl Store {
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
-        self.wrote(Box::pin(store.run_write(async |tx| tx.execute(&REMOVE, &[]).await))).await
+        self.wrote(Box::pin(store.run_alone(async |tx| tx.execute(&REMOVE, &[]).await))).await
     }
 
     /// How many rows `table` holds.

@@ -37,9 +37,8 @@ use sqlx::{Connection, Row};
 
 use super::players::insert_player_events;
 use super::rows::{Columns, EntryRow, SeatRow, SummaryColumns, stored_game_from_row};
-use super::{Ended, Notice, OpenError, RematchOf, StoreError};
-use super::{bot_code, mistake_chance};
-use crate::engine::Player;
+use super::rows::{bot_code, mistake_chance};
+use super::{Notice, OpenError, RematchOf, StoreError};
 use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
 use connections::{Connections, Held, is_broken};
 use statements::*;
@@ -245,82 +244,11 @@ impl PgStore {
         Ok(copied.is_some())
     }
 
-    pub(super) async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.connections
-            .run(&|connection| {
-                Box::pin(sqlx::query_scalar(GAME_IDS).bind(after).bind(i64::from(most)).fetch_all(connection))
-            })
-            .await
-    }
-
     pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         let row = self.connections.run(&|connection| Box::pin(fetch_game(connection, id))).await?;
         let game = game_from_row(row, id)?;
         self.known.insert(id, game.clone());
         Ok(game)
-    }
-
-    pub(super) async fn timed_out_games(&self, now: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.game_ids_of(TIMED_OUT_GAMES, now, most).await
-    }
-
-    pub(super) async fn abandoned_games(&self, created_before: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.game_ids_of(ABANDONED_GAMES, created_before, most).await
-    }
-
-    /// The ids `statement` answers for a time and a count.
-    async fn game_ids_of(&self, statement: &'static str, at: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.connections
-            .run(&|connection| {
-                let query = sqlx::query_scalar(statement).bind(at.clone()).bind(i64::from(most));
-                Box::pin(query.fetch_all(connection))
-            })
-            .await
-    }
-
-    pub(super) async fn delete_games_ended_before(
-        &self,
-        ended: Ended,
-        before: String,
-        most: usize,
-    ) -> Result<usize, StoreError> {
-        let most = i64::try_from(most).unwrap_or(i64::MAX);
-        let deleted = self
-            .connections
-            .run(&|connection| {
-                let before = before.clone();
-                Box::pin(async move {
-                    let mut tx = connection.begin().await?;
-                    // Instances that delete at once take different games: each skips those another holds.
-                    let ids: Vec<GameId> =
-                        sqlx::query_scalar(ended_before(ended)).bind(before).bind(most).fetch_all(&mut *tx).await?;
-                    let mut deleted = 0;
-                    for delete in DELETE_GAMES {
-                        deleted = sqlx::query(delete).bind(&ids).execute(&mut *tx).await?.rows_affected();
-                    }
-                    tx.commit().await?;
-                    Ok(deleted)
-                })
-            })
-            .await?;
-        Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
-    }
-
-    pub(super) async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
-        let row: Option<(GameId, String)> = self
-            .connections
-            .run(&|connection| Box::pin(sqlx::query_as(ORIGINAL_APP_GAME).fetch_optional(connection)))
-            .await?;
-        row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
-    }
-
-    pub(super) async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
-        self.connections
-            .run(&|connection| {
-                let query = sqlx::query(SET_ORIGINAL_APP_GAME).bind(id).bind(play_as.to_string());
-                Box::pin(async move { query.execute(connection).await.map(|_| ()) })
-            })
-            .await
     }
 
     /// Tells `hear` of every change any instance writes, for as long as the store

@@ -6,7 +6,6 @@
 
 use std::sync::LazyLock;
 
-use super::super::Ended;
 use super::super::rows::{
     NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, entry_columns, game_columns, listing_columns, seat_columns,
 };
@@ -136,9 +135,6 @@ fn write(seats: bool, summaries: bool) -> String {
     format!("WITH {} SELECT game_id FROM firsts", parts.join(", "))
 }
 
-/// The ids of the games after `$1`, a page of `$2`.
-pub(super) const GAME_IDS: &str = "SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2";
-
 /// The notices `$1`, each `id version`, to every instance that listens on
 /// [`super::CHANNEL`].
 pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM unnest($1::TEXT[]) AS payload";
@@ -164,42 +160,6 @@ pub(super) const LIST_GAME_IDS: [&str; 2] = [
 pub(super) static LISTED_GAMES: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ANY($1) ORDER BY id DESC", listing_columns(rfc3339)));
 
-/// Retention's question, for each kind of ended game, and its deletes: see
-/// [`super::super::Store::delete_games_ended_before`].
-pub(super) fn ended_before(ended: Ended) -> &'static str {
-    static QUESTIONS: LazyLock<[String; 2]> = LazyLock::new(|| {
-        [Ended::Any, Ended::Abandoned].map(|ended| {
-            format!(
-                "SELECT id FROM games WHERE {} AND ended_at < $1::TIMESTAMPTZ \
-                 AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
-                 ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
-                ended.condition()
-            )
-        })
-    });
-    &QUESTIONS[ended as usize]
-}
-pub(super) const DELETE_GAMES: [&str; 7] = [
-    "DELETE FROM player_events WHERE game_id = ANY($1)",
-    "UPDATE challenges SET game_id = NULL WHERE game_id = ANY($1)",
-    "DELETE FROM seeks WHERE game_id = ANY($1)",
-    "DELETE FROM log_entries WHERE game_id = ANY($1)",
-    "DELETE FROM seats WHERE game_id = ANY($1)",
-    "UPDATE games SET rematch_of = NULL WHERE rematch_of = ANY($1)",
-    "DELETE FROM games WHERE id = ANY($1)",
-];
-
-/// The timer's questions, each along its index: see
-/// [`super::super::Store::timed_out_games`] and [`super::super::Store::abandoned_games`].
-pub(super) const TIMED_OUT_GAMES: &str =
-    "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1::TIMESTAMPTZ ORDER BY deadline LIMIT $2";
-pub(super) const ABANDONED_GAMES: &str =
-    "SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1::TIMESTAMPTZ ORDER BY created_at LIMIT $2";
-
 /// The database's clock now, in microseconds since the epoch: the time as the
 /// statement runs, not as its transaction began.
 pub(super) const DATABASE_TIME: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT";
-
-pub(super) const ORIGINAL_APP_GAME: &str = "SELECT game_id, play_as FROM original_app_game WHERE slot = 1";
-pub(super) const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
-     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";

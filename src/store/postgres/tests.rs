@@ -2,7 +2,7 @@
 //! server (`QTTT_TEST_POSTGRES`), and .ci/run gives them one.
 
 use super::*;
-use crate::store::Ended;
+use crate::store::games::{ABANDONED_GAMES, Ended, TIMED_OUT_GAMES, ended_before};
 
 /// What the reads that run however many games there are go along, as in the
 /// SQLite store's test of the same name. Sequential scans are priced out
@@ -24,10 +24,10 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
         (LIST_GAME_IDS[1], "games_by_status"),
         (LISTED_GAMES.as_str(), "games_pkey"),
         (listing::PLAYER_GAME_IDS, "seats_by_player"),
-        (TIMED_OUT_GAMES, "games_by_deadline"),
-        (ABANDONED_GAMES, "games_by_creation"),
-        (ended_before(Ended::Any), "games_by_end"),
-        (ended_before(Ended::Abandoned), "games_abandoned_by_end"),
+        (TIMED_OUT_GAMES.postgres(), "games_by_deadline"),
+        (ABANDONED_GAMES.postgres(), "games_by_creation"),
+        (ended_before(Ended::Any).postgres(), "games_by_end"),
+        (ended_before(Ended::Abandoned).postgres(), "games_abandoned_by_end"),
     ];
     let mut connection = PgConnection::connect(&url).await.unwrap();
     sqlx::raw_sql("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")

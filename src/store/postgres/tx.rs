@@ -28,8 +28,8 @@ type Query<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
 /// How the work runs on its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// Each statement on its own.
-    Read,
+    /// Each statement on its own, committed by itself.
+    Alone,
     /// In one read-only transaction that sees one snapshot.
     Snapshot,
     /// In one transaction, committed when the work succeeds.
@@ -182,12 +182,21 @@ impl Decode<'_, Postgres> for PgTime {
 }
 
 impl PgStore {
+    /// Runs `work`, a write of one statement, outside any transaction: it
+    /// commits by itself, with no BEGIN and COMMIT to wait for.
+    pub(in crate::store) async fn run_alone<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Alone, work).await
+    }
+
     /// Runs `work` outside any transaction.
     pub(in crate::store) async fn run_read<T>(
         &self,
         work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.run(Kind::Read, work).await
+        self.run(Kind::Alone, work).await
     }
 
     /// Runs `work` in one read-only transaction that sees one snapshot.
@@ -242,7 +251,7 @@ async fn attempt<T>(
     kind: Kind,
     work: &impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
 ) -> (Result<T, StoreError>, Vec<Notice>, bool) {
-    if kind == Kind::Read {
+    if kind == Kind::Alone {
         let mut tx = PgTx::new(connection);
         let done = work(&mut tx).await;
         let broken = tx.broken();

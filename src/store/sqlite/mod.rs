@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock};
 
 use jiff::SignedDuration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, ffi, params};
+use rusqlite::{Connection, OpenFlags, Row, ffi, params};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 
@@ -24,10 +24,9 @@ use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_write
 use super::players::insert_player_events;
 use super::ratings;
 use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
+use super::rows::{bot_code, mistake_chance};
 use super::rows::{entry_columns, game_columns, seat_columns, stored_game_from_row};
-use super::{Durability, Ended, OpenError, RematchOf, SqliteSettings, StoreError, Write};
-use super::{bot_code, mistake_chance};
-use crate::engine::Player;
+use super::{Durability, OpenError, RematchOf, SqliteSettings, StoreError, Write};
 use crate::record::{
     Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary, stamp,
 };
@@ -76,44 +75,6 @@ const INSERT_GAME: &str = "INSERT INTO games (id, variant, created_at, bot, mist
 const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
 const UPDATE_SUMMARY: &str =
     "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
-const GAME_IDS: &str = "SELECT id FROM games WHERE id > ? ORDER BY id LIMIT ?";
-const SET_ORIGINAL_APP_GAME: &str = "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, ?, ?) \
-     ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as";
-/// Retention's question, for each kind of ended game, and its deletes: see
-/// [`super::Store::delete_games_ended_before`]. Each names its index: without
-/// statistics, SQLite took the abandoned games' along `games_by_rematch_of`
-/// (every game that is no rematch) and sorted them, and with `INDEXED BY` a
-/// question that cannot use its index is refused when prepared.
-fn ended_before(ended: Ended) -> &'static str {
-    static QUESTIONS: LazyLock<[String; 2]> = LazyLock::new(|| {
-        [(Ended::Any, "games_by_end"), (Ended::Abandoned, "games_abandoned_by_end")].map(|(ended, index)| {
-            format!(
-                "SELECT json_group_array(id) FROM (SELECT id FROM games INDEXED BY {index} WHERE {} AND ended_at < ?1 \
-                 AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
-                 ORDER BY ended_at, id LIMIT ?2)",
-                ended.condition()
-            )
-        })
-    });
-    &QUESTIONS[ended as usize]
-}
-const DELETE_GAMES: [&str; 7] = [
-    "DELETE FROM player_events WHERE game_id IN (SELECT value FROM json_each(?1))",
-    "UPDATE challenges SET game_id = NULL WHERE game_id IN (SELECT value FROM json_each(?1))",
-    "DELETE FROM seeks WHERE game_id IN (SELECT value FROM json_each(?1))",
-    "DELETE FROM log_entries WHERE game_id IN (SELECT value FROM json_each(?1))",
-    "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1))",
-    "UPDATE games SET rematch_of = NULL WHERE rematch_of IN (SELECT value FROM json_each(?1))",
-    "DELETE FROM games WHERE id IN (SELECT value FROM json_each(?1))",
-];
-/// The timer's questions, each along its index (`games_by_deadline`,
-/// `games_by_creation`): see [`super::Store::timed_out_games`] and
-/// [`super::Store::abandoned_games`].
-const TIMED_OUT_GAMES: &str =
-    "SELECT id FROM games WHERE status = 'ongoing' AND deadline <= ?1 ORDER BY deadline LIMIT ?2";
-const ABANDONED_GAMES: &str =
-    "SELECT id FROM games WHERE status = 'waiting' AND created_at <= ?1 ORDER BY created_at LIMIT ?2";
-
 /// The file at `path`, to keep `bytes` of in memory: none when `bytes` is 0, or
 /// when it cannot be mapped (a server that cannot hold it still serves).
 fn resident_file(path: &Path, bytes: usize) -> Option<resident::ResidentFile> {
@@ -283,77 +244,6 @@ impl SqliteStore {
                     rate(tx, id, &write, period)?;
                 }
                 Ok(Ok(decided))
-            })
-            .await
-    }
-
-    pub(super) async fn timed_out_games(&self, now: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.game_ids_of(TIMED_OUT_GAMES, now, most).await
-    }
-
-    pub(super) async fn abandoned_games(&self, created_before: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.game_ids_of(ABANDONED_GAMES, created_before, most).await
-    }
-
-    /// The ids `statement` answers for a time and a count.
-    async fn game_ids_of(&self, statement: &'static str, at: String, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.readers
-            .run(move |connection| {
-                let mut query = connection.prepare_cached(statement)?;
-                let ids = query.query_map(params![at, most], |row| row.get(0))?;
-                Ok(ids.collect::<rusqlite::Result<_>>()?)
-            })
-            .await
-    }
-
-    pub(super) async fn delete_games_ended_before(
-        &self,
-        ended: Ended,
-        before: String,
-        most: usize,
-    ) -> Result<usize, StoreError> {
-        self.writer
-            .write(move |tx| {
-                // The ids as a JSON array, which each delete reads back as a table.
-                let ids: String = tx
-                    .prepare_cached(ended_before(ended))?
-                    .query_row(params![before, i64::try_from(most).unwrap_or(i64::MAX)], |row| row.get(0))?;
-                let mut deleted = 0;
-                for delete in DELETE_GAMES {
-                    deleted = tx.prepare_cached(delete)?.execute([&ids])?;
-                }
-                Ok(Ok(deleted))
-            })
-            .await
-    }
-
-    pub(super) async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
-        self.readers
-            .run(move |connection| {
-                let mut ids = connection.prepare_cached(GAME_IDS)?;
-                Ok(ids.query_map(params![after, most], |row| row.get(0))?.collect::<Result<_, _>>()?)
-            })
-            .await
-    }
-
-    pub(super) async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
-        self.readers
-            .run(|connection| {
-                let row: Option<(GameId, String)> = connection
-                    .query_row("SELECT game_id, play_as FROM original_app_game WHERE slot = 1", [], |row| {
-                        Ok((row.get(0)?, row.get(1)?))
-                    })
-                    .optional()?;
-                row.map(|(id, mark)| Ok((id, super::rows::player(&mark)?))).transpose()
-            })
-            .await
-    }
-
-    pub(super) async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
-        self.writer
-            .write(move |tx| {
-                tx.prepare_cached(SET_ORIGINAL_APP_GAME)?.execute(params![id, play_as.to_string()])?;
-                Ok(Ok(()))
             })
             .await
     }

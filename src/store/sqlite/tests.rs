@@ -1,7 +1,10 @@
 //! The SQLite store's own tests: its migrations and its statements' programs.
 
 use super::*;
+use crate::engine::Player;
 use crate::record::{Page, Status};
+use crate::store::games::Ended;
+use crate::store::games::{ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before, original_app_game};
 
 #[tokio::test]
 async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
@@ -59,7 +62,10 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         })
         .await
         .unwrap();
-    assert_eq!(store.original_app_game().await.unwrap(), Some((GameId::new(7), Player::O)));
+    assert_eq!(
+        store.run_read(async |tx| original_app_game(tx).await).await.unwrap(),
+        Some((GameId::new(7), Player::O))
+    );
     store.close().await;
     assert_eq!(
         (game.variant, stamp(game.created_at), game.opponent, game.seats),
@@ -100,7 +106,7 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
     let temporary_tables = store
         .writer
         .run(|connection| {
-            [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_ORIGINAL_APP_GAME]
+            [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_ORIGINAL_APP_GAME.sqlite()]
                 .iter()
                 .map(|write| {
                     let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
@@ -133,10 +139,10 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
         (listing::LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
         (listing::LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
         (listing::PLAYER_GAMES.as_str(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
-        (TIMED_OUT_GAMES, "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
-        (ABANDONED_GAMES, "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
-        (ended_before(Ended::Any), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
-        (ended_before(Ended::Abandoned), "USING INDEX games_abandoned_by_end (ended_at<?)"),
+        (TIMED_OUT_GAMES.sqlite(), "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
+        (ABANDONED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
+        (ended_before(Ended::Any).sqlite(), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
+        (ended_before(Ended::Abandoned).sqlite(), "USING INDEX games_abandoned_by_end (ended_at<?)"),
     ];
     let plans = store
         .writer

@@ -118,6 +118,14 @@ impl SqliteStore {
             .await
     }
 
+    /// Runs `work`, a write of one statement: one of the writer's writes.
+    pub(in crate::store) async fn run_alone<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.run_write(work).await
+    }
+
     /// Runs `work` as one of the writer's writes, undone when it fails.
     pub(in crate::store) async fn run_write<T: Send + 'static>(
         &self,

@@ -1,0 +1,324 @@
+//! The store's operations on games: creating one, reading it, writing what
+//! the service decided on it, listing them, and what the server's timer and
+//! retention ask for. A game's read and its writes are each backend's own
+//! (SQLite's writer, PostgreSQL's one-statement writes written in batches);
+//! the rest is written once, over [`Tx`].
+
+use std::sync::LazyLock;
+use std::time::Instant;
+
+use jiff::Timestamp;
+
+use super::rows::player;
+use super::sql::Sql;
+use super::tx::{Arg, Tx};
+use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
+use crate::engine::Player;
+use crate::metrics::STORE_WRITES;
+use crate::record::{GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame};
+
+/// Which ended games a deletion takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every game that ended but a rated one, from which its players'
+    /// ratings are derived: the retention period's.
+    Any,
+    /// The games the server aborted because nobody took their free seat, in
+    /// which nothing was played; never a rematch, which its first game's log names.
+    Abandoned,
+}
+
+impl Ended {
+    /// The condition of SQL's `WHERE` on the games table that picks them.
+    fn condition(self) -> &'static str {
+        match self {
+            Ended::Any => "ended_at IS NOT NULL AND NOT rated",
+            // As the partial index games_abandoned_by_end has it, so that it is used.
+            Ended::Abandoned => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
+        }
+    }
+}
+
+/// The timer's questions, each along its index (`games_by_deadline`,
+/// `games_by_creation`): see [`Store::timed_out_games`] and
+/// [`Store::abandoned_games`].
+pub(super) static TIMED_OUT_GAMES: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1 ORDER BY deadline LIMIT $2")
+});
+pub(super) static ABANDONED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 ORDER BY created_at LIMIT $2")
+});
+static GAME_IDS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2"));
+static ORIGINAL_APP_GAME: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT game_id, play_as FROM original_app_game WHERE slot = 1"));
+pub(super) static SET_ORIGINAL_APP_GAME: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
+         ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as",
+    )
+});
+
+/// Retention's question, for each kind of ended game: see
+/// [`Store::delete_games_ended_before`]. Instances that delete at once take
+/// different games: each skips those another holds. Each names its index for
+/// SQLite: without statistics, it took the abandoned games' along
+/// `games_by_rematch_of` (every game that is no rematch) and sorted them, and
+/// with `INDEXED BY` a question that cannot use its index is refused when prepared.
+pub(super) fn ended_before(ended: Ended) -> &'static Sql {
+    static QUESTIONS: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+        [(Ended::Any, "games_by_end"), (Ended::Abandoned, "games_abandoned_by_end")].map(|(ended, index)| {
+            Sql::new(&format!(
+                "SELECT id FROM games /* SQLite: INDEXED BY {index} */ WHERE {} AND ended_at < $1 \
+                 AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
+                 ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
+                ended.condition()
+            ))
+        })
+    });
+    &QUESTIONS[ended as usize]
+}
+/// Retention's deletes of the games `$1` names, what names them first.
+static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
+    [
+        "DELETE FROM player_events WHERE game_id = ANY($1)",
+        "UPDATE challenges SET game_id = NULL WHERE game_id = ANY($1)",
+        "DELETE FROM seeks WHERE game_id = ANY($1)",
+        "DELETE FROM log_entries WHERE game_id = ANY($1)",
+        "DELETE FROM seats WHERE game_id = ANY($1)",
+        "UPDATE games SET rematch_of = NULL WHERE rematch_of = ANY($1)",
+        "DELETE FROM games WHERE id = ANY($1)",
+    ]
+    .map(Sql::new)
+});
+
+/// An update's failure: its decision's, or the store's own.
+enum Failed<E> {
+    Decided(E),
+    Store(StoreError),
+}
+
+impl<E> From<StoreError> for Failed<E> {
+    fn from(failure: StoreError) -> Failed<E> {
+        Failed::Store(failure)
+    }
+}
+
+impl Store {
+    /// Creates `game` as it is (but for its id, which the database gives, and is
+    /// answered), its seats, log and summary, and `player_events` about it; with
+    /// `rematch`, writes the rematch entry into the game it follows, all in one
+    /// transaction.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when that game's log already holds the rematch's
+    /// sequence number; when the database fails.
+    pub async fn create_game(
+        &self,
+        game: StoredGame,
+        rematch: Option<RematchOf>,
+        player_events: Vec<(PlayerId, PlayerEventKind)>,
+    ) -> Result<GameId, StoreError> {
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.create_game(game, rematch, player_events).await,
+                Backend::Postgres(store) => Box::pin(store.create_game(game, rematch, player_events)).await,
+            }
+        })
+        .await
+    }
+
+    /// The game with `id`, its whole log and its seats' token hashes.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
+    /// cannot read (corruption).
+    pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.load_game(id).await,
+            Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
+        })
+    }
+
+    /// Carries out `write` on game `id`, decided on a copy read earlier, in one
+    /// transaction.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] with the current version when another write
+    /// already took the sequence number of the write's first entry, or the seat;
+    /// any database failure.
+    pub async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.write(id, write).await,
+                Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
+            }
+        })
+        .await
+    }
+
+    /// Reads game `id`, lets `decide` say what to write and what to answer, and
+    /// writes it, with no other write to that game in between. `decide` runs
+    /// where the database's work runs: it must not take long. It may run more
+    /// than once: on PostgreSQL, a decision on a copy of the game that turns out
+    /// to be out of date (another write landed first, on any instance) is made
+    /// again on the game as it is, and only the last one's write lands. Its
+    /// error type is the caller's, which tells the store's own errors in its terms.
+    ///
+    /// # Errors
+    /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
+    /// when other writes kept landing first; any database failure.
+    pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+        &self,
+        id: GameId,
+        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
+    ) -> Result<T, E> {
+        // The store's own errors are told apart from the decision's, and a
+        // decision to write nothing is no sign of room.
+        let started = Instant::now();
+        let decide = move |game| {
+            let (write, answer) = decide(game).map_err(Failed::Decided)?;
+            let wrote = write.is_some();
+            Ok((write, (answer, wrote)))
+        };
+        let updated = match &self.backend {
+            Backend::Sqlite(store) => store.update(id, decide).await,
+            Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
+        };
+        match updated {
+            Ok((answer, wrote)) => {
+                if wrote {
+                    STORE_WRITES.record(started.elapsed());
+                    self.space.written();
+                }
+                Ok(answer)
+            }
+            Err(Failed::Decided(refused)) => Err(refused),
+            Err(Failed::Store(failure)) => {
+                count(&failure);
+                self.space.failed(&failure);
+                Err(E::from(failure))
+            }
+        }
+    }
+
+    /// The games of `page`, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+        counted(match &self.backend {
+            Backend::Sqlite(store) => store.list_games(page).await,
+            Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
+        })
+    }
+
+    /// At most `most` of the games ongoing past their `deadline` at `now`, the
+    /// earliest deadline first: the clocks the server's timer must write down.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+        counted(run!(self, run_read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
+    }
+
+    /// At most `most` of the games still waiting for their second player that
+    /// were created before `created_before`, the oldest first: the games the
+    /// server's timer must abort.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn abandoned_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+        counted(run!(self, run_read, |tx| game_ids(tx, &ABANDONED_GAMES, &[created_before.into(), most.into()])))
+    }
+
+    /// Deletes at most `most` of the `ended` games that ended before `before`,
+    /// the first to end first, with their logs and seats; never the original
+    /// app's game, nor the newest game, whose id SQLite would give the next game
+    /// again (PostgreSQL keeps it too, to answer alike). A later game that was
+    /// their rematch forgets it was. Answers how many it deleted.
+    ///
+    /// A game's log can name its rematch, which is created after it ended, so
+    /// ends no earlier and has a higher id: taken in the order they ended, and by
+    /// id among those that ended at once, a game is never deleted before the game
+    /// whose log names it.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn delete_games_ended_before(
+        &self,
+        ended: Ended,
+        before: Timestamp,
+        most: usize,
+    ) -> Result<usize, StoreError> {
+        let most = i64::try_from(most).unwrap_or(i64::MAX);
+        self.wrote(async { run!(self, run_write, |tx| delete_games_ended_before(tx, ended, before, most)) }).await
+    }
+
+    /// The ids of the games after `after`, in order, at most `most`: every game,
+    /// private ones too.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
+        counted(run!(self, run_read, |tx| game_ids(tx, &GAME_IDS, &[after.into(), most.into()])))
+    }
+
+    /// Writes `game`, read from another database, as it is, with its id; with
+    /// `rematch`, the entry of the game it is the rematch of (which the copy of
+    /// that game leaves out: it names this one). Answers false, writing nothing,
+    /// when a game has that id already.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
+        self.wrote(async {
+            match &self.backend {
+                Backend::Sqlite(store) => store.copy_game(game, rematch).await,
+                Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
+            }
+        })
+        .await
+    }
+
+    /// The game the original app's routes play, and the seat its player chose (`play_as`).
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
+        counted(run!(self, run_read, |tx| original_app_game(tx)))
+    }
+
+    /// Points the original app's routes at game `id`.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
+        let args = move || -> [Arg<'static>; 2] { [id.into(), play_as.to_string().into()] };
+        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&SET_ORIGINAL_APP_GAME, &args())) }).await.map(drop)
+    }
+}
+
+/// See [`Store::original_app_game`].
+pub(super) async fn original_app_game(tx: &mut impl Tx) -> Result<Option<(GameId, Player)>, StoreError> {
+    let rows = tx.rows(&ORIGINAL_APP_GAME, &[]).await?;
+    rows.first().map(|row| Ok((row.get("game_id")?, player(&row.get::<String>("play_as")?)?))).transpose()
+}
+
+/// The ids `statement` answers with `args`.
+async fn game_ids(tx: &mut impl Tx, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Vec<GameId>, StoreError> {
+    tx.rows(statement, args).await?.read(|row| row.get("id"))
+}
+
+async fn delete_games_ended_before(
+    tx: &mut impl Tx,
+    ended: Ended,
+    before: Timestamp,
+    most: i64,
+) -> Result<usize, StoreError> {
+    let ids = tx.rows(ended_before(ended), &[before.into(), most.into()]).await?.read(|row| row.get::<i64>("id"))?;
+    let mut deleted = 0;
+    for delete in DELETE_GAMES.iter() {
+        deleted = tx.execute(delete, &[Arg::Ids(ids.clone())]).await?;
+    }
+    Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+}
