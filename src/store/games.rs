@@ -15,7 +15,7 @@ use super::tx::{Arg, Tx};
 use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
-use crate::record::{GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame};
+use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
 
 /// Which ended games a deletion takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,17 +199,6 @@ impl Store {
                 Err(E::from(failure))
             }
         }
-    }
-
-    /// The games of `page`, newest first.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.list_games(page).await,
-            Backend::Postgres(store) => Box::pin(store.list_games(page)).await,
-        })
     }
 
     /// At most `most` of the games ongoing past their `deadline` at `now`, the

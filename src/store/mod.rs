@@ -24,6 +24,7 @@ macro_rules! run {
 mod challenges;
 mod error;
 mod games;
+mod listing;
 mod players;
 mod postgres;
 mod puzzles;

@@ -10,11 +10,10 @@ use jiff::Timestamp;
 use super::rows::{corrupt, username};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
-use super::{Backend, Notice, Store, StoreError, counted};
+use super::{Notice, Store, StoreError, counted};
 use crate::engine::Player;
 use crate::record::{
-    GameId, ListedGame, NewPlayerEvent, Page, PlayerEventKind, PlayerId, Results, StoredPlayer, StoredPlayerEvent,
-    Subject, Username,
+    GameId, NewPlayerEvent, PlayerEventKind, PlayerId, Results, StoredPlayer, StoredPlayerEvent, Subject, Username,
 };
 
 /// The columns a player is read with from the players table named `table`,
@@ -158,29 +157,6 @@ impl Store {
     pub async fn touch_seat(&self, game: GameId, seat: Player, at: Timestamp) -> Result<(), StoreError> {
         let args = move || -> [Arg<'static>; 3] { [game.into(), seat.to_string().into(), at.into()] };
         self.wrote(async { run!(self, run_alone, |tx| tx.execute(&TOUCH_SEAT, &args())) }).await.map(drop)
-    }
-
-    /// The games of `page` in which player `id` holds a seat, newest first,
-    /// private ones too.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.player_games(id, page).await,
-            Backend::Postgres(store) => Box::pin(store.player_games(id, page)).await,
-        })
-    }
-
-    /// The games of `ids` that are still there, as a listing shows them.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.listed_games(ids).await,
-            Backend::Postgres(store) => Box::pin(store.listed_games(ids)).await,
-        })
     }
 
     /// How player `id`'s finished games ended for them.

@@ -9,8 +9,8 @@ use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::rating::Rating;
 use crate::record::{
-    AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, ListedGame, PlayerId,
-    PuzzleId, SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username, stamp,
+    AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, PuzzleId,
+    SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username, stamp,
 };
 
 /// A row as any backend gives it, read column by column, so that what each
@@ -95,7 +95,7 @@ pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
 /// rating, deviation and change, as [`seat_ratings_from_row`] reads them: as
 /// its rating wrote them, or, until then, as the seat's holder (a player, or
 /// the bot) is rated now; nulls for a casual game and a free seat.
-fn seat_rating_columns() -> String {
+pub(super) fn seat_rating_columns() -> String {
     let start = Rating::START;
     let columns = |seat: &str| {
         let holder = holder_id(seat);
@@ -111,10 +111,17 @@ fn seat_rating_columns() -> String {
             )
         };
         let held = |value: String| format!("CASE WHEN games.rated AND {holder} IS NOT NULL THEN {value} END");
+        let name = seat.to_lowercase();
         [
-            held(format!("coalesce({}, {}, {})", change("rating_before"), now("rating"), start.rating)),
-            held(format!("coalesce({}, {}, {})", change("deviation_before"), now("deviation"), start.deviation)),
-            held(change("rating_after - rating_before")),
+            held(format!("coalesce({}, {}, {})", change("rating_before"), now("rating"), start.rating))
+                + " AS "
+                + &name
+                + "_rating",
+            held(format!("coalesce({}, {}, {})", change("deviation_before"), now("deviation"), start.deviation))
+                + " AS "
+                + &name
+                + "_deviation",
+            held(change("rating_after - rating_before")) + " AS " + &name + "_rating_diff",
         ]
         .join(", ")
     };
@@ -135,7 +142,12 @@ fn seat_ratings_from_row(row: &impl Columns, first: usize) -> Result<[Option<Sea
 /// The bot in `row`'s columns `first` (its level) and the one after (its
 /// mistake chance).
 fn bot_from_row(row: &impl Columns, first: usize) -> Result<Option<Bot>, StoreError> {
-    Ok(match (row.column::<Option<String>>(first)?.as_deref(), row.column::<Option<f64>>(first + 1)?) {
+    bot_of(row.column::<Option<String>>(first)?.as_deref(), row.column(first + 1)?)
+}
+
+/// The bot whose columns hold `code` and `mistake_chance`.
+pub(super) fn bot_of(code: Option<&str>, mistake_chance: Option<f64>) -> Result<Option<Bot>, StoreError> {
+    Ok(match (code, mistake_chance) {
         (None, _) => None,
         (Some("random"), _) => Some(Bot::Random),
         (Some("perfect"), _) => Some(Bot::Perfect),
@@ -184,28 +196,47 @@ impl SummaryColumns {
     }
 
     fn into_summary(self) -> Result<Summary, StoreError> {
-        let status = [Status::Waiting, Status::Ongoing, Status::Finished]
-            .into_iter()
-            .find(|s| s.code() == self.status)
-            .ok_or_else(|| corrupt("status", &self.status))?;
-        let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw, GameResult::Aborted]
-            .into_iter()
-            .find(|r| r.code() == self.result)
-            .ok_or_else(|| corrupt("result", &self.result))?;
-        let end = match self.end_reason {
-            None => None,
-            Some(reason) => Some(End {
-                reason: EndReason::ALL
-                    .into_iter()
-                    .find(|r| r.code() == reason)
-                    .ok_or_else(|| corrupt("end_reason", &reason))?,
-                player: self.end_player.as_deref().map(player).transpose()?,
-            }),
-        };
         let (deadline, ended_at) =
             (self.deadline.as_deref().map(time).transpose()?, self.ended_at.as_deref().map(time).transpose()?);
-        Ok(Summary { status, result, end, deadline, ended_at })
+        summary_of(
+            &self.status,
+            &self.result,
+            self.end_reason.as_deref(),
+            self.end_player.as_deref(),
+            deadline,
+            ended_at,
+        )
     }
+}
+
+/// The summary whose columns hold these values.
+pub(super) fn summary_of(
+    status: &str,
+    result: &str,
+    end_reason: Option<&str>,
+    end_player: Option<&str>,
+    deadline: Option<Timestamp>,
+    ended_at: Option<Timestamp>,
+) -> Result<Summary, StoreError> {
+    let status = [Status::Waiting, Status::Ongoing, Status::Finished]
+        .into_iter()
+        .find(|s| s.code() == status)
+        .ok_or_else(|| corrupt("status", status))?;
+    let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw, GameResult::Aborted]
+        .into_iter()
+        .find(|r| r.code() == result)
+        .ok_or_else(|| corrupt("result", result))?;
+    let end = match end_reason {
+        None => None,
+        Some(reason) => Some(End {
+            reason: EndReason::ALL
+                .into_iter()
+                .find(|r| r.code() == reason)
+                .ok_or_else(|| corrupt("end_reason", reason))?,
+            player: end_player.map(player).transpose()?,
+        }),
+    };
+    Ok(Summary { status, result, end, deadline, ended_at })
 }
 
 /// The game in `row`, read with [`game_columns`], its `log` (its entries in
@@ -325,49 +356,6 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
         return None;
     }
     (0..text.len()).step_by(2).map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok()).collect()
-}
-
-/// The columns of a listing's rows, as [`listed_game_from_row`] reads them, its
-/// times given by `time` as for [`game_columns`].
-pub(super) fn listing_columns(time: impl Fn(&str) -> String) -> String {
-    let holder = |seat: &str| {
-        format!(
-            "(SELECT players.name FROM seats JOIN players ON players.id = seats.player_id \
-             WHERE seats.game_id = games.id AND seats.player = '{seat}')"
-        )
-    };
-    format!(
-        "games.id, variant, {}, (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, \
-         status, result, end_reason, end_player, {}, {}, {}, {}, games.bot, games.mistake_chance, games.rated, {}",
-        time("games.created_at"),
-        time("deadline"),
-        time("ended_at"),
-        holder("X"),
-        holder("O"),
-        seat_rating_columns()
-    )
-}
-
-/// The game in `row`, a row of a listing read with [`listing_columns`].
-pub(super) fn listed_game_from_row(row: &impl Columns) -> Result<ListedGame, StoreError> {
-    let summary = summary_from_row(row, 4)?;
-    Ok(ListedGame {
-        id: row.column(0)?,
-        variant: variant(&row.column::<String>(1)?)?,
-        created_at: time(&row.column::<String>(2)?)?,
-        version: row.column(3)?,
-        status: summary.status,
-        result: summary.result,
-        end: summary.end,
-        holders: [(Player::X, row.column::<Option<String>>(10)?), (Player::O, row.column(11)?)]
-            .into_iter()
-            .filter_map(|(player, name)| Some((player, name?)))
-            .map(|(player, name)| Ok((player, Username::parse(&name).map_err(|_| corrupt("name", &name))?)))
-            .collect::<Result<_, StoreError>>()?,
-        opponent: bot_from_row(row, 12)?,
-        rated: row.column(14)?,
-        ratings: seat_ratings_from_row(row, 15)?,
-    })
 }
 
 /// A row of `log_entries`, or the JSON array of its columns in this order.

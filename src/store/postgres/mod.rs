@@ -17,7 +17,6 @@
 //! race.
 
 mod connections;
-mod listing;
 mod statements;
 #[cfg(test)]
 mod tests;

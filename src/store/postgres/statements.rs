@@ -6,9 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::rows::{
-    NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, entry_columns, game_columns, listing_columns, seat_columns,
-};
+use super::super::rows::{NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, entry_columns, game_columns, seat_columns};
 
 /// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
 pub(super) fn rfc3339(column: &str) -> String {
@@ -141,24 +139,6 @@ pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM un
 
 /// The version of game `$1`.
 pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1";
-
-/// The ids of a page of the listing, of every status (along the primary key) or
-/// of one (along `games_by_status`), newest first from below the page's start:
-/// a statement for each, so that each has a plan along its index. Their games'
-/// columns are read apart, by id ([`LISTED_GAMES`]): PostgreSQL plans a
-/// statement that finds a page anew at each run (for one status, its plan for
-/// any status and any page size scanned a million games for 1.4 s), and the
-/// columns' twenty subqueries took 0.7 ms of planning each time, most of the
-/// listing's cost at a million games.
-pub(super) const LIST_GAME_IDS: [&str; 2] = [
-    "SELECT id FROM games WHERE id < $1 AND invite_hash IS NULL ORDER BY id DESC LIMIT $2",
-    "SELECT id FROM games WHERE status = $3 AND id < $1 AND invite_hash IS NULL ORDER BY id DESC LIMIT $2",
-];
-
-/// The listing's columns of the games `$1` names, newest first: one plan for
-/// any ids, made once per connection.
-pub(super) static LISTED_GAMES: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ANY($1) ORDER BY id DESC", listing_columns(rfc3339)));
 
 /// The database's clock now, in microseconds since the epoch: the time as the
 /// statement runs, not as its transaction began.

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::store::games::{ABANDONED_GAMES, Ended, TIMED_OUT_GAMES, ended_before};
+use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE};
 
 /// What the reads that run however many games there are go along, as in the
 /// SQLite store's test of the same name. Sequential scans are priced out
@@ -20,10 +21,10 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
     let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
     PgStore::open(&url, PoolSettings::default()).await.unwrap().close().await;
     let reads = [
-        (LIST_GAME_IDS[0], "games_pkey"),
-        (LIST_GAME_IDS[1], "games_by_status"),
-        (LISTED_GAMES.as_str(), "games_pkey"),
-        (listing::PLAYER_GAME_IDS, "seats_by_player"),
+        (LOBBY_PAGE[0].postgres(), "games_pkey"),
+        (LOBBY_PAGE[1].postgres(), "games_by_status"),
+        (LISTED_GAMES.postgres(), "games_pkey"),
+        (PLAYER_PAGE.postgres(), "seats_by_player"),
         (TIMED_OUT_GAMES.postgres(), "games_by_deadline"),
         (ABANDONED_GAMES.postgres(), "games_by_creation"),
         (ended_before(Ended::Any).postgres(), "games_by_end"),

@@ -3,7 +3,6 @@
 
 mod copy;
 mod file;
-mod listing;
 mod resident;
 mod tx;
 mod worker;

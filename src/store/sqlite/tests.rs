@@ -5,6 +5,7 @@ use crate::engine::Player;
 use crate::record::{Page, Status};
 use crate::store::games::Ended;
 use crate::store::games::{ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before, original_app_game};
+use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
 
 #[tokio::test]
 async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
@@ -42,7 +43,8 @@ async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
 
     let store = SqliteStore::open(&url, SqliteSettings::default()).await.unwrap();
     let game = store.load_game(GameId::new(7)).await.unwrap();
-    let listed = store.list_games(Page { status: Some(Status::Finished), before: None, limit: 10 }).await.unwrap();
+    let page = Page { status: Some(Status::Finished), before: None, limit: 10 };
+    let listed = store.run_read(async move |tx| lobby(tx, page).await).await.unwrap();
     let missing_game = store
         .writer
         .run(|connection| {
@@ -136,9 +138,10 @@ async fn no_statement_of_a_write_builds_a_temporary_table() {
 async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
     let (_folder, store) = fresh_store().await;
     let reads = [
-        (listing::LIST_GAMES[0].as_str(), "USING INTEGER PRIMARY KEY (rowid<?)"),
-        (listing::LIST_GAMES[1].as_str(), "USING INDEX games_by_status (status=? AND id<?)"),
-        (listing::PLAYER_GAMES.as_str(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
+        (LOBBY_PAGE[0].sqlite(), "USING INTEGER PRIMARY KEY (rowid<?)"),
+        (LOBBY_PAGE[1].sqlite(), "USING INDEX games_by_status (status=? AND id<?)"),
+        (PLAYER_PAGE.sqlite(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
+        (LISTED_GAMES.sqlite(), "USING INTEGER PRIMARY KEY (rowid=?)"),
         (TIMED_OUT_GAMES.sqlite(), "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
         (ABANDONED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
         (ended_before(Ended::Any).sqlite(), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),

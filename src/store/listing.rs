@@ -1,0 +1,143 @@
+//! The listings of games: a page of every public game (the lobby), a page of
+//! a player's games, or the games of some ids, each as a listing shows it.
+//! Written once, over [`Tx`]. A page's ids are read apart from their games'
+//! columns: PostgreSQL plans a statement that finds a page anew at each run
+//! (for one status, its plan for any status and any page size scanned a
+//! million games for 1.4 s), and the columns' twenty subqueries took 0.7 ms of
+//! planning each time, most of the listing's cost at a million games; the
+//! columns of some ids have one plan for any ids, made once per connection.
+
+use std::sync::LazyLock;
+
+use super::rows::{bot_of, seat_rating_columns, summary_of, username, variant};
+use super::sql::Sql;
+use super::tx::{Arg, Row, Tx};
+use super::{Store, StoreError, counted};
+use crate::engine::Player;
+use crate::record::{GameId, ListedGame, Page, PlayerId, SeatRating, Status};
+
+/// The ids of a page of the lobby, of every status (along the primary key) or
+/// of one (along `games_by_status`), newest first from below the page's start:
+/// a statement for each, so that each has a plan along its index. (One
+/// statement for both, `($3 IS NULL OR status = $3)`, had one plan for both on
+/// SQLite: a scan of every newer game of another status.)
+pub(super) static LOBBY_PAGE: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+    ["", "status = $3 AND "].map(|status| {
+        Sql::new(&format!(
+            "SELECT id FROM games WHERE {status}id < $1 AND invite_hash IS NULL ORDER BY id DESC LIMIT $2"
+        ))
+    })
+});
+/// The ids of a page of player `$1`'s games of status `$2` (any when null),
+/// along `seats_by_player`, newest first from below the page's start.
+pub(super) static PLAYER_PAGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
+         AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 ORDER BY seats.game_id DESC LIMIT $4",
+    )
+});
+/// The listing's columns of the games `$1` names, newest first.
+pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
+    let name = |seat: &str| {
+        format!(
+            "(SELECT players.name FROM seats JOIN players ON players.id = seats.player_id \
+             WHERE seats.game_id = games.id AND seats.player = '{seat}')"
+        )
+    };
+    Sql::new(&format!(
+        "SELECT games.id, games.variant, games.created_at, \
+         (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, games.status, \
+         games.result, games.end_reason, games.end_player, games.deadline, games.ended_at, {} AS x_name, \
+         {} AS o_name, games.bot, games.mistake_chance, games.rated, {} FROM games WHERE id = ANY($1) \
+         ORDER BY id DESC",
+        name("X"),
+        name("O"),
+        seat_rating_columns()
+    ))
+});
+
+impl Store {
+    /// The games of `page` of the lobby, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+        counted(run!(self, run_read, |tx| lobby(tx, page)))
+    }
+
+    /// The games of `page` in which player `id` holds a seat, newest first,
+    /// private ones too.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+        counted(run!(self, run_read, |tx| listed_page(
+            tx,
+            &PLAYER_PAGE,
+            &[id.into(), page.status.map(Status::code).into(), page.below().into(), page.limit.into()]
+        )))
+    }
+
+    /// The games of `ids` that are still there, as a listing shows them, newest first.
+    ///
+    /// # Errors
+    /// When the database fails.
+    pub async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
+        counted(run!(self, run_read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
+    }
+}
+
+pub(super) async fn lobby(tx: &mut impl Tx, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+    let (below, limit) = (page.below().into(), page.limit.into());
+    match page.status {
+        None => listed_page(tx, &LOBBY_PAGE[0], &[below, limit]).await,
+        Some(status) => listed_page(tx, &LOBBY_PAGE[1], &[below, limit, status.code().into()]).await,
+    }
+}
+
+/// The games of the page whose ids `page` answers with `args`.
+async fn listed_page(tx: &mut impl Tx, page: &'static Sql, args: &[Arg<'_>]) -> Result<Vec<ListedGame>, StoreError> {
+    let ids = tx.rows(page, args).await?.read(|row| row.get::<i64>("id"))?;
+    listed_games(tx, ids).await
+}
+
+async fn listed_games(tx: &mut impl Tx, ids: Vec<i64>) -> Result<Vec<ListedGame>, StoreError> {
+    tx.rows(&LISTED_GAMES, &[Arg::Ids(ids)]).await?.read(listed_game_from_row)
+}
+
+/// The game in `row`, read with [`LISTED_GAMES`].
+fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
+    let summary = summary_of(
+        &row.get::<String>("status")?,
+        &row.get::<String>("result")?,
+        row.get::<Option<String>>("end_reason")?.as_deref(),
+        row.get::<Option<String>>("end_player")?.as_deref(),
+        row.get("deadline")?,
+        row.get("ended_at")?,
+    )?;
+    let mut holders = Vec::new();
+    for (player, column) in [(Player::X, "x_name"), (Player::O, "o_name")] {
+        if let Some(name) = row.get::<Option<String>>(column)? {
+            holders.push((player, username(&name)?));
+        }
+    }
+    let rating = |seat: &str| -> Result<Option<SeatRating>, StoreError> {
+        let rating: Option<f64> = row.get(&format!("{seat}_rating"))?;
+        let deviation: Option<f64> = row.get(&format!("{seat}_deviation"))?;
+        let rating_diff = row.get(&format!("{seat}_rating_diff"))?;
+        Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
+    };
+    Ok(ListedGame {
+        id: row.get("id")?,
+        variant: variant(&row.get::<String>("variant")?)?,
+        created_at: row.get("created_at")?,
+        version: row.get("version")?,
+        status: summary.status,
+        result: summary.result,
+        end: summary.end,
+        holders,
+        opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
+        rated: row.get("rated")?,
+        ratings: [rating("x")?, rating("o")?],
+    })
+}
