@@ -12,7 +12,7 @@ use jiff::Timestamp;
 use super::rows::player;
 use super::sql::Sql;
 use super::tx::{Arg, Tx};
-use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
+use super::{RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
 use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
@@ -118,13 +118,7 @@ impl Store {
         rematch: Option<RematchOf>,
         player_events: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<GameId, StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.create_game(game, rematch, player_events).await,
-                Backend::Postgres(store) => Box::pin(store.create_game(game, rematch, player_events)).await,
-            }
-        })
-        .await
+        self.wrote(async { on_backend!(self, |db| db.create_game(game, rematch, player_events)) }).await
     }
 
     /// The game with `id`, its whole log and its seats' token hashes.
@@ -133,10 +127,7 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.load_game(id).await,
-            Backend::Postgres(store) => Box::pin(store.load_game(id)).await,
-        })
+        counted(on_backend!(self, |db| db.load_game(id)))
     }
 
     /// Carries out `write` on game `id`, decided on a copy read earlier, in one
@@ -147,13 +138,7 @@ impl Store {
     /// already took the sequence number of the write's first entry, or the seat;
     /// any database failure.
     pub async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.write(id, write).await,
-                Backend::Postgres(store) => Box::pin(store.write(id, write)).await,
-            }
-        })
-        .await
+        self.wrote(async { on_backend!(self, |db| db.write(id, write, self.rating_period)) }).await
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
@@ -180,10 +165,7 @@ impl Store {
             let wrote = write.is_some();
             Ok((write, (answer, wrote)))
         };
-        let updated = match &self.backend {
-            Backend::Sqlite(store) => store.update(id, decide).await,
-            Backend::Postgres(store) => Box::pin(store.update(id, decide)).await,
-        };
+        let updated = on_backend!(self, |db| db.update(id, self.rating_period, decide));
         match updated {
             Ok((answer, wrote)) => {
                 if wrote {
@@ -260,13 +242,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.wrote(async {
-            match &self.backend {
-                Backend::Sqlite(store) => store.copy_game(game, rematch).await,
-                Backend::Postgres(store) => Box::pin(store.copy_game(game, rematch)).await,
-            }
-        })
-        .await
+        self.wrote(async { on_backend!(self, |db| db.copy_game(game, rematch)) }).await
     }
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).

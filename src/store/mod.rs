@@ -21,6 +21,19 @@ macro_rules! run {
     };
 }
 
+/// Calls `$call` on the store's backend, `$db`: for what each backend does in
+/// its own way, by a method of the same name and signature on both (a game's
+/// read and writes, closing, pinging). Each PostgreSQL call's future is boxed,
+/// as [`Store`]'s methods explain.
+macro_rules! on_backend {
+    ($store:expr, |$db:ident| $call:expr) => {
+        match &$store.backend {
+            $crate::store::Backend::Sqlite($db) => $call.await,
+            $crate::store::Backend::Postgres($db) => Box::pin($call).await,
+        }
+    };
+}
+
 mod challenges;
 mod error;
 mod games;
@@ -64,6 +77,8 @@ pub struct Store {
     backend: Backend,
     /// Shared by the clones every worker holds: the disk is.
     space: Arc<Space>,
+    /// How long a rating period lasts, by which a rating's deviation grows.
+    rating_period: SignedDuration,
 }
 
 #[derive(Debug, Clone)]
@@ -190,34 +205,24 @@ impl Store {
         } else {
             Backend::Sqlite(SqliteStore::open(url, sqlite).await?)
         };
-        Ok(Store { backend, space: Arc::default() })
+        Ok(Store { backend, space: Arc::default(), rating_period: RATING_PERIOD })
     }
 
     /// The store, rating rated games with rating periods of length `period`
     /// rather than [`RATING_PERIOD`].
     #[must_use]
-    pub fn with_rating_period(mut self, period: SignedDuration) -> Store {
-        match &mut self.backend {
-            Backend::Sqlite(store) => store.rating_period = period,
-            Backend::Postgres(store) => store.rating_period = period,
-        }
-        self
+    pub fn with_rating_period(self, rating_period: SignedDuration) -> Store {
+        Store { rating_period, ..self }
     }
 
     /// How long a rating period lasts.
     pub fn rating_period(&self) -> SignedDuration {
-        match &self.backend {
-            Backend::Sqlite(store) => store.rating_period,
-            Backend::Postgres(store) => store.rating_period,
-        }
+        self.rating_period
     }
 
     /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        match &self.backend {
-            Backend::Sqlite(store) => store.close().await,
-            Backend::Postgres(store) => Box::pin(store.close()).await,
-        }
+        on_backend!(self, |db| db.close());
     }
 
     /// Tells `hear` of the changes other instances write, for as long as the store
@@ -234,10 +239,7 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        counted(match &self.backend {
-            Backend::Sqlite(store) => store.ping().await,
-            Backend::Postgres(store) => Box::pin(store.ping()).await,
-        })
+        counted(on_backend!(self, |db| db.ping()))
     }
 
     /// The database's clock now, for an instance to measure its own against:

@@ -28,7 +28,6 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use jiff::SignedDuration;
 use tokio::sync::mpsc;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
@@ -102,8 +101,6 @@ pub(super) struct PgStore {
     known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
-    /// How long a rating period lasts, by which a rating's deviation grows.
-    pub(super) rating_period: SignedDuration,
 }
 
 /// The database of `url` by host, port and name.
@@ -153,15 +150,7 @@ impl PgStore {
         let (written, untold) = mpsc::channel(UNTOLD);
         let known = Arc::new(quick_cache::sync::Cache::new(KNOWN_GAMES));
         let untold = Arc::new(Mutex::new(Some(untold)));
-        Ok(PgStore {
-            connections,
-            listener,
-            written,
-            untold,
-            known,
-            batches: Arc::default(),
-            rating_period: super::RATING_PERIOD,
-        })
+        Ok(PgStore { connections, listener, written, untold, known, batches: Arc::default() })
     }
 
     pub(super) async fn close(&self) {

@@ -58,6 +58,8 @@ struct Queue {
 struct Waiting {
     id: GameId,
     write: Write,
+    /// How long a rating period lasts: the store's, the same for every write.
+    period: SignedDuration,
     after: StoredGame,
     told: oneshot::Sender<Landing>,
 }
@@ -119,10 +121,15 @@ impl Batches {
 }
 
 impl PgStore {
-    pub(in crate::store) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
+    pub(in crate::store) async fn write(
+        &self,
+        id: GameId,
+        write: Write,
+        period: SignedDuration,
+    ) -> Result<(), StoreError> {
         // Decided already: it lands on the version it was decided on, or not at all.
         let base = write.entries.first().map_or(0, |entry| entry.seq - 1);
-        self.update(id, move |stored| match stored.version() {
+        self.update(id, period, move |stored| match stored.version() {
             version if version == base => Ok((Some(write.clone()), ())),
             current_version => Err(StoreError::Conflict { current_version }),
         })
@@ -132,6 +139,7 @@ impl PgStore {
     pub(in crate::store) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: GameId,
+        period: SignedDuration,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
         // A write whose connection broke as it was sent, which may have landed.
@@ -140,7 +148,7 @@ impl PgStore {
             let before = known.clone();
             match decide(known) {
                 Ok((None, decided)) => return Ok(decided),
-                Ok((Some(write), decided)) => match self.write_in_batch(id, write.clone(), before).await {
+                Ok((Some(write), decided)) => match self.write_in_batch(id, write.clone(), before, period).await {
                     Landing::Landed => return Ok(decided),
                     Landing::Lost => {}
                     Landing::Unsure => unsure = Some((write, decided)),
@@ -180,7 +188,7 @@ impl PgStore {
                     return Err(error);
                 }
             };
-            match write_batch(held.connection(), &[(id, &write)], self.rating_period).await {
+            match write_batch(held.connection(), &[(id, &write)], period).await {
                 Ok(landed) if landed.contains(&id) => {
                     held.finish(Ok(()))?;
                     self.wrote(id, write.version());
@@ -205,10 +213,10 @@ impl PgStore {
     /// Writes `write` of game `id`, decided on `before`, together with whatever
     /// other writes wait, and tells how it went. It is written even if its caller
     /// gives up waiting.
-    async fn write_in_batch(&self, id: GameId, write: Write, before: StoredGame) -> Landing {
+    async fn write_in_batch(&self, id: GameId, write: Write, before: StoredGame, period: SignedDuration) -> Landing {
         let (told, landing) = oneshot::channel();
         let after = write.applied_to(before);
-        if self.batches.push(Waiting { id, write, after, told }) {
+        if self.batches.push(Waiting { id, write, period, after, told }) {
             tokio::spawn(self.clone().flush());
         }
         // A flusher that panicked wrote nothing, or everything.
@@ -231,7 +239,7 @@ impl PgStore {
                 Ok(mut held) => {
                     let writes: Vec<(GameId, &Write)> =
                         batch.iter().map(|waiting| (waiting.id, &waiting.write)).collect();
-                    match write_batch(held.connection(), &writes, self.rating_period).await {
+                    match write_batch(held.connection(), &writes, batch[0].period).await {
                         Ok(landed) => {
                             let _ = held.finish(Ok(()));
                             let landed: HashSet<GameId> = landed.into_iter().collect();

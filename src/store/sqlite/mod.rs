@@ -116,8 +116,6 @@ pub(super) struct SqliteStore {
     readers: Arc<Connections>,
     writer: Arc<Connections>,
     checkpointer: Arc<Checkpointer>,
-    /// How long a rating period lasts, by which a rating's deviation grows.
-    pub(super) rating_period: SignedDuration,
 }
 
 impl SqliteStore {
@@ -171,7 +169,6 @@ impl SqliteStore {
                 durability == Durability::Normal,
             )),
             checkpointer: Arc::new(checkpointer),
-            rating_period: super::RATING_PERIOD,
         })
     }
 
@@ -220,17 +217,16 @@ impl SqliteStore {
         self.readers.run(move |connection| read_game(&*Scope::read(connection)?, id)).await
     }
 
-    pub(super) async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
-        let period = self.rating_period;
+    pub(super) async fn write(&self, id: GameId, write: Write, period: SignedDuration) -> Result<(), StoreError> {
         self.writer.write(move |tx| write_game(tx, id, &write, period).map(Ok)).await
     }
 
     pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: GameId,
+        period: SignedDuration,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
     ) -> Result<T, E> {
-        let period = self.rating_period;
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
