@@ -1,6 +1,7 @@
 //! The games in SQLite: the store's operations as SQL, each run as one job on the
 //! threads of [`worker`].
 
+mod checkpointer;
 mod copy;
 mod file;
 mod resident;
@@ -17,8 +18,9 @@ use rusqlite::{Connection, OpenFlags, Row, ffi, params};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 
-pub use worker::SqliteConnection;
-use worker::{BUSY_TIMEOUT, Checkpointer, Connections, Scope, connect, open_writer};
+pub use checkpointer::SqliteConnection;
+use checkpointer::{Checkpointer, open_writer};
+use worker::{BUSY_TIMEOUT, Connections, Scope, connect};
 
 use super::players::insert_player_events;
 use super::ratings;
