@@ -387,3 +387,83 @@ pub struct Results {
     /// Aborted: nobody won.
     pub aborted: u64,
 }
+
+/// An open seek that a new seek may pair with: the seek, its player, and that
+/// player's rating in the seek's variant (the start's before their first rated game).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenSeek {
+    /// The seek, of the same terms as the new one.
+    pub seek: StoredSeek,
+    /// Its player.
+    pub holder: Holder,
+    /// Its player's rating in the variant.
+    pub rating: f64,
+}
+
+/// The seek that a new seek by `seeker`, rated `seeker_rating` in the variant,
+/// limited to the ratings of `range`, pairs with among `open` (the open seeks
+/// of its terms, oldest first): the oldest of another player's whose player's
+/// rating lies in `range`, and whose own range holds the seeker's rating.
+pub fn partner(
+    seeker: PlayerId,
+    seeker_rating: f64,
+    range: Option<RatingRange>,
+    open: &[OpenSeek],
+) -> Option<&OpenSeek> {
+    open.iter().find(|other| {
+        other.seek.player != seeker
+            && range.is_none_or(|range| range.holds(other.rating))
+            && other.seek.rating_range.is_none_or(|range| range.holds(seeker_rating))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An open seek of player `player`, made `age` seconds before the others'
+    /// first, whose player is rated `rating`, limited to `range`.
+    fn open(id: i64, player: i64, rating: f64, range: Option<(i64, i64)>) -> OpenSeek {
+        let at: Timestamp = "2026-12-05T09:00:00Z".parse().unwrap();
+        let player = PlayerId::new(player);
+        OpenSeek {
+            seek: StoredSeek {
+                id: SeekId::new(id),
+                player,
+                terms: Terms { variant: Variant::PlayerChoice, clock: None, rated: true },
+                status: SeekStatus::Open,
+                rating_range: range.map(|(min, max)| RatingRange { min, max }),
+                game_id: None,
+                created_at: at,
+                expires_at: at,
+            },
+            holder: Holder {
+                id: player,
+                name: Username::parse("someone").unwrap(),
+                token_hash: vec![],
+                last_seen_at: None,
+            },
+            rating,
+        }
+    }
+
+    #[test]
+    fn a_seek_pairs_with_the_oldest_open_seek_of_another_player() {
+        let seeks = [open(1, 7, 1500.0, None), open(2, 8, 1500.0, None), open(3, 9, 1500.0, None)];
+        assert_eq!(partner(PlayerId::new(7), 1500.0, None, &seeks).map(|other| other.seek.id), Some(SeekId::new(2)));
+        assert_eq!(partner(PlayerId::new(5), 1500.0, None, &seeks).map(|other| other.seek.id), Some(SeekId::new(1)));
+        assert_eq!(partner(PlayerId::new(7), 1500.0, None, &seeks[..1]), None, "never with oneself");
+    }
+
+    #[test]
+    fn each_side_of_a_pairing_lies_inside_the_others_range_bounds_included() {
+        let seeks = [open(1, 1, 1200.0, None), open(2, 2, 1700.0, Some((1400, 1600))), open(3, 3, 1600.0, None)];
+        let paired = |rating, range| partner(PlayerId::new(9), rating, range, &seeks).map(|other| other.seek.id.get());
+        // The seeker's range leaves the first out; the second's range holds the seeker.
+        assert_eq!(paired(1500.0, Some(RatingRange { min: 1500, max: 1700 })), Some(2));
+        // The second's range does not hold a seeker rated 1650: the third pairs.
+        assert_eq!(paired(1650.0, Some(RatingRange { min: 1500, max: 1700 })), Some(3));
+        assert_eq!(paired(1600.0, Some(RatingRange { min: 1600, max: 1600 })), Some(3));
+        assert_eq!(paired(1500.0, Some(RatingRange { min: 1800, max: 1900 })), None);
+    }
+}

@@ -88,6 +88,14 @@ pub struct RatingRange {
     pub max: i64,
 }
 
+impl RatingRange {
+    /// Whether `rating` lies inside the range, its bounds included.
+    #[expect(clippy::cast_precision_loss, reason = "a rating's bounds are far below 2^53")]
+    pub fn holds(self, rating: f64) -> bool {
+        (self.min as f64..=self.max as f64).contains(&rating)
+    }
+}
+
 /// A rated game with a result, as the ratings check replays it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RatedGame {

@@ -14,7 +14,9 @@ use super::sql::Sql;
 use super::tx::{Row, Tx};
 use super::{Store, StoreError, counted};
 use crate::rating::Rating;
-use crate::record::{GameId, Holder, PlayerId, RatingRange, SeekId, SeekStatus, StoredGame, StoredSeek, Terms};
+use crate::record::{
+    GameId, Holder, OpenSeek, PlayerId, RatingRange, SeekId, SeekStatus, StoredGame, StoredSeek, Terms, partner,
+};
 
 /// A new seek, before the database gives it an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,22 +58,25 @@ static HOLD_TERMS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT pg_advisory
 static OPEN_SEEKS: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new("SELECT count(*) AS open FROM seeks WHERE player_id = $1 AND status = 'open' AND expires_at > $2")
 });
-/// The oldest open seek of the same terms and another player, with that
-/// player, whose rating lies in the range `$7`..`$8` and whose seek's range
-/// holds the rating of player `$4`: a player's rating in the variant, or the
-/// start's when they have none.
-static PARTNER: LazyLock<Sql> = LazyLock::new(|| {
+/// The open seeks of the same terms, oldest first, each with its player and
+/// that player's rating in the variant (the start's before their first): what
+/// a new seek may pair with (see [`partner`]).
+static OPEN_SEEKS_OF_TERMS: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(&format!(
-        "SELECT {SEEK_COLUMNS}, players.name, players.token_hash, players.last_seen_at FROM seeks \
+        "SELECT {SEEK_COLUMNS}, players.name, players.token_hash, players.last_seen_at, \
+         coalesce(ratings.rating, {START}) AS player_rating FROM seeks \
          JOIN players ON players.id = seeks.player_id \
          LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
          WHERE seeks.status = 'open' AND seeks.variant = $1 AND seeks.clock_initial_ms IS NOT DISTINCT FROM $2 \
-         AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.player_id <> $4 \
-         AND seeks.expires_at > $5 AND seeks.rated = $6 \
-         AND coalesce(ratings.rating, {START}) BETWEEN coalesce($7, -1e9) AND coalesce($8, 1e9) \
-         AND coalesce((SELECT rating FROM ratings WHERE player_id = $4 AND variant = $1), {START}) \
-         BETWEEN coalesce(seeks.rating_min, -1e9) AND coalesce(seeks.rating_max, 1e9) \
-         ORDER BY seeks.created_at, seeks.id LIMIT 1 FOR UPDATE OF seeks",
+         AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.expires_at > $4 AND seeks.rated = $5 \
+         ORDER BY seeks.created_at, seeks.id FOR UPDATE OF seeks",
+        START = Rating::START.rating,
+    ))
+});
+/// Player `$1`'s rating in variant `$2` (the start's before their first).
+static RATING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT coalesce((SELECT rating FROM ratings WHERE player_id = $1 AND variant = $2), {START}) AS rating",
         START = Rating::START.rating,
     ))
 });
@@ -89,9 +94,9 @@ static CANCEL_SEEK: LazyLock<Sql> =
 
 impl Store {
     /// Makes seek `new`, unless its player has `most_open` open seeks already;
-    /// pairs it with the oldest open seek of the same terms and another
-    /// player's, if there is one, into the game that `pair` decides for that
-    /// seek and its player. `pair` may be asked more than once: only the last
+    /// pairs it with the open seek of the same terms that [`partner`] chooses,
+    /// if there is one, into the game that `pair` decides for that seek and its
+    /// player. `pair` may be asked more than once: only the last
     /// answer is written.
     ///
     /// # Errors
@@ -145,18 +150,17 @@ async fn seek<E>(
         new.terms.variant.code().into(),
         clock.map(|(initial, _)| initial).into(),
         clock.map(|(_, increment)| increment).into(),
-        new.player.into(),
         new.created_at.into(),
         new.terms.rated.into(),
-        new.rating_range.map(|range| range.min).into(),
-        new.rating_range.map(|range| range.max).into(),
     ];
-    let partner = tx.rows(&PARTNER, &args).await?;
-    let Some(partner) = partner.first() else {
+    let open = tx.rows(&OPEN_SEEKS_OF_TERMS, &args).await?.read(open_seek_from_row)?;
+    let rating = tx.rows(&RATING, &[new.player.into(), new.terms.variant.code().into()]).await?;
+    let rating = rating.first().ok_or_else(|| StoreError::Other("a rating without a row".into()))?.get("rating")?;
+    let Some(OpenSeek { seek: partner, holder, .. }) = partner(new.player, rating, new.rating_range, &open).cloned()
+    else {
         let id = insert_seek(tx, new, SeekStatus::Open, None).await?;
         return Ok(Ok(Sought::Waiting(id)));
     };
-    let (partner, holder) = seek_and_holder_from_row(&partner)?;
     let (mut game, game_events) = match pair(&partner, holder) {
         Ok(started) => started,
         Err(refused) => return Ok(Err(refused)),
@@ -216,8 +220,8 @@ fn seek_from_row(row: &Row<'_>) -> Result<StoredSeek, StoreError> {
     })
 }
 
-/// The seek and its player in `row`, read with [`PARTNER`].
-fn seek_and_holder_from_row(row: &Row<'_>) -> Result<(StoredSeek, Holder), StoreError> {
+/// The open seek in `row`, read with [`OPEN_SEEKS_OF_TERMS`].
+fn open_seek_from_row(row: &Row<'_>) -> Result<OpenSeek, StoreError> {
     let seek = seek_from_row(row)?;
     let holder = Holder {
         id: seek.player,
@@ -225,5 +229,5 @@ fn seek_and_holder_from_row(row: &Row<'_>) -> Result<(StoredSeek, Holder), Store
         token_hash: row.get("token_hash")?,
         last_seen_at: row.get("last_seen_at")?,
     };
-    Ok((seek, holder))
+    Ok(OpenSeek { seek, holder, rating: row.get("player_rating")? })
 }
