@@ -28,15 +28,24 @@
 //!   service and the API speak (a game as stored, its log entries, its ending,
 //!   summary and listing); `players.rs` the players' (a name, the seats they
 //!   hold, their events, challenges and seeks).
-//! - [`store`]: the only SQL, with its own errors: one set of operations, on
-//!   SQLite (`sqlite/mod.rs`; its connection threads and batched commits in
-//!   `sqlite/worker.rs`; the start-up checks of its file and `qttt backup` in
-//!   `sqlite/file.rs`) or PostgreSQL (`postgres/mod.rs`; its statements in
-//!   `postgres/statements.rs`, its batched writes in `postgres/writes.rs`, its
-//!   connections in `postgres/connections.rs`); `rows.rs` converts rows into a
-//!   game's record; `space.rs` keeps whether the database has room to write.
-//!   `players.rs` (and each backend's `players.rs`) holds the operations on
-//!   players, challenges and seeks. `migrations/sqlite/` and
+//! - [`store`]: the only SQL, with its own errors. Each operation is written
+//!   once, over one transaction interface (`tx.rs`: statements run with values,
+//!   rows read by column name) that both backends implement; each statement
+//!   once, in PostgreSQL's dialect, SQLite's text derived from it (`sql.rs`).
+//!   By subject: `games.rs` (creating, reading and writing a game, the timer's
+//!   questions, retention), `write.rs` (what a write to a game carries),
+//!   `listing.rs` (the lobby, a player's games), `players.rs`, `challenges.rs`,
+//!   `seeks.rs`, `ratings.rs`, `puzzles.rs`, and `tables.rs` (the tables
+//!   `qttt copy` copies row for row); `rows.rs` converts a game's rows into its
+//!   record; `space.rs` keeps whether the database has room to write. Only what
+//!   really differs is each backend's: SQLite (`sqlite/mod.rs`, a game's read
+//!   and writes; `sqlite/tx.rs`; its connection threads and batched commits in
+//!   `sqlite/worker.rs`; the checkpointer in `sqlite/checkpointer.rs`; the
+//!   start-up checks of its file and `qttt backup` in `sqlite/file.rs`) and
+//!   PostgreSQL (`postgres/mod.rs`, a game's read and its notifications;
+//!   `postgres/tx.rs`; its batched game writes in `postgres/writes.rs` and
+//!   their statements in `postgres/statements.rs`; its connections in
+//!   `postgres/connections.rs`). `migrations/sqlite/` and
 //!   `migrations/postgres/` hold each one's schema.
 //! - [`error`]: what the service's operations fail with, in its own words.
 //! - [`service`]: the only orchestrator: load the log, replay it, apply the
@@ -50,7 +59,7 @@
 //!   searches, and the hint and analysis caches), `copy.rs` (`qttt copy`, and
 //!   the check of every game of a backup), `players.rs` (a player, their token,
 //!   their games and events, who is present), `pairing.rs` (challenges and
-//!   seeks, and the games they start).
+//!   seeks, and the games they start), `help.rs` (hints and analysis).
 //! - [`live`]: who watches which game (and which player's events), for the live
 //!   event streams; news of other instances' writes reaches it from the store.
 //!   [`token`]: seat and player tokens and their hashes.
@@ -69,7 +78,8 @@
 //!   as text or JSON, each line about a request with its id. [`metrics`]: the
 //!   names and meanings of the metrics, and their recorder.
 //! - [`terminal`] and [`board_text`]: `qttt play`, and the board and an analysis
-//!   as text. `src/main.rs`: the `qttt` command.
+//!   as text. `src/main.rs` and `src/cli/`: the `qttt` command, its failures
+//!   typed (`CliError`).
 //!
 //! Around the code: `tests/integration/` is one test binary (the rules against
 //! the worked scenarios, properties, bots, the command line, the layers, both
