@@ -448,6 +448,37 @@ mod tests {
     }
 
     #[test]
+    fn a_challenge_is_open_until_it_is_answered_or_expires() {
+        let at = |second: u8| format!("2026-12-05T09:00:{second:02}Z").parse::<Timestamp>().unwrap();
+        let player = StoredPlayer {
+            id: PlayerId::new(1),
+            name: Username::parse("someone").unwrap(),
+            created_at: at(0),
+            bot: false,
+        };
+        let challenge = |status| StoredChallenge {
+            id: ChallengeId::new(1),
+            challenger: player.clone(),
+            challenged: player.clone(),
+            terms: Terms { variant: Variant::Measurement, clock: None, rated: false },
+            colour: Colour::Random,
+            status,
+            decline_reason: None,
+            game_id: None,
+            created_at: at(0),
+            expires_at: at(30),
+            answered_at: None,
+        };
+        let open = challenge(ChallengeStatus::Open);
+        assert_eq!(
+            [at(0), at(29), at(30), at(31)].map(|now| open.status_at(now)),
+            [ChallengeStatus::Open, ChallengeStatus::Open, ChallengeStatus::Expired, ChallengeStatus::Expired]
+        );
+        assert_eq!(challenge(ChallengeStatus::Declined).status_at(at(1)), ChallengeStatus::Declined);
+        assert_eq!(challenge(ChallengeStatus::Accepted).status_at(at(31)), ChallengeStatus::Accepted);
+    }
+
+    #[test]
     fn a_seek_pairs_with_the_oldest_open_seek_of_another_player() {
         let seeks = [open(1, 7, 1500.0, None), open(2, 8, 1500.0, None), open(3, 9, 1500.0, None)];
         assert_eq!(partner(PlayerId::new(7), 1500.0, None, &seeks).map(|other| other.seek.id), Some(SeekId::new(2)));

@@ -54,13 +54,13 @@ static OPEN_CHALLENGES: LazyLock<Sql> = LazyLock::new(|| {
          AND (challenges.challenger_id = $1 OR challenges.challenged_id = $1) ORDER BY challenges.id DESC",
     )
 });
-/// Closes an open challenge that has not expired: `$1` when, `$2` which, `$3`
-/// its new status, `$4` a reason for declining it.
-static CLOSE_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "UPDATE challenges SET status = $3, decline_reason = $4, answered_at = $1 \
-         WHERE id = $2 AND status = 'open' AND expires_at > $1",
-    )
+/// Challenge `$1`, its row held until the transaction ends: two answers to it
+/// at once, on any instance, come one after the other.
+static HOLD_CHALLENGE: LazyLock<Sql> =
+    LazyLock::new(|| challenges_where("challenges.id = $1 FOR UPDATE OF challenges"));
+/// Answers challenge `$2` at `$1`: `$3` its new status, `$4` a reason for declining it.
+static ANSWER_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("UPDATE challenges SET status = $3, decline_reason = $4, answered_at = $1 WHERE id = $2")
 });
 static SET_CHALLENGE_GAME: LazyLock<Sql> =
     LazyLock::new(|| Sql::new("UPDATE challenges SET game_id = $1 WHERE id = $2"));
@@ -202,8 +202,8 @@ fn challenge_from_row(row: &Row<'_>) -> Result<StoredChallenge, StoreError> {
     })
 }
 
-/// Gives challenge `id` `status` at `at`, with `reason`, if it is open and has
-/// not expired; answers whether it was.
+/// Gives challenge `id` `status` at `at`, with `reason`, if it is still open
+/// then (as [`StoredChallenge::status_at`] decides); answers whether it was.
 async fn close(
     tx: &mut impl Tx,
     id: ChallengeId,
@@ -211,8 +211,13 @@ async fn close(
     status: ChallengeStatus,
     reason: Option<&str>,
 ) -> Result<bool, StoreError> {
-    let args = [at.into(), id.into(), status.code().into(), reason.into()];
-    Ok(tx.execute(&CLOSE_CHALLENGE, &args).await? > 0)
+    let held = tx.rows(&HOLD_CHALLENGE, &[id.into()]).await?;
+    let Some(challenge) = held.first().map(|row| challenge_from_row(&row)).transpose()? else { return Ok(false) };
+    if challenge.status_at(at) != ChallengeStatus::Open {
+        return Ok(false);
+    }
+    tx.execute(&ANSWER_CHALLENGE, &[at.into(), id.into(), status.code().into(), reason.into()]).await?;
+    Ok(true)
 }
 
 async fn close_challenge(
