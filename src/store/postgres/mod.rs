@@ -18,8 +18,6 @@
 
 mod connections;
 mod statements;
-#[cfg(test)]
-mod tests;
 mod tx;
 mod writes;
 
@@ -474,3 +472,6 @@ impl From<&sqlx::Error> for StoreError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
