@@ -174,14 +174,6 @@ impl GameService {
         Ok(told)
     }
 
-    /// Player `id` as created.
-    ///
-    /// # Errors
-    /// [`Error::NotFound`]; database failures.
-    pub async fn player_by_id(&self, id: PlayerId) -> Result<StoredPlayer, Error> {
-        self.store.player(id).await?.ok_or_else(|| Error::NotFound(format!("there is no player {id}")))
-    }
-
     /// The player named `name`, and how their finished games ended.
     ///
     /// # Errors

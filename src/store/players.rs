@@ -38,9 +38,9 @@ pub(super) fn player_from_row(row: &Row<'_>, prefix: &str) -> Result<StoredPlaye
 static INSERT_PLAYER: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert("INSERT INTO players (name, name_key, token_hash, created_at) VALUES ($1, $2, $3, $4)")
 });
-/// A player by their token's hash, by the key of their name, or by id.
-static PLAYER_BY: LazyLock<[Sql; 3]> = LazyLock::new(|| {
-    ["token_hash", "name_key", "id"].map(|key| {
+/// A player by their token's hash, or by the key of their name.
+static PLAYER_BY: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+    ["token_hash", "name_key"].map(|key| {
         Sql::new(&format!("SELECT {}, last_seen_at FROM players WHERE {key} = $1", player_columns("players", "")))
     })
 });
@@ -118,15 +118,6 @@ impl Store {
     pub async fn player_by_name(&self, name: &Username) -> Result<Option<StoredPlayer>, StoreError> {
         let key = name.key();
         let found = counted(run!(self, run_read, |tx| player_by(tx, 1, key.clone().into())))?;
-        Ok(found.map(|(player, _)| player))
-    }
-
-    /// Player `id` as created.
-    ///
-    /// # Errors
-    /// When the database fails.
-    pub async fn player(&self, id: PlayerId) -> Result<Option<StoredPlayer>, StoreError> {
-        let found = counted(run!(self, run_read, |tx| player_by(tx, 2, id.into())))?;
         Ok(found.map(|(player, _)| player))
     }
 
