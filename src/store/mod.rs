@@ -276,7 +276,37 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::database_name;
+    use super::{PoolSettings, SqliteSettings, Store, database_name};
+    use crate::record::Username;
+
+    /// Writes a player created at a time finer than a millisecond into
+    /// `store`, and answers when the store says they were created.
+    async fn created_at_as_read_back(store: &Store) -> jiff::Timestamp {
+        let at: jiff::Timestamp = "2026-12-05T10:00:00.123456789Z".parse().unwrap();
+        let name = Username::parse("timely").unwrap();
+        store.create_player(&name, vec![7; 32], at).await.unwrap();
+        store.player_by_name(&name).await.unwrap().unwrap().created_at
+    }
+
+    #[tokio::test]
+    async fn a_time_reads_back_as_written_to_the_millisecond_on_sqlite() {
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        assert_eq!(created_at_as_read_back(&store).await, "2026-12-05T10:00:00.123Z".parse().unwrap());
+        store.close().await;
+    }
+
+    #[tokio::test]
+    #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+    async fn a_time_reads_back_as_written_to_the_millisecond_on_postgresql() {
+        let (url, mut maintenance, name) = super::postgres::tests::fresh_database("times").await;
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        assert_eq!(created_at_as_read_back(&store).await, "2026-12-05T10:00:00.123Z".parse().unwrap());
+        store.close().await;
+        let drop = format!("DROP DATABASE {name}");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(drop)).execute(&mut maintenance).await.unwrap();
+    }
 
     #[test]
     fn a_database_is_named_by_where_it_is_never_by_its_password() {

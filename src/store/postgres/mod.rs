@@ -474,4 +474,4 @@ impl From<&sqlx::Error> for StoreError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

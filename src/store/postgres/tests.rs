@@ -12,13 +12,7 @@ use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE};
 #[tokio::test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
 async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
-    let server = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
-    let name = format!("qttt_plans_{}", std::process::id());
-    let mut maintenance = PgConnection::connect(&server).await.unwrap();
-    for command in [format!("DROP DATABASE IF EXISTS {name}"), format!("CREATE DATABASE {name}")] {
-        sqlx::raw_sql(sqlx::AssertSqlSafe(command)).execute(&mut maintenance).await.unwrap();
-    }
-    let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
+    let (url, mut maintenance, name) = fresh_database("plans").await;
     PgStore::open(&url, PoolSettings::default()).await.unwrap().close().await;
     let reads = [
         (LOBBY_PAGE[0].postgres(), "games_pkey"),
@@ -52,4 +46,18 @@ async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
     }
     connection.close().await.unwrap();
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE {name}"))).execute(&mut maintenance).await.unwrap();
+}
+
+/// A new, empty database on the server `QTTT_TEST_POSTGRES` names, for the
+/// test named `test`: its URL, a connection to the server's maintenance
+/// database (to drop it with), and its name.
+pub(in crate::store) async fn fresh_database(test: &str) -> (String, PgConnection, String) {
+    let server = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+    let name = format!("qttt_{test}_{}", std::process::id());
+    let mut maintenance = PgConnection::connect(&server).await.unwrap();
+    for command in [format!("DROP DATABASE IF EXISTS {name}"), format!("CREATE DATABASE {name}")] {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(command)).execute(&mut maintenance).await.unwrap();
+    }
+    let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
+    (url, maintenance, name)
 }

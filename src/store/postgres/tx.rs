@@ -154,7 +154,9 @@ fn value_of(raw: PgValueRef<'_>) -> Result<Value, StoreError> {
     decoded.map_err(|error| StoreError::Corrupt(format!("a {kind}: {error}")))
 }
 
-/// A time as PostgreSQL's TIMESTAMPTZ carries it: microseconds since 2000-01-01 UTC.
+/// A time as PostgreSQL's TIMESTAMPTZ carries it: microseconds since 2000-01-01
+/// UTC. Written to the millisecond, as every time the store keeps is (SQLite's
+/// text too), so that a time reads back as it was written on either backend.
 struct PgTime(jiff::Timestamp);
 
 /// 2000-01-01 UTC in microseconds since the Unix epoch.
@@ -168,7 +170,7 @@ impl sqlx::Type<Postgres> for PgTime {
 
 impl sqlx::Encode<'_, Postgres> for PgTime {
     fn encode_by_ref(&self, buffer: &mut PgArgumentBuffer) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-        let micros = self.0.as_microsecond() - POSTGRES_EPOCH_US;
+        let micros = self.0.as_millisecond() * 1000 - POSTGRES_EPOCH_US;
         buffer.extend_from_slice(&micros.to_be_bytes());
         Ok(sqlx::encode::IsNull::No)
     }
