@@ -11,8 +11,8 @@ use std::time::Duration;
 use ::metrics::gauge;
 use rusqlite::{Connection, OpenFlags};
 
+use super::connection::connect;
 use super::resident::ResidentFile;
-use super::worker::connect;
 use crate::metrics::SQLITE_RESIDENT_BYTES;
 use crate::store::{Durability, StoreError};
 

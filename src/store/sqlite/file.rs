@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::connect;
+use super::connection::connect;
 use crate::store::{Durability, FileProblem, OpenError};
 
 /// The largest file that SQLite's quick check reads at every start. The check

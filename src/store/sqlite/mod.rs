@@ -2,6 +2,7 @@
 //! threads of [`worker`].
 
 mod checkpointer;
+mod connection;
 mod copy;
 mod file;
 mod resident;
@@ -20,7 +21,8 @@ use sqlx::{ConnectOptions, Connection as _};
 
 pub use checkpointer::SqliteConnection;
 use checkpointer::{Checkpointer, open_writer};
-use worker::{BUSY_TIMEOUT, Connections, Scope, connect};
+use connection::{BUSY_TIMEOUT, connect};
+use worker::{Connections, Scope};
 
 use super::players::insert_player_events;
 use super::ratings;

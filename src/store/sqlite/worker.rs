@@ -25,30 +25,22 @@
 //! flushes its new header, is left to the writer's thread: see [`LogRestart`].
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags, ffi};
+use rusqlite::{Connection, ffi};
 use tokio::sync::oneshot;
 
 use super::checkpointer::LogRestart;
+use super::connection::BUSY_TIMEOUT;
 use crate::metrics::{STORE_BATCHES, STORE_QUEUE};
-use crate::store::{Durability, StoreError};
-
-/// How long a statement waits for another process's lock on the file.
-pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+use crate::store::StoreError;
 
 /// The most writes committed together. A write's answer waits for the last of its
 /// batch, so this bounds that wait (at some tens of microseconds a write).
 pub(super) const MOST_WRITES_PER_COMMIT: usize = 64;
-
-/// How many prepared statements a connection keeps. The store has about sixty,
-/// a batch's own three among them; rusqlite keeps sixteen, and a statement it
-/// lets go is parsed again at its next use.
-const STATEMENTS_KEPT: usize = 128;
 
 /// Work for a connection's thread.
 enum Job {
@@ -490,64 +482,18 @@ fn closed() -> StoreError {
     StoreError::Unavailable("the database is closed".into())
 }
 
-/// Opens one connection to the file at `path` with the store's settings.
-pub(super) fn connect(path: &Path, durability: Durability, flags: OpenFlags) -> rusqlite::Result<Connection> {
-    // Each connection is used by its own thread only, so SQLite need not lock it
-    // for every call (a read locked and unlocked it once per column of each row).
-    let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
-    connection.busy_timeout(BUSY_TIMEOUT)?;
-    connection.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
-    connection.pragma_update(None, "foreign_keys", true)?;
-    connection.pragma_update(
-        None,
-        "synchronous",
-        match durability {
-            Durability::Normal => "NORMAL",
-            Durability::Full => "FULL",
-        },
-    )?;
-    Ok(connection)
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(error: rusqlite::Error) -> StoreError {
-        StoreError::from(&error)
-    }
-}
-
-impl From<&rusqlite::Error> for StoreError {
-    fn from(error: &rusqlite::Error) -> StoreError {
-        match error.sqlite_error_code() {
-            Some(ffi::ErrorCode::DatabaseBusy | ffi::ErrorCode::DatabaseLocked) => {
-                StoreError::Unavailable(error.to_string())
-            }
-            Some(ffi::ErrorCode::DiskFull) => StoreError::Full(error.to_string()),
-            _ => StoreError::Other(error.to_string()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use futures_util::FutureExt;
 
-    use super::super::checkpointer::open_writer;
-    use super::*;
+    use std::path::Path;
 
-    #[test]
-    fn every_connection_waits_for_the_disk_as_configured() {
-        let folder = tempfile::tempdir().unwrap();
-        let path = folder.path().join("qttt.db");
-        let synchronous = |durability| {
-            [OpenFlags::default(), OpenFlags::SQLITE_OPEN_READ_ONLY].map(|flags| {
-                let connection = connect(&path, durability, flags).unwrap();
-                connection.query_row("PRAGMA synchronous", [], |row| row.get::<_, i64>(0)).unwrap()
-            })
-        };
-        // SQLite's codes: 1 NORMAL, 2 FULL.
-        assert_eq!(synchronous(Durability::Normal), [1, 1]);
-        assert_eq!(synchronous(Durability::Full), [2, 2]);
-    }
+    use rusqlite::OpenFlags;
+
+    use super::super::checkpointer::open_writer;
+    use super::super::connection::connect;
+    use super::*;
+    use crate::store::Durability;
 
     /// A writer, with writes on their callers' threads if `here`, of a fresh
     /// file with a table `written (n)`, with no checkpointer.
