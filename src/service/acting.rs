@@ -335,3 +335,57 @@ impl GameService {
         Ok((self.play(id, side_to_move, action, true).await?, play_as))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Variant;
+    use crate::record::{ClockSettings, Event, GameId, StoredGame, StoredSeat, Summary};
+    use crate::service::PRESENT_FOR;
+    use crate::service::time::timestamp_of_millis;
+
+    /// A game between two people, both seats taken at 0, with `clock`, whose
+    /// players were last seen `seen_ms` after it began, as of `now_ms`.
+    fn game(clock: Option<ClockSettings>, seen_ms: i64, now_ms: i64) -> GameRecord {
+        let seat = |player: Player| StoredSeat {
+            player,
+            token_hash: player.to_string().into_bytes(),
+            holder: None,
+            last_seen_at: Some(timestamp_of_millis(seen_ms)),
+        };
+        let stored = StoredGame {
+            id: GameId::new(1),
+            variant: Variant::PlayerChoice,
+            created_at: timestamp_of_millis(0),
+            opponent: None,
+            hints: false,
+            rated: false,
+            clock,
+            rematch_of: None,
+            summary: Summary::WAITING,
+            log: Vec::new(),
+            seats: vec![seat(Player::X), seat(Player::O)],
+            invite_hash: None,
+            ratings: [None; 2],
+        };
+        let seated = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
+        let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0))
+            .unwrap()
+            .with(&seated, None, timestamp_of_millis(0))
+            .unwrap();
+        GameRecord::replay(record.stored, timestamp_of_millis(now_ms)).unwrap()
+    }
+
+    #[test]
+    fn a_game_without_a_clock_may_be_claimed_against_the_player_to_act_once_they_are_gone_for_the_wait() {
+        let claim_after = Duration::from_secs(60);
+        let gone = after(timestamp_of_millis(10_000), PRESENT_FOR);
+        assert_eq!(
+            claimable(&game(None, 10_000, 20_000), claim_after),
+            Some((Player::X, after(gone, claim_after))),
+            "X opens, and may be claimed against from the end of their presence and the wait"
+        );
+        let clock = Some(ClockSettings { initial_ms: 60_000, increment_ms: 0 });
+        assert_eq!(claimable(&game(clock, 10_000, 20_000), claim_after), None, "a clock ends such a game itself");
+    }
+}
