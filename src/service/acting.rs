@@ -339,9 +339,9 @@ impl GameService {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Variant;
-    use crate::record::{ClockSettings, Event, GameId, StoredGame, StoredSeat, Summary};
+    use crate::record::{ClockSettings, StoredSeat};
     use crate::service::PRESENT_FOR;
+    use crate::service::records::tests::new_game;
     use crate::service::time::timestamp_of_millis;
 
     /// A game between two people, both seats taken at 0, with `clock`, whose
@@ -353,21 +353,7 @@ mod tests {
             holder: None,
             last_seen_at: Some(timestamp_of_millis(seen_ms)),
         };
-        let stored = StoredGame {
-            id: GameId::new(1),
-            variant: Variant::PlayerChoice,
-            created_at: timestamp_of_millis(0),
-            opponent: None,
-            hints: false,
-            rated: false,
-            clock,
-            rematch_of: None,
-            summary: Summary::WAITING,
-            log: Vec::new(),
-            seats: vec![seat(Player::X), seat(Player::O)],
-            invite_hash: None,
-            ratings: [None; 2],
-        };
+        let stored = new_game(clock, vec![seat(Player::X), seat(Player::O)]);
         let seated = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
         let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0))
             .unwrap()

@@ -293,7 +293,7 @@ fn acted_by(event: Event) -> Option<Player> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -303,12 +303,9 @@ mod tests {
     use crate::record::ClockSettings;
     use crate::service::time::timestamp_of_millis;
 
-    /// A clocked game against a bot, seated and played by random actions a
-    /// second apart, as the events a service would write.
-    fn random_events(seed: u64) -> (StoredGame, Vec<(Event, bool)>) {
-        let clock = Some(ClockSettings { initial_ms: 10_000, increment_ms: 500 });
-        let summary = Summary::WAITING;
-        let stored = StoredGame {
+    /// A new casual game of Goff's rule, created at 0, with `clock` and `seats`.
+    pub(in crate::service) fn new_game(clock: Option<ClockSettings>, seats: Vec<StoredSeat>) -> StoredGame {
+        StoredGame {
             id: GameId::new(1),
             variant: Variant::PlayerChoice,
             created_at: timestamp_of_millis(0),
@@ -317,12 +314,18 @@ mod tests {
             rated: false,
             clock,
             rematch_of: None,
-            summary,
+            summary: Summary::WAITING,
             log: Vec::new(),
-            seats: Vec::new(),
+            seats,
             invite_hash: None,
             ratings: [None; 2],
-        };
+        }
+    }
+
+    /// A clocked game against a bot, seated and played by random actions a
+    /// second apart, as the events a service would write.
+    fn random_events(seed: u64) -> (StoredGame, Vec<(Event, bool)>) {
+        let stored = new_game(Some(ClockSettings { initial_ms: 10_000, increment_ms: 500 }), Vec::new());
         let mut events = vec![(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), true)];
         let (mut game, mut rng) = (Game::new(Variant::PlayerChoice), StdRng::seed_from_u64(seed));
         while let Some(actor) = game.actor_to_act() {
