@@ -2,16 +2,18 @@
 //! write-ahead log into the database file, in the writer's stead, and keep the
 //! log's file bounded.
 
+use std::ffi::c_int;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ::metrics::gauge;
+use rusqlite::hooks::{CheckpointMode, Wal};
 use rusqlite::{Connection, OpenFlags};
 
-use super::connection::connect;
+use super::connection::{BUSY_TIMEOUT, connect};
 use super::resident::ResidentFile;
 use crate::metrics::SQLITE_RESIDENT_BYTES;
 use crate::store::{Durability, StoreError};
@@ -39,6 +41,13 @@ const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
 /// the server runs. While writes go on, a log of more than this that is copied
 /// whole is started again from its beginning.
 const LOG_BYTES_KEPT_QUIET: i64 = 4 * 1024 * 1024;
+
+/// The size of the write-ahead log, in pages, past which the writer itself copies
+/// it into the file, after the commit that took it there. The checkpointer's
+/// turns keep it below [`LOG_PAGES_BEFORE_RESTART`] unless they fall behind, as
+/// they did on a busy machine under writes that never pause: the log grew past
+/// twice its restart's size, in a debug build as in a release build.
+const LOG_PAGES_MOST: i64 = LOG_PAGES_BEFORE_RESTART * 3 / 2;
 
 /// The size of a page of the database, SQLite's default: a page of the log is one.
 const PAGE_BYTES: i64 = 4096;
@@ -177,10 +186,29 @@ pub(super) fn open_writer(
     // The journal mode stays with the file: a reader opened later finds it.
     writer.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
     writer.pragma_update(None, "wal_autocheckpoint", 0)?;
+    writer.wal_hook(Some(copy_a_log_past_its_bound));
     // The writer cuts the log back when it starts it again from its beginning.
     writer.pragma_update(None, "journal_size_limit", LOG_BYTES_UNDER_WRITES)?;
     let checkpointer = Checkpointer::start(connect(path, durability, OpenFlags::SQLITE_OPEN_READ_WRITE)?, resident);
     Ok((writer, checkpointer))
+}
+
+/// After each of the writer's commits, with the log at `pages` pages: past
+/// [`LOG_PAGES_MOST`], the writer copies the whole log into the file and starts
+/// it again before it writes anything more, waiting up to [`BUSY_TIMEOUT`] for
+/// the checkpointer's copy under way (which makes its own busy at once, whatever
+/// the busy timeout) and for readers to leave the log. Writes wait meanwhile:
+/// the log is bounded by the writer's own pace, not by the checkpointer keeping
+/// up. The commit stands whatever the copy does.
+fn copy_a_log_past_its_bound(wal: &Wal, pages: c_int) -> rusqlite::Result<()> {
+    if i64::from(pages) <= LOG_PAGES_MOST {
+        return Ok(());
+    }
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    while wal.checkpoint_v2(CheckpointMode::RESTART).is_err() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(())
 }
 
 /// A connection of its own to a SQLite file, created if missing, with the
@@ -219,8 +247,6 @@ impl Drop for SqliteConnection {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use super::super::worker::{Connections, MOST_WRITES_PER_COMMIT};
     use super::*;
 

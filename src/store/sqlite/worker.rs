@@ -504,8 +504,17 @@ mod tests {
         Connections::writer(connection, log_restart, here)
     }
 
-    /// A write of `n` that answers the thread it ran on.
+    /// Writes `n` on `writer`, once the writer's connection is free: its thread
+    /// lets it go a moment after it has answered the last write, and a write that
+    /// comes before would be queued for that thread, whatever the rule under test.
     async fn write_on(writer: &Connections, n: i64) -> Result<std::thread::ThreadId, StoreError> {
+        if let Some(here) = &writer.writes_here {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while here.connection.try_lock().is_err() {
+                assert!(Instant::now() < deadline, "the writer's connection stays held");
+                std::thread::yield_now();
+            }
+        }
         writer
             .write(move |tx| {
                 tx.execute("INSERT INTO written (n) VALUES (?)", [n])?;
