@@ -281,9 +281,10 @@ async fn delete_games_ended_before(
     most: i64,
 ) -> Result<usize, StoreError> {
     let ids = tx.rows(ended_before(ended), &[before.into(), most.into()]).await?.read(|row| row.get::<i64>("id"))?;
+    let ids = [Arg::Ids(ids)];
     let mut deleted = 0;
     for delete in DELETE_GAMES.iter() {
-        deleted = tx.execute(delete, &[Arg::Ids(ids.clone())]).await?;
+        deleted = tx.execute(delete, &ids).await?;
     }
     Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
 }
