@@ -36,13 +36,13 @@
 //!   questions, retention), `write.rs` (what a write to a game carries),
 //!   `listing.rs` (the lobby, a player's games), `players.rs`, `challenges.rs`,
 //!   `seeks.rs`, `ratings.rs`, `puzzles.rs`, and `tables.rs` (the tables
-//!   `qttt copy` copies row for row); `rows.rs` converts a game's rows into its
-//!   record; `space.rs` keeps whether the database has room to write. Only what
-//!   really differs is each backend's: SQLite (`sqlite/mod.rs`, a game's read
-//!   and writes; `sqlite/tx.rs`; its connection threads and batched commits in
+//!   `qttt copy` copies row for row); `rows.rs` reads a game, in one statement on
+//!   both backends, and converts its rows, by name, into its record; `space.rs` keeps whether the database has room to write. Only what
+//!   really differs is each backend's: SQLite (`sqlite/mod.rs`, a game's
+//!   writes; `sqlite/tx.rs`; its connection threads and batched commits in
 //!   `sqlite/worker.rs`; the checkpointer in `sqlite/checkpointer.rs`; the
 //!   start-up checks of its file and `qttt backup` in `sqlite/file.rs`) and
-//!   PostgreSQL (`postgres/mod.rs`, a game's read and its notifications;
+//!   PostgreSQL (`postgres/mod.rs`, a game's creation and its notifications;
 //!   `postgres/tx.rs`; its batched game writes in `postgres/writes.rs` and
 //!   their statements in `postgres/statements.rs`; its connections in
 //!   `postgres/connections.rs`). `migrations/sqlite/` and

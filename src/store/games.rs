@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use jiff::Timestamp;
 
-use super::rows::player;
+use super::rows::{player, read_game};
 use super::sql::Sql;
 use super::tx::{Arg, Tx};
-use super::{RematchOf, Store, StoreError, Write, count, counted};
+use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
 use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
@@ -127,7 +127,11 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        counted(on_backend!(self, |db| db.load_game(id)))
+        let game = counted(run!(self, run_read, |tx| read_game(tx, id)))?;
+        if let Backend::Postgres(db) = &self.backend {
+            db.knows(&game);
+        }
+        Ok(game)
     }
 
     /// Carries out `write` on game `id`, decided on a copy read earlier, in one

@@ -9,12 +9,12 @@
 
 use std::sync::LazyLock;
 
-use super::rows::{bot_of, seat_rating_columns, summary_of, username, variant};
+use super::rows::{bot_of, seat_rating_columns, seat_rating_from_row, summary_from_row, username, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};
 use crate::engine::Player;
-use crate::record::{GameId, ListedGame, Page, PlayerId, SeatRating, Status};
+use crate::record::{GameId, ListedGame, Page, PlayerId, Status};
 
 /// The ids of a page of the lobby, of every status (along the primary key) or
 /// of one (along `games_by_status`), newest first from below the page's start:
@@ -107,26 +107,13 @@ async fn listed_games(tx: &mut impl Tx, ids: Vec<i64>) -> Result<Vec<ListedGame>
 
 /// The game in `row`, read with [`LISTED_GAMES`].
 fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
-    let summary = summary_of(
-        &row.get::<String>("status")?,
-        &row.get::<String>("result")?,
-        row.get::<Option<String>>("end_reason")?.as_deref(),
-        row.get::<Option<String>>("end_player")?.as_deref(),
-        row.get("deadline")?,
-        row.get("ended_at")?,
-    )?;
+    let summary = summary_from_row(row)?;
     let mut holders = Vec::new();
     for (player, column) in [(Player::X, "x_name"), (Player::O, "o_name")] {
         if let Some(name) = row.get::<Option<String>>(column)? {
             holders.push((player, username(&name)?));
         }
     }
-    let rating = |seat: &str| -> Result<Option<SeatRating>, StoreError> {
-        let rating: Option<f64> = row.get(&format!("{seat}_rating"))?;
-        let deviation: Option<f64> = row.get(&format!("{seat}_deviation"))?;
-        let rating_diff = row.get(&format!("{seat}_rating_diff"))?;
-        Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
-    };
     Ok(ListedGame {
         id: row.get("id")?,
         variant: variant(&row.get::<String>("variant")?)?,
@@ -138,6 +125,6 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
         holders,
         opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
         rated: row.get("rated")?,
-        ratings: [rating("x")?, rating("o")?],
+        ratings: [seat_rating_from_row(row, "x")?, seat_rating_from_row(row, "o")?],
     })
 }

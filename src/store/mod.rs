@@ -186,7 +186,21 @@ pub fn sqlite_file(url: &str) -> Option<std::path::PathBuf> {
 /// The database of `url` named for messages by where it is and nothing more: a
 /// URL may carry a password in any of its parts, so it is never shown.
 pub fn database_name(url: &str) -> String {
-    if is_postgres(url) { postgres::name_of(url) } else { sqlite::name_of(url) }
+    if !is_postgres(url) {
+        return match sqlite::file_of(url) {
+            Some(file) => format!("SQLite file {}", file.display()),
+            None => "SQLite file (its URL cannot be read)".into(),
+        };
+    }
+    match url.parse::<sqlx::postgres::PgConnectOptions>() {
+        Ok(options) => format!(
+            "PostgreSQL database {} at {}:{}",
+            options.get_database().unwrap_or(options.get_username()),
+            options.get_host(),
+            options.get_port()
+        ),
+        Err(_) => "PostgreSQL database (its URL cannot be read)".into(),
+    }
 }
 
 // Each PostgreSQL call's future is boxed: sqlx's futures are kilobytes large, and

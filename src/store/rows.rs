@@ -1,49 +1,29 @@
 //! Rows as the database holds them, and their checked conversion to and from the
 //! service's types: the same columns on every backend.
 
+use std::sync::LazyLock;
+
 use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::StoreError;
+use super::sql::Sql;
+use super::tx::{Row, Tx};
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::rating::Rating;
 use crate::record::{
     AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, PuzzleId,
-    SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username, stamp,
+    SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username,
 };
 
-/// A row as any backend gives it, read column by column, so that what each
-/// column holds is written here once for every backend.
-pub(super) trait Columns {
-    /// The value of column `index`, counted from 0.
-    fn column<T: Value>(&self, index: usize) -> Result<T, StoreError>;
-}
-
-/// A value that every backend reads from a column.
-pub(super) trait Value:
-    rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
-{
-}
-
-impl<T> Value for T where
-    T: rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
-{
-}
-
-/// Binds and reads an id of the record's (`GameId`, `PlayerId`, ...) as the
-/// BIGINT column it is on every backend.
+/// Binds an id of the record's (`GameId`, `PlayerId`, ...) as the BIGINT column it
+/// is on every backend, and reads it back on PostgreSQL (for the batched writes).
 macro_rules! id_column {
     ($($id:ty),*) => {$(
         impl rusqlite::types::ToSql for $id {
             fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
                 Ok(self.get().into())
-            }
-        }
-
-        impl rusqlite::types::FromSql for $id {
-            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<$id> {
-                i64::column_result(value).map(<$id>::new)
             }
         }
 
@@ -78,17 +58,30 @@ macro_rules! id_column {
 
 id_column!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
 
-/// The columns a game is read with, as [`stored_game_from_row`] reads them, its
-/// times given by `time`, the backend's expression for a column's RFC 3339 text.
-pub(super) fn game_columns(time: impl Fn(&str) -> String) -> String {
-    format!(
-        "id, variant, {}, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, {}, {}, invite_hash, rated, {}",
-        time("created_at"),
-        time("deadline"),
-        time("ended_at"),
+/// A game with its seats' ratings, its whole log and its seats, in one
+/// statement and so from one snapshot: the log and the seats as JSON arrays of
+/// objects, read by name into [`EntryRow`] and [`SeatRow`].
+pub(super) static SELECT_GAME: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(&format!(
+        "SELECT id, variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, \
+         rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
+         'actor', actor, 'square_a', square_a, 'square_b', square_b, 'closing_move', closing_move, 'square', square, \
+         'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at) ORDER BY seq), '[]')::TEXT \
+         FROM log_entries WHERE game_id = games.id) AS log, \
+         (SELECT COALESCE(json_agg(json_build_object('player', seats.player, \
+         'token_hash', encode(seats.token_hash, 'hex'), 'last_seen_at', seats.last_seen_at, \
+         'player_id', seats.player_id, 'name', players.name, 'player_token_hash', encode(players.token_hash, 'hex'), \
+         'player_last_seen_at', players.last_seen_at) ORDER BY seats.player DESC), '[]')::TEXT \
+         FROM seats LEFT JOIN players ON players.id = seats.player_id WHERE seats.game_id = games.id) AS seats \
+         FROM games WHERE id = $1",
         seat_rating_columns()
-    )
+    ))
+});
+
+/// Game `id` with its whole log and its seats.
+pub(super) async fn read_game(tx: &mut impl Tx, id: GameId) -> Result<StoredGame, StoreError> {
+    let rows = tx.rows(&SELECT_GAME, &[id.into()]).await?;
+    stored_game_from_row(&rows.first().ok_or(StoreError::NotFound { id })?)
 }
 
 /// The columns of a rated game's seats' ratings, X's then O's, each its
@@ -128,21 +121,12 @@ pub(super) fn seat_rating_columns() -> String {
     format!("{}, {}", columns("X"), columns("O"))
 }
 
-/// X's and O's ratings in `row` from column `first` on, read with
-/// [`seat_rating_columns`].
-fn seat_ratings_from_row(row: &impl Columns, first: usize) -> Result<[Option<SeatRating>; 2], StoreError> {
-    let seat = |first: usize| -> Result<Option<SeatRating>, StoreError> {
-        let (rating, deviation): (Option<f64>, Option<f64>) = (row.column(first)?, row.column(first + 1)?);
-        let rating_diff = row.column(first + 2)?;
-        Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
-    };
-    Ok([seat(first)?, seat(first + 3)?])
-}
-
-/// The bot in `row`'s columns `first` (its level) and the one after (its
-/// mistake chance).
-fn bot_from_row(row: &impl Columns, first: usize) -> Result<Option<Bot>, StoreError> {
-    bot_of(row.column::<Option<String>>(first)?.as_deref(), row.column(first + 1)?)
+/// The rating of seat `seat` (`x` or `o`) in `row`, read with [`seat_rating_columns`].
+pub(super) fn seat_rating_from_row(row: &Row<'_>, seat: &str) -> Result<Option<SeatRating>, StoreError> {
+    let rating: Option<f64> = row.get(&format!("{seat}_rating"))?;
+    let deviation: Option<f64> = row.get(&format!("{seat}_deviation"))?;
+    let rating_diff = row.get(&format!("{seat}_rating_diff"))?;
+    Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
 }
 
 /// The bot whose columns hold `code` and `mistake_chance`.
@@ -158,16 +142,15 @@ pub(super) fn bot_of(code: Option<&str>, mistake_chance: Option<f64>) -> Result<
     })
 }
 
-/// The summary in `row`, from column `first` on, in the order of
-/// [`SummaryColumns`]' fields.
-fn summary_from_row(row: &impl Columns, first: usize) -> Result<Summary, StoreError> {
+/// The summary in `row`, by the names of [`SummaryColumns`]' fields.
+pub(super) fn summary_from_row(row: &Row<'_>) -> Result<Summary, StoreError> {
     SummaryColumns {
-        status: row.column(first)?,
-        result: row.column(first + 1)?,
-        end_reason: row.column(first + 2)?,
-        end_player: row.column(first + 3)?,
-        deadline: row.column(first + 4)?,
-        ended_at: row.column(first + 5)?,
+        status: row.get("status")?,
+        result: row.get("result")?,
+        end_reason: row.get("end_reason")?,
+        end_player: row.get("end_player")?,
+        deadline: row.get("deadline")?,
+        ended_at: row.get("ended_at")?,
     }
     .into_summary()
 }
@@ -178,8 +161,8 @@ pub(super) struct SummaryColumns {
     pub result: String,
     pub end_reason: Option<String>,
     pub end_player: Option<String>,
-    pub deadline: Option<String>,
-    pub ended_at: Option<String>,
+    pub deadline: Option<Timestamp>,
+    pub ended_at: Option<Timestamp>,
 }
 
 impl SummaryColumns {
@@ -190,135 +173,77 @@ impl SummaryColumns {
             result: summary.result.code().to_string(),
             end_reason: summary.end.map(|end| end.reason.code().to_string()),
             end_player: summary.end.and_then(|end| end.player).map(|player| player.to_string()),
-            deadline: summary.deadline.map(stamp),
-            ended_at: summary.ended_at.map(stamp),
+            deadline: summary.deadline,
+            ended_at: summary.ended_at,
         }
     }
 
     fn into_summary(self) -> Result<Summary, StoreError> {
-        let (deadline, ended_at) =
-            (self.deadline.as_deref().map(time).transpose()?, self.ended_at.as_deref().map(time).transpose()?);
-        summary_of(
-            &self.status,
-            &self.result,
-            self.end_reason.as_deref(),
-            self.end_player.as_deref(),
-            deadline,
-            ended_at,
-        )
+        let status = [Status::Waiting, Status::Ongoing, Status::Finished]
+            .into_iter()
+            .find(|s| s.code() == self.status)
+            .ok_or_else(|| corrupt("status", &self.status))?;
+        let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw, GameResult::Aborted]
+            .into_iter()
+            .find(|r| r.code() == self.result)
+            .ok_or_else(|| corrupt("result", &self.result))?;
+        let end = match self.end_reason {
+            None => None,
+            Some(reason) => Some(End {
+                reason: EndReason::ALL
+                    .into_iter()
+                    .find(|r| r.code() == reason)
+                    .ok_or_else(|| corrupt("end_reason", &reason))?,
+                player: self.end_player.as_deref().map(player).transpose()?,
+            }),
+        };
+        Ok(Summary { status, result, end, deadline: self.deadline, ended_at: self.ended_at })
     }
 }
 
-/// The summary whose columns hold these values.
-pub(super) fn summary_of(
-    status: &str,
-    result: &str,
-    end_reason: Option<&str>,
-    end_player: Option<&str>,
-    deadline: Option<Timestamp>,
-    ended_at: Option<Timestamp>,
-) -> Result<Summary, StoreError> {
-    let status = [Status::Waiting, Status::Ongoing, Status::Finished]
-        .into_iter()
-        .find(|s| s.code() == status)
-        .ok_or_else(|| corrupt("status", status))?;
-    let result = [GameResult::Ongoing, GameResult::XWins, GameResult::OWins, GameResult::Draw, GameResult::Aborted]
-        .into_iter()
-        .find(|r| r.code() == result)
-        .ok_or_else(|| corrupt("result", result))?;
-    let end = match end_reason {
-        None => None,
-        Some(reason) => Some(End {
-            reason: EndReason::ALL
-                .into_iter()
-                .find(|r| r.code() == reason)
-                .ok_or_else(|| corrupt("end_reason", reason))?,
-            player: end_player.map(player).transpose()?,
-        }),
-    };
-    Ok(Summary { status, result, end, deadline, ended_at })
-}
-
-/// The game in `row`, read with [`game_columns`], its `log` (its entries in
-/// order) and its `seats`.
-pub(super) fn stored_game_from_row(
-    row: &impl Columns,
-    log: Vec<EntryRow>,
-    seats: Vec<SeatRow>,
-) -> Result<StoredGame, StoreError> {
+/// The game in `row`, read with [`SELECT_GAME`].
+fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
+    let log: Vec<EntryRow> =
+        serde_json::from_str(&row.get::<String>("log")?).map_err(|error| corrupt("log", &error.to_string()))?;
     let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
     if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
         return Err(corrupt("seq", "a log with gaps"));
     }
-    let opponent = bot_from_row(row, 3)?;
-    let clock = clock_from_row(row, 6)?;
+    let seats: Vec<SeatRow> =
+        serde_json::from_str(&row.get::<String>("seats")?).map_err(|error| corrupt("seats", &error.to_string()))?;
     Ok(StoredGame {
-        id: row.column(0)?,
-        variant: variant(&row.column::<String>(1)?)?,
-        created_at: time(&row.column::<String>(2)?)?,
-        opponent,
-        hints: row.column(5)?,
-        clock,
-        rematch_of: row.column(8)?,
-        summary: summary_from_row(row, 9)?,
+        id: row.get("id")?,
+        variant: variant(&row.get::<String>("variant")?)?,
+        created_at: row.get("created_at")?,
+        opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
+        hints: row.get("hints")?,
+        clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
+        rematch_of: row.get("rematch_of")?,
+        summary: summary_from_row(row)?,
         log,
         seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
-        invite_hash: row.column(15)?,
-        rated: row.column(16)?,
-        ratings: seat_ratings_from_row(row, 17)?,
+        invite_hash: row.get("invite_hash")?,
+        rated: row.get("rated")?,
+        ratings: [seat_rating_from_row(row, "x")?, seat_rating_from_row(row, "o")?],
     })
 }
 
-/// The columns a game's seats are read with, in the order of [`SeatRow`]'s
-/// fields, each with its holder's, its times given by `time` as for
-/// [`game_columns`], and its hashes by `bytes`, the backend's expression for a
-/// binary column (as it is, or as text in JSON).
-pub(super) fn seat_columns(time: impl Fn(&str) -> String, bytes: impl Fn(&str) -> String) -> String {
-    format!(
-        "seats.player, {}, {}, seats.player_id, players.name, {}, {}",
-        bytes("seats.token_hash"),
-        time("seats.last_seen_at"),
-        bytes("players.token_hash"),
-        time("players.last_seen_at")
-    )
-}
-
-/// The tables a game's seats are read from: each seat with its holder, if it has one.
-pub(super) const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.player_id";
-
-/// A seat as its columns hold it, with its holder's, or the JSON array of them in this order.
+/// A seat as its columns hold it, with its holder's, as an object of [`SELECT_GAME`]'s
+/// `seats`: its hashes in hex.
 #[derive(Deserialize)]
-pub(super) struct SeatRow {
-    pub player: String,
+struct SeatRow {
+    player: String,
     #[serde(deserialize_with = "hex_bytes")]
-    pub token_hash: Vec<u8>,
-    pub last_seen_at: Option<String>,
-    pub player_id: Option<PlayerId>,
-    pub name: Option<String>,
+    token_hash: Vec<u8>,
+    last_seen_at: Option<Timestamp>,
+    player_id: Option<PlayerId>,
+    name: Option<String>,
     #[serde(deserialize_with = "hex_bytes_or_none")]
-    pub player_token_hash: Option<Vec<u8>>,
-    pub player_last_seen_at: Option<String>,
+    player_token_hash: Option<Vec<u8>>,
+    player_last_seen_at: Option<Timestamp>,
 }
 
 impl SeatRow {
-    /// The seat in `row`, read with [`seat_columns`].
-    pub(super) fn from_row(row: &impl Columns) -> Result<SeatRow, StoreError> {
-        Ok(SeatRow {
-            player: row.column(0)?,
-            token_hash: row.column(1)?,
-            last_seen_at: row.column(2)?,
-            player_id: row.column(3)?,
-            name: row.column(4)?,
-            player_token_hash: row.column(5)?,
-            player_last_seen_at: row.column(6)?,
-        })
-    }
-
-    /// The rows of `seats`, a JSON array of such arrays, their hashes in hex.
-    pub(super) fn from_json(seats: &str) -> Result<Vec<SeatRow>, StoreError> {
-        serde_json::from_str(seats).map_err(|error| corrupt("seats", &error.to_string()))
-    }
-
     fn into_seat(self) -> Result<StoredSeat, StoreError> {
         let holder = match (self.player_id, self.name, self.player_token_hash) {
             (None, _, _) => None,
@@ -326,7 +251,7 @@ impl SeatRow {
                 id,
                 name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
                 token_hash,
-                last_seen_at: self.player_last_seen_at.as_deref().map(time).transpose()?,
+                last_seen_at: self.player_last_seen_at,
             }),
             (Some(id), ..) => return Err(corrupt("player_id", &id.to_string())),
         };
@@ -334,12 +259,27 @@ impl SeatRow {
             player: player(&self.player)?,
             token_hash: self.token_hash,
             holder,
-            last_seen_at: self.last_seen_at.as_deref().map(time).transpose()?,
+            last_seen_at: self.last_seen_at,
         })
     }
 }
 
-/// Bytes written in hex, as PostgreSQL's `encode(..., 'hex')` writes them in JSON.
+/// A boolean in JSON: `true` or `false` as PostgreSQL writes it, 1 or 0 as SQLite does.
+fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Flag {
+        Bool(bool),
+        Int(u8),
+    }
+    match Flag::deserialize(deserializer)? {
+        Flag::Bool(flag) => Ok(flag),
+        Flag::Int(int @ (0 | 1)) => Ok(int == 1),
+        Flag::Int(_) => Err(serde::de::Error::custom("not a boolean")),
+    }
+}
+
+/// Bytes written in hex in JSON, as `encode(..., 'hex')` writes them.
 fn hex_bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
     from_hex(&String::deserialize(deserializer)?).ok_or_else(|| serde::de::Error::custom("not hex"))
 }
@@ -358,7 +298,7 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
     (0..text.len()).step_by(2).map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok()).collect()
 }
 
-/// A row of `log_entries`, or the JSON array of its columns in this order.
+/// A row of `log_entries`, as an object of [`SELECT_GAME`]'s `log`.
 #[derive(Deserialize)]
 pub(super) struct EntryRow {
     pub seq: i64,
@@ -369,14 +309,9 @@ pub(super) struct EntryRow {
     pub closing_move: Option<i64>,
     pub square: Option<i64>,
     pub rematch: Option<GameId>,
+    #[serde(deserialize_with = "flag")]
     pub by_bot: bool,
-    pub created_at: String,
-}
-
-/// The columns an entry is read with, in the order of [`EntryRow`]'s fields, its
-/// creation time as `created_at` (the backend's expression for its RFC 3339 text).
-pub(super) fn entry_columns(created_at: &str) -> String {
-    format!("seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, {created_at}")
+    pub created_at: Timestamp,
 }
 
 /// The columns of an entry to write: the game's id, then those of [`EntryRow`]
@@ -397,7 +332,7 @@ impl From<&StoredEntry> for EntryRow {
             square: None,
             rematch: None,
             by_bot: entry.by_bot,
-            created_at: stamp(entry.created_at),
+            created_at: entry.created_at,
         };
         match entry.event {
             Event::SeatTaken(player) => row("seat", player.to_string()),
@@ -431,27 +366,6 @@ impl From<&StoredEntry> for EntryRow {
 }
 
 impl EntryRow {
-    /// The entry in `row`, read with [`entry_columns`].
-    pub(super) fn from_row(row: &impl Columns) -> Result<EntryRow, StoreError> {
-        Ok(EntryRow {
-            seq: row.column(0)?,
-            kind: row.column(1)?,
-            actor: row.column(2)?,
-            square_a: row.column(3)?,
-            square_b: row.column(4)?,
-            closing_move: row.column(5)?,
-            square: row.column(6)?,
-            rematch: row.column(7)?,
-            by_bot: row.column(8)?,
-            created_at: row.column(9)?,
-        })
-    }
-
-    /// The rows of `log`, a JSON array of such arrays.
-    pub(super) fn from_json(log: &str) -> Result<Vec<EntryRow>, StoreError> {
-        serde_json::from_str(log).map_err(|error| corrupt("log", &error.to_string()))
-    }
-
     pub(super) fn into_entry(self) -> Result<StoredEntry, StoreError> {
         let square = |value: Option<i64>| {
             value.and_then(|v| Square::try_from(v).ok()).ok_or_else(|| corrupt("square", &format!("{value:?}")))
@@ -488,7 +402,7 @@ impl EntryRow {
             },
             other => return Err(corrupt("kind", other)),
         };
-        Ok(StoredEntry { seq: self.seq, created_at: time(&self.created_at)?, event, by_bot: self.by_bot })
+        Ok(StoredEntry { seq: self.seq, created_at: self.created_at, event, by_bot: self.by_bot })
     }
 }
 
@@ -503,11 +417,6 @@ pub(super) fn variant(text: &str) -> Result<Variant, StoreError> {
         .ok_or_else(|| corrupt("variant", text))
 }
 
-/// The time a column's RFC 3339 text holds.
-fn time(text: &str) -> Result<Timestamp, StoreError> {
-    text.parse().map_err(|_| corrupt("time", text))
-}
-
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
 pub(super) fn corrupt(column: &str, value: &str) -> StoreError {
     StoreError::Corrupt(format!("{column} {value:?}"))
@@ -516,11 +425,6 @@ pub(super) fn corrupt(column: &str, value: &str) -> StoreError {
 /// A player's name as stored.
 pub(super) fn username(name: &str) -> Result<Username, StoreError> {
     Username::parse(name).map_err(|_| corrupt("name", name))
-}
-
-/// The clock in `row`'s columns `first` (its initial time) and the one after (its increment).
-fn clock_from_row(row: &impl Columns, first: usize) -> Result<Option<ClockSettings>, StoreError> {
-    clock_of(row.column(first)?, row.column(first + 1)?)
 }
 
 /// The clock whose columns hold `initial_ms` and `increment_ms`: none or both.

@@ -28,11 +28,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions, PgRow};
-use sqlx::{Connection, Row};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 
 use super::players::insert_player_events;
-use super::rows::{Columns, EntryRow, SeatRow, SummaryColumns, stored_game_from_row};
+use super::rows::SummaryColumns;
 use super::rows::{bot_code, mistake_chance};
 use super::{Notice, OpenError, RematchOf, StoreError};
 use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
@@ -99,19 +99,6 @@ pub(super) struct PgStore {
     known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
-}
-
-/// The database of `url` by host, port and name.
-pub(super) fn name_of(url: &str) -> String {
-    match PgConnectOptions::from_str(url) {
-        Ok(options) => format!(
-            "PostgreSQL database {} at {}:{}",
-            options.get_database().unwrap_or(options.get_username()),
-            options.get_host(),
-            options.get_port()
-        ),
-        Err(_) => "PostgreSQL database (its URL cannot be read)".into(),
-    }
 }
 
 impl PgStore {
@@ -230,11 +217,9 @@ impl PgStore {
         Ok(copied.is_some())
     }
 
-    pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        let row = self.connections.run(&|connection| Box::pin(fetch_game(connection, id))).await?;
-        let game = game_from_row(row, id)?;
-        self.known.insert(id, game.clone());
-        Ok(game)
+    /// Keeps `game`, just read, as this instance knows it.
+    pub(super) fn knows(&self, game: &StoredGame) {
+        self.known.insert(game.id, game.clone());
     }
 
     /// Tells `hear` of every change any instance writes, for as long as the store
@@ -348,17 +333,6 @@ fn may_come_up(error: &sqlx::Error) -> bool {
     }
 }
 
-/// The row of game `id` with its whole log, if there is such a game.
-async fn fetch_game(connection: &mut PgConnection, id: GameId) -> Result<Option<PgRow>, sqlx::Error> {
-    sqlx::query(SELECT_GAME.as_str()).bind(id).fetch_optional(connection).await
-}
-
-/// The game in `row`, fetched as game `id`.
-fn game_from_row(row: Option<PgRow>, id: GameId) -> Result<StoredGame, StoreError> {
-    let row = row.ok_or(StoreError::NotFound { id })?;
-    stored_game_from_row(&row, EntryRow::from_json(row.try_get("log")?)?, SeatRow::from_json(row.try_get("seats")?)?)
-}
-
 /// A conflict on game `id`, with the version it is at.
 async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
     let current_version = sqlx::query_scalar(VERSION).bind(id).fetch_one(held.connection()).await;
@@ -366,16 +340,11 @@ async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
     Err(StoreError::Conflict { current_version })
 }
 
-impl Columns for PgRow {
-    fn column<T: super::rows::Value>(&self, index: usize) -> Result<T, StoreError> {
-        Ok(self.try_get(index)?)
-    }
-}
-
 /// Binds `summary`'s columns.
 fn bind_summary<'q, O>(query: PgQuery<'q, O>, summary: &Summary) -> PgQuery<'q, O> {
     let c = SummaryColumns::of(summary);
-    query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(c.deadline).bind(c.ended_at)
+    let (deadline, ended_at) = (c.deadline.map(stamp), c.ended_at.map(stamp));
+    query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(deadline).bind(ended_at)
 }
 
 /// Creates `game`, and with `rematch` its entry in the game it follows, in one
@@ -474,4 +443,67 @@ impl From<&sqlx::Error> for StoreError {
 }
 
 #[cfg(test)]
-pub(super) mod tests;
+pub(super) mod tests {
+    // The PostgreSQL store's own tests: the plans of its statements. They need a
+    // server (`QTTT_TEST_POSTGRES`), and .ci/run gives them one.
+    use super::*;
+    use crate::store::games::{ABANDONED_GAMES, Ended, TIMED_OUT_GAMES, ended_before};
+    use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE};
+
+    /// What the reads that run however many games there are go along, as in the
+    /// SQLite store's test of the same name. Sequential scans are priced out
+    /// (`enable_seqscan = off`), so a plan still scans only where no index can
+    /// serve; each statement is planned generically, as for any of its values.
+    #[tokio::test]
+    #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+    async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
+        let (url, mut maintenance, name) = fresh_database("plans").await;
+        PgStore::open(&url, PoolSettings::default()).await.unwrap().close().await;
+        let reads = [
+            (LOBBY_PAGE[0].postgres(), "games_pkey"),
+            (LOBBY_PAGE[1].postgres(), "games_by_status"),
+            (LISTED_GAMES.postgres(), "games_pkey"),
+            (PLAYER_PAGE.postgres(), "seats_by_player"),
+            (TIMED_OUT_GAMES.postgres(), "games_by_deadline"),
+            (ABANDONED_GAMES.postgres(), "games_by_creation"),
+            (ended_before(Ended::Any).postgres(), "games_by_end"),
+            (ended_before(Ended::Abandoned).postgres(), "games_abandoned_by_end"),
+        ];
+        let mut connection = PgConnection::connect(&url).await.unwrap();
+        sqlx::raw_sql("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        for (number, (read, index)) in reads.iter().enumerate() {
+            let parameters = (1..).take_while(|n| read.contains(&format!("${n}"))).map(|_| "NULL").collect::<Vec<_>>();
+            let prepare = format!("PREPARE read_{number} AS {read}");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(prepare)).execute(&mut connection).await.unwrap();
+            let explain = format!("EXPLAIN EXECUTE read_{number}({})", parameters.join(", "));
+            let plan: Vec<String> =
+                sqlx::query_scalar(sqlx::AssertSqlSafe(explain)).fetch_all(&mut connection).await.unwrap();
+            // An index scan of any kind (plain, backward, bitmap): on an empty
+            // table the planner may sort what a big one would read in order.
+            let along_the_index =
+                |step: &String| step.contains("Index") && step.split([' ', '(']).any(|word| word == *index);
+            assert!(plan.iter().any(along_the_index), "{read}\n{plan:#?}");
+            let scans = ["Seq Scan on games", "Seq Scan on seats"];
+            assert!(!plan.iter().any(|step| scans.iter().any(|scan| step.contains(scan))), "{read}\n{plan:#?}");
+        }
+        connection.close().await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE {name}"))).execute(&mut maintenance).await.unwrap();
+    }
+
+    /// A new, empty database on the server `QTTT_TEST_POSTGRES` names, for the
+    /// test named `test`: its URL, a connection to the server's maintenance
+    /// database (to drop it with), and its name.
+    pub(in crate::store) async fn fresh_database(test: &str) -> (String, PgConnection, String) {
+        let server = std::env::var("QTTT_TEST_POSTGRES").expect("set QTTT_TEST_POSTGRES to run this test");
+        let name = format!("qttt_{test}_{}", std::process::id());
+        let mut maintenance = PgConnection::connect(&server).await.unwrap();
+        for command in [format!("DROP DATABASE IF EXISTS {name}"), format!("CREATE DATABASE {name}")] {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(command)).execute(&mut maintenance).await.unwrap();
+        }
+        let url = format!("{}/{name}", server.rsplit_once('/').expect("a URL with a database name").0);
+        (url, maintenance, name)
+    }
+}

@@ -1,17 +1,11 @@
 //! The PostgreSQL store's statements, built once from the shared column lists; as
 //! `&'static str` they are known to sqlx to be safe from injection. Times are
-//! written as the service stamps them, RFC 3339 text, into TIMESTAMPTZ columns,
-//! and read back as that text. A write is one statement: the database runs it as
+//! written as the service stamps them, RFC 3339 text, into TIMESTAMPTZ columns. A write is one statement: the database runs it as
 //! one transaction, with no BEGIN or COMMIT to wait for.
 
 use std::sync::LazyLock;
 
-use super::super::rows::{NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, entry_columns, game_columns, seat_columns};
-
-/// How a timestamp column reads: RFC 3339 in UTC, to the millisecond, as SQLite writes it.
-pub(super) fn rfc3339(column: &str) -> String {
-    format!("to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')")
-}
+use super::super::rows::NEW_ENTRY_COLUMNS;
 
 /// Entries bound as one array a column, in the order of [`NEW_ENTRY_COLUMNS`]
 /// from the game's id on, from parameter `first` on (see [`super::EntryColumns`]).
@@ -21,21 +15,6 @@ fn entry_arrays(first: usize) -> String {
     arrays.push(format!("${}::TEXT[]::TIMESTAMPTZ[]", first + types.len()));
     format!("unnest({}) AS entry ({NEW_ENTRY_COLUMNS})", arrays.join(", "))
 }
-
-/// A game, its whole log and its seats in one statement, one snapshot: the log
-/// and the seats as JSON arrays of arrays, in the column orders of
-/// [`super::EntryRow`] and [`super::SeatRow`].
-pub(super) static SELECT_GAME: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {}, (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seq), '[]')::TEXT \
-         FROM log_entries WHERE game_id = games.id) AS log, \
-         (SELECT COALESCE(json_agg(json_build_array({}) ORDER BY seats.player DESC), '[]')::TEXT \
-         FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = games.id) AS seats FROM games WHERE id = $1",
-        game_columns(rfc3339),
-        entry_columns(&rfc3339("created_at")),
-        seat_columns(rfc3339, |column| format!("encode({column}, 'hex')"))
-    )
-});
 
 /// A new game, its seats and its log, and the entry of the game it is the
 /// rematch of: the game `$1`-`$15`, the seats `$16`-`$18` (with their holders),

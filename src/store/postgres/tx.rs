@@ -54,15 +54,27 @@ impl<'c> PgTx<'c> {
     }
 }
 
+/// What `work` on `connection` answers, with the database's error that stopped
+/// it if one did, for the game writes that tell those apart (see [`super::writes`]).
+pub(super) async fn on_connection<T>(
+    connection: &mut PgConnection,
+    work: impl AsyncFnOnce(&mut PgTx<'_>) -> Result<T, StoreError>,
+) -> (Result<T, StoreError>, Option<sqlx::Error>) {
+    let mut tx = PgTx::new(connection);
+    let done = work(&mut tx).await;
+    (done, tx.failure)
+}
+
 /// `work` on `connection`, its failure in sqlx's terms, for the game writes
-/// that speak them (see [`super::writes`]).
+/// that speak them.
 pub(super) async fn in_sqlx_terms<T>(
     connection: &mut PgConnection,
     work: impl AsyncFnOnce(&mut PgTx<'_>) -> Result<T, StoreError>,
 ) -> Result<T, sqlx::Error> {
-    let mut tx = PgTx::new(connection);
-    let done = work(&mut tx).await;
-    done.map_err(|failure| tx.failure.take().unwrap_or_else(|| super::decode(failure)))
+    match on_connection(connection, work).await {
+        (Ok(done), _) => Ok(done),
+        (Err(failure), error) => Err(error.unwrap_or_else(|| super::decode(failure))),
+    }
 }
 
 /// `query` with `args` bound.

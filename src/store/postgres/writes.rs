@@ -21,14 +21,14 @@ use tokio::sync::oneshot;
 
 use super::super::players::insert_player_events;
 use super::super::ratings::rate;
-use super::super::rows::{EntryRow, SummaryColumns};
+use super::super::rows::{EntryRow, SummaryColumns, read_game};
 use super::super::{StoreError, Write};
 use super::connections::is_broken;
 use super::statements::WRITES;
-use super::tx::in_sqlx_terms;
-use super::{MOST_ATTEMPTS, PgStore, conflict, fetch_game, game_from_row};
+use super::tx::{in_sqlx_terms, on_connection};
+use super::{MOST_ATTEMPTS, PgStore, conflict};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredEntry, StoredGame, Subject};
+use crate::record::{GameId, StoredEntry, StoredGame, Subject, stamp};
 
 /// The most tasks that write batches at once, each on a connection of the pool:
 /// few enough to leave connections to reads.
@@ -160,13 +160,14 @@ impl PgStore {
         }
         let mut held = self.connections.get().await?;
         for _ in 0..MOST_ATTEMPTS {
-            let stored = match fetch_game(held.connection(), id).await {
-                Ok(row) => game_from_row(row, id)?,
-                Err(error) if held.may_retry(&error) => {
+            let stored = match on_connection(held.connection(), async |tx| read_game(tx, id).await).await {
+                (Ok(stored), _) => stored,
+                (Err(_), Some(error)) if held.may_retry(&error) => {
                     held.reopen().await?;
                     continue;
                 }
-                Err(error) => return Err(E::from(held.fail(error))),
+                (Err(_), Some(error)) => return Err(E::from(held.fail(error))),
+                (Err(failure), None) => return Err(E::from(failure)),
             };
             if let Some((write, decided)) = unsure.take()
                 && landed(&stored, &write)
@@ -391,7 +392,7 @@ impl EntryColumns {
             self.square.push(row.square);
             self.rematch.push(row.rematch);
             self.by_bot.push(row.by_bot);
-            self.created_at.push(row.created_at);
+            self.created_at.push(stamp(row.created_at));
         }
     }
 
@@ -430,8 +431,8 @@ impl Summaries {
         self.result.push(columns.result);
         self.end_reason.push(columns.end_reason);
         self.end_player.push(columns.end_player);
-        self.deadline.push(columns.deadline);
-        self.ended_at.push(columns.ended_at);
+        self.deadline.push(columns.deadline.map(stamp));
+        self.ended_at.push(columns.ended_at.map(stamp));
     }
 
     fn bind<'q, O>(self, query: PgQuery<'q, O>) -> PgQuery<'q, O> {

@@ -15,20 +15,18 @@ use std::sync::{Arc, LazyLock};
 
 use jiff::SignedDuration;
 
-use rusqlite::{Connection, OpenFlags, Row, ffi, params};
+use rusqlite::{Connection, OpenFlags, ffi, params};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 
 pub use checkpointer::SqliteConnection;
 use checkpointer::{Checkpointer, open_writer};
 use connection::{BUSY_TIMEOUT, connect};
-use worker::{Connections, Scope};
+use worker::Connections;
 
 use super::players::insert_player_events;
 use super::ratings;
-use super::rows::{Columns, EntryRow, NEW_ENTRY_COLUMNS, SEATS_WITH_HOLDERS, SeatRow, SummaryColumns, Value};
-use super::rows::{bot_code, mistake_chance};
-use super::rows::{entry_columns, game_columns, seat_columns, stored_game_from_row};
+use super::rows::{EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, bot_code, mistake_chance, read_game};
 use super::{Durability, OpenError, RematchOf, SqliteSettings, StoreError, Write};
 use crate::record::{
     Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary, stamp,
@@ -48,21 +46,6 @@ const READERS: usize = 4;
 /// (`mmap_size`), which it also drops at each change, made it 1.32 ms.
 const READER_CACHE_KIB: i64 = 16 * 1024;
 
-/// Times are kept as written: RFC 3339 text, to the millisecond.
-fn as_written(column: &str) -> String {
-    column.to_string()
-}
-
-static SELECT_GAME: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?", game_columns(as_written)));
-static SELECT_LOG: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM log_entries WHERE game_id = ? ORDER BY seq", entry_columns("created_at")));
-static SELECT_SEATS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {} FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = ? ORDER BY seats.player DESC",
-        seat_columns(as_written, as_written)
-    )
-});
 // The statements of writes, named so that a test reads the programs of these very
 // statements: none builds a temporary table. Every time is the service's: a row
 // is stamped with it rather than reading a default back with `RETURNING`, which
@@ -97,14 +80,6 @@ pub(super) fn file_of(url: &str) -> Option<std::path::PathBuf> {
 /// The connection options `url` names, or why it names none.
 fn options_of(url: &str) -> Result<SqliteConnectOptions, OpenError> {
     SqliteConnectOptions::from_str(url).map_err(OpenError::Url)
-}
-
-/// The database of `url` by its file.
-pub(super) fn name_of(url: &str) -> String {
-    match file_of(url) {
-        Some(file) => format!("SQLite file {}", file.display()),
-        None => "SQLite file (its URL cannot be read)".into(),
-    }
 }
 
 /// Backs the database at `url` up into the new file `to`: see [`file::back_up`].
@@ -217,10 +192,6 @@ impl SqliteStore {
         self.writer.write(move |tx| Ok(Ok(write_game_rows(tx, &game, Some(game.id), rematch)?.is_some()))).await
     }
 
-    pub(super) async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        self.readers.run(move |connection| read_game(&*Scope::read(connection)?, id)).await
-    }
-
     pub(super) async fn write(&self, id: GameId, write: Write, period: SignedDuration) -> Result<(), StoreError> {
         self.writer.write(move |tx| write_game(tx, id, &write, period).map(Ok)).await
     }
@@ -234,7 +205,7 @@ impl SqliteStore {
         self.writer
             .write(move |tx| {
                 // Under the write lock from the read on: nothing can come between.
-                let (write, decided) = match decide(read_game(tx, id)?) {
+                let (write, decided) = match decide(now(read_game(&mut SqliteTx::new(tx), id))?) {
                     Ok(decision) => decision,
                     Err(refused) => return Ok(Err(refused)),
                 };
@@ -278,8 +249,8 @@ fn write_game_rows(
         summary.result,
         summary.end_reason,
         summary.end_player,
-        summary.deadline,
-        summary.ended_at,
+        summary.deadline.map(stamp),
+        summary.ended_at.map(stamp),
         game.invite_hash,
         game.rated
     ])?;
@@ -296,33 +267,6 @@ fn write_game_rows(
         insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
     }
     Ok(Some(id))
-}
-
-/// Game `id` and its whole log, read in `tx`, a transaction, so that both come
-/// from one snapshot.
-fn read_game(tx: &Connection, id: GameId) -> Result<StoredGame, StoreError> {
-    let mut select_game = tx.prepare_cached(&SELECT_GAME)?;
-    let mut games = select_game.query([id])?;
-    let game = games.next()?.ok_or(StoreError::NotFound { id })?;
-    let mut select_log = tx.prepare_cached(&SELECT_LOG)?;
-    let mut entries = select_log.query([id])?;
-    let mut log = Vec::new();
-    while let Some(entry) = entries.next()? {
-        log.push(EntryRow::from_row(entry)?);
-    }
-    let mut select_seats = tx.prepare_cached(&SELECT_SEATS)?;
-    let mut rows = select_seats.query([id])?;
-    let mut seats = Vec::new();
-    while let Some(seat) = rows.next()? {
-        seats.push(SeatRow::from_row(seat)?);
-    }
-    stored_game_from_row(game, log, seats)
-}
-
-impl Columns for Row<'_> {
-    fn column<T: Value>(&self, index: usize) -> Result<T, StoreError> {
-        Ok(self.get(index)?)
-    }
 }
 
 /// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
@@ -403,7 +347,7 @@ fn insert_entries(tx: &Connection, id: GameId, entries: &[StoredEntry]) -> rusql
             row.square,
             row.rematch,
             row.by_bot,
-            row.created_at
+            stamp(row.created_at)
         ])?;
     }
     Ok(())
@@ -423,8 +367,8 @@ fn set_summary(tx: &Connection, id: GameId, summary: &Summary) -> rusqlite::Resu
         columns.result,
         columns.end_reason,
         columns.end_player,
-        columns.deadline,
-        columns.ended_at,
+        columns.deadline.map(stamp),
+        columns.ended_at.map(stamp),
         id
     ])?;
     Ok(())
@@ -437,4 +381,217 @@ fn is_unique_violation(error: &rusqlite::Error) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    // The SQLite store's own tests: its migrations and its statements' programs.
+    use super::*;
+    use crate::engine::Player;
+    use crate::record::{Page, Status};
+    use crate::store::games::Ended;
+    use crate::store::games::{
+        ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before, original_app_game,
+    };
+    use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
+
+    #[tokio::test]
+    async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
+        let folder = tempfile::tempdir().unwrap();
+        let earlier = folder.path().join("earlier-migrations");
+        std::fs::create_dir(&earlier).unwrap();
+        for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
+            let path = migration.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < "0005" {
+                std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        // A database as the release before migration 0005 left it: a game
+        // against the parasite bot, with a seat, a move and a measured collapse,
+        // in the columns as they were named then.
+        let mut earlier_database =
+            SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
+        sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
+        sqlx::raw_sql(
+            "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
+             VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
+             INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
+             INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (7, 1, 'seat', 'X', '2026-01-02T03:04:06.000Z');
+             INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, by_bot, created_at) \
+             VALUES (7, 2, 'move', 'O', 0, 1, 1, '2026-01-02T03:04:07.000Z');
+             INSERT INTO log_entries (game_id, seq, kind, actor, closing_move, collapse_square, created_at) \
+             VALUES (7, 3, 'collapse', 'measurement', 1, 1, '2026-01-02T03:04:08.000Z');
+             INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
+        )
+        .execute(&mut earlier_database)
+        .await
+        .unwrap();
+        earlier_database.close().await.unwrap();
+
+        let store = SqliteStore::open(&url, SqliteSettings::default()).await.unwrap();
+        let game = store.run_read(async |tx| read_game(tx, GameId::new(7)).await).await.unwrap();
+        let page = Page { status: Some(Status::Finished), before: None, limit: 10 };
+        let listed = store.run_read(async move |tx| lobby(tx, page).await).await.unwrap();
+        let missing_game = store
+            .writer
+            .run(|connection| {
+                let inserted = connection.execute(
+                    "INSERT INTO log_entries (game_id, seq, kind, actor, created_at) VALUES (8, 1, 'seat', 'X', 'd')",
+                    [],
+                );
+                Ok(inserted.map_err(|error| error.to_string()))
+            })
+            .await
+            .unwrap();
+        let checks = store
+            .writer
+            .run(|connection| {
+                Ok(["UPDATE games SET status = 'lost' WHERE id = 7", "UPDATE log_entries SET kind = 'x' WHERE seq = 1"]
+                    .map(|update| connection.execute(update, []).map_err(|error| error.to_string())))
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            store.run_read(async |tx| original_app_game(tx).await).await.unwrap(),
+            Some((GameId::new(7), Player::O))
+        );
+        store.close().await;
+        assert_eq!(
+            (game.variant, stamp(game.created_at), game.opponent, game.seats),
+            (
+                crate::engine::Variant::Measurement,
+                "2026-01-02T03:04:05.678Z".to_string(),
+                Some(crate::bot::Bot::Parasite { mistake_chance: 0.25 }),
+                vec![crate::record::StoredSeat {
+                    player: Player::X,
+                    token_hash: vec![1, 2],
+                    holder: None,
+                    last_seen_at: None
+                }]
+            )
+        );
+        let log: Vec<_> = game.log.iter().map(|entry| (entry.seq, stamp(entry.created_at), entry.by_bot)).collect();
+        let at = |second: u8| format!("2026-01-02T03:04:{second:02}.000Z");
+        assert_eq!(log, [(1, at(6), false), (2, at(7), true), (3, at(8), false)]);
+        assert_eq!(listed.iter().map(|game| (game.id, game.version)).collect::<Vec<_>>(), [(GameId::new(7), 3)]);
+        assert!(missing_game.unwrap_err().contains("FOREIGN KEY"), "entries still need their game");
+        for refused in checks {
+            assert!(refused.unwrap_err().contains("CHECK"), "the rebuilt checks still hold");
+        }
+    }
+
+    /// A store on a new file, migrated, and the folder that holds it.
+    async fn fresh_store() -> (tempfile::TempDir, SqliteStore) {
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        (folder, SqliteStore::open(&url, SqliteSettings::default()).await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn no_statement_of_a_write_builds_a_temporary_table() {
+        // The point of migration 0005: SQLite builds a temporary table for a check
+        // of the form `x IN (a, b, c)`, for every row written.
+        let (_folder, store) = fresh_store().await;
+        let temporary_tables = store
+            .writer
+            .run(|connection| {
+                [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_ORIGINAL_APP_GAME.sqlite()]
+                    .iter()
+                    .map(|write| {
+                        let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
+                        // Its parameters are left unbound: only the program is read.
+                        let mut opcodes = explain.raw_query();
+                        let mut temporary_tables = 0;
+                        while let Some(opcode) = opcodes.next()? {
+                            temporary_tables += usize::from(opcode.get::<_, String>(1)? == "OpenEphemeral");
+                        }
+                        Ok((*write, temporary_tables))
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()
+            })
+            .await
+            .unwrap();
+        store.close().await;
+        for (write, temporary_tables) in temporary_tables {
+            assert_eq!(temporary_tables, 0, "{write}");
+        }
+    }
+
+    /// What the reads that run however many games there are go along: the
+    /// listing (the lobby and a player's games, each of their pages), the timer's
+    /// questions and retention's. A change that loses an index fails here, not at a
+    /// million games.
+    #[tokio::test]
+    async fn the_listing_the_timer_and_retention_read_along_their_indexes() {
+        let (_folder, store) = fresh_store().await;
+        let reads = [
+            (LOBBY_PAGE[0].sqlite(), "USING INTEGER PRIMARY KEY (rowid<?)"),
+            (LOBBY_PAGE[1].sqlite(), "USING INDEX games_by_status (status=? AND id<?)"),
+            (PLAYER_PAGE.sqlite(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
+            (LISTED_GAMES.sqlite(), "USING INTEGER PRIMARY KEY (rowid=?)"),
+            (TIMED_OUT_GAMES.sqlite(), "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
+            (ABANDONED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
+            (ended_before(Ended::Any).sqlite(), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
+            (ended_before(Ended::Abandoned).sqlite(), "USING INDEX games_abandoned_by_end (ended_at<?)"),
+        ];
+        let plans = store
+            .writer
+            .run(move |connection| {
+                reads
+                    .iter()
+                    .map(|(read, _)| {
+                        let mut explain = connection.prepare(&format!("EXPLAIN QUERY PLAN {read}"))?;
+                        let mut steps = explain.raw_query();
+                        let mut plan = Vec::new();
+                        while let Some(step) = steps.next()? {
+                            plan.push(step.get::<_, String>(3)?);
+                        }
+                        Ok(plan)
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()
+            })
+            .await
+            .unwrap();
+        store.close().await;
+        for ((read, index), plan) in reads.iter().zip(plans) {
+            assert!(plan.iter().any(|step| step.starts_with("SEARCH ") && step.ends_with(index)), "{read}\n{plan:#?}");
+            // Retention scans the one row of the original app's game, and its own
+            // few ids: never the games or the seats; and nothing is sorted apart.
+            let scans = ["SCAN games", "SCAN seats", "USE TEMP B-TREE"];
+            assert!(!plan.iter().any(|step| scans.iter().any(|scan| step.starts_with(scan))), "{read}\n{plan:#?}");
+        }
+    }
+
+    /// A game as another database holds it: waiting, X seated.
+    fn game_from_elsewhere(id: i64) -> StoredGame {
+        let created_at: jiff::Timestamp = "2026-01-02T03:04:05.678Z".parse().unwrap();
+        StoredGame {
+            id: GameId::new(id),
+            variant: crate::engine::Variant::PlayerChoice,
+            created_at,
+            opponent: None,
+            hints: false,
+            rated: false,
+            clock: None,
+            rematch_of: None,
+            summary: Summary::WAITING,
+            log: vec![StoredEntry { seq: 1, created_at, event: Event::SeatTaken(Player::X), by_bot: false }],
+            seats: vec![StoredSeat { player: Player::X, token_hash: vec![7; 32], holder: None, last_seen_at: None }],
+            invite_hash: None,
+            ratings: [None, None],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_copied_game_keeps_its_id_once_and_new_games_are_numbered_after_it() {
+        let (_folder, store) = fresh_store().await;
+        let copied = [
+            store.copy_game(game_from_elsewhere(41), None).await,
+            store.copy_game(game_from_elsewhere(41), None).await,
+        ];
+        let read = store.run_read(async |tx| read_game(tx, GameId::new(41)).await).await.unwrap();
+        let new = store.create_game(game_from_elsewhere(0), None, Vec::new()).await.unwrap();
+        store.close().await;
+        assert_eq!(copied.map(Result::unwrap), [true, false]);
+        assert_eq!(read, game_from_elsewhere(41));
+        assert_eq!(new, GameId::new(42));
+    }
+}
