@@ -8,10 +8,12 @@ use std::sync::LazyLock;
 
 use jiff::Timestamp;
 
-use super::players::{insert_player_events, player_columns, player_from_row};
+use super::games::insert_game;
+use super::players::{player_columns, player_from_row};
 use super::rows::{clock_of, corrupt, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
+use super::write::insert_player_events;
 use super::{Notice, Store, StoreError, counted};
 use crate::record::{
     ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, StoredChallenge, StoredGame,
@@ -258,7 +260,7 @@ pub(super) async fn start_game(
     game: &StoredGame,
     game_events: &[(PlayerId, PlayerEventKind)],
 ) -> Result<GameId, StoreError> {
-    let id = tx.insert_game(game).await?;
+    let id = insert_game(tx, game, None).await?;
     insert_player_events(tx, Subject::Game(id), game_events, game.created_at).await?;
     tx.tell(Notice::Changed { id, version: game.version() });
     Ok(id)

@@ -1,21 +1,22 @@
 //! The store's operations on games: creating one, reading it, writing what
-//! the service decided on it, listing them, and what the server's timer and
-//! retention ask for. A game's read and its writes are each backend's own
-//! (SQLite's writer, PostgreSQL's one-statement writes written in batches);
-//! the rest is written once, over [`Tx`].
+//! the service decided on it, and what the server's timer and retention ask
+//! for, written once, over [`Tx`]. PostgreSQL creates, copies and writes a
+//! game in statements of its own: one statement a creation, and writes of many
+//! games in one (see `postgres/writes.rs`); the rest is the same on both.
 
 use std::sync::LazyLock;
 use std::time::Instant;
 
 use jiff::Timestamp;
 
-use super::rows::{player, read_game};
+use super::rows::{EntryRow, SummaryColumns, bot_code, mistake_chance, player, read_game};
 use super::sql::Sql;
 use super::tx::{Arg, Tx};
+use super::write::{insert_player_events, rate};
 use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
-use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
+use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary};
 
 /// Which ended games a deletion takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +92,53 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
     .map(Sql::new)
 });
 
+/// A game's row, new (its id the database's) or copied (`$17`, its own: then
+/// nothing when a game has that id already; SQLite's copy, as PostgreSQL copies
+/// in one statement of its own, which moves the ids it gives on past the copy's).
+pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+    let columns = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
+         status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
+    let values = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
+    [
+        Sql::insert(&format!("INSERT INTO games ({columns}) VALUES ({values})")),
+        Sql::new(&format!("INSERT INTO games (id, {columns}) VALUES ($17, {values}) ON CONFLICT (id) DO NOTHING")),
+    ]
+});
+/// A seat, or an entry of a game's log: nothing when its place is taken (by a
+/// write that raced this one).
+pub(super) static INSERT_SEAT: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+});
+pub(super) static INSERT_ENTRY: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, \
+         by_bot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
+    )
+});
+pub(super) static SET_SUMMARY: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "UPDATE games SET status = $2, result = $3, end_reason = $4, end_player = $5, deadline = $6, ended_at = $7 \
+         WHERE id = $1",
+    )
+});
+static VERSION: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT COALESCE(MAX(seq), 0) AS version FROM log_entries WHERE game_id = $1"));
+
+/// A write of a game: `$shared`, written once over [`Tx`], as one of SQLite's
+/// writer's writes, or `$own`, PostgreSQL's own statements for it (see the
+/// module's doc). Each PostgreSQL call's future is boxed, as [`Store`]'s
+/// methods explain.
+macro_rules! game_write {
+    ($store:expr, |$tx:ident| $shared:expr, |$db:ident| $own:expr) => {
+        match &$store.backend {
+            Backend::Sqlite(db) => db.run_write(async move |$tx| $shared.await).await,
+            Backend::Postgres($db) => Box::pin($own).await,
+        }
+    };
+}
+
 /// An update's failure: its decision's, or the store's own.
 enum Failed<E> {
     Decided(E),
@@ -118,7 +166,14 @@ impl Store {
         rematch: Option<RematchOf>,
         player_events: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<GameId, StoreError> {
-        self.wrote(async { on_backend!(self, |db| db.create_game(game, rematch, player_events)) }).await
+        self.wrote(async {
+            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| db.create_game(
+                game,
+                rematch,
+                player_events
+            ))
+        })
+        .await
     }
 
     /// The game with `id`, its whole log and its seats' token hashes.
@@ -142,7 +197,11 @@ impl Store {
     /// already took the sequence number of the write's first entry, or the seat;
     /// any database failure.
     pub async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
-        self.wrote(async { on_backend!(self, |db| db.write(id, write, self.rating_period)) }).await
+        let period = self.rating_period;
+        self.wrote(async {
+            game_write!(self, |tx| write_game(tx, id, &write, period), |db| db.write(id, write, period))
+        })
+        .await
     }
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
@@ -164,12 +223,29 @@ impl Store {
         // The store's own errors are told apart from the decision's, and a
         // decision to write nothing is no sign of room.
         let started = Instant::now();
-        let decide = move |game| {
+        let mut decide = move |game| {
             let (write, answer) = decide(game).map_err(Failed::Decided)?;
             let wrote = write.is_some();
             Ok((write, (answer, wrote)))
         };
-        let updated = on_backend!(self, |db| db.update(id, self.rating_period, decide));
+        let period = self.rating_period;
+        let updated = match &self.backend {
+            // Under the writer's lock from the read on: nothing can come between.
+            Backend::Sqlite(db) => db
+                .run_write(async move |tx| {
+                    let (write, decided) = match decide(read_game(tx, id).await?) {
+                        Ok(decision) => decision,
+                        Err(refused) => return Ok(Err(refused)),
+                    };
+                    if let Some(write) = write {
+                        write_game(tx, id, &write, period).await?;
+                    }
+                    Ok(Ok(decided))
+                })
+                .await
+                .unwrap_or_else(|failure| Err(Failed::Store(failure))),
+            Backend::Postgres(db) => Box::pin(db.update(id, period, decide)).await,
+        };
         match updated {
             Ok((answer, wrote)) => {
                 if wrote {
@@ -246,7 +322,7 @@ impl Store {
     /// # Errors
     /// Database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.wrote(async { on_backend!(self, |db| db.copy_game(game, rematch)) }).await
+        self.wrote(async { game_write!(self, |tx| copy(tx, &game, rematch), |db| db.copy_game(game, rematch)) }).await
     }
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
@@ -291,4 +367,166 @@ async fn delete_games_ended_before(
         deleted = tx.execute(delete, &ids).await?;
     }
     Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+}
+
+/// Creates `game` (see [`Store::create_game`]) with the events it tells its players.
+async fn create(
+    tx: &mut impl Tx,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+    player_events: &[(PlayerId, PlayerEventKind)],
+) -> Result<GameId, StoreError> {
+    let id = insert_game(tx, game, rematch).await?;
+    insert_player_events(tx, Subject::Game(id), player_events, game.created_at).await?;
+    Ok(id)
+}
+
+/// Creates `game` as it is (but for its id, which the database gives, and is
+/// answered), its seats and its log; with `rematch`, its entry in the game it
+/// follows: a conflict on that game when a rematch asked for at the same
+/// moment by the other player took that entry's place, or the game's one rematch.
+pub(super) async fn insert_game(
+    tx: &mut impl Tx,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+) -> Result<GameId, StoreError> {
+    match tx.insert(&INSERT_GAME[0], &game_args(game)).await? {
+        Some(id) => insert_game_rows(tx, GameId::new(id), game, rematch).await.map(|()| GameId::new(id)),
+        None => conflict(tx, rematch.map_or(game.id, |rematch| rematch.game_id)).await,
+    }
+}
+
+/// Writes `game` as it is, with its id (see [`Store::copy_game`]).
+async fn copy(tx: &mut impl Tx, game: &StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
+    let mut args = game_args(game);
+    args.push(game.id.into());
+    if tx.execute(&INSERT_GAME[1], &args).await? == 0 {
+        return Ok(false);
+    }
+    insert_game_rows(tx, game.id, game, rematch).await.map(|()| true)
+}
+
+/// The values of `game`'s row, `$1`-`$16` of [`INSERT_GAME`].
+fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
+    let summary = SummaryColumns::of(&game.summary);
+    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
+    vec![
+        game.variant.code().into(),
+        game.created_at.into(),
+        bot_code(game).into(),
+        mistake_chance(game).into(),
+        game.hints.into(),
+        clock.map(|(initial, _)| initial).into(),
+        clock.map(|(_, increment)| increment).into(),
+        game.rematch_of.into(),
+        summary.status.into(),
+        summary.result.into(),
+        summary.end_reason.into(),
+        summary.end_player.into(),
+        summary.deadline.into(),
+        summary.ended_at.into(),
+        game.invite_hash.as_deref().into(),
+        game.rated.into(),
+    ]
+}
+
+/// The seats and log of `game`, created as game `id`, and with `rematch` the
+/// entry of the game it follows.
+async fn insert_game_rows(
+    tx: &mut impl Tx,
+    id: GameId,
+    game: &StoredGame,
+    rematch: Option<RematchOf>,
+) -> Result<(), StoreError> {
+    for seat in &game.seats {
+        insert_seat(tx, id, seat).await?;
+    }
+    for entry in &game.log {
+        insert_entry(tx, id, entry).await?;
+    }
+    if let Some(RematchOf { game_id, seq, player }) = rematch {
+        let event = Event::Rematch { player, game_id: id };
+        let entry = StoredEntry { seq, created_at: game.created_at, event, by_bot: false };
+        if !insert_entry(tx, game_id, &entry).await? {
+            return conflict(tx, game_id).await;
+        }
+    }
+    Ok(())
+}
+
+/// Carries out `write` on game `id` (see [`Store::write`]), and the ratings
+/// of the rated game it ends, with rating periods of length `period`; a
+/// conflict when another write took its first entry's place, or its seat.
+async fn write_game(
+    tx: &mut impl Tx,
+    id: GameId,
+    write: &Write,
+    period: jiff::SignedDuration,
+) -> Result<(), StoreError> {
+    if let Some(seat) = &write.seat
+        && !insert_seat(tx, id, seat).await?
+    {
+        return conflict(tx, id).await;
+    }
+    for entry in &write.entries {
+        if !insert_entry(tx, id, entry).await? {
+            return conflict(tx, id).await;
+        }
+    }
+    if let Some(summary) = &write.summary {
+        set_summary(tx, id, summary).await?;
+    }
+    if let Some(last) = write.entries.last() {
+        insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
+    }
+    match &write.rated {
+        Some(rated) => rate(tx, id, rated, period).await,
+        None => Ok(()),
+    }
+}
+
+/// Keeps `seat` of game `id`: its token's hash and its holder; false when the seat is taken.
+async fn insert_seat(tx: &mut impl Tx, id: GameId, seat: &StoredSeat) -> Result<bool, StoreError> {
+    let holder = seat.holder.as_ref().map(|holder| holder.id);
+    let args = [id.into(), seat.player.to_string().into(), seat.token_hash.as_slice().into(), holder.into()];
+    Ok(tx.execute(&INSERT_SEAT, &args).await? == 1)
+}
+
+/// Writes `entry` into the log of game `id`; false when its place is taken.
+async fn insert_entry(tx: &mut impl Tx, id: GameId, entry: &StoredEntry) -> Result<bool, StoreError> {
+    let row = EntryRow::from(entry);
+    let args = [
+        id.into(),
+        row.seq.into(),
+        row.kind.into(),
+        row.actor.into(),
+        row.square_a.into(),
+        row.square_b.into(),
+        row.closing_move.into(),
+        row.square.into(),
+        row.rematch.into(),
+        row.by_bot.into(),
+        row.created_at.into(),
+    ];
+    Ok(tx.execute(&INSERT_ENTRY, &args).await? == 1)
+}
+
+async fn set_summary(tx: &mut impl Tx, id: GameId, summary: &Summary) -> Result<(), StoreError> {
+    let columns = SummaryColumns::of(summary);
+    let args = [
+        id.into(),
+        columns.status.into(),
+        columns.result.into(),
+        columns.end_reason.into(),
+        columns.end_player.into(),
+        columns.deadline.into(),
+        columns.ended_at.into(),
+    ];
+    tx.execute(&SET_SUMMARY, &args).await.map(drop)
+}
+
+/// A conflict on game `id`, with the version it is at.
+async fn conflict<T>(tx: &mut impl Tx, id: GameId) -> Result<T, StoreError> {
+    let current_version = tx.rows(&VERSION, &[id.into()]).await?.first().map_or(Ok(0), |row| row.get("version"))?;
+    Err(StoreError::Conflict { current_version })
 }

@@ -59,17 +59,17 @@ pub use postgres::PoolSettings;
 pub use ratings::{RatingsAsStored, Replay};
 pub use seeks::{NewSeek, Sought};
 use space::Space;
-pub use sqlite::SqliteConnection;
 use sqlite::SqliteStore;
+pub use sqlite::{Durability, SqliteConnection, SqliteSettings};
 use std::sync::Arc;
 use std::time::Instant;
 pub use tables::{Key, Table};
+pub use tx::Notice;
 pub use write::{RematchOf, Write};
 
 use jiff::{SignedDuration, Timestamp};
 
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
-use crate::record::{GameId, PlayerId};
 
 /// The games database, on the backend `DATABASE_URL` names.
 #[derive(Debug, Clone)]
@@ -87,51 +87,6 @@ enum Backend {
     Sqlite(SqliteStore),
     /// A PostgreSQL database, for one instance or several.
     Postgres(PgStore),
-}
-
-/// News of a change that another instance may have written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Notice {
-    /// Game `id` is at `version` now.
-    Changed {
-        /// The game.
-        id: GameId,
-        /// Its new version.
-        version: i64,
-    },
-    /// Player `id` has new events.
-    PlayerEvents {
-        /// The player.
-        id: PlayerId,
-    },
-    /// News may have been lost (the connection to the database was): any game,
-    /// and any player's events, may have changed.
-    MaybeMissed,
-}
-
-/// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// `synchronous = NORMAL`, the default: a commit survives a crash of the
-    /// process; on a power failure or an operating-system crash the last commits
-    /// before it may be lost (never half-written: the database stays consistent).
-    #[default]
-    Normal,
-    /// `synchronous = FULL`: every commit is on disk before it is answered, at
-    /// the cost of one more disk flush per write.
-    Full,
-}
-
-/// How the server uses a SQLite file: `SQLITE_SYNCHRONOUS` and
-/// `SQLITE_RESIDENT_MIB`. The default, for the tools that open a file for a
-/// while, holds none of it in memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SqliteSettings {
-    /// When SQLite waits for the disk.
-    pub durability: Durability,
-    /// How many bytes of the file, from its start, are kept in memory (mapped
-    /// into the server, see sqlite/resident.rs); 0 for none.
-    pub resident_bytes: usize,
 }
 
 /// How long a rating period lasts unless `RATING_PERIOD_DAYS` says otherwise.

@@ -10,11 +10,9 @@ use jiff::Timestamp;
 use super::rows::{corrupt, username};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
-use super::{Notice, Store, StoreError, counted};
+use super::{Store, StoreError, counted};
 use crate::engine::Player;
-use crate::record::{
-    GameId, NewPlayerEvent, PlayerEventKind, PlayerId, Results, StoredPlayer, StoredPlayerEvent, Subject, Username,
-};
+use crate::record::{GameId, PlayerEventKind, PlayerId, Results, StoredPlayer, StoredPlayerEvent, Subject, Username};
 
 /// The columns a player is read with from the players table named `table`,
 /// each named with `prefix`, as [`player_from_row`] reads them.
@@ -65,18 +63,6 @@ static PLAYER_EVENTS: LazyLock<Sql> = LazyLock::new(|| {
         "SELECT seq, kind, game_id, challenge_id, created_at FROM player_events \
          WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
-});
-/// A player's next event: its number is the one after their last. Taking it
-/// holds the player's row until the transaction commits, so that a player's
-/// events commit in the order of their numbers.
-static NEXT_PLAYER_EVENT: LazyLock<[Sql; 2]> = LazyLock::new(|| {
-    [
-        Sql::new("UPDATE players SET last_event_seq = last_event_seq + 1 WHERE id = $1"),
-        Sql::new(
-            "INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
-             SELECT id, last_event_seq, $2, $3, $4, $5 FROM players WHERE id = $1",
-        ),
-    ]
 });
 
 impl Store {
@@ -209,30 +195,4 @@ async fn player_events(
             subject,
         })
     })
-}
-
-/// Writes `events` about `subject`, at `at`, each the next of its player's,
-/// and has the other instances told. In the order of the players' ids: two
-/// transactions that tell the same players take their rows in the same order,
-/// and never wait for each other in a circle.
-pub(super) async fn insert_player_events(
-    tx: &mut impl Tx,
-    subject: Subject,
-    events: &[(PlayerId, PlayerEventKind)],
-    at: Timestamp,
-) -> Result<(), StoreError> {
-    let mut events: Vec<NewPlayerEvent> =
-        events.iter().map(|&(player, kind)| NewPlayerEvent { player, kind, subject }).collect();
-    events.sort_by_key(|event| event.player);
-    let (game_id, challenge_id) = match subject {
-        Subject::Game(id) => (Some(id), None),
-        Subject::Challenge(id) => (None, Some(id)),
-    };
-    for event in events {
-        tx.execute(&NEXT_PLAYER_EVENT[0], &[event.player.into()]).await?;
-        let args = [event.player.into(), event.kind.code().into(), game_id.into(), challenge_id.into(), at.into()];
-        tx.execute(&NEXT_PLAYER_EVENT[1], &args).await?;
-        tx.tell(Notice::PlayerEvents { id: event.player });
-    }
-    Ok(())
 }

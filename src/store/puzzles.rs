@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 use jiff::SignedDuration;
 
 use super::challenges::{HOLD_PLAYER, new_id};
-use super::ratings::{player_ratings, rating_from_row, standing_from_row};
-use super::rows::{corrupt, variant};
+use super::ratings::player_ratings;
+use super::rows::{corrupt, rating_from_row, standing_from_row, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};

@@ -10,16 +10,14 @@ use std::sync::LazyLock;
 use jiff::SignedDuration;
 
 use super::players::{player_columns, player_from_row};
-use super::rows::{holder_id, player, variant};
+use super::rows::{holder_id, player, rating_from_row, standing_from_row, variant};
 use super::sql::Sql;
 use super::tx::{Row, Tx};
+use super::write::{insert_change, set_standing};
 use super::{Store, StoreError, counted};
-use crate::engine::{GameResult, Player, Variant};
-use crate::rating::{Rating, Standing, rate_game};
-use crate::record::{
-    GameId, NumberedChange, PlayerId, PlayerStanding, RatedEnd, RatedGame, Rater, RatingChange, StoredPlayer,
-    VariantRating,
-};
+use crate::engine::{GameResult, Variant};
+use crate::rating::{Rating, Standing};
+use crate::record::{NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, StoredPlayer, VariantRating};
 
 /// Everything the ratings are: the rated games they are derived from, and
 /// the changes and ratings written as the games ended.
@@ -41,27 +39,6 @@ pub type Replay = fn(&RatingsAsStored, SignedDuration) -> (Vec<NumberedChange>, 
 const CHANGE_COLUMNS: &str = "game_id, rating_before, deviation_before, volatility_before, rating_after, \
      deviation_after, volatility_after, rated_at";
 
-static HOLD_PLAYERS: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"));
-static BOT_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM players WHERE bot = $1"));
-static STANDING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 AND variant = $2")
-});
-static SET_RATING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games, rated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE SET \
-         rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
-         games = excluded.games, rated_at = excluded.rated_at",
-    )
-});
-static INSERT_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
-         volatility_before, rating_after, deviation_after, volatility_after, rated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-});
 static RATING_HISTORY: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(&format!(
         "SELECT {CHANGE_COLUMNS} FROM rating_changes WHERE player_id = $1 AND variant = $2 ORDER BY number"
@@ -191,22 +168,6 @@ pub(super) async fn player_ratings(
     })
 }
 
-/// The standing in `row`: its rating, deviation and volatility, how many
-/// times it was rated (the column `count`), and when last.
-pub(super) fn standing_from_row(row: &Row<'_>, count: &str) -> Result<Standing, StoreError> {
-    Ok(Standing { rating: rating_from_row(row, "")?, games: row.get(count)?, rated_at: Some(row.get("rated_at")?) })
-}
-
-/// The rating in `row`: its columns rating, deviation and volatility, each
-/// with `suffix`.
-pub(super) fn rating_from_row(row: &Row<'_>, suffix: &str) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.get(&format!("rating{suffix}"))?,
-        deviation: row.get(&format!("deviation{suffix}"))?,
-        volatility: row.get(&format!("volatility{suffix}"))?,
-    })
-}
-
 /// The rating change in `row`, read with [`CHANGE_COLUMNS`].
 fn rating_change_from_row(row: &Row<'_>) -> Result<RatingChange, StoreError> {
     Ok(RatingChange {
@@ -215,80 +176,6 @@ fn rating_change_from_row(row: &Row<'_>) -> Result<RatingChange, StoreError> {
         after: rating_from_row(row, "_after")?,
         rated_at: row.get("rated_at")?,
     })
-}
-
-/// Rates game `id`, which `rated` ends, with rating periods of length
-/// `period`: each player's rating and its change.
-pub(super) async fn rate(
-    tx: &mut impl Tx,
-    id: GameId,
-    rated: &RatedEnd,
-    period: SignedDuration,
-) -> Result<(), StoreError> {
-    let RatedEnd { variant, x, o, result, ended_at } = *rated;
-    let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
-    tx.hold(&HOLD_PLAYERS, &[super::tx::Arg::Ids(vec![x.get(), o.get()])]).await?;
-    let (x_before, o_before) = (standing(tx, x, variant).await?, standing(tx, o, variant).await?);
-    let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
-    for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
-        let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
-        insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;
-        set_standing(tx, &PlayerStanding { player, variant, standing: after }).await?;
-    }
-    Ok(())
-}
-
-/// The player who rates as `rater`: a bot's own.
-async fn rater_id(tx: &mut impl Tx, rater: Rater) -> Result<PlayerId, StoreError> {
-    match rater {
-        Rater::Player(id) => Ok(id),
-        Rater::Bot(code) => {
-            let rows = tx.rows(&BOT_PLAYER, &[code.into()]).await?;
-            rows.first().ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))?.get("id")
-        }
-    }
-}
-
-/// Player `player`'s standing in `variant` as stored.
-async fn standing(tx: &mut impl Tx, player: PlayerId, variant: Variant) -> Result<Standing, StoreError> {
-    let rows = tx.rows(&STANDING, &[player.into(), variant.code().into()]).await?;
-    rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "games"))
-}
-
-async fn insert_change(tx: &mut impl Tx, numbered: &NumberedChange) -> Result<(), StoreError> {
-    let NumberedChange { player, variant, number, seat, change } = numbered;
-    let (before, after) = (change.before, change.after);
-    let args = [
-        (*player).into(),
-        variant.code().into(),
-        (*number).into(),
-        change.game_id.into(),
-        seat.to_string().into(),
-        before.rating.into(),
-        before.deviation.into(),
-        before.volatility.into(),
-        after.rating.into(),
-        after.deviation.into(),
-        after.volatility.into(),
-        change.rated_at.into(),
-    ];
-    tx.execute(&INSERT_CHANGE, &args).await.map(drop)
-}
-
-/// Writes `rating`, over the player's rating in its variant.
-async fn set_standing(tx: &mut impl Tx, rating: &PlayerStanding) -> Result<(), StoreError> {
-    let PlayerStanding { player, variant, standing } = rating;
-    let Standing { rating, games, rated_at } = standing;
-    let args = [
-        (*player).into(),
-        variant.code().into(),
-        rating.rating.into(),
-        rating.deviation.into(),
-        rating.volatility.into(),
-        (*games).into(),
-        (*rated_at).into(),
-    ];
-    tx.execute(&SET_RATING, &args).await.map(drop)
 }
 
 /// The rated games, every rating change and every rating.

@@ -11,7 +11,7 @@ use super::sql::Sql;
 use super::tx::{Row, Tx};
 use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
-use crate::rating::Rating;
+use crate::rating::{Rating, Standing};
 use crate::record::{
     AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, PuzzleId,
     SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username,
@@ -458,5 +458,21 @@ pub(super) fn mistake_chance(game: &StoredGame) -> Option<f64> {
     game.opponent.and_then(|bot| match bot {
         Bot::Parasite { mistake_chance } => Some(mistake_chance),
         Bot::Random | Bot::Perfect => None,
+    })
+}
+
+/// The standing in `row`: its rating, deviation and volatility, how many
+/// times it was rated (the column `count`), and when last.
+pub(super) fn standing_from_row(row: &Row<'_>, count: &str) -> Result<Standing, StoreError> {
+    Ok(Standing { rating: rating_from_row(row, "")?, games: row.get(count)?, rated_at: Some(row.get("rated_at")?) })
+}
+
+/// The rating in `row`: its columns rating, deviation and volatility, each
+/// with `suffix`.
+pub(super) fn rating_from_row(row: &Row<'_>, suffix: &str) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: row.get(&format!("rating{suffix}"))?,
+        deviation: row.get(&format!("deviation{suffix}"))?,
+        volatility: row.get(&format!("volatility{suffix}"))?,
     })
 }

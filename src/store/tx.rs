@@ -10,9 +10,9 @@ use std::borrow::Cow;
 
 use jiff::Timestamp;
 
+use super::StoreError;
 use super::sql::Sql;
-use super::{Notice, StoreError};
-use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId, StoredGame};
+use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
 
 /// A unit of the database's work: a transaction, or reads outside one.
 pub(super) trait Tx {
@@ -35,10 +35,26 @@ pub(super) trait Tx {
     /// Has the other instances told of `notice` once the transaction commits.
     /// Nothing on SQLite, which has one instance.
     fn tell(&mut self, notice: Notice);
+}
 
-    /// Creates `game` as it is (but for its id, which the database gives, and
-    /// is answered), its seats and its log.
-    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError>;
+/// News of a change that another instance may have written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// Game `id` is at `version` now.
+    Changed {
+        /// The game.
+        id: GameId,
+        /// Its new version.
+        version: i64,
+    },
+    /// Player `id` has new events.
+    PlayerEvents {
+        /// The player.
+        id: PlayerId,
+    },
+    /// News may have been lost (the connection to the database was): any game,
+    /// and any player's events, may have changed.
+    MaybeMissed,
 }
 
 /// A value bound to a statement's parameter. A null has a type too: PostgreSQL

@@ -1,8 +1,58 @@
 //! What a write to a game carries, as the service decides it and each backend
-//! writes it.
+//! writes it, and what it writes besides the game's own rows, written once over
+//! [`Tx`] for both backends' game writes: the events it tells the players, and
+//! the ratings of the rated game it ends. A rated game's end rates its players
+//! holding their rows until it commits, so that on any instance each player's
+//! rated games are rated one after the other.
 
-use crate::engine::Player;
-use crate::record::{GameId, PlayerEventKind, PlayerId, RatedEnd, StoredEntry, StoredGame, StoredSeat, Summary};
+use std::sync::LazyLock;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::StoreError;
+use super::rows::standing_from_row;
+use super::sql::Sql;
+use super::tx::{Arg, Notice, Tx};
+use crate::engine::{Player, Variant};
+use crate::rating::{Standing, rate_game};
+use crate::record::{
+    GameId, NewPlayerEvent, NumberedChange, PlayerEventKind, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange,
+    StoredEntry, StoredGame, StoredSeat, Subject, Summary,
+};
+
+static HOLD_PLAYERS: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"));
+static BOT_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM players WHERE bot = $1"));
+static STANDING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new("SELECT rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 AND variant = $2")
+});
+static SET_RATING: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games, rated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE SET \
+         rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
+         games = excluded.games, rated_at = excluded.rated_at",
+    )
+});
+static INSERT_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::new(
+        "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
+         volatility_before, rating_after, deviation_after, volatility_after, rated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+});
+/// A player's next event: its number is the one after their last. Taking it
+/// holds the player's row until the transaction commits, so that a player's
+/// events commit in the order of their numbers.
+static NEXT_PLAYER_EVENT: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+    [
+        Sql::new("UPDATE players SET last_event_seq = last_event_seq + 1 WHERE id = $1"),
+        Sql::new(
+            "INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
+             SELECT id, last_event_seq, $2, $3, $4, $5 FROM players WHERE id = $1",
+        ),
+    ]
+});
 
 /// A write to one game's log, decided on the version it was read at: its
 /// entries follow that version, and the first of them cannot land if another
@@ -51,4 +101,105 @@ pub struct RematchOf {
     pub seq: i64,
     /// Who asked for it.
     pub player: Player,
+}
+
+/// Writes `events` about `subject`, at `at`, each the next of its player's,
+/// and has the other instances told. In the order of the players' ids: two
+/// transactions that tell the same players take their rows in the same order,
+/// and never wait for each other in a circle.
+pub(super) async fn insert_player_events(
+    tx: &mut impl Tx,
+    subject: Subject,
+    events: &[(PlayerId, PlayerEventKind)],
+    at: Timestamp,
+) -> Result<(), StoreError> {
+    let mut events: Vec<NewPlayerEvent> =
+        events.iter().map(|&(player, kind)| NewPlayerEvent { player, kind, subject }).collect();
+    events.sort_by_key(|event| event.player);
+    let (game_id, challenge_id) = match subject {
+        Subject::Game(id) => (Some(id), None),
+        Subject::Challenge(id) => (None, Some(id)),
+    };
+    for event in events {
+        tx.execute(&NEXT_PLAYER_EVENT[0], &[event.player.into()]).await?;
+        let args = [event.player.into(), event.kind.code().into(), game_id.into(), challenge_id.into(), at.into()];
+        tx.execute(&NEXT_PLAYER_EVENT[1], &args).await?;
+        tx.tell(Notice::PlayerEvents { id: event.player });
+    }
+    Ok(())
+}
+
+/// Rates game `id`, which `rated` ends, with rating periods of length
+/// `period`: each player's rating and its change.
+pub(super) async fn rate(
+    tx: &mut impl Tx,
+    id: GameId,
+    rated: &RatedEnd,
+    period: SignedDuration,
+) -> Result<(), StoreError> {
+    let RatedEnd { variant, x, o, result, ended_at } = *rated;
+    let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
+    tx.hold(&HOLD_PLAYERS, &[Arg::Ids(vec![x.get(), o.get()])]).await?;
+    let (x_before, o_before) = (standing(tx, x, variant).await?, standing(tx, o, variant).await?);
+    let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
+    for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
+        let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
+        insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;
+        set_standing(tx, &PlayerStanding { player, variant, standing: after }).await?;
+    }
+    Ok(())
+}
+
+/// The player who rates as `rater`: a bot's own.
+async fn rater_id(tx: &mut impl Tx, rater: Rater) -> Result<PlayerId, StoreError> {
+    match rater {
+        Rater::Player(id) => Ok(id),
+        Rater::Bot(code) => {
+            let rows = tx.rows(&BOT_PLAYER, &[code.into()]).await?;
+            rows.first().ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))?.get("id")
+        }
+    }
+}
+
+/// Player `player`'s standing in `variant` as stored.
+async fn standing(tx: &mut impl Tx, player: PlayerId, variant: Variant) -> Result<Standing, StoreError> {
+    let rows = tx.rows(&STANDING, &[player.into(), variant.code().into()]).await?;
+    rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "games"))
+}
+
+/// Writes the change `numbered`.
+pub(super) async fn insert_change(tx: &mut impl Tx, numbered: &NumberedChange) -> Result<(), StoreError> {
+    let NumberedChange { player, variant, number, seat, change } = numbered;
+    let (before, after) = (change.before, change.after);
+    let args = [
+        (*player).into(),
+        variant.code().into(),
+        (*number).into(),
+        change.game_id.into(),
+        seat.to_string().into(),
+        before.rating.into(),
+        before.deviation.into(),
+        before.volatility.into(),
+        after.rating.into(),
+        after.deviation.into(),
+        after.volatility.into(),
+        change.rated_at.into(),
+    ];
+    tx.execute(&INSERT_CHANGE, &args).await.map(drop)
+}
+
+/// Writes `rating`, over the player's rating in its variant.
+pub(super) async fn set_standing(tx: &mut impl Tx, rating: &PlayerStanding) -> Result<(), StoreError> {
+    let PlayerStanding { player, variant, standing } = rating;
+    let Standing { rating, games, rated_at } = standing;
+    let args = [
+        (*player).into(),
+        variant.code().into(),
+        rating.rating.into(),
+        rating.deviation.into(),
+        rating.volatility.into(),
+        (*games).into(),
+        (*rated_at).into(),
+    ];
+    tx.execute(&SET_RATING, &args).await.map(drop)
 }

@@ -31,9 +31,9 @@ use tokio::sync::mpsc;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 
-use super::players::insert_player_events;
 use super::rows::SummaryColumns;
 use super::rows::{bot_code, mistake_chance};
+use super::write::insert_player_events;
 use super::{Notice, OpenError, RematchOf, StoreError};
 use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
 use connections::{Connections, Held, is_broken};

@@ -9,7 +9,6 @@ use sqlx::{Column as _, Connection, Decode, Row as _, TypeInfo, ValueRef as _};
 
 use super::connections::is_broken;
 use super::{PgStore, is_unique_violation};
-use crate::record::{GameId, StoredGame};
 use crate::store::sql::Sql;
 use crate::store::tx::{Arg, Rows, Tx, Value};
 use crate::store::{Notice, StoreError};
@@ -122,13 +121,6 @@ impl Tx for PgTx<'_> {
 
     fn tell(&mut self, notice: Notice) {
         self.told.push(notice);
-    }
-
-    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError> {
-        match super::insert_game(self.connection, game, None, false).await {
-            Ok(id) => Ok(id.expect("a new game is always inserted")),
-            Err(error) => Err(self.failed(error)),
-        }
     }
 }
 

@@ -19,9 +19,8 @@ use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
-use super::super::players::insert_player_events;
-use super::super::ratings::rate;
 use super::super::rows::{EntryRow, SummaryColumns, read_game};
+use super::super::write::{insert_player_events, rate};
 use super::super::{StoreError, Write};
 use super::connections::is_broken;
 use super::statements::WRITES;

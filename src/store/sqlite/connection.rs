@@ -7,7 +7,32 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, ffi};
 
-use crate::store::{Durability, StoreError};
+use crate::store::StoreError;
+
+/// When SQLite waits for the disk: `SQLITE_SYNCHRONOUS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `synchronous = NORMAL`, the default: a commit survives a crash of the
+    /// process; on a power failure or an operating-system crash the last commits
+    /// before it may be lost (never half-written: the database stays consistent).
+    #[default]
+    Normal,
+    /// `synchronous = FULL`: every commit is on disk before it is answered, at
+    /// the cost of one more disk flush per write.
+    Full,
+}
+
+/// How the server uses a SQLite file: `SQLITE_SYNCHRONOUS` and
+/// `SQLITE_RESIDENT_MIB`. The default, for the tools that open a file for a
+/// while, holds none of it in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SqliteSettings {
+    /// When SQLite waits for the disk.
+    pub durability: Durability,
+    /// How many bytes of the file, from its start, are kept in memory (mapped
+    /// into the server, see sqlite/resident.rs); 0 for none.
+    pub resident_bytes: usize,
+}
 
 /// How long a statement waits for another process's lock on the file.
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -52,6 +77,13 @@ impl From<&rusqlite::Error> for StoreError {
             _ => StoreError::Other(error.to_string()),
         }
     }
+}
+
+/// Whether `error` is a unique key's refusal of a row.
+pub(super) fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    error.sqlite_error().is_some_and(|error| {
+        [ffi::SQLITE_CONSTRAINT_PRIMARYKEY, ffi::SQLITE_CONSTRAINT_UNIQUE].contains(&error.extended_code)
+    })
 }
 
 #[cfg(test)]

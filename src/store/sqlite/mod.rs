@@ -11,27 +11,20 @@ mod worker;
 
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use jiff::SignedDuration;
-
-use rusqlite::{Connection, OpenFlags, ffi, params};
+use rusqlite::OpenFlags;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection as _};
 
 pub use checkpointer::SqliteConnection;
 use checkpointer::{Checkpointer, open_writer};
 use connection::{BUSY_TIMEOUT, connect};
-use worker::Connections;
-
-use super::players::insert_player_events;
-use super::ratings;
-use super::rows::{EntryRow, NEW_ENTRY_COLUMNS, SummaryColumns, bot_code, mistake_chance, read_game};
-use super::{Durability, OpenError, RematchOf, SqliteSettings, StoreError, Write};
-use crate::record::{
-    Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary, stamp,
-};
+pub use connection::{Durability, SqliteSettings};
 use tx::{SqliteTx, now};
+use worker::{Connections, Scope};
+
+use super::{OpenError, StoreError};
 
 /// How many connections read at once: enough for the server's workers and the
 /// live streams' rereads to overlap.
@@ -46,21 +39,6 @@ const READERS: usize = 4;
 /// (`mmap_size`), which it also drops at each change, made it 1.32 ms.
 const READER_CACHE_KIB: i64 = 16 * 1024;
 
-// The statements of writes, named so that a test reads the programs of these very
-// statements: none builds a temporary table. Every time is the service's: a row
-// is stamped with it rather than reading a default back with `RETURNING`, which
-// SQLite carries out by building a temporary table per statement (in the load
-// profile, a quarter of a move's insert).
-static INSERT_ENTRY: LazyLock<String> =
-    LazyLock::new(|| format!("INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-/// A game, with its id (a copy's) or with none (a new game's, which SQLite
-/// gives the next); nothing when a game has that id already.
-const INSERT_GAME: &str = "INSERT INTO games (id, variant, created_at, bot, mistake_chance, hints, \
-     clock_initial_ms, clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, \
-     invite_hash, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
-const INSERT_SEAT: &str = "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES (?, ?, ?, ?)";
-const UPDATE_SUMMARY: &str =
-    "UPDATE games SET status = ?, result = ?, end_reason = ?, end_player = ?, deadline = ?, ended_at = ? WHERE id = ?";
 /// The file at `path`, to keep `bytes` of in memory: none when `bytes` is 0, or
 /// when it cannot be mapped (a server that cannot hold it still serves).
 fn resident_file(path: &Path, bytes: usize) -> Option<resident::ResidentFile> {
@@ -167,217 +145,42 @@ impl SqliteStore {
         self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
-    pub(super) async fn create_game(
+    /// Runs `work` on a reader, outside any transaction.
+    pub(in crate::store) async fn run_read<T: Send + 'static>(
         &self,
-        game: StoredGame,
-        rematch: Option<RematchOf>,
-        player_events: Vec<(PlayerId, PlayerEventKind)>,
-    ) -> Result<GameId, StoreError> {
-        self.writer
-            .write(move |tx| {
-                let created = insert_game(tx, &game, rematch);
-                // A rematch asked for at the same moment by the other player took
-                // the place in the old game's log, or the old game's one rematch.
-                let id = match rematch {
-                    Some(rematch) => lost_race(tx, rematch.game_id, created),
-                    None => Ok(created?),
-                }?;
-                now(insert_player_events(&mut SqliteTx::new(tx), Subject::Game(id), &player_events, game.created_at))?;
-                Ok(Ok(id))
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers.run(move |connection| now(work(&mut SqliteTx::new(connection)))).await
+    }
+
+    /// Runs `work` on a reader, its statements in one snapshot.
+    pub(in crate::store) async fn run_snapshot<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers
+            .run(move |connection| {
+                let snapshot = Scope::read(connection)?;
+                now(work(&mut SqliteTx::new(&snapshot)))
             })
             .await
     }
 
-    pub(super) async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.writer.write(move |tx| Ok(Ok(write_game_rows(tx, &game, Some(game.id), rematch)?.is_some()))).await
-    }
-
-    pub(super) async fn write(&self, id: GameId, write: Write, period: SignedDuration) -> Result<(), StoreError> {
-        self.writer.write(move |tx| write_game(tx, id, &write, period).map(Ok)).await
-    }
-
-    pub(super) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+    /// Runs `work`, a write of one statement: one of the writer's writes.
+    pub(in crate::store) async fn run_alone<T: Send + 'static>(
         &self,
-        id: GameId,
-        period: SignedDuration,
-        mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
-    ) -> Result<T, E> {
-        self.writer
-            .write(move |tx| {
-                // Under the write lock from the read on: nothing can come between.
-                let (write, decided) = match decide(now(read_game(&mut SqliteTx::new(tx), id))?) {
-                    Ok(decision) => decision,
-                    Err(refused) => return Ok(Err(refused)),
-                };
-                if let Some(write) = write {
-                    write_entries(tx, id, &write)?;
-                    rate(tx, id, &write, period)?;
-                }
-                Ok(Ok(decided))
-            })
-            .await
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.run_write(work).await
     }
-}
 
-/// Creates `game` in `tx`, and with `rematch` its entry in the game it
-/// follows; answers its id.
-fn insert_game(tx: &Connection, game: &StoredGame, rematch: Option<RematchOf>) -> rusqlite::Result<GameId> {
-    Ok(write_game_rows(tx, game, None, rematch)?.expect("a new game is always inserted"))
-}
-
-/// [`insert_game`], or with a copy's `id` given: then nothing (`None`) is
-/// written when a game has that id already.
-fn write_game_rows(
-    tx: &Connection,
-    game: &StoredGame,
-    id: Option<GameId>,
-    rematch: Option<RematchOf>,
-) -> rusqlite::Result<Option<GameId>> {
-    let summary = SummaryColumns::of(&game.summary);
-    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
-    let inserted = tx.prepare_cached(INSERT_GAME)?.execute(params![
-        id,
-        game.variant.code(),
-        stamp(game.created_at),
-        bot_code(game),
-        mistake_chance(game),
-        game.hints,
-        clock.map(|(initial, _)| initial),
-        clock.map(|(_, increment)| increment),
-        game.rematch_of,
-        summary.status,
-        summary.result,
-        summary.end_reason,
-        summary.end_player,
-        summary.deadline.map(stamp),
-        summary.ended_at.map(stamp),
-        game.invite_hash,
-        game.rated
-    ])?;
-    if inserted == 0 {
-        return Ok(None);
+    /// Runs `work` as one of the writer's writes, undone when it fails.
+    pub(in crate::store) async fn run_write<T: Send + 'static>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.writer.write(move |tx| now(work(&mut SqliteTx::new(tx))).map(Ok::<T, StoreError>)).await
     }
-    let id = GameId::new(tx.last_insert_rowid());
-    for seat in &game.seats {
-        insert_seat(tx, id, seat)?;
-    }
-    insert_entries(tx, id, &game.log)?;
-    if let Some(RematchOf { game_id, seq, player }) = rematch {
-        let event = Event::Rematch { player, game_id: id };
-        insert_entries(tx, game_id, &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }])?;
-    }
-    Ok(Some(id))
-}
-
-/// Carries out `write` on game `id` in `tx`, the write's savepoint, which undoes
-/// it when it fails.
-fn write_game(tx: &Connection, id: GameId, write: &Write, period: SignedDuration) -> Result<(), StoreError> {
-    lost_race(tx, id, write_rows(tx, id, write))?;
-    tell_players(tx, id, write)?;
-    rate(tx, id, write, period)
-}
-
-/// Rates the game `id` that `write` ends, if it is rated, with rating periods
-/// of length `period`.
-fn rate(tx: &Connection, id: GameId, write: &Write, period: SignedDuration) -> Result<(), StoreError> {
-    match &write.rated {
-        Some(rated) => now(ratings::rate(&mut SqliteTx::new(tx), id, rated, period)),
-        None => Ok(()),
-    }
-}
-
-/// The outcome of a write to game `id`, with a lost race for its next sequence
-/// number or its seat told as a conflict. (The race is lost at the first row:
-/// what the write inserted before it, a seat at most, is not in the log whose
-/// last number the conflict reports, and the savepoint undoes it.)
-fn lost_race<T>(tx: &Connection, id: GameId, written: rusqlite::Result<T>) -> Result<T, StoreError> {
-    match written {
-        Err(error) if is_unique_violation(&error) => {
-            let current_version = tx
-                .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = ?")?
-                .query_row([id], |row| row.get(0))?;
-            Err(StoreError::Conflict { current_version })
-        }
-        other => Ok(other?),
-    }
-}
-
-/// Carries out `write` on game `id` in `tx`, but for the ratings of the game
-/// it ends (see [`rate`]).
-fn write_entries(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
-    write_rows(tx, id, write)?;
-    tell_players(tx, id, write)
-}
-
-/// The game's own rows of `write` on game `id`: its seat, entries and summary.
-fn write_rows(tx: &Connection, id: GameId, write: &Write) -> rusqlite::Result<()> {
-    if let Some(seat) = &write.seat {
-        insert_seat(tx, id, seat)?;
-    }
-    insert_entries(tx, id, &write.entries)?;
-    if let Some(summary) = &write.summary {
-        set_summary(tx, id, summary)?;
-    }
-    Ok(())
-}
-
-/// Writes the events `write` on game `id` tells its players, at its last entry's time.
-fn tell_players(tx: &Connection, id: GameId, write: &Write) -> Result<(), StoreError> {
-    match write.entries.last() {
-        Some(last) => {
-            now(insert_player_events(&mut SqliteTx::new(tx), Subject::Game(id), &write.player_events, last.created_at))
-        }
-        None => Ok(()),
-    }
-}
-
-/// Writes `entries` into the log of game `id`.
-fn insert_entries(tx: &Connection, id: GameId, entries: &[StoredEntry]) -> rusqlite::Result<()> {
-    let mut insert = tx.prepare_cached(&INSERT_ENTRY)?;
-    for entry in entries {
-        let row = EntryRow::from(entry);
-        insert.execute(params![
-            id,
-            row.seq,
-            row.kind,
-            row.actor,
-            row.square_a,
-            row.square_b,
-            row.closing_move,
-            row.square,
-            row.rematch,
-            row.by_bot,
-            stamp(row.created_at)
-        ])?;
-    }
-    Ok(())
-}
-
-/// Keeps `seat` of game `id`: its token's hash and its holder.
-fn insert_seat(tx: &Connection, id: GameId, seat: &StoredSeat) -> rusqlite::Result<()> {
-    let holder = seat.holder.as_ref().map(|holder| holder.id);
-    tx.prepare_cached(INSERT_SEAT)?.execute(params![id, seat.player.to_string(), seat.token_hash, holder])?;
-    Ok(())
-}
-
-fn set_summary(tx: &Connection, id: GameId, summary: &Summary) -> rusqlite::Result<()> {
-    let columns = SummaryColumns::of(summary);
-    tx.prepare_cached(UPDATE_SUMMARY)?.execute(params![
-        columns.status,
-        columns.result,
-        columns.end_reason,
-        columns.end_player,
-        columns.deadline.map(stamp),
-        columns.ended_at.map(stamp),
-        id
-    ])?;
-    Ok(())
-}
-
-fn is_unique_violation(error: &rusqlite::Error) -> bool {
-    error.sqlite_error().is_some_and(|error| {
-        [ffi::SQLITE_CONSTRAINT_PRIMARYKEY, ffi::SQLITE_CONSTRAINT_UNIQUE].contains(&error.extended_code)
-    })
 }
 
 #[cfg(test)]
@@ -385,12 +188,13 @@ mod tests {
     // The SQLite store's own tests: its migrations and its statements' programs.
     use super::*;
     use crate::engine::Player;
+    use crate::record::{Event, GameId, StoredEntry, StoredGame, StoredSeat, Summary, stamp};
     use crate::record::{Page, Status};
-    use crate::store::games::Ended;
-    use crate::store::games::{
-        ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before, original_app_game,
-    };
+    use crate::store::games::{ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before};
+    use crate::store::games::{Ended, INSERT_ENTRY, INSERT_GAME, INSERT_SEAT, SET_SUMMARY, original_app_game};
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
+    use crate::store::rows::read_game;
+    use crate::store::{PoolSettings, Store};
 
     #[tokio::test]
     async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
@@ -493,7 +297,8 @@ mod tests {
         let temporary_tables = store
             .writer
             .run(|connection| {
-                [INSERT_ENTRY.as_str(), INSERT_GAME, INSERT_SEAT, UPDATE_SUMMARY, SET_ORIGINAL_APP_GAME.sqlite()]
+                [&INSERT_ENTRY, &INSERT_GAME[0], &INSERT_GAME[1], &INSERT_SEAT, &SET_SUMMARY, &SET_ORIGINAL_APP_GAME]
+                    .map(|write| write.sqlite())
                     .iter()
                     .map(|write| {
                         let mut explain = connection.prepare(&format!("EXPLAIN {write}"))?;
@@ -582,12 +387,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_copied_game_keeps_its_id_once_and_new_games_are_numbered_after_it() {
-        let (_folder, store) = fresh_store().await;
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
         let copied = [
             store.copy_game(game_from_elsewhere(41), None).await,
             store.copy_game(game_from_elsewhere(41), None).await,
         ];
-        let read = store.run_read(async |tx| read_game(tx, GameId::new(41)).await).await.unwrap();
+        let read = store.load_game(GameId::new(41)).await.unwrap();
         let new = store.create_game(game_from_elsewhere(0), None, Vec::new()).await.unwrap();
         store.close().await;
         assert_eq!(copied.map(Result::unwrap), [true, false]);

@@ -6,12 +6,12 @@ use futures_util::FutureExt;
 use rusqlite::Connection;
 use rusqlite::types::{Null, ToSql, ToSqlOutput, ValueRef};
 
-use super::worker::Scope;
-use super::{SqliteStore, insert_game, is_unique_violation};
-use crate::record::{GameId, StoredGame, stamp};
+use super::connection::is_unique_violation;
+use crate::record::stamp;
+use crate::store::StoreError;
 use crate::store::sql::Sql;
+use crate::store::tx::Notice;
 use crate::store::tx::{Arg, Rows, Tx, Value};
-use crate::store::{Notice, StoreError};
 
 /// The work on one SQLite connection: a write's transaction on the writer's, or
 /// reads on a reader's.
@@ -71,10 +71,6 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn tell(&mut self, _notice: Notice) {}
-
-    async fn insert_game(&mut self, game: &StoredGame) -> Result<GameId, StoreError> {
-        Ok(insert_game(self.connection, game, None)?)
-    }
 }
 
 impl ToSql for Arg<'_> {
@@ -93,44 +89,5 @@ impl ToSql for Arg<'_> {
             Arg::Time(time) => ToSqlOutput::Owned(time.map_or(rusqlite::types::Value::Null, |time| stamp(time).into())),
             Arg::Ids(ids) => ToSqlOutput::from(serde_json::to_string(ids).expect("ids serialise")),
         })
-    }
-}
-
-impl SqliteStore {
-    /// Runs `work` on a reader, outside any transaction.
-    pub(in crate::store) async fn run_read<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.readers.run(move |connection| now(work(&mut SqliteTx::new(connection)))).await
-    }
-
-    /// Runs `work` on a reader, its statements in one snapshot.
-    pub(in crate::store) async fn run_snapshot<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.readers
-            .run(move |connection| {
-                let snapshot = Scope::read(connection)?;
-                now(work(&mut SqliteTx::new(&snapshot)))
-            })
-            .await
-    }
-
-    /// Runs `work`, a write of one statement: one of the writer's writes.
-    pub(in crate::store) async fn run_alone<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.run_write(work).await
-    }
-
-    /// Runs `work` as one of the writer's writes, undone when it fails.
-    pub(in crate::store) async fn run_write<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.writer.write(move |tx| now(work(&mut SqliteTx::new(tx))).map(Ok::<T, StoreError>)).await
     }
 }
