@@ -182,11 +182,14 @@ impl Store {
     /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
     /// cannot read (corruption).
     pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
-        let game = counted(run!(self, run_read, |tx| read_game(tx, id)))?;
-        if let Backend::Postgres(db) = &self.backend {
-            db.knows(&game);
-        }
-        Ok(game)
+        counted(match &self.backend {
+            Backend::Sqlite(db) => db.run_snapshot(async move |tx| read_game(tx, id).await).await,
+            Backend::Postgres(db) => {
+                let game = Box::pin(db.run_read(async |tx| read_game(tx, id).await)).await?;
+                db.knows(&game);
+                Ok(game)
+            }
+        })
     }
 
     /// Carries out `write` on game `id`, decided on a copy read earlier, in one

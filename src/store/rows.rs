@@ -58,30 +58,71 @@ macro_rules! id_column {
 
 id_column!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
 
-/// A game with its seats' ratings, its whole log and its seats, in one
-/// statement and so from one snapshot: the log and the seats as JSON arrays of
-/// objects, read by name into [`EntryRow`] and [`SeatRow`].
-pub(super) static SELECT_GAME: LazyLock<Sql> = LazyLock::new(|| {
+/// A game's own columns, with its seats' ratings.
+const GAME_COLUMNS: &str = "id, variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, \
+     rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
+
+/// A game's own row, with its seats' ratings; its log, in order; its seats, X's
+/// first, each with its holder: SQLite's read of a game, three statements in
+/// one snapshot (see [`Tx::READS_A_GAME_IN_ONE`]).
+static GAME_ROWS: LazyLock<[Sql; 3]> = LazyLock::new(|| {
+    [
+        format!("SELECT {GAME_COLUMNS}, {} FROM games WHERE id = $1", seat_rating_columns()),
+        "SELECT seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at \
+         FROM log_entries WHERE game_id = $1 ORDER BY seq"
+            .into(),
+        format!("SELECT {SEAT_COLUMNS} FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = $1 ORDER BY seats.player DESC"),
+    ]
+    .map(|text| Sql::new(&text))
+});
+
+/// The columns of a seat, with its holder's.
+const SEAT_COLUMNS: &str = "seats.player, seats.token_hash, seats.last_seen_at, seats.player_id, players.name, \
+     players.token_hash AS player_token_hash, players.last_seen_at AS player_last_seen_at";
+const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.player_id";
+
+/// A game, its log and its seats in one statement, the log and the seats as
+/// JSON arrays of objects, read by name into [`EntryRow`] and [`SeatRow`] and
+/// put in order once read: PostgreSQL's read of a game, one round trip.
+static GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(&format!(
-        "SELECT id, variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, \
-         rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
+        "SELECT {GAME_COLUMNS}, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
          'actor', actor, 'square_a', square_a, 'square_b', square_b, 'closing_move', closing_move, 'square', square, \
-         'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at) ORDER BY seq), '[]')::TEXT \
+         'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at)), '[]')::TEXT \
          FROM log_entries WHERE game_id = games.id) AS log, \
          (SELECT COALESCE(json_agg(json_build_object('player', seats.player, \
          'token_hash', encode(seats.token_hash, 'hex'), 'last_seen_at', seats.last_seen_at, \
          'player_id', seats.player_id, 'name', players.name, 'player_token_hash', encode(players.token_hash, 'hex'), \
-         'player_last_seen_at', players.last_seen_at) ORDER BY seats.player DESC), '[]')::TEXT \
-         FROM seats LEFT JOIN players ON players.id = seats.player_id WHERE seats.game_id = games.id) AS seats \
-         FROM games WHERE id = $1",
+         'player_last_seen_at', players.last_seen_at)), '[]')::TEXT \
+         FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = games.id) AS seats FROM games WHERE id = $1",
         seat_rating_columns()
     ))
 });
 
-/// Game `id` with its whole log and its seats.
-pub(super) async fn read_game(tx: &mut impl Tx, id: GameId) -> Result<StoredGame, StoreError> {
-    let rows = tx.rows(&SELECT_GAME, &[id.into()]).await?;
-    stored_game_from_row(&rows.first().ok_or(StoreError::NotFound { id })?)
+/// Game `id` with its whole log and its seats, read as the backend reads a
+/// game fastest (see [`Tx::READS_A_GAME_IN_ONE`]); its reads must see one
+/// snapshot.
+pub(super) async fn read_game<T: Tx>(tx: &mut T, id: GameId) -> Result<StoredGame, StoreError> {
+    let not_found = || StoreError::NotFound { id };
+    if T::READS_A_GAME_IN_ONE {
+        let rows = tx.rows(&GAME_IN_ONE, &[id.into()]).await?;
+        let row = rows.first().ok_or_else(not_found)?;
+        let mut log: Vec<EntryRow> = json(&row, "log")?;
+        log.sort_unstable_by_key(|entry| entry.seq);
+        let mut seats: Vec<SeatRow> = json(&row, "seats")?;
+        seats.sort_unstable_by(|a, b| b.player.cmp(&a.player));
+        return stored_game_from_row(&row, log, seats);
+    }
+    let [game, log, seats] = &*GAME_ROWS;
+    let game = tx.rows(game, &[id.into()]).await?;
+    let log = tx.rows(log, &[id.into()]).await?.read(EntryRow::from_row)?;
+    let seats = tx.rows(seats, &[id.into()]).await?.read(SeatRow::from_row)?;
+    stored_game_from_row(&game.first().ok_or_else(not_found)?, log, seats)
+}
+
+/// The JSON array of objects in `row`'s column `column`, as `T`s.
+fn json<T: serde::de::DeserializeOwned>(row: &Row<'_>, column: &str) -> Result<Vec<T>, StoreError> {
+    serde_json::from_str(&row.get::<String>(column)?).map_err(|error| corrupt(column, &error.to_string()))
 }
 
 /// The columns of a rated game's seats' ratings, X's then O's, each its
@@ -201,16 +242,12 @@ impl SummaryColumns {
     }
 }
 
-/// The game in `row`, read with [`SELECT_GAME`].
-fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
-    let log: Vec<EntryRow> =
-        serde_json::from_str(&row.get::<String>("log")?).map_err(|error| corrupt("log", &error.to_string()))?;
+/// The game in `row`, with its `log` in order and its `seats`.
+fn stored_game_from_row(row: &Row<'_>, log: Vec<EntryRow>, seats: Vec<SeatRow>) -> Result<StoredGame, StoreError> {
     let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
     if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
         return Err(corrupt("seq", "a log with gaps"));
     }
-    let seats: Vec<SeatRow> =
-        serde_json::from_str(&row.get::<String>("seats")?).map_err(|error| corrupt("seats", &error.to_string()))?;
     Ok(StoredGame {
         id: row.get("id")?,
         variant: variant(&row.get::<String>("variant")?)?,
@@ -228,8 +265,8 @@ fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
     })
 }
 
-/// A seat as its columns hold it, with its holder's, as an object of [`SELECT_GAME`]'s
-/// `seats`: its hashes in hex.
+/// A seat as its columns hold it, with its holder's: a row, or an object of
+/// [`GAME_IN_ONE`]'s `seats`, its hashes in hex.
 #[derive(Deserialize)]
 struct SeatRow {
     player: String,
@@ -244,6 +281,18 @@ struct SeatRow {
 }
 
 impl SeatRow {
+    fn from_row(row: &Row<'_>) -> Result<SeatRow, StoreError> {
+        Ok(SeatRow {
+            player: row.get("player")?,
+            token_hash: row.get("token_hash")?,
+            last_seen_at: row.get("last_seen_at")?,
+            player_id: row.get("player_id")?,
+            name: row.get("name")?,
+            player_token_hash: row.get("player_token_hash")?,
+            player_last_seen_at: row.get("player_last_seen_at")?,
+        })
+    }
+
     fn into_seat(self) -> Result<StoredSeat, StoreError> {
         let holder = match (self.player_id, self.name, self.player_token_hash) {
             (None, _, _) => None,
@@ -261,21 +310,6 @@ impl SeatRow {
             holder,
             last_seen_at: self.last_seen_at,
         })
-    }
-}
-
-/// A boolean in JSON: `true` or `false` as PostgreSQL writes it, 1 or 0 as SQLite does.
-fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Flag {
-        Bool(bool),
-        Int(u8),
-    }
-    match Flag::deserialize(deserializer)? {
-        Flag::Bool(flag) => Ok(flag),
-        Flag::Int(int @ (0 | 1)) => Ok(int == 1),
-        Flag::Int(_) => Err(serde::de::Error::custom("not a boolean")),
     }
 }
 
@@ -298,7 +332,7 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
     (0..text.len()).step_by(2).map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok()).collect()
 }
 
-/// A row of `log_entries`, as an object of [`SELECT_GAME`]'s `log`.
+/// A row of `log_entries`, or an object of [`GAME_IN_ONE`]'s `log`.
 #[derive(Deserialize)]
 pub(super) struct EntryRow {
     pub seq: i64,
@@ -309,7 +343,6 @@ pub(super) struct EntryRow {
     pub closing_move: Option<i64>,
     pub square: Option<i64>,
     pub rematch: Option<GameId>,
-    #[serde(deserialize_with = "flag")]
     pub by_bot: bool,
     pub created_at: Timestamp,
 }
@@ -366,6 +399,21 @@ impl From<&StoredEntry> for EntryRow {
 }
 
 impl EntryRow {
+    fn from_row(row: &Row<'_>) -> Result<EntryRow, StoreError> {
+        Ok(EntryRow {
+            seq: row.get("seq")?,
+            kind: row.get("kind")?,
+            actor: row.get("actor")?,
+            square_a: row.get("square_a")?,
+            square_b: row.get("square_b")?,
+            closing_move: row.get("closing_move")?,
+            square: row.get("square")?,
+            rematch: row.get("rematch")?,
+            by_bot: row.get("by_bot")?,
+            created_at: row.get("created_at")?,
+        })
+    }
+
     pub(super) fn into_entry(self) -> Result<StoredEntry, StoreError> {
         let square = |value: Option<i64>| {
             value.and_then(|v| Square::try_from(v).ok()).ok_or_else(|| corrupt("square", &format!("{value:?}")))

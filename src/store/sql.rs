@@ -29,8 +29,6 @@ impl Sql {
     /// - `= ANY($n)`, a list of ids (SQLite: `IN (SELECT value FROM
     ///   json_each(?n))`, the list bound as a JSON array);
     /// - `greatest(` and `least(` (SQLite: `max(` and `min(`);
-    /// - `json_agg(`, `json_build_object(` and `encode(X, 'hex')` (SQLite:
-    ///   `json_group_array(`, `json_object(` and `hex(X)`);
     /// - a lock at the end, `FOR UPDATE ...` or `FOR NO KEY UPDATE ...`
     ///   (dropped: on SQLite one writer writes at a time);
     /// - a comment `/* SQLite: ... */`, which PostgreSQL passes over, is
@@ -65,8 +63,6 @@ fn sqlite_of(postgres: &str) -> String {
     };
     let text = text.replace("/* SQLite: ", "").replace(" */", "");
     let text = text.replace(" IS NOT DISTINCT FROM ", " IS ").replace("greatest(", "max(").replace("least(", "min(");
-    let text = text.replace("json_agg(", "json_group_array(").replace("json_build_object(", "json_object(");
-    let text = text.replace("encode(", "hex(").replace(", 'hex')", ")");
     let mut sqlite = String::with_capacity(text.len());
     let mut rest = text.as_str();
     while let Some(at) = rest.find(['$', ':', '=']) {
@@ -109,10 +105,6 @@ mod tests {
                 "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1)) AND x = ?2",
             ),
             ("SELECT greatest(1, $1), least(2, $2)", "SELECT max(1, ?1), min(2, ?2)"),
-            (
-                "SELECT json_agg(json_build_object('a', encode(b, 'hex')) ORDER BY c)",
-                "SELECT json_group_array(json_object('a', hex(b)) ORDER BY c)",
-            ),
             (
                 "SELECT id FROM seeks WHERE a = $1 LIMIT 1 FOR UPDATE OF seeks",
                 "SELECT id FROM seeks WHERE a = ?1 LIMIT 1",

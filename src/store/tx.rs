@@ -16,6 +16,12 @@ use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
 
 /// A unit of the database's work: a transaction, or reads outside one.
 pub(super) trait Tx {
+    /// Whether the backend reads a game in one statement, its log and seats as
+    /// JSON (PostgreSQL: one round trip), or in one statement a table
+    /// (SQLite: building the JSON cost it a quarter more than reading the rows,
+    /// measured in docs/PERFORMANCE.md, "The store written once").
+    const READS_A_GAME_IN_ONE: bool;
+
     /// Runs `statement` with `args`; answers how many rows it changed.
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError>;
 
@@ -29,12 +35,15 @@ pub(super) trait Tx {
 
     /// Runs `hold`, which holds rows or a lock until the transaction ends, so
     /// that another instance's transaction that holds the same waits for this
-    /// one. Nothing on SQLite, where one writer writes at a time.
-    async fn hold(&mut self, hold: &'static Sql, args: &[Arg<'_>]) -> Result<(), StoreError>;
+    /// one. Nothing unless the backend serves several instances (SQLite has
+    /// one writer, which writes one transaction at a time).
+    async fn hold(&mut self, _hold: &'static Sql, _args: &[Arg<'_>]) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Has the other instances told of `notice` once the transaction commits.
-    /// Nothing on SQLite, which has one instance.
-    fn tell(&mut self, notice: Notice);
+    /// Nothing unless the backend serves several instances (SQLite has one).
+    fn tell(&mut self, _notice: Notice) {}
 }
 
 /// News of a change that another instance may have written.

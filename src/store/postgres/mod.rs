@@ -16,6 +16,7 @@
 //! a move is a share of one statement, and the primary key still decides every
 //! race.
 
+mod batches;
 mod connections;
 mod statements;
 mod tx;
@@ -36,10 +37,10 @@ use super::rows::{bot_code, mistake_chance};
 use super::write::insert_player_events;
 use super::{Notice, OpenError, RematchOf, StoreError};
 use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
+use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
-use tx::in_sqlx_terms;
-use writes::{Batches, EntryColumns, PgQuery};
+use tx::{Kind, PgTx, attempt, in_sqlx_terms, is_unique_violation};
 
 /// The notification channel of the games' changes, each payload `id version`,
 /// and of the players' new events, each `player id`.
@@ -409,13 +410,61 @@ async fn create(
     Ok(id)
 }
 
-/// A row that does not read as it should, as sqlx's error.
-fn decode(error: StoreError) -> sqlx::Error {
-    sqlx::Error::Decode(Box::new(error))
-}
+impl PgStore {
+    /// Runs `work`, a write of one statement, outside any transaction: it
+    /// commits by itself, with no BEGIN and COMMIT to wait for.
+    pub(in crate::store) async fn run_alone<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Alone, work).await
+    }
 
-fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error.as_database_error().is_some_and(|error| error.is_unique_violation())
+    /// Runs `work` outside any transaction.
+    pub(in crate::store) async fn run_read<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Alone, work).await
+    }
+
+    /// Runs `work` in one read-only transaction that sees one snapshot.
+    pub(in crate::store) async fn run_snapshot<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Snapshot, work).await
+    }
+
+    /// Runs `work` in one transaction, committed when it succeeds.
+    pub(in crate::store) async fn run_write<T>(
+        &self,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(Kind::Write, work).await
+    }
+
+    /// Runs `work` as `kind` says; once more on a fresh connection when the one
+    /// it was given was broken. Then tells the other instances what it says to.
+    async fn run<T>(
+        &self,
+        kind: Kind,
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut held = self.connections.get().await?;
+        let (mut done, mut told, mut broken) = attempt(held.connection(), kind, &work).await;
+        if broken && held.is_reused() {
+            held.reopen().await?;
+            (done, told, broken) = attempt(held.connection(), kind, &work).await;
+        }
+        held.release(broken);
+        if done.is_ok() {
+            for notice in told.drain(..) {
+                self.tell(notice);
+            }
+        }
+        done
+    }
 }
 
 impl From<sqlx::Error> for StoreError {

@@ -5,7 +5,8 @@
 
 use std::sync::LazyLock;
 
-use super::super::rows::NEW_ENTRY_COLUMNS;
+use super::super::rows::{EntryRow, NEW_ENTRY_COLUMNS};
+use crate::record::{GameId, StoredEntry, stamp};
 
 /// Entries bound as one array a column, in the order of [`NEW_ENTRY_COLUMNS`]
 /// from the game's id on, from parameter `first` on (see [`super::EntryColumns`]).
@@ -67,10 +68,12 @@ fn insert_game(copy: bool) -> String {
 /// lacks (most batches are moves alone). Indexed by `seats as usize * 2 +
 /// summaries as usize`.
 pub(super) static WRITES: LazyLock<[String; 4]> = LazyLock::new(|| {
-    [(false, false), (false, true), (true, false), (true, true)].map(|(seats, summaries)| write(seats, summaries))
+    [(false, false), (false, true), (true, false), (true, true)]
+        .map(|(seats, summaries)| batch_statement(seats, summaries))
 });
 
-fn write(seats: bool, summaries: bool) -> String {
+/// The statement of a batch with `seats` taken, or `summaries` written, or both.
+fn batch_statement(seats: bool, summaries: bool) -> String {
     let landed = "IN (SELECT game_id FROM firsts)";
     let mut parts = vec![
         format!(
@@ -122,3 +125,57 @@ pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_
 /// The database's clock now, in microseconds since the epoch: the time as the
 /// statement runs, not as its transaction began.
 pub(super) const DATABASE_TIME: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT";
+
+pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
+
+/// Entries as arrays, a column each, in the order of
+/// [`super::super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
+#[derive(Default)]
+pub(super) struct EntryColumns {
+    game_id: Vec<Option<GameId>>,
+    seq: Vec<i64>,
+    kind: Vec<String>,
+    actor: Vec<String>,
+    square_a: Vec<Option<i64>>,
+    square_b: Vec<Option<i64>>,
+    closing_move: Vec<Option<i64>>,
+    square: Vec<Option<i64>>,
+    rematch: Vec<Option<GameId>>,
+    by_bot: Vec<bool>,
+    created_at: Vec<String>,
+}
+
+impl EntryColumns {
+    /// Adds `entries`, of game `game_id`.
+    pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
+        for entry in entries {
+            let row = EntryRow::from(entry);
+            self.game_id.push(game_id);
+            self.seq.push(row.seq);
+            self.kind.push(row.kind);
+            self.actor.push(row.actor);
+            self.square_a.push(row.square_a);
+            self.square_b.push(row.square_b);
+            self.closing_move.push(row.closing_move);
+            self.square.push(row.square);
+            self.rematch.push(row.rematch);
+            self.by_bot.push(row.by_bot);
+            self.created_at.push(stamp(row.created_at));
+        }
+    }
+
+    pub(super) fn bind<'q, O>(self, query: PgQuery<'q, O>) -> PgQuery<'q, O> {
+        query
+            .bind(self.game_id)
+            .bind(self.seq)
+            .bind(self.kind)
+            .bind(self.actor)
+            .bind(self.square_a)
+            .bind(self.square_b)
+            .bind(self.closing_move)
+            .bind(self.square)
+            .bind(self.rematch)
+            .bind(self.by_bot)
+            .bind(self.created_at)
+    }
+}

@@ -8,7 +8,6 @@ use sqlx::postgres::{PgArgumentBuffer, PgConnection, PgRow, PgTypeInfo, PgValueR
 use sqlx::{Column as _, Connection, Decode, Row as _, TypeInfo, ValueRef as _};
 
 use super::connections::is_broken;
-use super::{PgStore, is_unique_violation};
 use crate::store::sql::Sql;
 use crate::store::tx::{Arg, Rows, Tx, Value};
 use crate::store::{Notice, StoreError};
@@ -26,7 +25,7 @@ type Query<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
 
 /// How the work runs on its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// Each statement on its own, committed by itself.
     Alone,
     /// In one read-only transaction that sees one snapshot.
@@ -72,7 +71,7 @@ pub(super) async fn in_sqlx_terms<T>(
 ) -> Result<T, sqlx::Error> {
     match on_connection(connection, work).await {
         (Ok(done), _) => Ok(done),
-        (Err(failure), error) => Err(error.unwrap_or_else(|| super::decode(failure))),
+        (Err(failure), error) => Err(error.unwrap_or_else(|| decode(failure))),
     }
 }
 
@@ -93,6 +92,8 @@ fn bound<'q>(mut query: Query<'q>, args: &'q [Arg<'_>]) -> Query<'q> {
 }
 
 impl Tx for PgTx<'_> {
+    const READS_A_GAME_IN_ONE: bool = true;
+
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
         match bound(sqlx::query(statement.postgres()), args).execute(&mut *self.connection).await {
             Ok(done) => Ok(done.rows_affected()),
@@ -187,63 +188,6 @@ impl Decode<'_, Postgres> for PgTime {
     }
 }
 
-impl PgStore {
-    /// Runs `work`, a write of one statement, outside any transaction: it
-    /// commits by itself, with no BEGIN and COMMIT to wait for.
-    pub(in crate::store) async fn run_alone<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Alone, work).await
-    }
-
-    /// Runs `work` outside any transaction.
-    pub(in crate::store) async fn run_read<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Alone, work).await
-    }
-
-    /// Runs `work` in one read-only transaction that sees one snapshot.
-    pub(in crate::store) async fn run_snapshot<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Snapshot, work).await
-    }
-
-    /// Runs `work` in one transaction, committed when it succeeds.
-    pub(in crate::store) async fn run_write<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Write, work).await
-    }
-
-    /// Runs `work` as `kind` says; once more on a fresh connection when the one
-    /// it was given was broken. Then tells the other instances what it says to.
-    async fn run<T>(
-        &self,
-        kind: Kind,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let mut held = self.connections.get().await?;
-        let (mut done, mut told, mut broken) = attempt(held.connection(), kind, &work).await;
-        if broken && held.is_reused() {
-            held.reopen().await?;
-            (done, told, broken) = attempt(held.connection(), kind, &work).await;
-        }
-        held.release(broken);
-        if done.is_ok() {
-            for notice in told.drain(..) {
-                self.tell(notice);
-            }
-        }
-        done
-    }
-}
-
 /// Work that `error` stopped before it began or as it committed.
 fn unfinished<T>(error: sqlx::Error) -> (Result<T, StoreError>, Vec<Notice>, bool) {
     let broken = is_broken(&error);
@@ -252,7 +196,7 @@ fn unfinished<T>(error: sqlx::Error) -> (Result<T, StoreError>, Vec<Notice>, boo
 
 /// `work` on `connection` as `kind` says: what it answers, what it tells, and
 /// whether the connection broke.
-async fn attempt<T>(
+pub(super) async fn attempt<T>(
     connection: &mut PgConnection,
     kind: Kind,
     work: &impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
@@ -285,4 +229,13 @@ async fn attempt<T>(
         // Dropped, the transaction rolls back.
         Err(error) => (Err(error), Vec::new(), broken),
     }
+}
+
+/// A row that does not read as it should, as sqlx's error.
+fn decode(error: StoreError) -> sqlx::Error {
+    sqlx::Error::Decode(Box::new(error))
+}
+
+pub(super) fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error.as_database_error().is_some_and(|error| error.is_unique_violation())
 }

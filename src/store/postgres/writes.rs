@@ -11,113 +11,23 @@
 //! decides every race (see [`super::statements::WRITES`]); a write that does not
 //! land is decided again, alone, on the log as it is.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::Mutex;
+use std::collections::HashSet;
 
 use jiff::SignedDuration;
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
-use super::super::rows::{EntryRow, SummaryColumns, read_game};
+use super::super::rows::{SummaryColumns, read_game};
 use super::super::write::{insert_player_events, rate};
 use super::super::{StoreError, Write};
+use super::batches::{Landing, Waiting};
 use super::connections::is_broken;
-use super::statements::WRITES;
+use super::statements::{EntryColumns, PgQuery, WRITES};
 use super::tx::{in_sqlx_terms, on_connection};
 use super::{MOST_ATTEMPTS, PgStore, conflict};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredEntry, StoredGame, Subject, stamp};
-
-/// The most tasks that write batches at once, each on a connection of the pool:
-/// few enough to leave connections to reads.
-const FLUSHERS: usize = 2;
-
-/// The most writes in one batch.
-const MOST_BATCHED: usize = 64;
-
-/// The writes that wait to be written together.
-#[derive(Debug, Default)]
-pub(super) struct Batches {
-    queue: Mutex<Queue>,
-}
-
-#[derive(Debug, Default)]
-struct Queue {
-    waiting: VecDeque<Waiting>,
-    /// The games of the batches being written: their next writes wait.
-    writing: HashSet<GameId>,
-    /// The tasks that write batches now.
-    flushers: usize,
-}
-
-/// A write of game `id` that waits, with the game as it stands once the write
-/// lands, and where to tell how it went.
-#[derive(Debug)]
-struct Waiting {
-    id: GameId,
-    write: Write,
-    /// How long a rating period lasts: the store's, the same for every write.
-    period: SignedDuration,
-    after: StoredGame,
-    told: oneshot::Sender<Landing>,
-}
-
-/// How a write in a batch went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Landing {
-    Landed,
-    /// Another write took its sequence number first, or another write of the
-    /// batch broke a rule: it is to be decided again on the log, alone.
-    Lost,
-    /// The connection broke as the batch was sent: it may have landed.
-    Unsure,
-    /// The database could not take the batch: it is out of time, or of room.
-    Failed(StoreError),
-}
-
-impl Batches {
-    /// Queues `waiting`; answers whether a flusher is to be started for it.
-    fn push(&self, waiting: Waiting) -> bool {
-        let mut queue = self.queue.lock().expect("nothing panics under this lock");
-        queue.waiting.push_back(waiting);
-        let start = queue.flushers < FLUSHERS;
-        queue.flushers += usize::from(start);
-        start
-    }
-
-    /// Adds to `batch` the writes that wait, in order, up to [`MOST_BATCHED`]:
-    /// one a game, and none of a game being written. When `batch` is still
-    /// empty, the flusher that asks stops.
-    fn take(&self, batch: &mut Vec<Waiting>) {
-        let mut queue = self.queue.lock().expect("nothing panics under this lock");
-        let Queue { waiting, writing, .. } = &mut *queue;
-        let mut left = VecDeque::new();
-        while let Some(next) = waiting.pop_front() {
-            if batch.len() < MOST_BATCHED && writing.insert(next.id) {
-                batch.push(next);
-            } else {
-                left.push_back(next);
-            }
-        }
-        *waiting = left;
-        if batch.is_empty() {
-            queue.flushers -= 1;
-        }
-        // In the order of their games, as every instance writes them: two batches
-        // that race for the same games wait for each other in that order, never
-        // in a circle.
-        batch.sort_unstable_by_key(|waiting| waiting.id);
-    }
-
-    /// Ends the writing of `batch`: the next writes of its games may go.
-    fn written(&self, batch: &[Waiting]) {
-        let mut queue = self.queue.lock().expect("nothing panics under this lock");
-        for waiting in batch {
-            queue.writing.remove(&waiting.id);
-        }
-    }
-}
+use crate::record::{GameId, StoredGame, Subject, stamp};
 
 impl PgStore {
     pub(in crate::store) async fn write(
@@ -355,60 +265,6 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     }
     STORE_BATCHES.record(u32::try_from(writes.len()).unwrap_or(u32::MAX));
     query.fetch_all(connection).await
-}
-
-pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
-
-/// Entries as arrays, a column each, in the order of
-/// [`super::super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
-#[derive(Default)]
-pub(super) struct EntryColumns {
-    game_id: Vec<Option<GameId>>,
-    seq: Vec<i64>,
-    kind: Vec<String>,
-    actor: Vec<String>,
-    square_a: Vec<Option<i64>>,
-    square_b: Vec<Option<i64>>,
-    closing_move: Vec<Option<i64>>,
-    square: Vec<Option<i64>>,
-    rematch: Vec<Option<GameId>>,
-    by_bot: Vec<bool>,
-    created_at: Vec<String>,
-}
-
-impl EntryColumns {
-    /// Adds `entries`, of game `game_id`.
-    pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
-        for entry in entries {
-            let row = EntryRow::from(entry);
-            self.game_id.push(game_id);
-            self.seq.push(row.seq);
-            self.kind.push(row.kind);
-            self.actor.push(row.actor);
-            self.square_a.push(row.square_a);
-            self.square_b.push(row.square_b);
-            self.closing_move.push(row.closing_move);
-            self.square.push(row.square);
-            self.rematch.push(row.rematch);
-            self.by_bot.push(row.by_bot);
-            self.created_at.push(stamp(row.created_at));
-        }
-    }
-
-    pub(super) fn bind<'q, O>(self, query: PgQuery<'q, O>) -> PgQuery<'q, O> {
-        query
-            .bind(self.game_id)
-            .bind(self.seq)
-            .bind(self.kind)
-            .bind(self.actor)
-            .bind(self.square_a)
-            .bind(self.square_b)
-            .bind(self.closing_move)
-            .bind(self.square)
-            .bind(self.rematch)
-            .bind(self.by_bot)
-            .bind(self.created_at)
-    }
 }
 
 /// Games' summaries as arrays, a column each, with the games' ids first.

@@ -70,7 +70,9 @@ pub(super) struct LogRestart {
 }
 
 impl LogRestart {
-    pub(super) fn hold(&self) -> std::sync::MutexGuard<'_, ()> {
+    /// Says that the log is being started again, for as long as the answer
+    /// lives: the writer waits until then.
+    pub(super) fn restarting(&self) -> std::sync::MutexGuard<'_, ()> {
         self.held.lock().expect("nothing panics under this lock")
     }
 
@@ -91,7 +93,7 @@ impl LogRestart {
 
     /// Waits while the log is being started again.
     pub(super) fn wait(&self) {
-        drop(self.hold());
+        drop(self.restarting());
     }
 }
 
@@ -153,7 +155,7 @@ impl Checkpointer {
                     } else {
                         continue;
                     };
-                    let _writer_waits = held.hold();
+                    let _writer_waits = held.restarting();
                     let _ = connection.query_row(&format!("PRAGMA wal_checkpoint({again})"), [], |_| Ok(()));
                     held.may_start_again();
                 }

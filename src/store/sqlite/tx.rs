@@ -10,7 +10,6 @@ use super::connection::is_unique_violation;
 use crate::record::stamp;
 use crate::store::StoreError;
 use crate::store::sql::Sql;
-use crate::store::tx::Notice;
 use crate::store::tx::{Arg, Rows, Tx, Value};
 
 /// The work on one SQLite connection: a write's transaction on the writer's, or
@@ -32,6 +31,8 @@ pub(super) fn now<T>(operation: impl Future<Output = T>) -> T {
 }
 
 impl Tx for SqliteTx<'_> {
+    const READS_A_GAME_IN_ONE: bool = false;
+
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
         let changed = self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args))?;
         Ok(changed as u64)
@@ -48,7 +49,9 @@ impl Tx for SqliteTx<'_> {
                     ValueRef::Null => Value::Null,
                     ValueRef::Integer(int) => Value::Int(int),
                     ValueRef::Real(real) => Value::Real(real),
-                    ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
+                    ValueRef::Text(text) => Value::Text(
+                        std::str::from_utf8(text).map_err(|error| StoreError::Corrupt(error.to_string()))?.to_owned(),
+                    ),
                     ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
                 });
             }
@@ -65,12 +68,6 @@ impl Tx for SqliteTx<'_> {
             }
         }
     }
-
-    async fn hold(&mut self, _hold: &'static Sql, _args: &[Arg<'_>]) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn tell(&mut self, _notice: Notice) {}
 }
 
 impl ToSql for Arg<'_> {
