@@ -1,12 +1,9 @@
 //! Acting in a game: a player's move or collapse choice and the bot's answer, a
 //! resignation, an abort.
 
-use std::time::Duration;
-
 use jiff::Timestamp;
 use rand::rngs::StdRng;
 
-use super::time::after;
 use super::{GameRecord, GameService, seat_of};
 use crate::bot::{Bot, Stop};
 use crate::engine::{Action, Actor, Game, MAX_MOVES, Player, RuleError};
@@ -110,16 +107,6 @@ enum Decided {
     /// The game's bot, in its seat, is to answer first; the action is written
     /// with its answer.
     BotToAnswer(Played, Bot, Player),
-}
-
-/// The player to act in `record`'s game, which may be claimed against them,
-/// and from when, with `claim_after` the wait after they are gone: a game
-/// without a clock that goes on, whose player to act is a person. None in any
-/// other game.
-pub(super) fn claimable(record: &GameRecord, claim_after: Duration) -> Option<(Player, Timestamp)> {
-    let to_act =
-        record.to_act().filter(|&player| record.stored.clock.is_none() && record.bot_seat() != Some(player))?;
-    Some((to_act, after(record.gone_since(to_act)?, claim_after)))
 }
 
 /// Lets `bot` act for `seat` as long as it is the one to act in `game`, giving up
@@ -275,7 +262,7 @@ impl GameService {
                 Status::Waiting => return Err(Error::WaitingForOpponent),
                 Status::Ongoing => {}
             }
-            let claimable = claimable(record, claim_after).filter(|&(gone, _)| gone != player);
+            let claimable = record.claimable(claim_after).filter(|&(gone, _)| gone != player);
             let (gone, claim_from) = claimable.ok_or_else(|| {
                 Error::ClaimNotAllowed(if record.stored.clock.is_some() {
                     "a game with a clock is not claimed: the clock of a player who walked away runs out".into()
@@ -333,45 +320,5 @@ impl GameService {
         let (id, play_as) = self.original_app_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
         Ok((self.play(id, side_to_move, action, true).await?, play_as))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::{ClockSettings, StoredSeat};
-    use crate::service::PRESENT_FOR;
-    use crate::service::records::tests::new_game;
-    use crate::service::time::timestamp_of_millis;
-
-    /// A game between two people, both seats taken at 0, with `clock`, whose
-    /// players were last seen `seen_ms` after it began, as of `now_ms`.
-    fn game(clock: Option<ClockSettings>, seen_ms: i64, now_ms: i64) -> GameRecord {
-        let seat = |player: Player| StoredSeat {
-            player,
-            token_hash: player.to_string().into_bytes(),
-            holder: None,
-            last_seen_at: Some(timestamp_of_millis(seen_ms)),
-        };
-        let stored = new_game(clock, vec![seat(Player::X), seat(Player::O)]);
-        let seated = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
-        let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0))
-            .unwrap()
-            .with(&seated, None, timestamp_of_millis(0))
-            .unwrap();
-        GameRecord::replay(record.stored, timestamp_of_millis(now_ms)).unwrap()
-    }
-
-    #[test]
-    fn a_game_without_a_clock_may_be_claimed_against_the_player_to_act_once_they_are_gone_for_the_wait() {
-        let claim_after = Duration::from_secs(60);
-        let gone = after(timestamp_of_millis(10_000), PRESENT_FOR);
-        assert_eq!(
-            claimable(&game(None, 10_000, 20_000), claim_after),
-            Some((Player::X, after(gone, claim_after))),
-            "X opens, and may be claimed against from the end of their presence and the wait"
-        );
-        let clock = Some(ClockSettings { initial_ms: 60_000, increment_ms: 0 });
-        assert_eq!(claimable(&game(clock, 10_000, 20_000), claim_after), None, "a clock ends such a game itself");
     }
 }

@@ -11,6 +11,7 @@ mod ladder;
 mod life;
 mod pairing;
 mod players;
+mod presence;
 mod puzzles;
 mod randomness;
 mod ratings;
@@ -44,7 +45,8 @@ pub use help::Hint;
 pub use ladder::LADDER_BOTS;
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
-pub use players::{About, EVENTS_AT_ONCE, PRESENT_FOR, PlayerEvent, Profile, SEEN_EVERY};
+pub use players::{About, EVENTS_AT_ONCE, PlayerEvent, Profile};
+pub use presence::{PRESENT_FOR, SEEN_EVERY};
 pub use puzzles::{Attempted, ServedPuzzle, add_puzzles, add_shipped_puzzles, puzzles_in_games};
 pub use randomness::Randomness;
 pub use ratings::{LEADERBOARD_SIZE, RatingsChecked, check_ratings, rebuild_ratings};
@@ -360,7 +362,7 @@ impl GameService {
     async fn seen_in(&self, record: &mut GameRecord, player: Player) {
         let now = record.now();
         let Some(seat) = record.stored.seats.iter_mut().find(|seat| seat.player == player) else { return };
-        if !players::is_stale(seat.last_seen_at, now) {
+        if !presence::is_stale(seat.last_seen_at, now) {
             return;
         }
         match self.store.touch_seat(record.stored.id, player, now).await {
@@ -424,7 +426,7 @@ impl GameService {
     async fn refusal_of(&self, token: &str) -> Error {
         if token.starts_with(token::PLAYER_TOKEN_PREFIX) {
             match self.store.player_by_token(&token::hash(token)).await {
-                Ok(None) => return players::unknown_player(),
+                Ok(None) => return unknown_player(),
                 Ok(Some(_)) => {}
                 Err(error) => return error.into(),
             }
@@ -435,7 +437,7 @@ impl GameService {
     /// The player to act in `record`'s game, when the other may claim it
     /// against them, and from when: see [`GameService::claim_victory`].
     pub fn claimable(&self, record: &GameRecord) -> Option<(Player, Timestamp)> {
-        acting::claimable(record, self.options.claim_after)
+        record.claimable(self.options.claim_after)
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and
@@ -556,4 +558,12 @@ fn seat_of(record: &GameRecord, token_hash: &[u8], expected_version: Option<i64>
         });
     }
     Ok(player)
+}
+
+/// The refusal of a player's token that is nobody's.
+pub(super) fn unknown_player() -> Error {
+    Error::Unauthenticated(
+        "this token is no player's: it was never given, or a new one replaced it (POST /api/v1/players/me/token)"
+            .into(),
+    )
 }

@@ -4,13 +4,10 @@
 //! Where a player was last seen is kept too, at most once every
 //! [`SEEN_EVERY`], so that every instance knows who is present.
 
-use std::time::Duration;
-
-use jiff::Timestamp;
 use rand::RngExt;
 
-use super::GameService;
-use super::time::after;
+use super::presence::is_stale;
+use super::{GameService, unknown_player};
 use crate::engine::Variant;
 use crate::error::Error;
 use crate::rating::{Rating, Standing};
@@ -19,14 +16,6 @@ use crate::record::{
     Username, VariantRating,
 };
 use crate::token;
-
-/// How often a sighting of the same player, or of the same seat's holder, is
-/// written: often enough that a player seen within [`PRESENT_FOR`] always has
-/// one that recent, rarely enough to cost nothing beside the requests.
-pub const SEEN_EVERY: Duration = Duration::from_secs(10);
-
-/// How long a seat's holder counts as present after they were last seen.
-pub const PRESENT_FOR: Duration = Duration::from_secs(30);
 
 /// How many of a player's events are read at once.
 pub const EVENTS_AT_ONCE: u32 = 100;
@@ -222,19 +211,6 @@ impl GameService {
     pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, Error> {
         Ok(self.store.player_games(id, page).await?)
     }
-}
-
-/// The refusal of a player's token that is nobody's.
-pub(super) fn unknown_player() -> Error {
-    Error::Unauthenticated(
-        "this token is no player's: it was never given, or a new one replaced it (POST /api/v1/players/me/token)"
-            .into(),
-    )
-}
-
-/// Whether a sighting at `last_seen_at` is to be written again at `now`.
-pub(super) fn is_stale(last_seen_at: Option<Timestamp>, now: Timestamp) -> bool {
-    last_seen_at.is_none_or(|seen| after(seen, SEEN_EVERY) <= now)
 }
 
 /// A readable name: an adjective and a noun, then four digits, such as `swift_otter0042`.

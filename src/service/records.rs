@@ -3,8 +3,10 @@
 
 use jiff::Timestamp;
 
+use std::time::Duration;
+
 use super::life::{ClockState, Life};
-use super::players::PRESENT_FOR;
+use super::presence::PRESENT_FOR;
 use super::time::after;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::{Error, Fault};
@@ -262,6 +264,15 @@ impl GameRecord {
         self.bot_seat() == Some(player) || self.gone_since(player).is_some_and(|gone| gone > self.now)
     }
 
+    /// The player to act in the game, which may be claimed against them,
+    /// and from when, with `claim_after` the wait after they are gone: a game
+    /// without a clock that goes on, whose player to act is a person. None in any
+    /// other game.
+    pub fn claimable(&self, claim_after: Duration) -> Option<(Player, Timestamp)> {
+        let to_act = self.to_act().filter(|&player| self.stored.clock.is_none() && self.bot_seat() != Some(player))?;
+        Some((to_act, after(self.gone_since(to_act)?, claim_after)))
+    }
+
     /// When the holder of seat `player` went (or will go, unless seen again)
     /// from present to gone: [`PRESENT_FOR`] after they were last seen. None
     /// for a free seat and for the bot's, which never go.
@@ -352,5 +363,36 @@ pub(super) mod tests {
             }
             assert_eq!(record.status(), Status::Finished, "seed {seed}");
         }
+    }
+
+    /// A game between two people, both seats taken at 0, with `clock`, whose
+    /// players were last seen `seen_ms` after it began, as of `now_ms`.
+    fn game(clock: Option<ClockSettings>, seen_ms: i64, now_ms: i64) -> GameRecord {
+        let seat = |player: Player| StoredSeat {
+            player,
+            token_hash: player.to_string().into_bytes(),
+            holder: None,
+            last_seen_at: Some(timestamp_of_millis(seen_ms)),
+        };
+        let stored = new_game(clock, vec![seat(Player::X), seat(Player::O)]);
+        let seated = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
+        let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0))
+            .unwrap()
+            .with(&seated, None, timestamp_of_millis(0))
+            .unwrap();
+        GameRecord::replay(record.stored, timestamp_of_millis(now_ms)).unwrap()
+    }
+
+    #[test]
+    fn a_game_without_a_clock_may_be_claimed_against_the_player_to_act_once_they_are_gone_for_the_wait() {
+        let claim_after = Duration::from_secs(60);
+        let gone = after(timestamp_of_millis(10_000), PRESENT_FOR);
+        assert_eq!(
+            game(None, 10_000, 20_000).claimable(claim_after),
+            Some((Player::X, after(gone, claim_after))),
+            "X opens, and may be claimed against from the end of their presence and the wait"
+        );
+        let clock = Some(ClockSettings { initial_ms: 60_000, increment_ms: 0 });
+        assert_eq!(game(clock, 10_000, 20_000).claimable(claim_after), None, "a clock ends such a game itself");
     }
 }
