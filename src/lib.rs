@@ -3,8 +3,10 @@
 //! # Layout
 //!
 //! Pure rules at the bottom, I/O at the edges; each layer names only those below
-//! it (`tests/integration/layers.rs` reads the sources to hold it so), and no two
-//! files name each other, directly or round a circle. From the bottom up:
+//! it, and no two files depend on each other, directly or round a circle: a
+//! file depends on the files that define what its code names, a re-export
+//! followed to where it leads (`tests/integration/layers.rs` reads the sources
+//! to hold both). From the bottom up:
 //!
 //! - [`engine`]: the rules, pure: no I/O, no clock, no randomness of its own.
 //!   `board.rs` (players, squares, marks, lines), `moves.rs` (the log's words:
@@ -33,17 +35,21 @@
 //!   rows read by column name) that both backends implement; each statement
 //!   once, in PostgreSQL's dialect, SQLite's text derived from it (`sql.rs`).
 //!   By subject: `games.rs` (creating, reading and writing a game, the timer's
-//!   questions, retention), `write.rs` (what a write to a game carries),
+//!   questions, retention), `write.rs` (what a write to a game carries, and
+//!   what it writes besides: its players' events, a rated end's ratings),
 //!   `listing.rs` (the lobby, a player's games), `players.rs`, `challenges.rs`,
 //!   `seeks.rs`, `ratings.rs`, `puzzles.rs`, and `tables.rs` (the tables
-//!   `qttt copy` copies row for row); `rows.rs` reads a game, in one statement on
-//!   both backends, and converts its rows, by name, into its record; `space.rs` keeps whether the database has room to write. Only what
-//!   really differs is each backend's: SQLite (`sqlite/mod.rs`, a game's
-//!   writes; `sqlite/tx.rs`; its connection threads and batched commits in
-//!   `sqlite/worker.rs`; the checkpointer in `sqlite/checkpointer.rs`; the
+//!   `qttt copy` copies row for row); `rows.rs` reads a game (in one
+//!   statement on PostgreSQL, one a table on SQLite) and converts its rows, by
+//!   name, into its record; `space.rs` keeps whether the database has room to
+//!   write. Only what really differs is each backend's: SQLite (`sqlite/mod.rs`,
+//!   opening it and running the operations; `sqlite/tx.rs`; its connection
+//!   threads and batched commits in `sqlite/worker.rs`; its settings in
+//!   `sqlite/connection.rs`; the checkpointer in `sqlite/checkpointer.rs`; the
 //!   start-up checks of its file and `qttt backup` in `sqlite/file.rs`) and
-//!   PostgreSQL (`postgres/mod.rs`, a game's creation and its notifications;
-//!   `postgres/tx.rs`; its batched game writes in `postgres/writes.rs` and
+//!   PostgreSQL (`postgres/mod.rs`, a game's creation in one statement, running
+//!   the operations, and the notifications; `postgres/tx.rs`; its batched game
+//!   writes in `postgres/writes.rs`, their queue in `postgres/batches.rs` and
 //!   their statements in `postgres/statements.rs`; its connections in
 //!   `postgres/connections.rs`). `migrations/sqlite/` and
 //!   `migrations/postgres/` hold each one's schema.
@@ -53,12 +59,13 @@
 //!   `acting.rs` (a move or collapse choice and the bot's answer, resigning,
 //!   aborting), `timer.rs` (the server's own writes: a clock run out, a game
 //!   that waited too long, retention), `records.rs` (a game replayed from its
-//!   record, as of a moment), `life.rs` (seats, clocks and the endings beside the
+//!   record, as of a moment, and when it may be claimed), `life.rs` (seats, clocks and the endings beside the
 //!   rules, folded from the log), `time.rs` and `randomness.rs` (where its time
 //!   and its randomness come from), `searches.rs` (the bounded pool of perfect
 //!   searches, and the hint and analysis caches), `copy.rs` (`qttt copy`, and
 //!   the check of every game of a backup), `players.rs` (a player, their token,
-//!   their games and events, who is present), `pairing.rs` (challenges and
+//!   their games and events), `presence.rs` (who counts as present, and when a
+//!   sighting is written again), `pairing.rs` (challenges and
 //!   seeks, and the games they start), `help.rs` (hints and analysis).
 //! - [`live`]: who watches which game (and which player's events), for the live
 //!   event streams; news of other instances' writes reaches it from the store.
