@@ -17,6 +17,13 @@ use crate::record::{
     SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username,
 };
 
+/// `$type`, each of its `$field`s read from `$row`'s column of the same name.
+macro_rules! by_name {
+    ($row:expr, $type:ident { $($field:ident),* $(,)? }) => {
+        $type { $($field: $row.get(stringify!($field))?),* }
+    };
+}
+
 /// Binds an id of the record's (`GameId`, `PlayerId`, ...) as the BIGINT column it
 /// is on every backend, and reads it back on PostgreSQL (for the batched writes).
 macro_rules! id_column {
@@ -185,15 +192,7 @@ pub(super) fn bot_of(code: Option<&str>, mistake_chance: Option<f64>) -> Result<
 
 /// The summary in `row`, by the names of [`SummaryColumns`]' fields.
 pub(super) fn summary_from_row(row: &Row<'_>) -> Result<Summary, StoreError> {
-    SummaryColumns {
-        status: row.get("status")?,
-        result: row.get("result")?,
-        end_reason: row.get("end_reason")?,
-        end_player: row.get("end_player")?,
-        deadline: row.get("deadline")?,
-        ended_at: row.get("ended_at")?,
-    }
-    .into_summary()
+    by_name!(row, SummaryColumns { status, result, end_reason, end_player, deadline, ended_at }).into_summary()
 }
 
 /// A game's summary as its columns hold it.
@@ -282,15 +281,10 @@ struct SeatRow {
 
 impl SeatRow {
     fn from_row(row: &Row<'_>) -> Result<SeatRow, StoreError> {
-        Ok(SeatRow {
-            player: row.get("player")?,
-            token_hash: row.get("token_hash")?,
-            last_seen_at: row.get("last_seen_at")?,
-            player_id: row.get("player_id")?,
-            name: row.get("name")?,
-            player_token_hash: row.get("player_token_hash")?,
-            player_last_seen_at: row.get("player_last_seen_at")?,
-        })
+        Ok(by_name!(
+            row,
+            SeatRow { player, token_hash, last_seen_at, player_id, name, player_token_hash, player_last_seen_at }
+        ))
     }
 
     fn into_seat(self) -> Result<StoredSeat, StoreError> {
@@ -400,18 +394,10 @@ impl From<&StoredEntry> for EntryRow {
 
 impl EntryRow {
     fn from_row(row: &Row<'_>) -> Result<EntryRow, StoreError> {
-        Ok(EntryRow {
-            seq: row.get("seq")?,
-            kind: row.get("kind")?,
-            actor: row.get("actor")?,
-            square_a: row.get("square_a")?,
-            square_b: row.get("square_b")?,
-            closing_move: row.get("closing_move")?,
-            square: row.get("square")?,
-            rematch: row.get("rematch")?,
-            by_bot: row.get("by_bot")?,
-            created_at: row.get("created_at")?,
-        })
+        Ok(by_name!(
+            row,
+            EntryRow { seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at }
+        ))
     }
 
     pub(super) fn into_entry(self) -> Result<StoredEntry, StoreError> {
