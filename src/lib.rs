@@ -67,9 +67,9 @@
 //!   their games and events), `presence.rs` (who counts as present, and when a
 //!   sighting is written again), `pairing.rs` (challenges and
 //!   seeks, and the games they start), `help.rs` (hints and analysis).
-//! - [`live`]: who watches which game (and which player's events), for the live
+//! - `live`: who watches which game (and which player's events), for the live
 //!   event streams; news of other instances' writes reaches it from the store.
-//!   [`token`]: seat and player tokens and their hashes.
+//!   `token`: seat and player tokens and their hashes.
 //! - [`config`]: the settings, each a flag of `qttt serve` or its environment
 //!   variable, with defaults.
 //! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
@@ -82,7 +82,7 @@
 //!   their schemas (`views/`), and the OpenAPI document (`docs.rs`, committed as
 //!   `openapi/openapi.json`).
 //! - [`server`]: start-up and graceful shutdown. [`logging`]: the server's log,
-//!   as text or JSON, each line about a request with its id. [`metrics`]: the
+//!   as text or JSON, each line about a request with its id. `metrics`: the
 //!   names and meanings of the metrics, and their recorder.
 //! - [`terminal`] and [`board_text`]: `qttt play`, and the board and an analysis
 //!   as text. `src/main.rs` and `src/cli/`: the `qttt` command, its failures
@@ -131,9 +131,9 @@ pub mod bot;
 pub mod config;
 pub mod engine;
 pub mod error;
-pub mod live;
+mod live;
 pub mod logging;
-pub mod metrics;
+mod metrics;
 pub mod quantum;
 pub mod rating;
 pub mod record;
@@ -141,4 +141,4 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod terminal;
-pub mod token;
+mod token;

@@ -90,8 +90,9 @@ impl<K: Copy + Eq + Hash> Hub<K> {
         self.channels.lock().expect("the hub's lock is never poisoned").clear();
     }
 
-    /// The number of ids with a channel, for tests.
-    pub fn watched_games(&self) -> usize {
+    /// The number of ids with a channel.
+    #[cfg(test)]
+    fn watched_games(&self) -> usize {
         self.channels.lock().expect("the hub's lock is never poisoned").len()
     }
 }
