@@ -11,7 +11,7 @@ use crate::engine::{Action, Actor, Game, Player, Square, Variant};
 
 /// Who plays a seat.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Seat {
+pub enum Occupant {
     /// Someone at the keyboard.
     Human,
     /// A bot of this level.
@@ -26,16 +26,16 @@ pub enum Seat {
 /// When reading or writing fails.
 pub fn play(
     variant: Variant,
-    x: Seat,
-    o: Seat,
+    x: Occupant,
+    o: Occupant,
     input: &mut impl BufRead,
     output: &mut impl Write,
     rng: &mut dyn Rng,
 ) -> io::Result<Game> {
     let mut game = Game::new(variant);
     let mut bots = [x, o].map(|seat| match seat {
-        Seat::Human => None,
-        Seat::Bot(bot) => Some(bot.strategy()),
+        Occupant::Human => None,
+        Occupant::Bot(bot) => Some(bot.strategy()),
     });
     writeln!(output, "Quantum Tic-Tac-Toe, {} variant. Squares are numbered 0-8:", variant.code())?;
     writeln!(output, "  0 1 2\n  3 4 5\n  6 7 8")?;

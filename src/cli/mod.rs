@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use qttt::bot::Bot;
-use qttt::config::{ConfigError, Settings};
+use qttt::config::{ConfigError, Settings, check_renamed};
 use qttt::engine::notation::NotationError;
 use qttt::engine::{ReplayError, Variant};
 use qttt::server::StartError;
 use qttt::store::OpenError;
-use qttt::terminal::Seat;
+use qttt::terminal::Occupant;
 
 /// A game server for Quantum Tic-Tac-Toe, and tools around it.
 #[derive(Debug, Parser)]
@@ -163,11 +163,11 @@ pub(super) struct LadderArgs {
 #[derive(Debug, Args)]
 pub(super) struct PlayArgs {
     /// Who plays X.
-    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = SeatArg::Human)]
-    pub(super) x: SeatArg,
+    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = OccupantArg::Human)]
+    pub(super) x: OccupantArg,
     /// Who plays O.
-    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = SeatArg::Parasite)]
-    pub(super) o: SeatArg,
+    #[arg(long, value_enum, value_name = "PLAYER", default_value_t = OccupantArg::Parasite)]
+    pub(super) o: OccupantArg,
     /// The collapse rule.
     #[arg(long, value_enum, default_value_t = VariantArg::PlayerChoice)]
     pub(super) variant: VariantArg,
@@ -270,7 +270,7 @@ impl BotArg {
 
 /// Who plays a seat in the terminal, as the command line names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum SeatArg {
+pub(super) enum OccupantArg {
     /// Someone at the keyboard.
     Human,
     /// Any legal action, at random.
@@ -281,15 +281,15 @@ pub(super) enum SeatArg {
     Perfect,
 }
 
-impl SeatArg {
-    pub(super) fn seat(self, mistake_chance: f64) -> Seat {
+impl OccupantArg {
+    pub(super) fn occupant(self, mistake_chance: f64) -> Occupant {
         let bot = match self {
-            SeatArg::Human => return Seat::Human,
-            SeatArg::Random => BotArg::Random,
-            SeatArg::Parasite => BotArg::Parasite,
-            SeatArg::Perfect => BotArg::Perfect,
+            OccupantArg::Human => return Occupant::Human,
+            OccupantArg::Random => BotArg::Random,
+            OccupantArg::Parasite => BotArg::Parasite,
+            OccupantArg::Perfect => BotArg::Perfect,
         };
-        Seat::Bot(bot.bot(mistake_chance))
+        Occupant::Bot(bot.bot(mistake_chance))
     }
 }
 
@@ -412,6 +412,7 @@ pub(super) async fn run(command: Command) -> Result<(), CliError> {
 /// # Errors
 /// A setting's value refused.
 pub(super) fn command_line() -> Result<Command, ConfigError> {
+    check_renamed(|name| std::env::var(name).ok())?;
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 1 {
         args.push("serve".into());

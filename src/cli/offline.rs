@@ -60,7 +60,7 @@ pub(super) fn arena(options: &ArenaArgs) -> Result<(), CliError> {
 /// Plays a game in the terminal.
 pub(super) fn play(options: &PlayArgs) -> Result<(), CliError> {
     let mut rng = StdRng::seed_from_u64(options.seed.unwrap_or_else(rand::random));
-    let (x, o) = (options.x.seat(options.mistake_chance), options.o.seat(options.mistake_chance));
+    let (x, o) = (options.x.occupant(options.mistake_chance), options.o.occupant(options.mistake_chance));
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
     let game = terminal::play(options.variant.into(), x, o, &mut stdin.lock(), &mut stdout.lock(), &mut rng)
         .map_err(CliError::io("the terminal failed"))?;

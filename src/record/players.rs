@@ -306,9 +306,9 @@ pub struct NewChallenge {
     pub expires_at: Timestamp,
 }
 
-/// An answer to a challenge.
+/// How a challenge is closed without a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub enum Closing {
     /// Declined by the challenged player, perhaps saying why.
     Decline(Option<String>),
     /// Cancelled by the challenger.

@@ -12,7 +12,7 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
-    Answer, ChallengeId, ChallengeStatus, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, RatingRange,
+    ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, RatingRange,
     SeekId, SeekStatus, StoredChallenge, StoredSeek, Terms, Username,
 };
 use crate::store::{NewSeek, Sought};
@@ -177,7 +177,7 @@ impl GameService {
     ) -> Result<StoredChallenge, Error> {
         let challenge = self.answerable(caller, id, |challenge| challenge.challenged.id).await?;
         let tell = (challenge.challenger.id, PlayerEventKind::ChallengeDeclined);
-        self.close(id, Answer::Decline(reason), tell).await
+        self.close(id, Closing::Decline(reason), tell).await
     }
 
     /// Cancels challenge `id` for `caller`, the challenger.
@@ -187,7 +187,7 @@ impl GameService {
     pub async fn cancel_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
         let challenge = self.answerable(caller, id, |challenge| challenge.challenger.id).await?;
         let tell = (challenge.challenged.id, PlayerEventKind::ChallengeCancelled);
-        self.close(id, Answer::Cancel, tell).await
+        self.close(id, Closing::Cancel, tell).await
     }
 
     /// Challenge `id`, which `caller` is about to answer as the player `who`
@@ -213,16 +213,16 @@ impl GameService {
         Ok(challenge)
     }
 
-    /// Closes challenge `id` with `answer`, telling `tell`'s player; answers it as it now stands.
+    /// Closes challenge `id` as `closing` says, telling `tell`'s player; answers it as it now stands.
     async fn close(
         &self,
         id: ChallengeId,
-        answer: Answer,
+        closing: Closing,
         tell: (PlayerId, PlayerEventKind),
     ) -> Result<StoredChallenge, Error> {
-        let (status, reason) = match answer {
-            Answer::Decline(reason) => (ChallengeStatus::Declined, reason),
-            Answer::Cancel => (ChallengeStatus::Cancelled, None),
+        let (status, reason) = match closing {
+            Closing::Decline(reason) => (ChallengeStatus::Declined, reason),
+            Closing::Cancel => (ChallengeStatus::Cancelled, None),
         };
         if !self.store.close_challenge(id, status, reason, self.now(), vec![tell]).await? {
             return Err(self.not_open(id).await);

@@ -2,13 +2,13 @@
 
 use qttt::bot::Bot;
 use qttt::engine::{Game, GameResult, Variant, notation};
-use qttt::terminal::{Seat, play};
+use qttt::terminal::{Occupant, play};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::command_line::qttt;
 
-fn run(variant: Variant, x: Seat, o: Seat, input: &str) -> (Game, String) {
+fn run(variant: Variant, x: Occupant, o: Occupant, input: &str) -> (Game, String) {
     let mut output = Vec::new();
     let mut rng = StdRng::seed_from_u64(1);
     let game = play(variant, x, o, &mut input.as_bytes(), &mut output, &mut rng).expect("the terminal works");
@@ -18,7 +18,7 @@ fn run(variant: Variant, x: Seat, o: Seat, input: &str) -> (Game, String) {
 #[test]
 fn two_players_at_one_keyboard_get_reasons_for_bad_input_and_the_score_at_the_end() {
     let input = "hello\n4 4\n0 9\n0 3\n0,3\n3\n2\n1 4\n1 4\n2\n2 6\n7 8\n2 6\n2\n";
-    let (game, printed) = run(Variant::PlayerChoice, Seat::Human, Seat::Human, input);
+    let (game, printed) = run(Variant::PlayerChoice, Occupant::Human, Occupant::Human, input);
     assert_eq!(game.result(), GameResult::XWins, "{printed}");
     for expected in [
         "X, move 1: type two squares 0-8 for your marks",
@@ -38,7 +38,7 @@ fn two_players_at_one_keyboard_get_reasons_for_bad_input_and_the_score_at_the_en
 
 #[test]
 fn the_measurement_variant_says_how_the_measurement_collapsed() {
-    let (game, printed) = run(Variant::Measurement, Seat::Human, Seat::Human, "0 1\n0 1\n");
+    let (game, printed) = run(Variant::Measurement, Occupant::Human, Occupant::Human, "0 1\n0 1\n");
     assert_eq!(game.collapses().len(), 1);
     assert!(printed.contains("The measurement collapses the cycle: move 2 ends in square"), "{printed}");
     assert!(printed.contains("The input ended; the game is left unfinished."), "{printed}");
@@ -73,7 +73,7 @@ fn a_game_against_a_bot_through_stdin_ends_and_saves_its_transcript() {
 #[test]
 fn two_bots_play_each_other_without_input() {
     let (game, printed) =
-        run(Variant::Measurement, Seat::Bot(Bot::Parasite { mistake_chance: 0.0 }), Seat::Bot(Bot::Random), "");
+        run(Variant::Measurement, Occupant::Bot(Bot::Parasite { mistake_chance: 0.0 }), Occupant::Bot(Bot::Random), "");
     assert!(game.is_over());
     let [a, b] = game.moves()[0].squares;
     assert!(printed.contains(&format!("X (bot) plays move 1 in squares {a} and {b}.")), "{printed}");
