@@ -13,8 +13,8 @@ use ipnet::IpNet;
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
 use crate::service::{
-    DEFAULT_ABANDONED_RETENTION, DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_MAX_CLOCK_OFFSET,
-    DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_WAITING_TIMEOUT,
+    DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_MOST_OPEN_SEEKS,
+    DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_UNJOINED_RETENTION, DEFAULT_WAITING_TIMEOUT,
     default_search_threads,
 };
 use crate::store::{Durability, PoolSettings, SqliteSettings, is_postgres};
@@ -109,9 +109,9 @@ pub struct Settings {
     /// How many hours the games the server aborted because nobody took their
     /// free seat are kept before it deletes them (nothing was played in them);
     /// 0 for ever.
-    #[arg(long, env = "ABANDONED_GAME_RETENTION_HOURS", value_name = "HOURS",
-        default_value_t = DEFAULT_ABANDONED_RETENTION.as_secs() / 3600, value_parser = whole_number::<0, 876_000>)]
-    abandoned_game_retention_hours: u64,
+    #[arg(long, env = "UNJOINED_GAME_RETENTION_HOURS", value_name = "HOURS",
+        default_value_t = DEFAULT_UNJOINED_RETENTION.as_secs() / 3600, value_parser = whole_number::<0, 876_000>)]
+    unjoined_game_retention_hours: u64,
     /// How many perfect searches (hints, the perfect bot's answers) run at once;
     /// by default one per core. Four times as many wait; beyond them, 503 busy.
     #[arg(long, env = "SEARCH_THREADS", default_value_t = default_search_threads() as u64,
@@ -219,8 +219,8 @@ pub struct Config {
     /// How long ended games are kept, if not for ever: `RETENTION_DAYS`.
     pub retention: Option<Duration>,
     /// How long the games the server aborted for want of a second player are
-    /// kept, if not for ever: `ABANDONED_GAME_RETENTION_HOURS`.
-    pub abandoned_game_retention: Option<Duration>,
+    /// kept, if not for ever: `UNJOINED_GAME_RETENTION_HOURS`.
+    pub unjoined_game_retention: Option<Duration>,
     /// How many perfect searches run at once: `SEARCH_THREADS`.
     pub search_threads: usize,
     /// Whether the original app's anonymous routes are served: `ORIGINAL_APP_ROUTES`.
@@ -304,6 +304,29 @@ pub enum ConfigError {
     /// Two settings contradict each other.
     #[error("METRICS is off but METRICS_ADDR is set; unset one of them")]
     MetricsOffWithAddress,
+    /// A variable set under the name it had before, which nothing reads now.
+    #[error("{old} is now called {new}: set {new} instead")]
+    Renamed {
+        /// The name it had.
+        old: &'static str,
+        /// The name it has.
+        new: &'static str,
+    },
+}
+
+/// The settings that were renamed: each old name with its new one. A variable
+/// still set under its old name would go unread, so the server refuses to start.
+const RENAMED: [(&str, &str); 1] = [("ABANDONED_GAME_RETENTION_HOURS", "UNJOINED_GAME_RETENTION_HOURS")];
+
+/// Refuses a variable that `lookup` finds set under a name it no longer has.
+///
+/// # Errors
+/// [`ConfigError::Renamed`] for the first one.
+pub fn check_renamed(lookup: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+    match RENAMED.iter().find(|(old, _)| lookup(old).is_some()) {
+        Some(&(old, new)) => Err(ConfigError::Renamed { old, new }),
+        None => Ok(()),
+    }
 }
 
 /// What is wrong with a value, said after the name of its variable.
@@ -391,7 +414,7 @@ impl TryFrom<Settings> for Config {
             max_live_streams: count(settings.max_live_streams),
             max_live_streams_per_address: count(settings.max_live_streams_per_address),
             retention: seconds(settings.retention_days * 86_400),
-            abandoned_game_retention: seconds(settings.abandoned_game_retention_hours * 3600),
+            unjoined_game_retention: seconds(settings.unjoined_game_retention_hours * 3600),
             search_threads: count(settings.search_threads),
             original_app_routes: settings.original_app_routes,
             random_seed: settings.random_seed,
@@ -428,6 +451,7 @@ impl Config {
     /// # Errors
     /// The first variable refused.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        check_renamed(&lookup)?;
         let command = Settings::command();
         // Each variable set becomes its flag, as clap itself reads a variable:
         // through the same parser, after the flags.
@@ -581,7 +605,7 @@ mod tests {
                 max_live_streams: 4096,
                 max_live_streams_per_address: 32,
                 retention: None,
-                abandoned_game_retention: Some(Duration::from_secs(86_400)),
+                unjoined_game_retention: Some(Duration::from_secs(86_400)),
                 search_threads: std::thread::available_parallelism().unwrap().get(),
                 original_app_routes: true,
                 random_seed: None,
@@ -600,6 +624,15 @@ mod tests {
     }
 
     #[test]
+    fn a_setting_set_under_its_old_name_is_refused_with_its_new_one() {
+        assert_eq!(
+            config(&[("ABANDONED_GAME_RETENTION_HOURS", "0")]).unwrap_err().to_string(),
+            "ABANDONED_GAME_RETENTION_HOURS is now called UNJOINED_GAME_RETENTION_HOURS: \
+             set UNJOINED_GAME_RETENTION_HOURS instead"
+        );
+    }
+
+    #[test]
     fn every_setting_is_read() {
         let read = config(&[
             ("HOST", "0.0.0.0"),
@@ -609,7 +642,7 @@ mod tests {
             ("CREATE_RATE_LIMIT", "60"),
             ("CREATE_RATE_BURST", "5"),
             ("FAILED_AUTH_RATE_LIMIT", "0"),
-            ("ABANDONED_GAME_RETENTION_HOURS", "0"),
+            ("UNJOINED_GAME_RETENTION_HOURS", "0"),
             ("SQLITE_SYNCHRONOUS", "FULL"),
             ("DATABASE_POOL_SIZE", "4"),
             ("DATABASE_STATEMENT_TIMEOUT_MS", "250"),
@@ -656,7 +689,7 @@ mod tests {
         assert_eq!((read.host.as_str(), read.port), ("0.0.0.0", 9000));
         assert_eq!(read.database_url, "sqlite:/data/qttt.db");
         assert_eq!(read.create_rate_limit, Some(RateLimit { per_minute: 60, burst: 5 }));
-        assert_eq!((read.failed_auth_rate_limit, read.abandoned_game_retention), (None, None));
+        assert_eq!((read.failed_auth_rate_limit, read.unjoined_game_retention), (None, None));
         assert_eq!(read.random_seed, Some(u64::MAX));
         assert_eq!((read.waiting_game_timeout, read.rematch_window), (None, Duration::from_secs(5)));
         let waiting = config(&[("WAITING_GAME_TIMEOUT_SECONDS", "90")]).unwrap().waiting_game_timeout;
@@ -687,7 +720,7 @@ mod tests {
         assert!(error(&[("CREATE_RATE_LIMIT", "lots")]).starts_with("CREATE_RATE_LIMIT is"));
         assert!(error(&[("CREATE_RATE_BURST", "0")]).starts_with("CREATE_RATE_BURST is"));
         assert!(error(&[("FAILED_AUTH_RATE_LIMIT", "-1")]).starts_with("FAILED_AUTH_RATE_LIMIT is"));
-        assert!(error(&[("ABANDONED_GAME_RETENTION_HOURS", "a day")]).starts_with("ABANDONED_GAME_RETENTION_HOURS is"));
+        assert!(error(&[("UNJOINED_GAME_RETENTION_HOURS", "a day")]).starts_with("UNJOINED_GAME_RETENTION_HOURS is"));
         assert!(error(&[("RANDOM_SEED", "-3")]).starts_with("RANDOM_SEED is"));
         assert!(error(&[("WAITING_GAME_TIMEOUT_SECONDS", "an hour")]).starts_with("WAITING_GAME_TIMEOUT_SECONDS is"));
         assert!(error(&[("REMATCH_WINDOW_SECONDS", "-1")]).starts_with("REMATCH_WINDOW_SECONDS is"));

@@ -116,11 +116,11 @@
 //!   games (`PlayerId`, `StoredPlayer`, `Username`), who is the **holder** of
 //!   the seats they take (`Holder`; `seats.X.player` names them by name).
 //! - a game **walked away from** ends with the log's `abandon` and the end
-//!   reason `abandoned`, claimed by the other player. The older name of the
-//!   games the server aborts because nobody took their free seat,
-//!   `ABANDONED_GAME_RETENTION_HOURS` (and `Ended::Abandoned`, the timer's
-//!   `abort_abandoned_games`), is kept, as operators set it: those are the
-//!   games *nobody joined*.
+//!   reason `abandoned`, claimed by the other player; a game **nobody joined**
+//!   is **unjoined**: the server aborts it when its free seat waited too long,
+//!   and deletes it after `UNJOINED_GAME_RETENTION_HOURS` (`Ended::Unjoined`,
+//!   the timer's `abort_unjoined_games`). The database's index of them keeps
+//!   its older name, `games_abandoned_by_end`.
 //! - the **original app** is the Python app qttt replaces: its routes (`/state`,
 //!   `/reset`, `/move`) play the **original app's game** (`original_app.rs`,
 //!   `ORIGINAL_APP_ROUTES`, the `original_app_game` table).

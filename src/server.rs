@@ -120,7 +120,7 @@ pub fn service_options(config: &Config) -> ServiceOptions {
         rematch_window: config.rematch_window,
         search_threads: config.search_threads,
         retention: config.retention,
-        abandoned_retention: config.abandoned_game_retention,
+        unjoined_retention: config.unjoined_game_retention,
         max_clock_offset: config.max_clock_offset,
         challenge_timeout: config.challenge_timeout,
         seek_timeout: config.seek_timeout,
@@ -290,7 +290,7 @@ async fn run_timer(service: GameService) {
     };
     let aborts = async {
         loop {
-            match service.abort_abandoned_games().await {
+            match service.abort_unjoined_games().await {
                 Ok(aborted) if aborted == TIMER_BATCH as usize => tokio::task::yield_now().await,
                 Ok(_) => tokio::time::sleep(TIMER_EVERY).await,
                 Err(error) => {

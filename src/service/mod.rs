@@ -110,7 +110,7 @@ pub const DEFAULT_WAITING_TIMEOUT: Duration = Duration::from_secs(3600);
 /// How long a game nobody joined is kept after the server aborted it, unless
 /// configured otherwise: a day, long enough to look at, short enough that a
 /// flood of games does not fill the disk.
-pub const DEFAULT_ABANDONED_RETENTION: Duration = Duration::from_secs(86_400);
+pub const DEFAULT_UNJOINED_RETENTION: Duration = Duration::from_secs(86_400);
 
 /// How far an instance's clock may be from the database's, unless configured
 /// otherwise: CockroachDB's default is twice as much; a game's clock counts
@@ -157,7 +157,7 @@ pub struct ServiceOptions {
     pub retention: Option<Duration>,
     /// How long the games the server aborted because nobody joined them are
     /// kept; `None` for ever.
-    pub abandoned_retention: Option<Duration>,
+    pub unjoined_retention: Option<Duration>,
     /// How far this instance's clock may be from the database's before it is
     /// not ready.
     pub max_clock_offset: Duration,
@@ -181,7 +181,7 @@ impl Default for ServiceOptions {
             rematch_window: DEFAULT_REMATCH_WINDOW,
             search_threads: default_search_threads(),
             retention: None,
-            abandoned_retention: Some(DEFAULT_ABANDONED_RETENTION),
+            unjoined_retention: Some(DEFAULT_UNJOINED_RETENTION),
             max_clock_offset: DEFAULT_MAX_CLOCK_OFFSET,
             challenge_timeout: DEFAULT_CHALLENGE_TIMEOUT,
             seek_timeout: DEFAULT_SEEK_TIMEOUT,

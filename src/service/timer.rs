@@ -33,7 +33,7 @@ impl GameService {
     /// Writes down the end of every game whose running clock has run out, the
     /// earliest deadline first, a batch at a time until none is left. Answers
     /// how many it ended. Waiting games to abort have a queue of their own
-    /// ([`GameService::abort_abandoned_games`]), so that however many there are,
+    /// ([`GameService::abort_unjoined_games`]), so that however many there are,
     /// a timeout never waits behind them.
     ///
     /// # Errors
@@ -56,15 +56,15 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures; a game's own failure is logged and the others go on.
-    pub async fn abort_abandoned_games(&self) -> Result<usize, Error> {
+    pub async fn abort_unjoined_games(&self) -> Result<usize, Error> {
         let Some(timeout) = self.options.waiting_timeout else { return Ok(0) };
         let cutoff = before(self.now(), timeout);
-        let due = self.store.abandoned_games(cutoff, TIMER_BATCH).await?;
-        let abandoned = move |record: &GameRecord| {
+        let due = self.store.unjoined_games(cutoff, TIMER_BATCH).await?;
+        let unjoined = move |record: &GameRecord| {
             let waited_too_long = record.status() == Status::Waiting && record.stored.created_at <= cutoff;
             Ok(waited_too_long.then_some(Ending::Abort(None)))
         };
-        Ok(self.end_each(&due, abandoned).await)
+        Ok(self.end_each(&due, unjoined).await)
     }
 
     /// Ends each game of `ids` as `ending` decides, [`ENDED_AT_ONCE`] at a
@@ -102,7 +102,7 @@ impl GameService {
     pub async fn delete_expired_games(&self) -> Result<usize, Error> {
         let mut most = 0;
         for (ended, retention) in
-            [(Ended::Any, self.options.retention), (Ended::Abandoned, self.options.abandoned_retention)]
+            [(Ended::Any, self.options.retention), (Ended::Unjoined, self.options.unjoined_retention)]
         {
             let Some(retention) = retention else { continue };
             let batch = self.store.delete_games_ended_before(ended, before(self.now(), retention), RETENTION_BATCH);

@@ -25,8 +25,9 @@ pub enum Ended {
     /// ratings are derived: the retention period's.
     Any,
     /// The games the server aborted because nobody took their free seat, in
-    /// which nothing was played; never a rematch, which its first game's log names.
-    Abandoned,
+    /// which nothing was played (the games nobody joined); never a rematch,
+    /// which its first game's log names.
+    Unjoined,
 }
 
 impl Ended {
@@ -35,18 +36,18 @@ impl Ended {
         match self {
             Ended::Any => "ended_at IS NOT NULL AND NOT rated",
             // As the partial index games_abandoned_by_end has it, so that it is used.
-            Ended::Abandoned => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
+            Ended::Unjoined => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
         }
     }
 }
 
 /// The timer's questions, each along its index (`games_by_deadline`,
 /// `games_by_creation`): see [`Store::timed_out_games`] and
-/// [`Store::abandoned_games`].
+/// [`Store::unjoined_games`].
 pub(super) static TIMED_OUT_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new("SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1 ORDER BY deadline LIMIT $2")
 });
-pub(super) static ABANDONED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
+pub(super) static UNJOINED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new("SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 ORDER BY created_at LIMIT $2")
 });
 static GAME_IDS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2"));
@@ -62,12 +63,12 @@ pub(super) static SET_ORIGINAL_APP_GAME: LazyLock<Sql> = LazyLock::new(|| {
 /// Retention's question, for each kind of ended game: see
 /// [`Store::delete_games_ended_before`]. Instances that delete at once take
 /// different games: each skips those another holds. Each names its index for
-/// SQLite: without statistics, it took the abandoned games' along
+/// SQLite: without statistics, it took the unjoined games' along
 /// `games_by_rematch_of` (every game that is no rematch) and sorted them, and
 /// with `INDEXED BY` a question that cannot use its index is refused when prepared.
 pub(super) fn ended_before(ended: Ended) -> &'static Sql {
     static QUESTIONS: LazyLock<[Sql; 2]> = LazyLock::new(|| {
-        [(Ended::Any, "games_by_end"), (Ended::Abandoned, "games_abandoned_by_end")].map(|(ended, index)| {
+        [(Ended::Any, "games_by_end"), (Ended::Unjoined, "games_abandoned_by_end")].map(|(ended, index)| {
             Sql::new(&format!(
                 "SELECT id FROM games /* SQLite: INDEXED BY {index} */ WHERE {} AND ended_at < $1 \
                  AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
@@ -281,8 +282,8 @@ impl Store {
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn abandoned_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, run_read, |tx| game_ids(tx, &ABANDONED_GAMES, &[created_before.into(), most.into()])))
+    pub async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+        counted(run!(self, run_read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
     }
 
     /// Deletes at most `most` of the `ended` games that ended before `before`,

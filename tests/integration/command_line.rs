@@ -61,7 +61,7 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         ("--create-rate-limit <CREATE_RATE_LIMIT>", "CREATE_RATE_LIMIT", Some("30")),
         ("--create-rate-burst <CREATE_RATE_BURST>", "CREATE_RATE_BURST", Some("10")),
         ("--failed-auth-rate-limit <FAILED_AUTH_RATE_LIMIT>", "FAILED_AUTH_RATE_LIMIT", Some("20")),
-        ("--abandoned-game-retention-hours <HOURS>", "ABANDONED_GAME_RETENTION_HOURS", Some("24")),
+        ("--unjoined-game-retention-hours <HOURS>", "UNJOINED_GAME_RETENTION_HOURS", Some("24")),
         ("--metrics <ON_OR_OFF>", "METRICS", Some("on")),
         ("--metrics-addr <ADDRESS>", "METRICS_ADDR", None),
         ("--random-seed <N>", "RANDOM_SEED", None),

@@ -496,7 +496,7 @@ pub(super) mod tests {
     // The PostgreSQL store's own tests: the plans of its statements. They need a
     // server (`QTTT_TEST_POSTGRES`), and .ci/run gives them one.
     use super::*;
-    use crate::store::games::{ABANDONED_GAMES, Ended, TIMED_OUT_GAMES, ended_before};
+    use crate::store::games::{Ended, TIMED_OUT_GAMES, UNJOINED_GAMES, ended_before};
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE};
 
     /// What the reads that run however many games there are go along, as in the
@@ -514,9 +514,9 @@ pub(super) mod tests {
             (LISTED_GAMES.postgres(), "games_pkey"),
             (PLAYER_PAGE.postgres(), "seats_by_player"),
             (TIMED_OUT_GAMES.postgres(), "games_by_deadline"),
-            (ABANDONED_GAMES.postgres(), "games_by_creation"),
+            (UNJOINED_GAMES.postgres(), "games_by_creation"),
             (ended_before(Ended::Any).postgres(), "games_by_end"),
-            (ended_before(Ended::Abandoned).postgres(), "games_abandoned_by_end"),
+            (ended_before(Ended::Unjoined).postgres(), "games_abandoned_by_end"),
         ];
         let mut connection = PgConnection::connect(&url).await.unwrap();
         sqlx::raw_sql("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")

@@ -190,8 +190,8 @@ mod tests {
     use crate::engine::Player;
     use crate::record::{Event, GameId, StoredEntry, StoredGame, StoredSeat, Summary, stamp};
     use crate::record::{Page, Status};
-    use crate::store::games::{ABANDONED_GAMES, SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, ended_before};
     use crate::store::games::{Ended, INSERT_ENTRY, INSERT_GAME, INSERT_SEAT, SET_SUMMARY, original_app_game};
+    use crate::store::games::{SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, UNJOINED_GAMES, ended_before};
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
     use crate::store::rows::read_game;
     use crate::store::{PoolSettings, Store};
@@ -333,9 +333,9 @@ mod tests {
             (PLAYER_PAGE.sqlite(), "USING COVERING INDEX seats_by_player (player_id=? AND game_id<?)"),
             (LISTED_GAMES.sqlite(), "USING INTEGER PRIMARY KEY (rowid=?)"),
             (TIMED_OUT_GAMES.sqlite(), "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
-            (ABANDONED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
+            (UNJOINED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
             (ended_before(Ended::Any).sqlite(), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
-            (ended_before(Ended::Abandoned).sqlite(), "USING INDEX games_abandoned_by_end (ended_at<?)"),
+            (ended_before(Ended::Unjoined).sqlite(), "USING INDEX games_abandoned_by_end (ended_at<?)"),
         ];
         let plans = store
             .writer

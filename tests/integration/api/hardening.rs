@@ -308,7 +308,7 @@ fn the_games_nobody_joined_are_deleted_a_day_after_the_server_aborted_them_and_p
 
     let database = super::helpers::TestDatabase::new();
     let hour = Duration::from_secs(3600);
-    // The defaults: played games are kept for ever, abandoned ones for a day.
+    // The defaults: played games are kept for ever, unjoined ones for a day.
     let (runtime, service, time) = super::life::service_on(&database, |_| {});
     runtime.block_on(async {
         let exists = |id| {
@@ -321,9 +321,9 @@ fn the_games_nobody_joined_are_deleted_a_day_after_the_server_aborted_them_and_p
                 }
             }
         };
-        let mut abandoned = Vec::new();
+        let mut unjoined = Vec::new();
         for _ in 0..3 {
-            abandoned.push(service.create_game(BETWEEN_TWO).await.unwrap().0.stored.id);
+            unjoined.push(service.create_game(BETWEEN_TWO).await.unwrap().0.stored.id);
         }
         // Kept: a game called off by its creator, one played and resigned, and
         // the rematch of it that nobody took up.
@@ -335,7 +335,7 @@ fn the_games_nobody_joined_are_deleted_a_day_after_the_server_aborted_them_and_p
         service.resign(played.stored.id, &o.token, None).await.unwrap();
         let (rematch, _) = service.rematch(played.stored.id, &x.token, None).await.unwrap();
         time.advance(DEFAULT_WAITING_TIMEOUT + Duration::from_secs(1));
-        assert_eq!(service.abort_abandoned_games().await.unwrap(), 4, "three games and the rematch waited an hour");
+        assert_eq!(service.abort_unjoined_games().await.unwrap(), 4, "three games and the rematch waited an hour");
         assert_eq!(service.delete_expired_games().await.unwrap(), 0, "aborted a moment ago");
         time.advance(hour * 23);
         assert_eq!(service.delete_expired_games().await.unwrap(), 0, "aborted 23 hours ago");
@@ -343,8 +343,8 @@ fn the_games_nobody_joined_are_deleted_a_day_after_the_server_aborted_them_and_p
         service.create_game(BETWEEN_TWO).await.unwrap();
         time.advance(hour * 2);
         assert_eq!(service.delete_expired_games().await.unwrap(), 3);
-        for id in abandoned {
-            assert!(!exists(id).await, "abandoned game {id} is still there");
+        for id in unjoined {
+            assert!(!exists(id).await, "unjoined game {id} is still there");
         }
         for id in [called_off.stored.id, played.stored.id, rematch.stored.id] {
             assert!(exists(id).await, "game {id} was deleted");

@@ -138,9 +138,9 @@ fn a_clock_out_of_its_bounds_is_refused() {
 }
 
 /// Twenty thousand games waiting for a second player since long before the
-/// waiting timeout, written behind the server's back as a flood of abandoned
+/// waiting timeout, written behind the server's back as a flood of unjoined
 /// games leaves them: each with its creator's seat entry.
-const ABANDONED_GAMES: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+const UNJOINED_GAMES: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
      INSERT INTO games (variant, created_at, status, result) \
      SELECT 'measurement', '2026-01-01T00:00:00.000Z', 'waiting', 'ongoing' FROM n; \
      INSERT INTO log_entries (game_id, seq, kind, actor, created_at) \
@@ -150,7 +150,7 @@ const ABANDONED_GAMES: &str = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT
 fn a_timeout_is_written_within_a_second_and_a_half_of_its_deadline_behind_a_backlog_of_aborts() {
     let database = TestDatabase::new();
     let app = TestApp::spawn_on(&database);
-    database.execute(ABANDONED_GAMES);
+    database.execute(UNJOINED_GAMES);
     let (id, _, _) = timed_game(&app, 2_000, 0);
     let view = app.get_game(id).json();
     let deadline = millis(&view["clock"]["deadline"]);
@@ -167,7 +167,7 @@ fn a_timeout_is_written_within_a_second_and_a_half_of_its_deadline_behind_a_back
     // Meanwhile the backlog drains.
     let finished = app.request("GET", "/api/v1/games?status=finished&limit=100", &[], None).json();
     let aborted = finished["games"].as_array().unwrap().iter().filter(|game| game["end"]["reason"] == "aborted");
-    assert!(aborted.count() > 0, "no abandoned game was aborted: {finished}");
+    assert!(aborted.count() > 0, "no unjoined game was aborted: {finished}");
 }
 
 #[test]

@@ -107,9 +107,9 @@ fn count(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> u64 {
 
 #[test]
 fn metrics_count_exactly_what_the_server_served() {
-    // Without the deletion of abandoned games, the writer's one unit of work
+    // Without the deletion of unjoined games, the writer's one unit of work
     // every minute that these counts would have to allow for.
-    let server = &logging_json(&[("ABANDONED_GAME_RETENTION_HOURS", "0")]).server;
+    let server = &logging_json(&[("UNJOINED_GAME_RETENTION_HOURS", "0")]).server;
     let post = |path: &str, token: Option<&str>, body: Value| {
         let answer = server.send("POST", path, token, Some(body)).unwrap();
         assert!(answer.status < 300, "{path}: {}", answer.body);
