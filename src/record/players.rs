@@ -198,7 +198,7 @@ pub enum Colour {
 }
 
 impl Colour {
-    /// The name used in the database and the API.
+    /// The name the database keeps (the API writes a seat's letter, `X` or `O`).
     pub fn code(self) -> &'static str {
         match self {
             Colour::X => "x",

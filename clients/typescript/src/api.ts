@@ -1388,10 +1388,11 @@ export interface components {
             square: number | null;
         };
         /**
-         * @description A challenger's colour.
+         * @description A challenger's colour: the seat they take, `X` or `O` as seats are written
+         *     (`x` and `o`, the names before, are still read), or `random`.
          * @enum {string}
          */
-        ColourName: "x" | "o" | "random";
+        ColourName: "X" | "O" | "random";
         /**
          * @description `POST /games`: a new game. Every field is optional; an empty body is fine.
          * @example {

@@ -67,13 +67,16 @@ pub struct DeclineRequest {
     pub reason: Option<String>,
 }
 
-/// A challenger's colour.
+/// A challenger's colour: the seat they take, `X` or `O` as seats are written
+/// (`x` and `o`, the names before, are still read), or `random`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ColourName {
     /// X, who opens.
+    #[serde(rename = "X", alias = "x")]
     X,
     /// O.
+    #[serde(rename = "O", alias = "o")]
     O,
     /// Drawn when the challenge is accepted.
     #[default]

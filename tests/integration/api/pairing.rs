@@ -52,7 +52,7 @@ fn a_challenge_accepted_starts_the_game_with_both_seats_and_both_players_hear_of
     assert_eq!(sent.status, 201, "{}", sent.body);
     let challenge = sent.json();
     assert_eq!((challenge["challenger"].as_str(), challenge["challenged"].as_str()), (Some("alice"), Some("bob")));
-    assert_eq!((challenge["status"].as_str(), challenge["colour"].as_str()), (Some("open"), Some("x")));
+    assert_eq!((challenge["status"].as_str(), challenge["colour"].as_str()), (Some("open"), Some("X")));
     let id = challenge["id"].as_i64().unwrap();
     let came = next_of(&mut bobs, "challenge");
     assert_eq!((came["challenge"]["id"].as_i64(), came["game"].clone()), (Some(id), Value::Null));
@@ -121,7 +121,7 @@ fn a_challenge_declined_another_cancelled_another_expired_and_each_refusal_its_c
     assert_eq!(app.answer(&alice, cancelled, "cancel", json!({})).json()["status"], "cancelled");
     assert_eq!(next_of(&mut bobs, "challenge_cancelled")["challenge"]["id"].as_i64(), Some(cancelled));
 
-    let expired = id_of(app.challenge(&alice, "bob", json!({"colour": "o"})));
+    let expired = id_of(app.challenge(&alice, "bob", json!({"colour": "O"})));
     std::thread::sleep(Duration::from_millis(1200));
     let seen = app.get_with_token(&format!("/api/v1/challenges/{expired}"), &bob).json();
     assert_eq!(seen["status"], "expired");
