@@ -114,7 +114,7 @@
 //! - a **player** (X or O) is a seat of a game (`engine::Player`, `PlayerName`
 //!   in the views); a **player** in `/players` is a person's identity across
 //!   games (`PlayerId`, `StoredPlayer`, `Username`), who is the **holder** of
-//!   the seats they take (`Holder`; `seats.X.player` names them by name).
+//!   the seats they take (`Holder`; `seats.X.name` names them).
 //! - a game **walked away from** ends with the log's `abandon` and the end
 //!   reason `abandoned`, claimed by the other player; a game **nobody joined**
 //!   is **unjoined**: the server aborts it when its free seat waited too long,

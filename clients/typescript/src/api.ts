@@ -2588,7 +2588,7 @@ export interface components {
          * @description Who holds a seat: a player, a bot, or someone with the seat's token alone.
          * @example {
          *       "bot": null,
-         *       "player": "alice",
+         *       "name": "alice",
          *       "present": true,
          *       "rating": {
          *         "deviation": 84.1,
@@ -2604,7 +2604,7 @@ export interface components {
              * @description The name of the player who holds it; null for a bot and for a seat taken
              *     without a player's token (anonymous).
              */
-            player: string | null;
+            name: string | null;
             /**
              * @description Whether its holder is here: seen within the last 30 s (an action, a read
              *     of the game with their token, its live stream held open with it, or,

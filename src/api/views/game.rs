@@ -113,13 +113,13 @@ pub struct SeatsView {
 
 /// Who holds a seat: a player, a bot, or someone with the seat's token alone.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"player": "alice", "bot": null, "present": true,
+#[schema(example = json!({"name": "alice", "bot": null, "present": true,
     "rating": {"rating": 1612.4, "deviation": 84.1, "provisional": false, "rating_diff": -9.7}}))]
 pub struct SeatHolderView {
     /// The name of the player who holds it; null for a bot and for a seat taken
     /// without a player's token (anonymous).
     #[schema(required = true)]
-    pub player: Option<String>,
+    pub name: Option<String>,
     /// The bot that holds it, or null.
     #[schema(required = true)]
     pub bot: Option<BotName>,
@@ -470,11 +470,11 @@ fn seat_holder(record: &GameRecord, player: Player) -> Option<SeatHolderView> {
     let present = record.is_present(player);
     let rating = SeatRatingView::of(&record.stored.ratings, player);
     if let Some(bot) = record.stored.opponent.filter(|_| record.bot_seat() == Some(player)) {
-        return Some(SeatHolderView { player: None, bot: Some(bot.into()), present, rating });
+        return Some(SeatHolderView { name: None, bot: Some(bot.into()), present, rating });
     }
     let seat = record.stored.seat(player)?;
-    let player = seat.holder.as_ref().map(|holder| holder.name.to_string());
-    Some(SeatHolderView { player, bot: None, present, rating })
+    let name = seat.holder.as_ref().map(|holder| holder.name.to_string());
+    Some(SeatHolderView { name, bot: None, present, rating })
 }
 
 fn forced_squares(game: &Game) -> Option<[u8; 2]> {

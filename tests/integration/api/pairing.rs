@@ -67,7 +67,7 @@ fn a_challenge_accepted_starts_the_game_with_both_seats_and_both_players_hear_of
     let game_id = game["id"].as_i64().unwrap();
     assert_eq!((game["status"].as_str(), accepted.json()["seat"]["player"].as_str()), (Some("ongoing"), Some("O")));
     assert_eq!(
-        (game["seats"]["X"]["player"].as_str(), game["seats"]["O"]["player"].as_str()),
+        (game["seats"]["X"]["name"].as_str(), game["seats"]["O"]["name"].as_str()),
         (Some("alice"), Some("bob"))
     );
     let started = next_of(&mut bobs, "game_start");
@@ -182,7 +182,7 @@ fn two_seeks_pair_into_one_game_and_a_third_waits() {
         assert_eq!(next_of(stream, "game_start")["game"]["id"].as_i64(), Some(game_id));
     }
     let game = app.get_game(game_id).json();
-    let mut players = [game["seats"]["X"]["player"].as_str().unwrap(), game["seats"]["O"]["player"].as_str().unwrap()];
+    let mut players = [game["seats"]["X"]["name"].as_str().unwrap(), game["seats"]["O"]["name"].as_str().unwrap()];
     players.sort_unstable();
     assert_eq!(players, ["alice", "bob"]);
     assert_eq!((game["status"].as_str(), game["clock"]["initial_ms"].as_i64()), (Some("ongoing"), Some(60000)));
@@ -285,7 +285,7 @@ fn twenty_players_seeking_at_once_on_two_instances_make_ten_games_each_player_in
             .iter()
             .flat_map(|id| {
                 let game = instances[1].get_game(*id).json();
-                ["X", "O"].map(|seat| game["seats"][seat]["player"].as_str().unwrap().to_string())
+                ["X", "O"].map(|seat| game["seats"][seat]["name"].as_str().unwrap().to_string())
             })
             .collect();
         seated.sort_unstable();

@@ -51,8 +51,8 @@ fn a_player_creates_a_game_and_plays_it_to_the_end_with_the_player_token_alone()
     let joined = app.join(id);
     let o = joined.json()["seat"]["token"].as_str().unwrap().to_string();
     let seats = &joined.json()["game"]["seats"];
-    assert_eq!(seats["X"]["player"], "alice");
-    assert_eq!((seats["O"]["player"].clone(), seats["O"]["bot"].clone()), (Value::Null, Value::Null));
+    assert_eq!(seats["X"]["name"], "alice");
+    assert_eq!((seats["O"]["name"].clone(), seats["O"]["bot"].clone()), (Value::Null, Value::Null));
     for step in goffs_draw(&alice, &o) {
         let taken = step.take(&app, id);
         assert_eq!(taken.status, 201, "{}", taken.body);
@@ -77,7 +77,7 @@ fn the_same_player_on_a_new_device_lists_their_games_and_resumes_an_ongoing_one(
     let public = app.create_game_as(&alice, json!({"variant": "player_choice"}));
     let joined = app.post_with_token(&format!("/api/v1/games/{public}/join"), &bob, json!({}));
     assert_eq!(joined.status, 201, "{}", joined.body);
-    assert_eq!(joined.json()["game"]["seats"]["O"]["player"], "bob");
+    assert_eq!(joined.json()["game"]["seats"]["O"]["name"], "bob");
 
     // The new device has nothing but alice's token.
     let everything = app.my_games(&alice, "");
@@ -166,7 +166,7 @@ fn a_rematch_asked_for_with_the_players_tokens_keeps_each_seat_with_its_player()
     let joined = app.post_with_token(&format!("/api/v1/games/{id}/rematch"), &bob, json!({}));
     assert_eq!(joined.status, 201, "{}", joined.body);
     let seats = &joined.json()["game"]["seats"];
-    assert_eq!((seats["X"]["player"].as_str(), seats["O"]["player"].as_str()), (Some("bob"), Some("alice")));
+    assert_eq!((seats["X"]["name"].as_str(), seats["O"]["name"].as_str()), (Some("bob"), Some("alice")));
     assert_eq!(ids(&app.my_games(&alice, "")), [rematch, id]);
     assert_eq!(app.place(rematch, &bob, [4, 5]).status, 201, "bob's player's token plays X");
 }

@@ -44,7 +44,7 @@ function clockText(ms: number): string {
 /** Who holds a seat, in words. */
 function holderName(game: Game, player: Schemas["PlayerName"], mine: boolean): string {
   const holder = game.seats[player];
-  const who = holder === null ? "free" : (holder.bot !== null ? `${holder.bot} bot` : (holder.player ?? "anonymous"));
+  const who = holder === null ? "free" : (holder.bot !== null ? `${holder.bot} bot` : (holder.name ?? "anonymous"));
   const rating = holder?.rating === null || holder?.rating === undefined ? "" : ` (${Math.round(holder.rating.rating)})`;
   const away = holder !== null && !holder.present ? ", away" : "";
   return `${player}: ${who}${rating}${mine ? " (you)" : ""}${away}`;
