@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use jiff::Timestamp;
 
-use super::rows::{EntryRow, SummaryColumns, bot_code, mistake_chance, player, read_game};
+use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, bot_code, mistake_chance, player, read_game};
 use super::sql::Sql;
 use super::tx::{Arg, Tx};
-use super::write::{insert_player_events, rate};
+use super::write::{conflict, insert_player_events, rate};
 use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
@@ -97,12 +97,10 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
 /// nothing when a game has that id already; SQLite's copy, as PostgreSQL copies
 /// in one statement of its own, which moves the ids it gives on past the copy's).
 pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
-    let columns = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, rematch_of, \
-         status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
     let values = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
     [
-        Sql::insert(&format!("INSERT INTO games ({columns}) VALUES ({values})")),
-        Sql::new(&format!("INSERT INTO games (id, {columns}) VALUES ($17, {values}) ON CONFLICT (id) DO NOTHING")),
+        Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({values})")),
+        Sql::new(&format!("INSERT INTO games (id, {GAME_COLUMNS}) VALUES ($17, {values}) ON CONFLICT (id) DO NOTHING")),
     ]
 });
 /// A seat, or an entry of a game's log: nothing when its place is taken (by a
@@ -113,10 +111,10 @@ pub(super) static INSERT_SEAT: LazyLock<Sql> = LazyLock::new(|| {
     )
 });
 pub(super) static INSERT_ENTRY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, \
-         by_bot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
-    )
+    Sql::new(&format!(
+        "INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+         ON CONFLICT DO NOTHING"
+    ))
 });
 pub(super) static SET_SUMMARY: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(
@@ -124,9 +122,6 @@ pub(super) static SET_SUMMARY: LazyLock<Sql> = LazyLock::new(|| {
          WHERE id = $1",
     )
 });
-static VERSION: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT COALESCE(MAX(seq), 0) AS version FROM log_entries WHERE game_id = $1"));
-
 /// A write of a game: `$shared`, written once over [`Tx`], as one of SQLite's
 /// writer's writes, or `$own`, PostgreSQL's own statements for it (see the
 /// module's doc). Each PostgreSQL call's future is boxed, as [`Store`]'s
@@ -527,10 +522,4 @@ async fn set_summary(tx: &mut impl Tx, id: GameId, summary: &Summary) -> Result<
         columns.ended_at.into(),
     ];
     tx.execute(&SET_SUMMARY, &args).await.map(drop)
-}
-
-/// A conflict on game `id`, with the version it is at.
-async fn conflict<T>(tx: &mut impl Tx, id: GameId) -> Result<T, StoreError> {
-    let current_version = tx.rows(&VERSION, &[id.into()]).await?.first().map_or(Ok(0), |row| row.get("version"))?;
-    Err(StoreError::Conflict { current_version })
 }

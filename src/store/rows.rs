@@ -65,19 +65,17 @@ macro_rules! id_column {
 
 id_column!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
 
-/// A game's own columns, with its seats' ratings.
-const GAME_COLUMNS: &str = "id, variant, created_at, bot, mistake_chance, hints, clock_initial_ms, clock_increment_ms, \
-     rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
+/// A game's own columns but its id, in the order its inserts bind them.
+pub(super) const GAME_COLUMNS: &str = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
 
 /// A game's own row, with its seats' ratings; its log, in order; its seats, X's
 /// first, each with its holder: SQLite's read of a game, three statements in
 /// one snapshot (see [`Tx::READS_A_GAME_IN_ONE`]).
 static GAME_ROWS: LazyLock<[Sql; 3]> = LazyLock::new(|| {
     [
-        format!("SELECT {GAME_COLUMNS}, {} FROM games WHERE id = $1", seat_rating_columns()),
-        "SELECT seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at \
-         FROM log_entries WHERE game_id = $1 ORDER BY seq"
-            .into(),
+        format!("SELECT id, {GAME_COLUMNS}, {} FROM games WHERE id = $1", seat_rating_columns()),
+        format!("SELECT {ENTRY_COLUMNS} FROM log_entries WHERE game_id = $1 ORDER BY seq"),
         format!("SELECT {SEAT_COLUMNS} FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = $1 ORDER BY seats.player DESC"),
     ]
     .map(|text| Sql::new(&text))
@@ -93,7 +91,7 @@ const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.
 /// put in order once read: PostgreSQL's read of a game, one round trip.
 static GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(&format!(
-        "SELECT {GAME_COLUMNS}, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
+        "SELECT id, {GAME_COLUMNS}, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
          'actor', actor, 'square_a', square_a, 'square_b', square_b, 'closing_move', closing_move, 'square', square, \
          'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at)), '[]')::TEXT \
          FROM log_entries WHERE game_id = games.id) AS log, \
@@ -341,10 +339,10 @@ pub(super) struct EntryRow {
     pub created_at: Timestamp,
 }
 
-/// The columns of an entry to write: the game's id, then those of [`EntryRow`]
-/// in the order of its fields.
-pub(super) const NEW_ENTRY_COLUMNS: &str =
-    "game_id, seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at";
+/// The columns of an entry but its game's id, those of [`EntryRow`] in the
+/// order of its fields.
+pub(super) const ENTRY_COLUMNS: &str =
+    "seq, kind, actor, square_a, square_b, closing_move, square, rematch, by_bot, created_at";
 
 impl From<&StoredEntry> for EntryRow {
     fn from(entry: &StoredEntry) -> EntryRow {

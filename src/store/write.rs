@@ -54,6 +54,10 @@ static NEXT_PLAYER_EVENT: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     ]
 });
 
+/// The version of game `$1`: its last entry's number.
+static VERSION: LazyLock<Sql> =
+    LazyLock::new(|| Sql::new("SELECT COALESCE(MAX(seq), 0)::BIGINT AS version FROM log_entries WHERE game_id = $1"));
+
 /// A write to one game's log, decided on the version it was read at: its
 /// entries follow that version, and the first of them cannot land if another
 /// write took its sequence number first.
@@ -202,4 +206,11 @@ pub(super) async fn set_standing(tx: &mut impl Tx, rating: &PlayerStanding) -> R
         (*rated_at).into(),
     ];
     tx.execute(&SET_RATING, &args).await.map(drop)
+}
+
+/// A conflict on game `id`, with the version it is at: a write that lost
+/// the race for its entry's place, or its seat.
+pub(super) async fn conflict<T>(tx: &mut impl Tx, id: GameId) -> Result<T, StoreError> {
+    let current_version = tx.rows(&VERSION, &[id.into()]).await?.first().map_or(Ok(0), |row| row.get("version"))?;
+    Err(StoreError::Conflict { current_version })
 }

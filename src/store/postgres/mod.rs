@@ -40,7 +40,7 @@ use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, Store
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
-use tx::{Kind, PgTx, attempt, in_sqlx_terms, is_unique_violation};
+use tx::{Kind, PgTx, attempt, in_sqlx_terms, is_unique_violation, on_connection};
 
 /// The notification channel of the games' changes, each payload `id version`,
 /// and of the players' new events, each `player id`.
@@ -336,9 +336,9 @@ fn may_come_up(error: &sqlx::Error) -> bool {
 
 /// A conflict on game `id`, with the version it is at.
 async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
-    let current_version = sqlx::query_scalar(VERSION).bind(id).fetch_one(held.connection()).await;
-    let current_version = held.finish(current_version)?;
-    Err(StoreError::Conflict { current_version })
+    let (conflict, error) = on_connection(held.connection(), async |tx| super::write::conflict(tx, id).await).await;
+    held.release(error.as_ref().is_some_and(is_broken));
+    conflict
 }
 
 /// Binds `summary`'s columns.

@@ -1,20 +1,21 @@
-//! The PostgreSQL store's statements, built once from the shared column lists; as
-//! `&'static str` they are known to sqlx to be safe from injection. Times are
-//! written as the service stamps them, RFC 3339 text, into TIMESTAMPTZ columns. A write is one statement: the database runs it as
-//! one transaction, with no BEGIN or COMMIT to wait for.
+//! The PostgreSQL store's own statements, a game's creation in one and writes
+//! of many games in one, built once from the shared column lists, and the
+//! arrays they bind. Times are written as the service stamps them, RFC 3339
+//! text, into TIMESTAMPTZ columns. Each is one statement: the database runs it
+//! as one transaction, with no BEGIN or COMMIT to wait for.
 
 use std::sync::LazyLock;
 
-use super::super::rows::{EntryRow, NEW_ENTRY_COLUMNS};
+use super::super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns};
 use crate::record::{GameId, StoredEntry, stamp};
 
-/// Entries bound as one array a column, in the order of [`NEW_ENTRY_COLUMNS`]
-/// from the game's id on, from parameter `first` on (see [`super::EntryColumns`]).
+/// Entries bound as one array a column, the game's id and then [`ENTRY_COLUMNS`],
+/// from parameter `first` on (see [`EntryColumns`]).
 fn entry_arrays(first: usize) -> String {
     let types = ["BIGINT", "BIGINT", "TEXT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BOOLEAN"];
     let mut arrays: Vec<String> = types.iter().zip(first..).map(|(kind, n)| format!("${n}::{kind}[]")).collect();
     arrays.push(format!("${}::TEXT[]::TIMESTAMPTZ[]", first + types.len()));
-    format!("unnest({}) AS entry ({NEW_ENTRY_COLUMNS})", arrays.join(", "))
+    format!("unnest({}) AS entry (game_id, {ENTRY_COLUMNS})", arrays.join(", "))
 }
 
 /// A new game, its seats and its log, and the entry of the game it is the
@@ -41,14 +42,12 @@ fn insert_game(copy: bool) -> String {
         ("", "VALUES (", "", "")
     };
     format!(
-        "WITH game AS (INSERT INTO games ({id}variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-         clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, \
-         rated) {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, \
+        "WITH game AS (INSERT INTO games ({id}{GAME_COLUMNS}) {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, \
          $14::TIMESTAMPTZ, $15, $30) {conflict}RETURNING id), \
          seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
          SELECT game.id, seat.player, seat.token_hash, seat.player_id \
          FROM game, unnest($16::TEXT[], $17::BYTEA[], $18::BIGINT[]) AS seat (player, token_hash, player_id)), \
-         entries AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
+         entries AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
          entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
          CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
          FROM game, {}) \
@@ -77,12 +76,12 @@ fn batch_statement(seats: bool, summaries: bool) -> String {
     let landed = "IN (SELECT game_id FROM firsts)";
     let mut parts = vec![
         format!(
-            "firsts AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT * FROM {} \
+            "firsts AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT * FROM {} \
              ON CONFLICT (game_id, seq) DO NOTHING RETURNING game_id)",
             entry_arrays(1)
         ),
         format!(
-            "rest AS (INSERT INTO log_entries ({NEW_ENTRY_COLUMNS}) SELECT entry.* FROM {} \
+            "rest AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT entry.* FROM {} \
              WHERE entry.game_id {landed})",
             entry_arrays(12)
         ),
@@ -119,17 +118,14 @@ fn batch_statement(seats: bool, summaries: bool) -> String {
 /// [`super::CHANNEL`].
 pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM unnest($1::TEXT[]) AS payload";
 
-/// The version of game `$1`.
-pub(super) const VERSION: &str = "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM log_entries WHERE game_id = $1";
-
 /// The database's clock now, in microseconds since the epoch: the time as the
 /// statement runs, not as its transaction began.
 pub(super) const DATABASE_TIME: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT";
 
 pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
 
-/// Entries as arrays, a column each, in the order of
-/// [`super::super::rows::NEW_ENTRY_COLUMNS`]: the arrays the statements unnest.
+/// Entries as arrays, a column each, the game's id and then [`ENTRY_COLUMNS`]:
+/// the arrays the statements unnest.
 #[derive(Default)]
 pub(super) struct EntryColumns {
     game_id: Vec<Option<GameId>>,
@@ -177,5 +173,44 @@ impl EntryColumns {
             .bind(self.rematch)
             .bind(self.by_bot)
             .bind(self.created_at)
+    }
+}
+
+/// Games' summaries as arrays, a column each, with the games' ids first.
+#[derive(Default)]
+pub(super) struct Summaries {
+    game_id: Vec<GameId>,
+    status: Vec<String>,
+    result: Vec<String>,
+    end_reason: Vec<Option<String>>,
+    end_player: Vec<Option<String>>,
+    deadline: Vec<Option<String>>,
+    ended_at: Vec<Option<String>>,
+}
+
+impl Summaries {
+    pub(super) fn is_empty(&self) -> bool {
+        self.game_id.is_empty()
+    }
+
+    pub(super) fn push(&mut self, game_id: GameId, columns: SummaryColumns) {
+        self.game_id.push(game_id);
+        self.status.push(columns.status);
+        self.result.push(columns.result);
+        self.end_reason.push(columns.end_reason);
+        self.end_player.push(columns.end_player);
+        self.deadline.push(columns.deadline.map(stamp));
+        self.ended_at.push(columns.ended_at.map(stamp));
+    }
+
+    pub(super) fn bind<'q, O>(self, query: PgQuery<'q, O>) -> PgQuery<'q, O> {
+        query
+            .bind(self.game_id)
+            .bind(self.status)
+            .bind(self.result)
+            .bind(self.end_reason)
+            .bind(self.end_player)
+            .bind(self.deadline)
+            .bind(self.ended_at)
     }
 }

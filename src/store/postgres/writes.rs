@@ -23,11 +23,11 @@ use super::super::write::{insert_player_events, rate};
 use super::super::{StoreError, Write};
 use super::batches::{Landing, Waiting};
 use super::connections::is_broken;
-use super::statements::{EntryColumns, PgQuery, WRITES};
+use super::statements::{EntryColumns, Summaries, WRITES};
 use super::tx::{in_sqlx_terms, on_connection};
 use super::{MOST_ATTEMPTS, PgStore, conflict};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredGame, Subject, stamp};
+use crate::record::{GameId, StoredGame, Subject};
 
 impl PgStore {
     pub(in crate::store) async fn write(
@@ -254,7 +254,7 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
             summaries.push(id, SummaryColumns::of(summary));
         }
     }
-    let (with_seats, with_summaries) = (!seats.0.is_empty(), !summaries.game_id.is_empty());
+    let (with_seats, with_summaries) = (!seats.0.is_empty(), !summaries.is_empty());
     let statement = &WRITES[usize::from(with_seats) * 2 + usize::from(with_summaries)];
     let mut query = rest.bind(firsts.bind(sqlx::query_scalar(statement.as_str())));
     if with_seats {
@@ -265,39 +265,4 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     }
     STORE_BATCHES.record(u32::try_from(writes.len()).unwrap_or(u32::MAX));
     query.fetch_all(connection).await
-}
-
-/// Games' summaries as arrays, a column each, with the games' ids first.
-#[derive(Default)]
-struct Summaries {
-    game_id: Vec<GameId>,
-    status: Vec<String>,
-    result: Vec<String>,
-    end_reason: Vec<Option<String>>,
-    end_player: Vec<Option<String>>,
-    deadline: Vec<Option<String>>,
-    ended_at: Vec<Option<String>>,
-}
-
-impl Summaries {
-    fn push(&mut self, game_id: GameId, columns: SummaryColumns) {
-        self.game_id.push(game_id);
-        self.status.push(columns.status);
-        self.result.push(columns.result);
-        self.end_reason.push(columns.end_reason);
-        self.end_player.push(columns.end_player);
-        self.deadline.push(columns.deadline.map(stamp));
-        self.ended_at.push(columns.ended_at.map(stamp));
-    }
-
-    fn bind<'q, O>(self, query: PgQuery<'q, O>) -> PgQuery<'q, O> {
-        query
-            .bind(self.game_id)
-            .bind(self.status)
-            .bind(self.result)
-            .bind(self.end_reason)
-            .bind(self.end_player)
-            .bind(self.deadline)
-            .bind(self.ended_at)
-    }
 }
