@@ -152,17 +152,25 @@ fn use_paths(tree: &str) -> Vec<String> {
 
 /// The `use` statements of `code`: each path, and whether it is re-exported (`pub use`).
 fn uses(code: &str) -> Vec<(String, bool)> {
+    use_statements(code)
+        .into_iter()
+        .flat_map(|(statement, public)| use_paths(&code[statement]).into_iter().map(move |path| (path, public)))
+        .collect()
+}
+
+/// Where each `use` statement of `code` names its tree (between `use ` and
+/// `;`), and whether it is re-exported: its line begins with `pub`.
+fn use_statements(code: &str) -> Vec<(std::ops::Range<usize>, bool)> {
     let mut found = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("use ") {
-        let before = &rest[..at];
-        let statement_start =
-            before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == ';' || c == '{');
-        let public = before.trim_end().ends_with(')') && before.contains("pub(") || before.trim_end().ends_with("pub");
-        rest = &rest[at + 4..];
-        let Some(end) = rest.find(';') else { break };
-        if statement_start {
-            found.extend(use_paths(&rest[..end]).into_iter().map(|path| (path, public)));
+    let mut from = 0;
+    while let Some(at) = code[from..].find("use ").map(|at| from + at) {
+        let line = code[..at].rsplit(['\n', ';', '{', '}']).next().unwrap_or_default().trim();
+        from = at + 4;
+        let Some(end) = code[from..].find(';').map(|end| from + end) else { break };
+        // At a statement's start, after nothing but its visibility.
+        if line.is_empty() || line == "pub" || (line.starts_with("pub(") && line.ends_with(')')) {
+            found.push((from..end, !line.is_empty()));
+            from = end;
         }
     }
     found
@@ -234,8 +242,10 @@ fn dependencies(
         let children = children(code);
         let mut named: Vec<String> =
             uses(code).into_iter().filter(|(_, public)| !public).map(|(path, _)| path).collect();
-        let outside_uses: String =
-            code.split(';').filter(|statement| !statement.trim_start().contains("use ")).collect();
+        let mut outside_uses = code.clone();
+        for (statement, _) in use_statements(code).into_iter().rev() {
+            outside_uses.replace_range(statement, "");
+        }
         for start in ["crate::", "super::", "self::"]
             .iter()
             .map(|s| s.to_string())
