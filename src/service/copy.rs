@@ -66,7 +66,7 @@ pub async fn copy_games(
     let mut copied = Copied::default();
     // The target's own bots make way for the source's, whose ids the games name.
     to.remove_unused_bots().await?;
-    for table in Table::BEFORE_GAMES {
+    for &table in Table::BEFORE_GAMES {
         copied.rows += copy_rows(from, to, table).await?;
     }
     let mut copied_ids = Vec::new();
@@ -87,13 +87,13 @@ pub async fn copy_games(
         }
         progress(done + 1, ids.len());
     }
-    for table in Table::AFTER_GAMES {
+    for &table in Table::AFTER_GAMES {
         copied.rows += copy_rows(from, to, table).await?;
     }
     if let Some((id, play_as)) = from.original_app_game().await? {
         to.set_original_app_game(id, play_as).await?;
     }
-    for table in Table::BEFORE_GAMES.into_iter().chain(Table::AFTER_GAMES) {
+    for table in Table::ALL {
         let (rows, copies) = (from.count_rows(table).await?, to.count_rows(table).await?);
         if copies < rows {
             return Err(Error::Internal(Fault::new(format!(

@@ -8,13 +8,13 @@ use std::sync::LazyLock;
 
 use jiff::Timestamp;
 
-use super::games::insert_game;
+use super::games::create;
 use super::players::{player_columns, player_from_row};
 use super::rows::{clock_of, corrupt, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::write::insert_player_events;
-use super::{Notice, Store, StoreError, counted};
+use super::{Store, StoreError, counted};
 use crate::record::{
     ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, StoredChallenge, StoredGame,
     Subject, Terms,
@@ -71,9 +71,6 @@ impl Store {
     /// Creates `new`, with `tell` (each player's event about it), unless its
     /// challenger has `most_open` challenges open at its creation already:
     /// then answers none, writing nothing.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn create_challenge(
         &self,
         new: NewChallenge,
@@ -84,27 +81,18 @@ impl Store {
     }
 
     /// Challenge `id`.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn challenge(&self, id: ChallengeId) -> Result<Option<StoredChallenge>, StoreError> {
         let found = counted(run!(self, run_read, |tx| challenges(tx, &CHALLENGE, &[id.into()])))?;
         Ok(found.into_iter().next())
     }
 
     /// The challenges player `id` sent or was sent that are open at `now`, newest first.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn open_challenges(&self, id: PlayerId, now: Timestamp) -> Result<Vec<StoredChallenge>, StoreError> {
         counted(run!(self, run_read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
     }
 
     /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or
     /// cancelled) at `at`, with `tell`, if it is still open then; answers whether it was.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn close_challenge(
         &self,
         id: ChallengeId,
@@ -120,9 +108,6 @@ impl Store {
     /// Accepts challenge `id` at `at`, if it is still open then: creates the
     /// game `started` decides, with its events, and `tell` about the challenge,
     /// in one transaction; answers the game's id.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn accept_challenge(
         &self,
         id: ChallengeId,
@@ -247,21 +232,8 @@ async fn accept_challenge(
     if !close(tx, id, at, ChallengeStatus::Accepted, None).await? {
         return Ok(None);
     }
-    let game_id = start_game(tx, game, game_events).await?;
+    let game_id = create(tx, game, None, game_events).await?;
     tx.execute(&SET_CHALLENGE_GAME, &[game_id.into(), id.into()]).await?;
     insert_player_events(tx, Subject::Challenge(id), tell, at).await?;
     Ok(Some(game_id))
-}
-
-/// Creates `game`, which a pairing or an accepted challenge starts, with
-/// `game_events`, and has the other instances told of it; answers its id.
-pub(super) async fn start_game(
-    tx: &mut impl Tx,
-    game: &StoredGame,
-    game_events: &[(PlayerId, PlayerEventKind)],
-) -> Result<GameId, StoreError> {
-    let id = insert_game(tx, game, None).await?;
-    insert_player_events(tx, Subject::Game(id), game_events, game.created_at).await?;
-    tx.tell(Notice::Changed { id, version: game.version() });
-    Ok(id)
 }

@@ -11,7 +11,8 @@ use jiff::Timestamp;
 
 use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, bot_code, mistake_chance, player, read_game};
 use super::sql::Sql;
-use super::tx::{Arg, Tx};
+use super::tables::continue_ids;
+use super::tx::{Arg, Notice, Tx};
 use super::write::{conflict, insert_player_events, rate};
 use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
 use crate::engine::Player;
@@ -50,6 +51,8 @@ pub(super) static TIMED_OUT_GAMES: LazyLock<Sql> = LazyLock::new(|| {
 pub(super) static UNJOINED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new("SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 ORDER BY created_at LIMIT $2")
 });
+/// PostgreSQL's ids of new games go on after the highest, a copied game's.
+static CONTINUE_GAME_IDS: LazyLock<Sql> = LazyLock::new(|| continue_ids("games"));
 static GAME_IDS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2"));
 static ORIGINAL_APP_GAME: LazyLock<Sql> =
     LazyLock::new(|| Sql::new("SELECT game_id, play_as FROM original_app_game WHERE slot = 1"));
@@ -93,14 +96,17 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
     .map(Sql::new)
 });
 
-/// A game's row, new (its id the database's) or copied (`$17`, its own: then
-/// nothing when a game has that id already; SQLite's copy, as PostgreSQL copies
-/// in one statement of its own, which moves the ids it gives on past the copy's).
+/// A game's row, new (its id the database's: nothing when it would be a
+/// second rematch of one game) or copied (`$17`, its own: nothing when a game
+/// has that id already).
 pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     let values = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
     [
-        Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({values})")),
-        Sql::new(&format!("INSERT INTO games (id, {GAME_COLUMNS}) VALUES ($17, {values}) ON CONFLICT (id) DO NOTHING")),
+        Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({values}) ON CONFLICT DO NOTHING")),
+        Sql::new(&format!(
+            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($17, {values}) \
+             ON CONFLICT (id) DO NOTHING"
+        )),
     ]
 });
 /// A seat, or an entry of a game's log: nothing when its place is taken (by a
@@ -163,11 +169,13 @@ impl Store {
         player_events: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<GameId, StoreError> {
         self.wrote(async {
-            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| db.create_game(
-                game,
-                rematch,
-                player_events
-            ))
+            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| async move {
+                // Owned by the work, whose future is Send only so.
+                let created = game.clone();
+                let id = db.run_write(async move |tx| create(tx, &created, rematch, &player_events).await).await?;
+                db.created(StoredGame { id, ..game }, rematch);
+                Ok(id)
+            })
         })
         .await
     }
@@ -264,9 +272,6 @@ impl Store {
 
     /// At most `most` of the games ongoing past their `deadline` at `now`, the
     /// earliest deadline first: the clocks the server's timer must write down.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(run!(self, run_read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
     }
@@ -274,9 +279,6 @@ impl Store {
     /// At most `most` of the games still waiting for their second player that
     /// were created before `created_before`, the oldest first: the games the
     /// server's timer must abort.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(run!(self, run_read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
     }
@@ -291,9 +293,6 @@ impl Store {
     /// ends no earlier and has a higher id: taken in the order they ended, and by
     /// id among those that ended at once, a game is never deleted before the game
     /// whose log names it.
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn delete_games_ended_before(
         &self,
         ended: Ended,
@@ -306,9 +305,6 @@ impl Store {
 
     /// The ids of the games after `after`, in order, at most `most`: every game,
     /// private ones too.
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(run!(self, run_read, |tx| game_ids(tx, &GAME_IDS, &[after.into(), most.into()])))
     }
@@ -317,28 +313,25 @@ impl Store {
     /// `rematch`, the entry of the game it is the rematch of (which the copy of
     /// that game leaves out: it names this one). Answers false, writing nothing,
     /// when a game has that id already.
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        self.wrote(async { game_write!(self, |tx| copy(tx, &game, rematch), |db| db.copy_game(game, rematch)) }).await
+        self.wrote(async {
+            game_write!(self, |tx| copy(tx, &game, rematch), |db| db.run_write(async move |tx| {
+                let copied = copy(tx, &game, rematch).await?;
+                tx.execute(&CONTINUE_GAME_IDS, &[]).await?;
+                Ok(copied)
+            }))
+        })
+        .await
     }
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
         counted(run!(self, run_read, |tx| original_app_game(tx)))
     }
 
     /// Points the original app's routes at game `id`.
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
-        let args = move || -> [Arg<'static>; 2] { [id.into(), play_as.to_string().into()] };
-        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&SET_ORIGINAL_APP_GAME, &args())) }).await.map(drop)
+        self.write_one(&SET_ORIGINAL_APP_GAME, vec![id.into(), play_as.to_string().into()]).await.map(drop)
     }
 }
 
@@ -368,8 +361,9 @@ async fn delete_games_ended_before(
     Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
 }
 
-/// Creates `game` (see [`Store::create_game`]) with the events it tells its players.
-async fn create(
+/// Creates `game` (see [`Store::create_game`]) with the events it tells its
+/// players, and has the other instances told of it.
+pub(super) async fn create(
     tx: &mut impl Tx,
     game: &StoredGame,
     rematch: Option<RematchOf>,
@@ -377,6 +371,10 @@ async fn create(
 ) -> Result<GameId, StoreError> {
     let id = insert_game(tx, game, rematch).await?;
     insert_player_events(tx, Subject::Game(id), player_events, game.created_at).await?;
+    tx.tell(Notice::Changed { id, version: game.version() });
+    if let Some(RematchOf { game_id, seq, .. }) = rematch {
+        tx.tell(Notice::Changed { id: game_id, version: seq });
+    }
     Ok(id)
 }
 
@@ -384,11 +382,7 @@ async fn create(
 /// answered), its seats and its log; with `rematch`, its entry in the game it
 /// follows: a conflict on that game when a rematch asked for at the same
 /// moment by the other player took that entry's place, or the game's one rematch.
-pub(super) async fn insert_game(
-    tx: &mut impl Tx,
-    game: &StoredGame,
-    rematch: Option<RematchOf>,
-) -> Result<GameId, StoreError> {
+async fn insert_game(tx: &mut impl Tx, game: &StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
     match tx.insert(&INSERT_GAME[0], &game_args(game)).await? {
         Some(id) => insert_game_rows(tx, GameId::new(id), game, rematch).await.map(|()| GameId::new(id)),
         None => conflict(tx, rematch.map_or(game.id, |rematch| rematch.game_id)).await,

@@ -1,11 +1,10 @@
 //! The listings of games: a page of every public game (the lobby), a page of
 //! a player's games, or the games of some ids, each as a listing shows it.
 //! Written once, over [`Tx`]. A page's ids are read apart from their games'
-//! columns: PostgreSQL plans a statement that finds a page anew at each run
-//! (for one status, its plan for any status and any page size scanned a
-//! million games for 1.4 s), and the columns' twenty subqueries took 0.7 ms of
-//! planning each time, most of the listing's cost at a million games; the
-//! columns of some ids have one plan for any ids, made once per connection.
+//! columns: PostgreSQL plans a statement that finds a page anew at each run,
+//! and planning the columns' twenty subqueries each time was most of the
+//! listing's cost at a million games; the columns of some ids have one plan
+//! for any ids, made once per connection.
 
 use std::sync::LazyLock;
 
@@ -58,18 +57,12 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
 
 impl Store {
     /// The games of `page` of the lobby, newest first.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, run_read, |tx| lobby(tx, page)))
     }
 
     /// The games of `page` in which player `id` holds a seat, newest first,
     /// private ones too.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, run_read, |tx| listed_page(
             tx,
@@ -79,9 +72,6 @@ impl Store {
     }
 
     /// The games of `ids` that are still there, as a listing shows them, newest first.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, run_read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
     }

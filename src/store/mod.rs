@@ -68,10 +68,15 @@ pub use tx::Notice;
 pub use write::{RematchOf, Write};
 
 use jiff::{SignedDuration, Timestamp};
+use sql::Sql;
+use tx::{Arg, Tx};
 
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
 
 /// The games database, on the backend `DATABASE_URL` names.
+///
+/// Every operation that answers a `Result` fails with a [`StoreError`] when the
+/// database fails; a method's `# Errors` names only its other failures.
 #[derive(Debug, Clone)]
 pub struct Store {
     backend: Backend,
@@ -159,8 +164,8 @@ pub fn database_name(url: &str) -> String {
 }
 
 // Each PostgreSQL call's future is boxed: sqlx's futures are kilobytes large, and
-// unboxed they made every request's future as large on SQLite too (a move's was
-// 10 KB, which actix moves into the heap for every request).
+// unboxed they made every request's future as large on SQLite too, which actix
+// moves into the heap for every request.
 impl Store {
     /// Opens and migrates the database at `url`: PostgreSQL for a `postgres:` or
     /// `postgresql:` URL, with `pool`; else a SQLite file, created if missing,
@@ -214,9 +219,6 @@ impl Store {
     /// The database's clock now, for an instance to measure its own against:
     /// PostgreSQL's, which every instance shares; none on SQLite, where the one
     /// instance's clock is the only one.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn database_time(&self) -> Result<Option<Timestamp>, StoreError> {
         match &self.backend {
             Backend::Sqlite(_) => Ok(None),
@@ -234,6 +236,12 @@ impl Store {
         let written = counted(write.await);
         STORE_WRITES.record(started.elapsed());
         self.space.note(written)
+    }
+
+    /// Runs `statement`, a write of one statement, with `args`; answers how many
+    /// rows it changed.
+    async fn write_one(&self, statement: &'static Sql, args: Vec<Arg<'static>>) -> Result<u64, StoreError> {
+        self.wrote(async { run!(self, run_alone, |tx| tx.execute(statement, &args)) }).await
     }
 
     /// Whether the database has no room to write: from the first write that

@@ -86,9 +86,6 @@ impl Store {
     }
 
     /// The player whose token hashes to `token_hash`, and when they were last seen.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_by_token(
         &self,
         token_hash: &[u8],
@@ -98,9 +95,6 @@ impl Store {
     }
 
     /// The player named `name`, in any case.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_by_name(&self, name: &Username) -> Result<Option<StoredPlayer>, StoreError> {
         let key = name.key();
         let found = counted(run!(self, run_read, |tx| player_by(tx, 1, key.clone().into())))?;
@@ -109,45 +103,26 @@ impl Store {
 
     /// Gives player `id` the token hashing to `token_hash`: the old one stops
     /// working with this write.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
-        let args = move || -> [Arg<'static>; 2] { [id.into(), token_hash.clone().into()] };
-        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&SET_PLAYER_TOKEN, &args())) }).await.map(drop)
+        self.write_one(&SET_PLAYER_TOKEN, vec![id.into(), token_hash.into()]).await.map(drop)
     }
 
     /// Notes that player `id` was seen at `at`.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn touch_player(&self, id: PlayerId, at: Timestamp) -> Result<(), StoreError> {
-        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&TOUCH_PLAYER, &[id.into(), at.into()])) })
-            .await
-            .map(drop)
+        self.write_one(&TOUCH_PLAYER, vec![id.into(), at.into()]).await.map(drop)
     }
 
     /// Notes that the holder of seat `seat` of game `game` was seen there at `at`.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn touch_seat(&self, game: GameId, seat: Player, at: Timestamp) -> Result<(), StoreError> {
-        let args = move || -> [Arg<'static>; 3] { [game.into(), seat.to_string().into(), at.into()] };
-        self.wrote(async { run!(self, run_alone, |tx| tx.execute(&TOUCH_SEAT, &args())) }).await.map(drop)
+        self.write_one(&TOUCH_SEAT, vec![game.into(), seat.to_string().into(), at.into()]).await.map(drop)
     }
 
     /// How player `id`'s finished games ended for them.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_results(&self, id: PlayerId) -> Result<Results, StoreError> {
         counted(run!(self, run_read, |tx| player_results(tx, id)))
     }
 
     /// At most `most` of player `id`'s events after number `after`, in order.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_events(
         &self,
         id: PlayerId,

@@ -10,17 +10,17 @@ use std::sync::LazyLock;
 use jiff::SignedDuration;
 
 use super::challenges::{HOLD_PLAYER, new_id};
-use super::ratings::player_ratings;
-use super::rows::{corrupt, rating_from_row, standing_from_row, variant};
+use super::rows::{corrupt, rating_from_row, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
+use super::write::PUZZLE_STANDINGS;
 use super::{Store, StoreError, counted};
 use crate::bot::puzzle::Theme;
 use crate::engine::Variant;
-use crate::rating::{Rating, Standing, rate_attempt};
+use crate::rating::{Rating, rate_attempt};
 use crate::record::{
-    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PuzzleId, SteppedAttempt, StoredAttempt, StoredPuzzle,
-    VariantRating,
+    AttemptId, AttemptStep, NewPuzzle, Outcome, PlayerId, PlayerStanding, PuzzleId, SteppedAttempt, StoredAttempt,
+    StoredPuzzle, VariantRating,
 };
 
 /// How many of the easiest puzzles one is picked from, at random, for a caller
@@ -91,28 +91,8 @@ static STEP_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
          WHERE id = $1 AND line = $2 AND outcome IS NULL RETURNING rated",
     )
 });
-static PUZZLE_STANDING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT rating, deviation, volatility, attempts, rated_at FROM puzzle_ratings \
-         WHERE player_id = $1 AND variant = $2",
-    )
-});
-static PUZZLE_RATINGS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT variant, rating, deviation, volatility, attempts, rated_at FROM puzzle_ratings \
-         WHERE player_id = $1 ORDER BY variant",
-    )
-});
 static HOLD_PUZZLE_RATING: LazyLock<Sql> =
     LazyLock::new(|| Sql::new("SELECT rating, deviation, volatility FROM puzzles WHERE id = $1 FOR UPDATE"));
-static SET_PUZZLE_STANDING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO puzzle_ratings (player_id, variant, rating, deviation, volatility, attempts, rated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE \
-         SET rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
-         attempts = excluded.attempts, rated_at = excluded.rated_at",
-    )
-});
 static SET_PUZZLE_RATING: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new("UPDATE puzzles SET rating = $2, deviation = $3, volatility = $4, attempts = attempts + 1 WHERE id = $1")
 });
@@ -122,25 +102,16 @@ static SET_ATTEMPT_RATINGS: LazyLock<Sql> =
 impl Store {
     /// Adds `puzzles`, but those whose position a puzzle of their variant has
     /// already, up to symmetry; answers how many were new.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn add_puzzles(&self, puzzles: Vec<NewPuzzle>) -> Result<u64, StoreError> {
         self.wrote(async { run!(self, run_write, |tx| add_puzzles(tx, &puzzles)) }).await
     }
 
     /// Whether a puzzle of `variant` has the position whose key is `position_key`.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
         counted(run!(self, run_read, |tx| found(tx, &HAS_PUZZLE, &[variant.code().into(), position_key.into()])))
     }
 
     /// The puzzle with `id`, if there is one.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn puzzle(&self, id: PuzzleId) -> Result<Option<StoredPuzzle>, StoreError> {
         counted(run!(self, run_read, |tx| one_puzzle(tx, &PUZZLE, &[id.into()])))
     }
@@ -148,9 +119,6 @@ impl Store {
     /// A puzzle of `variant` to try next: for `player`, the one they have not
     /// tried whose rating is nearest their puzzle rating; for nobody, one of
     /// the [`EASIEST`] at random. None when there is none left.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn next_puzzle(
         &self,
         variant: Variant,
@@ -166,25 +134,16 @@ impl Store {
 
     /// The puzzle of `variant` for day `day` (days since 1970-01-01, UTC):
     /// the same on every instance that shares the database.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
         counted(run!(self, run_read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
     }
 
     /// Player `id`'s puzzle ratings, in the variants they made rated attempts in.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(run!(self, run_read, |tx| player_ratings(tx, &PUZZLE_RATINGS, "attempts", id)))
+        counted(run!(self, run_read, |tx| PUZZLE_STANDINGS.every(tx, id)))
     }
 
     /// The attempt with `id`, if there is one.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn attempt(&self, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {
         counted(run!(self, run_read, |tx| attempt(tx, id)))
     }
@@ -193,9 +152,6 @@ impl Store {
     /// the puzzle, or the next step of one as it was read; a rated attempt's
     /// end rates its player and the puzzle. `None`, writing nothing, when the
     /// attempt moved on or ended since it was read.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
         let period = self.rating_period();
         self.wrote(async { run!(self, run_write, |tx| step_attempt(tx, &step, period)) }).await
@@ -322,24 +278,13 @@ async fn rate(
     outcome: Outcome,
     period: SignedDuration,
 ) -> Result<(Rating, Rating), StoreError> {
-    let variant = step.variant.code();
-    let rows = tx.rows(&PUZZLE_STANDING, &[player.into(), variant.into()]).await?;
-    let standing = rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "attempts"))?;
+    let standing = PUZZLE_STANDINGS.of(tx, player, step.variant).await?;
     // On PostgreSQL the puzzle's row is held until the rating is written.
     let rows = tx.rows(&HOLD_PUZZLE_RATING, &[step.puzzle.into()]).await?;
     let puzzle = rating_from_row(&rows.first().ok_or_else(|| corrupt("puzzle", &step.puzzle.to_string()))?, "")?;
     let (after, puzzle_after) = rate_attempt(&standing, puzzle, outcome == Outcome::Solved, step.at, period);
     let (before, rating) = (standing.at(step.at, period), after.rating);
-    let args = [
-        player.into(),
-        variant.into(),
-        rating.rating.into(),
-        rating.deviation.into(),
-        rating.volatility.into(),
-        after.games.into(),
-        step.at.into(),
-    ];
-    tx.execute(&SET_PUZZLE_STANDING, &args).await?;
+    PUZZLE_STANDINGS.set(tx, &PlayerStanding { player, variant: step.variant, standing: after }).await?;
     let args =
         [step.puzzle.into(), puzzle_after.rating.into(), puzzle_after.deviation.into(), puzzle_after.volatility.into()];
     tx.execute(&SET_PUZZLE_RATING, &args).await?;

@@ -13,7 +13,7 @@ use super::players::{player_columns, player_from_row};
 use super::rows::{holder_id, player, rating_from_row, standing_from_row, variant};
 use super::sql::Sql;
 use super::tx::{Row, Tx};
-use super::write::{insert_change, set_standing};
+use super::write::{GAME_STANDINGS, insert_change};
 use super::{Store, StoreError, counted};
 use crate::engine::{GameResult, Variant};
 use crate::rating::{Rating, Standing};
@@ -55,12 +55,6 @@ static LEADERS: LazyLock<Sql> = LazyLock::new(|| {
         Rating::PROVISIONAL_DEVIATION
     ))
 });
-static PLAYER_RATINGS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT variant, rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 \
-         ORDER BY variant",
-    )
-});
 /// Every rated game with a result.
 static RATED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     let number = |seat: &str| {
@@ -97,35 +91,23 @@ static DELETE_RATINGS: LazyLock<[Sql; 2]> =
 
 impl Store {
     /// Player `id`'s ratings, in the variants they played rated games in.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(run!(self, run_read, |tx| player_ratings(tx, &PLAYER_RATINGS, "games", id)))
+        counted(run!(self, run_read, |tx| GAME_STANDINGS.every(tx, id)))
     }
 
     /// What each of player `id`'s rated games in `variant` did to their
     /// rating, in the order they were rated.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
         counted(run!(self, run_read, |tx| rating_history(tx, id, variant)))
     }
 
     /// At most `most` players with the best ratings in `variant` that are not
     /// provisional as stored, best first, with their standings.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn leaders(&self, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
         counted(run!(self, run_read, |tx| leaders(tx, variant, most)))
     }
 
     /// Every rated game, rating change and rating, in one snapshot.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
         counted(run!(self, run_snapshot, |tx| read_ratings(tx)))
     }
@@ -133,9 +115,6 @@ impl Store {
     /// Rewrites every rating change and rating as `replay` derives them from
     /// the ratings as stored, in one transaction that games' ends wait for;
     /// answers the ratings as they were.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn rebuild_ratings(&self, replay: Replay) -> Result<RatingsAsStored, StoreError> {
         let period = self.rating_period();
         self.wrote(async { run!(self, run_write, |tx| rebuild_ratings(tx, replay, period)) }).await
@@ -149,23 +128,6 @@ async fn rating_history(tx: &mut impl Tx, id: PlayerId, variant: Variant) -> Res
 async fn leaders(tx: &mut impl Tx, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
     let rows = tx.rows(&LEADERS, &[variant.code().into(), most.into()]).await?;
     rows.read(|row| Ok((player_from_row(row, "")?, standing_from_row(row, "games")?)))
-}
-
-/// A player's ratings (or puzzle ratings) in each variant, read by
-/// `statement`, with how many times each was rated in the column `count`.
-pub(super) async fn player_ratings(
-    tx: &mut impl Tx,
-    statement: &'static Sql,
-    count: &str,
-    id: PlayerId,
-) -> Result<Vec<VariantRating>, StoreError> {
-    let rows = tx.rows(statement, &[id.into()]).await?;
-    rows.read(|row| {
-        Ok(VariantRating {
-            variant: variant(&row.get::<String>("variant")?)?,
-            standing: standing_from_row(row, count)?,
-        })
-    })
 }
 
 /// The rating change in `row`, read with [`CHANGE_COLUMNS`].
@@ -234,7 +196,7 @@ async fn rebuild_ratings(
         insert_change(tx, change).await?;
     }
     for rating in &ratings {
-        set_standing(tx, rating).await?;
+        GAME_STANDINGS.set(tx, rating).await?;
     }
     Ok(stored)
 }

@@ -13,8 +13,8 @@ use crate::bot::Bot;
 use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
 use crate::rating::{Rating, Standing};
 use crate::record::{
-    AttemptId, ChallengeId, ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, PuzzleId,
-    SeatRating, SeekId, Status, StoredEntry, StoredGame, StoredSeat, Summary, Username,
+    ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, SeatRating, Status, StoredEntry,
+    StoredGame, StoredSeat, Summary, Username,
 };
 
 /// `$type`, each of its `$field`s read from `$row`'s column of the same name.
@@ -23,47 +23,6 @@ macro_rules! by_name {
         $type { $($field: $row.get(stringify!($field))?),* }
     };
 }
-
-/// Binds an id of the record's (`GameId`, `PlayerId`, ...) as the BIGINT column it
-/// is on every backend, and reads it back on PostgreSQL (for the batched writes).
-macro_rules! id_column {
-    ($($id:ty),*) => {$(
-        impl rusqlite::types::ToSql for $id {
-            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-                Ok(self.get().into())
-            }
-        }
-
-        impl sqlx::Type<sqlx::Postgres> for $id {
-            fn type_info() -> sqlx::postgres::PgTypeInfo {
-                <i64 as sqlx::Type<sqlx::Postgres>>::type_info()
-            }
-        }
-
-        impl sqlx::postgres::PgHasArrayType for $id {
-            fn array_type_info() -> sqlx::postgres::PgTypeInfo {
-                <i64 as sqlx::postgres::PgHasArrayType>::array_type_info()
-            }
-        }
-
-        impl sqlx::Encode<'_, sqlx::Postgres> for $id {
-            fn encode_by_ref(
-                &self,
-                buffer: &mut sqlx::postgres::PgArgumentBuffer,
-            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-                <i64 as sqlx::Encode<'_, sqlx::Postgres>>::encode_by_ref(&self.get(), buffer)
-            }
-        }
-
-        impl sqlx::Decode<'_, sqlx::Postgres> for $id {
-            fn decode(value: sqlx::postgres::PgValueRef<'_>) -> Result<$id, sqlx::error::BoxDynError> {
-                <i64 as sqlx::Decode<'_, sqlx::Postgres>>::decode(value).map(<$id>::new)
-            }
-        }
-    )*};
-}
-
-id_column!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
 
 /// A game's own columns but its id, in the order its inserts bind them.
 pub(super) const GAME_COLUMNS: &str = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \

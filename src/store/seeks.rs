@@ -8,7 +8,8 @@ use std::sync::LazyLock;
 
 use jiff::Timestamp;
 
-use super::challenges::{Started, new_id, start_game};
+use super::challenges::{Started, new_id};
+use super::games::create;
 use super::rows::{clock_of, corrupt, username, variant};
 use super::sql::Sql;
 use super::tx::{Row, Tx};
@@ -111,20 +112,13 @@ impl Store {
     }
 
     /// Seek `id`.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
         counted(run!(self, run_read, |tx| seek_by_id(tx, id)))
     }
 
     /// Cancels seek `id` if it is open; answers whether it was.
-    ///
-    /// # Errors
-    /// When the database fails.
     pub async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
-        let cancelled = self.wrote(async { run!(self, run_alone, |tx| tx.execute(&CANCEL_SEEK, &[id.into()])) });
-        Ok(cancelled.await? > 0)
+        Ok(self.write_one(&CANCEL_SEEK, vec![id.into()]).await? > 0)
     }
 }
 
@@ -165,7 +159,7 @@ async fn seek<E>(
         Ok(started) => started,
         Err(refused) => return Ok(Err(refused)),
     };
-    game.id = start_game(tx, &game, &game_events).await?;
+    game.id = create(tx, &game, None, &game_events).await?;
     let seek = insert_seek(tx, new, SeekStatus::Paired, Some(game.id)).await?;
     tx.execute(&PAIR_SEEK, &[game.id.into(), partner.id.into()]).await?;
     Ok(Ok(Sought::Paired { seek, game: Box::new(game) }))

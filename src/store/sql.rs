@@ -3,15 +3,11 @@
 //! is first used (see [`Sql::new`]).
 //!
 //! Why derived text and not a query builder: the statements are fixed, so their
-//! text is built once per process and a call costs nothing for it. A builder
-//! (sea-query, measured in docs/PERFORMANCE.md, "The store written once") builds
-//! a statement's text at each call, a few microseconds a statement, against a
-//! whole request's server CPU of 85 us, unless it is cached as here anyway; and
-//! its statements read as Rust, not as the SQL that a reader checks against a
-//! plan. PostgreSQL's dialect is the one written because it says more: where a
-//! statement locks rows for other instances, or takes a list of ids, SQLite's one
-//! writer and its JSON functions do the same with less, so the derivation only
-//! drops and rewrites, never guesses.
+//! text is built once per process; a builder (sea-query, measured in
+//! docs/PERFORMANCE.md, "The store written once") builds it at each call, and
+//! its statements read as Rust, not as the SQL a reader checks against a plan.
+//! PostgreSQL's dialect is the one written because it says more (row locks,
+//! lists of ids), so the derivation only drops and rewrites, never guesses.
 
 /// A statement, in both dialects.
 #[derive(Debug)]
@@ -29,6 +25,8 @@ impl Sql {
     /// - `= ANY($n)`, a list of ids (SQLite: `IN (SELECT value FROM
     ///   json_each(?n))`, the list bound as a JSON array);
     /// - `greatest(` and `least(` (SQLite: `max(` and `min(`);
+    /// - `OVERRIDING SYSTEM VALUE`, an insert of its own ids into a column of
+    ///   ids the database gives (dropped: SQLite takes any);
     /// - a lock at the end, `FOR UPDATE ...` or `FOR NO KEY UPDATE ...`
     ///   (dropped: on SQLite one writer writes at a time);
     /// - a comment `/* SQLite: ... */`, which PostgreSQL passes over, is
@@ -61,7 +59,7 @@ fn sqlite_of(postgres: &str) -> String {
         Some(lock) => &postgres[..lock],
         None => postgres,
     };
-    let text = text.replace("/* SQLite: ", "").replace(" */", "");
+    let text = text.replace("/* SQLite: ", "").replace(" */", "").replace("OVERRIDING SYSTEM VALUE ", "");
     let text = text.replace(" IS NOT DISTINCT FROM ", " IS ").replace("greatest(", "max(").replace("least(", "min(");
     let mut sqlite = String::with_capacity(text.len());
     let mut rest = text.as_str();
@@ -105,6 +103,7 @@ mod tests {
                 "DELETE FROM seats WHERE game_id IN (SELECT value FROM json_each(?1)) AND x = ?2",
             ),
             ("SELECT greatest(1, $1), least(2, $2)", "SELECT max(1, ?1), min(2, ?2)"),
+            ("INSERT INTO games (id) OVERRIDING SYSTEM VALUE VALUES ($1)", "INSERT INTO games (id) VALUES (?1)"),
             (
                 "SELECT id FROM seeks WHERE a = $1 LIMIT 1 FOR UPDATE OF seeks",
                 "SELECT id FROM seeks WHERE a = ?1 LIMIT 1",

@@ -50,10 +50,9 @@ const REAL_COLUMNS: [&str; 9] = [
 pub type Key = (i64, i64);
 
 impl Table {
-    /// The tables to copy before the games.
-    pub const BEFORE_GAMES: [Table; 1] = [Table::Players];
-    /// The tables to copy after them.
-    pub const AFTER_GAMES: [Table; 8] = [
+    /// Every table, in the order they are copied.
+    pub const ALL: [Table; 9] = [
+        Table::Players,
         Table::Challenges,
         Table::Seeks,
         Table::PlayerEvents,
@@ -63,6 +62,10 @@ impl Table {
         Table::PuzzleAttempts,
         Table::PuzzleRatings,
     ];
+    /// The tables to copy before the games.
+    pub const BEFORE_GAMES: &[Table] = Table::ALL.split_at(1).0;
+    /// The tables to copy after them.
+    pub const AFTER_GAMES: &[Table] = Table::ALL.split_at(1).1;
 
     /// The table's name.
     pub fn name(self) -> &'static str {
@@ -80,85 +83,32 @@ impl Table {
     }
 
     /// Its columns.
-    fn columns(self) -> &'static [&'static str] {
+    fn columns(self) -> &'static str {
         match self {
-            Table::Players => {
-                &["id", "name", "name_key", "token_hash", "created_at", "last_seen_at", "last_event_seq", "bot"]
+            Table::Players => "id, name, name_key, token_hash, created_at, last_seen_at, last_event_seq, bot",
+            Table::Challenges => {
+                "id, challenger_id, challenged_id, variant, clock_initial_ms, clock_increment_ms, \
+                 colour, status, decline_reason, game_id, created_at, expires_at, answered_at, \
+                 rated"
             }
-            Table::Challenges => &[
-                "id",
-                "challenger_id",
-                "challenged_id",
-                "variant",
-                "clock_initial_ms",
-                "clock_increment_ms",
-                "colour",
-                "status",
-                "decline_reason",
-                "game_id",
-                "created_at",
-                "expires_at",
-                "answered_at",
-                "rated",
-            ],
-            Table::Seeks => &[
-                "id",
-                "player_id",
-                "variant",
-                "clock_initial_ms",
-                "clock_increment_ms",
-                "status",
-                "game_id",
-                "created_at",
-                "expires_at",
-                "rated",
-                "rating_min",
-                "rating_max",
-            ],
-            Table::PlayerEvents => &["player_id", "seq", "kind", "game_id", "challenge_id", "created_at"],
-            Table::Ratings => &["player_id", "variant", "rating", "deviation", "volatility", "games", "rated_at"],
-            Table::RatingChanges => &[
-                "player_id",
-                "variant",
-                "number",
-                "game_id",
-                "seat",
-                "rating_before",
-                "deviation_before",
-                "volatility_before",
-                "rating_after",
-                "deviation_after",
-                "volatility_after",
-                "rated_at",
-            ],
-            Table::Puzzles => &[
-                "id",
-                "variant",
-                "position",
-                "solution",
-                "theme",
-                "source",
-                "position_key",
-                "rating",
-                "deviation",
-                "volatility",
-                "attempts",
-            ],
-            Table::PuzzleAttempts => &[
-                "id",
-                "puzzle_id",
-                "player_id",
-                "line",
-                "outcome",
-                "rated",
-                "rating_before",
-                "rating_after",
-                "started_at",
-                "ended_at",
-            ],
-            Table::PuzzleRatings => {
-                &["player_id", "variant", "rating", "deviation", "volatility", "attempts", "rated_at"]
+            Table::Seeks => {
+                "id, player_id, variant, clock_initial_ms, clock_increment_ms, status, game_id, \
+                 created_at, expires_at, rated, rating_min, rating_max"
             }
+            Table::PlayerEvents => "player_id, seq, kind, game_id, challenge_id, created_at",
+            Table::Ratings => "player_id, variant, rating, deviation, volatility, games, rated_at",
+            Table::RatingChanges => {
+                "player_id, variant, number, game_id, seat, rating_before, deviation_before, \
+                 volatility_before, rating_after, deviation_after, volatility_after, rated_at"
+            }
+            Table::Puzzles => {
+                "id, variant, position, solution, theme, source, position_key, rating, deviation, \
+                 volatility, attempts"
+            }
+            Table::PuzzleAttempts => {
+                "id, puzzle_id, player_id, line, outcome, rated, rating_before, rating_after, started_at, ended_at"
+            }
+            Table::PuzzleRatings => "player_id, variant, rating, deviation, volatility, attempts, rated_at",
         }
     }
 
@@ -177,18 +127,6 @@ impl Table {
         self.key() == ("id", None)
     }
 
-    const ALL: [Table; 9] = [
-        Table::Players,
-        Table::Challenges,
-        Table::Seeks,
-        Table::PlayerEvents,
-        Table::Ratings,
-        Table::RatingChanges,
-        Table::Puzzles,
-        Table::PuzzleAttempts,
-        Table::PuzzleRatings,
-    ];
-
     /// SQLite's page of rows after a key, as a JSON array of objects (binary
     /// columns in PostgreSQL's hex form), their count, and the last key.
     fn page(self) -> &'static str {
@@ -204,7 +142,7 @@ impl Table {
                         _ => column.to_string(),
                     };
                     let object: Vec<String> =
-                        table.columns().iter().map(|column| format!("'{column}', {}", value(column))).collect();
+                        table.columns().split(", ").map(|column| format!("'{column}', {}", value(column))).collect();
                     let (first, second) = table.key();
                     let (after, last, order) = match second {
                         None => (format!("{first} > ?1"), format!("max({first}), 0"), first.to_string()),
@@ -242,7 +180,7 @@ impl Table {
                         "INSERT INTO {name} ({columns}) {overriding}SELECT {columns} \
                          FROM json_populate_recordset(NULL::{name}, $1::json) ON CONFLICT DO NOTHING",
                         name = table.name(),
-                        columns = table.columns().join(", "),
+                        columns = table.columns(),
                     ))
                 })
                 .collect()
@@ -253,17 +191,8 @@ impl Table {
     /// PostgreSQL's setting of the table's id sequence after its highest id, so
     /// that new rows go on from there; none for a table keyed otherwise.
     fn continue_ids(self) -> Option<&'static Sql> {
-        static CONTINUE: LazyLock<Vec<Sql>> = LazyLock::new(|| {
-            Table::ALL
-                .iter()
-                .map(|table| {
-                    let name = table.name();
-                    Sql::new(&format!(
-                        "SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"
-                    ))
-                })
-                .collect()
-        });
+        static CONTINUE: LazyLock<Vec<Sql>> =
+            LazyLock::new(|| Table::ALL.iter().map(|table| continue_ids(table.name())).collect());
         self.has_ids().then(|| &CONTINUE[self as usize])
     }
 
@@ -277,6 +206,11 @@ impl Table {
         });
         &COUNTS[self as usize]
     }
+}
+
+/// PostgreSQL's setting of table `name`'s id sequence after its highest id.
+pub(super) fn continue_ids(name: &str) -> Sql {
+    Sql::new(&format!("SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"))
 }
 
 impl Store {
@@ -333,9 +267,6 @@ impl Store {
     }
 
     /// How many rows `table` holds.
-    ///
-    /// # Errors
-    /// Database failures.
     pub async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
         let rows = counted(run!(self, run_read, |tx| tx.rows(table.count(), &[])))?;
         rows.first().ok_or_else(|| StoreError::Other("a count without a row".into()))?.get("count")

@@ -29,8 +29,9 @@ pub(super) trait Tx {
     async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError>;
 
     /// Runs `statement`, an insert of one row made with [`Sql::insert`], and
-    /// answers the id the database gave it; `None` when a unique key refused
-    /// the row, which on PostgreSQL ends the transaction: nothing more may run.
+    /// answers the id the database gave it; `None` when it inserted nothing
+    /// (`ON CONFLICT DO NOTHING`), or a unique key refused the row, which on
+    /// PostgreSQL ends the transaction: nothing more may run.
     async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError>;
 
     /// Runs `hold`, which holds rows or a lock until the transaction ends, so
@@ -189,77 +190,32 @@ pub(super) trait FromValue: Sized {
     fn from_value(value: &Value) -> Option<Self>;
 }
 
-impl FromValue for i64 {
-    fn from_value(value: &Value) -> Option<i64> {
-        match value {
-            Value::Int(int) => Some(*int),
-            _ => None,
+/// Each `$type` read from the values its patterns match.
+macro_rules! from_value {
+    ($($type:ty: $($pattern:pat => $read:expr),+;)*) => {$(
+        impl FromValue for $type {
+            fn from_value(value: &Value) -> Option<$type> {
+                match value {
+                    $($pattern => $read,)+
+                    _ => None,
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl FromValue for u64 {
-    fn from_value(value: &Value) -> Option<u64> {
-        i64::from_value(value).and_then(|int| u64::try_from(int).ok())
-    }
-}
-
-impl FromValue for u32 {
-    fn from_value(value: &Value) -> Option<u32> {
-        i64::from_value(value).and_then(|int| u32::try_from(int).ok())
-    }
-}
-
-impl FromValue for f64 {
-    fn from_value(value: &Value) -> Option<f64> {
-        match value {
-            Value::Real(real) => Some(*real),
-            // SQLite keeps a real that is a whole number as an integer.
-            #[allow(clippy::cast_precision_loss)]
-            Value::Int(int) => Some(*int as f64),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for bool {
-    fn from_value(value: &Value) -> Option<bool> {
-        match value {
-            Value::Bool(bool) => Some(*bool),
-            // SQLite's booleans are integers.
-            Value::Int(int @ (0 | 1)) => Some(*int == 1),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for String {
-    fn from_value(value: &Value) -> Option<String> {
-        match value {
-            Value::Text(text) => Some(text.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for Vec<u8> {
-    fn from_value(value: &Value) -> Option<Vec<u8>> {
-        match value {
-            Value::Bytes(bytes) => Some(bytes.clone()),
-            _ => None,
-        }
-    }
-}
-
-impl FromValue for Timestamp {
-    fn from_value(value: &Value) -> Option<Timestamp> {
-        match value {
-            Value::Time(time) => Some(*time),
-            // SQLite keeps times as RFC 3339 text.
-            Value::Text(text) => text.parse().ok(),
-            _ => None,
-        }
-    }
+from_value! {
+    i64: Value::Int(int) => Some(*int);
+    u64: Value::Int(int) => u64::try_from(*int).ok();
+    u32: Value::Int(int) => u32::try_from(*int).ok();
+    // SQLite keeps a real that is a whole number as an integer.
+    f64: Value::Real(real) => Some(*real), Value::Int(int) => Some(*int as f64);
+    // SQLite's booleans are integers.
+    bool: Value::Bool(bool) => Some(*bool), Value::Int(int @ (0 | 1)) => Some(*int == 1);
+    String: Value::Text(text) => Some(text.clone());
+    Vec<u8>: Value::Bytes(bytes) => Some(bytes.clone());
+    // SQLite keeps times as RFC 3339 text.
+    Timestamp: Value::Time(time) => Some(*time), Value::Text(text) => text.parse().ok();
 }
 
 impl<T: FromValue> FromValue for Option<T> {

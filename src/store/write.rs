@@ -10,30 +10,93 @@ use std::sync::LazyLock;
 use jiff::{SignedDuration, Timestamp};
 
 use super::StoreError;
-use super::rows::standing_from_row;
+use super::rows::{standing_from_row, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Notice, Tx};
 use crate::engine::{Player, Variant};
 use crate::rating::{Standing, rate_game};
 use crate::record::{
     GameId, NewPlayerEvent, NumberedChange, PlayerEventKind, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange,
-    StoredEntry, StoredGame, StoredSeat, Subject, Summary,
+    StoredEntry, StoredGame, StoredSeat, Subject, Summary, VariantRating,
 };
 
 static HOLD_PLAYERS: LazyLock<Sql> =
     LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"));
 static BOT_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM players WHERE bot = $1"));
-static STANDING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT rating, deviation, volatility, games, rated_at FROM ratings WHERE player_id = $1 AND variant = $2")
-});
-static SET_RATING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO ratings (player_id, variant, rating, deviation, volatility, games, rated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (player_id, variant) DO UPDATE SET \
-         rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility, \
-         games = excluded.games, rated_at = excluded.rated_at",
-    )
-});
+/// A table of standings, a row a player and variant: the ratings of their
+/// rated games ([`GAME_STANDINGS`]) or of their rated attempts at puzzles
+/// ([`PUZZLE_STANDINGS`]), each counted in a column of its own.
+pub(super) struct Standings {
+    count: &'static str,
+    /// A player's standing in a variant.
+    one: Sql,
+    /// A player's standings, by variant.
+    every: Sql,
+    /// Writes a player's standing in a variant over the one before.
+    set: Sql,
+}
+
+pub(super) static GAME_STANDINGS: LazyLock<Standings> = LazyLock::new(|| Standings::new("ratings", "games"));
+pub(super) static PUZZLE_STANDINGS: LazyLock<Standings> =
+    LazyLock::new(|| Standings::new("puzzle_ratings", "attempts"));
+
+impl Standings {
+    fn new(table: &str, count: &'static str) -> Standings {
+        let columns = format!("rating, deviation, volatility, {count}, rated_at");
+        Standings {
+            count,
+            one: Sql::new(&format!("SELECT {columns} FROM {table} WHERE player_id = $1 AND variant = $2")),
+            every: Sql::new(&format!("SELECT variant, {columns} FROM {table} WHERE player_id = $1 ORDER BY variant")),
+            set: Sql::new(&format!(
+                "INSERT INTO {table} (player_id, variant, {columns}) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                 ON CONFLICT (player_id, variant) DO UPDATE SET rating = excluded.rating, \
+                 deviation = excluded.deviation, volatility = excluded.volatility, {count} = excluded.{count}, \
+                 rated_at = excluded.rated_at"
+            )),
+        }
+    }
+
+    /// Player `player`'s standing in `variant`: [`Standing::NEW`] before they were rated.
+    pub(super) async fn of(
+        &'static self,
+        tx: &mut impl Tx,
+        player: PlayerId,
+        variant: Variant,
+    ) -> Result<Standing, StoreError> {
+        let rows = tx.rows(&self.one, &[player.into(), variant.code().into()]).await?;
+        rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, self.count))
+    }
+
+    /// Player `player`'s standings, in the variants they were rated in.
+    pub(super) async fn every(
+        &'static self,
+        tx: &mut impl Tx,
+        player: PlayerId,
+    ) -> Result<Vec<VariantRating>, StoreError> {
+        tx.rows(&self.every, &[player.into()]).await?.read(|row| {
+            Ok(VariantRating {
+                variant: variant(&row.get::<String>("variant")?)?,
+                standing: standing_from_row(row, self.count)?,
+            })
+        })
+    }
+
+    /// Writes `standing` over the player's in its variant.
+    pub(super) async fn set(&'static self, tx: &mut impl Tx, standing: &PlayerStanding) -> Result<(), StoreError> {
+        let PlayerStanding { player, variant, standing: Standing { rating, games, rated_at } } = standing;
+        let args = [
+            (*player).into(),
+            variant.code().into(),
+            rating.rating.into(),
+            rating.deviation.into(),
+            rating.volatility.into(),
+            (*games).into(),
+            (*rated_at).into(),
+        ];
+        tx.execute(&self.set, &args).await.map(drop)
+    }
+}
+
 static INSERT_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::new(
         "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
@@ -144,12 +207,12 @@ pub(super) async fn rate(
     let RatedEnd { variant, x, o, result, ended_at } = *rated;
     let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
     tx.hold(&HOLD_PLAYERS, &[Arg::Ids(vec![x.get(), o.get()])]).await?;
-    let (x_before, o_before) = (standing(tx, x, variant).await?, standing(tx, o, variant).await?);
+    let (x_before, o_before) = (GAME_STANDINGS.of(tx, x, variant).await?, GAME_STANDINGS.of(tx, o, variant).await?);
     let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
     for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
         let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
         insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;
-        set_standing(tx, &PlayerStanding { player, variant, standing: after }).await?;
+        GAME_STANDINGS.set(tx, &PlayerStanding { player, variant, standing: after }).await?;
     }
     Ok(())
 }
@@ -163,12 +226,6 @@ async fn rater_id(tx: &mut impl Tx, rater: Rater) -> Result<PlayerId, StoreError
             rows.first().ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))?.get("id")
         }
     }
-}
-
-/// Player `player`'s standing in `variant` as stored.
-async fn standing(tx: &mut impl Tx, player: PlayerId, variant: Variant) -> Result<Standing, StoreError> {
-    let rows = tx.rows(&STANDING, &[player.into(), variant.code().into()]).await?;
-    rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, "games"))
 }
 
 /// Writes the change `numbered`.
@@ -190,22 +247,6 @@ pub(super) async fn insert_change(tx: &mut impl Tx, numbered: &NumberedChange) -
         change.rated_at.into(),
     ];
     tx.execute(&INSERT_CHANGE, &args).await.map(drop)
-}
-
-/// Writes `rating`, over the player's rating in its variant.
-pub(super) async fn set_standing(tx: &mut impl Tx, rating: &PlayerStanding) -> Result<(), StoreError> {
-    let PlayerStanding { player, variant, standing } = rating;
-    let Standing { rating, games, rated_at } = standing;
-    let args = [
-        (*player).into(),
-        variant.code().into(),
-        rating.rating.into(),
-        rating.deviation.into(),
-        rating.volatility.into(),
-        (*games).into(),
-        (*rated_at).into(),
-    ];
-    tx.execute(&SET_RATING, &args).await.map(drop)
 }
 
 /// A conflict on game `id`, with the version it is at: a write that lost

@@ -32,15 +32,12 @@ use tokio::sync::mpsc;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 
-use super::rows::SummaryColumns;
-use super::rows::{bot_code, mistake_chance};
-use super::write::insert_player_events;
 use super::{Notice, OpenError, RematchOf, StoreError};
-use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, Subject, Summary, stamp};
+use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
-use tx::{Kind, PgTx, attempt, in_sqlx_terms, is_unique_violation, on_connection};
+use tx::{Kind, PgTx, attempt, on_connection};
 
 /// The notification channel of the games' changes, each payload `id version`,
 /// and of the players' new events, each `player id`.
@@ -152,40 +149,13 @@ impl PgStore {
         self.connections.run(&|connection| Box::pin(sqlx::query_scalar(DATABASE_TIME).fetch_one(connection))).await
     }
 
-    pub(super) async fn create_game(
-        &self,
-        game: StoredGame,
-        rematch: Option<RematchOf>,
-        player_events: Vec<(PlayerId, PlayerEventKind)>,
-    ) -> Result<GameId, StoreError> {
-        let mut held = self.connections.get().await?;
-        let created = match create(held.connection(), &game, rematch, &player_events).await {
-            Err(error) if held.may_retry(&error) => {
-                held.reopen().await?;
-                create(held.connection(), &game, rematch, &player_events).await
-            }
-            created => created,
-        };
-        // A rematch asked for at the same moment by the other player took the
-        // place in the old game's log, or the old game's one rematch.
-        let id = match (created, rematch) {
-            (Err(error), Some(rematch)) if is_unique_violation(&error) => conflict(held, rematch.game_id).await,
-            (created, _) => held.finish(created),
-        }?;
-        self.created(&StoredGame { id, ..game }, &player_events);
+    /// Keeps `game`, just created, as this instance knows it, and forgets the
+    /// game it is the `rematch` of, whose log has a new entry.
+    pub(in crate::store) fn created(&self, game: StoredGame, rematch: Option<RematchOf>) {
         if let Some(rematch) = rematch {
-            self.wrote(rematch.game_id, rematch.seq);
             self.known.remove(&rematch.game_id);
         }
-        Ok(id)
-    }
-
-    /// Keeps `game`, just created, as this instance knows it, and has the other
-    /// instances told of it and of the `player_events` its creation wrote.
-    fn created(&self, game: &StoredGame, player_events: &[(PlayerId, PlayerEventKind)]) {
-        self.wrote(game.id, game.version());
-        self.wrote_player_events(player_events);
-        self.known.insert(game.id, game.clone());
+        self.known.insert(game.id, game);
     }
 
     /// Has the other instances told that game `id` is at `version` now.
@@ -205,17 +175,6 @@ impl PgStore {
         if self.written.try_send(notice).is_err() {
             log::debug!("{notice:?} goes untold: too many notices wait");
         }
-    }
-
-    pub(super) async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
-        let copied = self
-            .connections
-            .run(&|connection| {
-                let game = game.clone();
-                Box::pin(async move { insert_game(connection, &game, rematch, true).await })
-            })
-            .await?;
-        Ok(copied.is_some())
     }
 
     /// Keeps `game`, just read, as this instance knows it.
@@ -339,75 +298,6 @@ async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
     let (conflict, error) = on_connection(held.connection(), async |tx| super::write::conflict(tx, id).await).await;
     held.release(error.as_ref().is_some_and(is_broken));
     conflict
-}
-
-/// Binds `summary`'s columns.
-fn bind_summary<'q, O>(query: PgQuery<'q, O>, summary: &Summary) -> PgQuery<'q, O> {
-    let c = SummaryColumns::of(summary);
-    let (deadline, ended_at) = (c.deadline.map(stamp), c.ended_at.map(stamp));
-    query.bind(c.status).bind(c.result).bind(c.end_reason).bind(c.end_player).bind(deadline).bind(ended_at)
-}
-
-/// Creates `game`, and with `rematch` its entry in the game it follows, in one
-/// statement; answers the new game's id. As a `copy`, with `game`'s own id, and
-/// nothing (`None`) when a game has that id already.
-async fn insert_game(
-    connection: &mut PgConnection,
-    game: &StoredGame,
-    rematch: Option<RematchOf>,
-    copy: bool,
-) -> Result<Option<GameId>, sqlx::Error> {
-    let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
-    let mut entries = EntryColumns::default();
-    entries.push(None, &game.log);
-    if let Some(RematchOf { game_id, seq, player }) = rematch {
-        // Its rematch column is filled in with the new game's id by the statement.
-        let event = Event::Rematch { player, game_id: GameId::new(0) };
-        entries.push(Some(game_id), &[StoredEntry { seq, created_at: game.created_at, event, by_bot: false }]);
-    }
-    let players: Vec<String> = game.seats.iter().map(|seat| seat.player.to_string()).collect();
-    let token_hashes: Vec<Vec<u8>> = game.seats.iter().map(|seat| seat.token_hash.clone()).collect();
-    let holders: Vec<Option<PlayerId>> =
-        game.seats.iter().map(|seat| seat.holder.as_ref().map(|holder| holder.id)).collect();
-    let query = sqlx::query_scalar(if copy { COPY_GAME.as_str() } else { INSERT_GAME.as_str() })
-        .bind(game.variant.code())
-        .bind(stamp(game.created_at))
-        .bind(bot_code(game))
-        .bind(mistake_chance(game))
-        .bind(game.hints)
-        .bind(clock.map(|(initial, _)| initial))
-        .bind(clock.map(|(_, increment)| increment))
-        .bind(game.rematch_of);
-    let query = bind_summary(query, &game.summary)
-        .bind(game.invite_hash.clone())
-        .bind(players)
-        .bind(token_hashes)
-        .bind(holders);
-    let query = entries.bind(query).bind(game.rated);
-    let query = if copy { query.bind(game.id) } else { query };
-    query.fetch_optional(connection).await
-}
-
-/// Creates `game` (see [`insert_game`]), with `player_events` about it in the
-/// same transaction when it has any.
-async fn create(
-    connection: &mut PgConnection,
-    game: &StoredGame,
-    rematch: Option<RematchOf>,
-    player_events: &[(PlayerId, PlayerEventKind)],
-) -> Result<GameId, sqlx::Error> {
-    if player_events.is_empty() {
-        let id = insert_game(connection, game, rematch, false).await?;
-        return Ok(id.expect("a new game is always inserted"));
-    }
-    let mut tx = connection.begin().await?;
-    let id = insert_game(&mut tx, game, rematch, false).await?.expect("a new game is always inserted");
-    in_sqlx_terms(&mut tx, async |tx| {
-        insert_player_events(tx, Subject::Game(id), player_events, game.created_at).await
-    })
-    .await?;
-    tx.commit().await?;
-    Ok(id)
 }
 
 impl PgStore {

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns};
+use super::super::rows::{ENTRY_COLUMNS, EntryRow, SummaryColumns};
 use crate::record::{GameId, StoredEntry, stamp};
 
 /// Entries bound as one array a column, the game's id and then [`ENTRY_COLUMNS`],
@@ -16,44 +16,6 @@ fn entry_arrays(first: usize) -> String {
     let mut arrays: Vec<String> = types.iter().zip(first..).map(|(kind, n)| format!("${n}::{kind}[]")).collect();
     arrays.push(format!("${}::TEXT[]::TIMESTAMPTZ[]", first + types.len()));
     format!("unnest({}) AS entry (game_id, {ENTRY_COLUMNS})", arrays.join(", "))
-}
-
-/// A new game, its seats and its log, and the entry of the game it is the
-/// rematch of: the game `$1`-`$15`, the seats `$16`-`$18` (with their holders),
-/// the entries `$19`-`$29`, whether it is rated `$30`. Entries without a game's id are the new
-/// game's; the one entry with one, the rematch entry, names the new game as its rematch.
-pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| insert_game(false));
-
-/// A game copied from another database as it is, with its id `$31`: nothing
-/// when a game has that id already; the ids given to new games continue after
-/// the highest.
-pub(super) static COPY_GAME: LazyLock<String> = LazyLock::new(|| insert_game(true));
-
-/// [`INSERT_GAME`], or as a `copy` [`COPY_GAME`].
-fn insert_game(copy: bool) -> String {
-    let (id, values, conflict, answer) = if copy {
-        (
-            "id, ",
-            "OVERRIDING SYSTEM VALUE VALUES ($31, ",
-            "ON CONFLICT (id) DO NOTHING ",
-            ", setval(pg_get_serial_sequence('games', 'id'), GREATEST(id, (SELECT max(id) FROM games)))",
-        )
-    } else {
-        ("", "VALUES (", "", "")
-    };
-    format!(
-        "WITH game AS (INSERT INTO games ({id}{GAME_COLUMNS}) {values}$1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::TIMESTAMPTZ, \
-         $14::TIMESTAMPTZ, $15, $30) {conflict}RETURNING id), \
-         seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
-         SELECT game.id, seat.player, seat.token_hash, seat.player_id \
-         FROM game, unnest($16::TEXT[], $17::BYTEA[], $18::BIGINT[]) AS seat (player, token_hash, player_id)), \
-         entries AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
-         entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
-         CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
-         FROM game, {}) \
-         SELECT id{answer} FROM game",
-        entry_arrays(19)
-    )
 }
 
 /// Writes to games, a batch of them, one a game, in one statement: the first
@@ -128,7 +90,7 @@ pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O,
 /// the arrays the statements unnest.
 #[derive(Default)]
 pub(super) struct EntryColumns {
-    game_id: Vec<Option<GameId>>,
+    game_id: Vec<i64>,
     seq: Vec<i64>,
     kind: Vec<String>,
     actor: Vec<String>,
@@ -136,17 +98,17 @@ pub(super) struct EntryColumns {
     square_b: Vec<Option<i64>>,
     closing_move: Vec<Option<i64>>,
     square: Vec<Option<i64>>,
-    rematch: Vec<Option<GameId>>,
+    rematch: Vec<Option<i64>>,
     by_bot: Vec<bool>,
     created_at: Vec<String>,
 }
 
 impl EntryColumns {
     /// Adds `entries`, of game `game_id`.
-    pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
+    pub(super) fn push(&mut self, game_id: GameId, entries: &[StoredEntry]) {
         for entry in entries {
             let row = EntryRow::from(entry);
-            self.game_id.push(game_id);
+            self.game_id.push(game_id.get());
             self.seq.push(row.seq);
             self.kind.push(row.kind);
             self.actor.push(row.actor);
@@ -154,7 +116,7 @@ impl EntryColumns {
             self.square_b.push(row.square_b);
             self.closing_move.push(row.closing_move);
             self.square.push(row.square);
-            self.rematch.push(row.rematch);
+            self.rematch.push(row.rematch.map(GameId::get));
             self.by_bot.push(row.by_bot);
             self.created_at.push(stamp(row.created_at));
         }
@@ -179,7 +141,7 @@ impl EntryColumns {
 /// Games' summaries as arrays, a column each, with the games' ids first.
 #[derive(Default)]
 pub(super) struct Summaries {
-    game_id: Vec<GameId>,
+    game_id: Vec<i64>,
     status: Vec<String>,
     result: Vec<String>,
     end_reason: Vec<Option<String>>,
@@ -194,7 +156,7 @@ impl Summaries {
     }
 
     pub(super) fn push(&mut self, game_id: GameId, columns: SummaryColumns) {
-        self.game_id.push(game_id);
+        self.game_id.push(game_id.get());
         self.status.push(columns.status);
         self.result.push(columns.result);
         self.end_reason.push(columns.end_reason);

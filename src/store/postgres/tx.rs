@@ -109,8 +109,8 @@ impl Tx for PgTx<'_> {
     }
 
     async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
-        match bound(sqlx::query(statement.postgres()), args).fetch_one(&mut *self.connection).await {
-            Ok(row) => Ok(Some(row.try_get(0)?)),
+        match bound(sqlx::query(statement.postgres()), args).fetch_optional(&mut *self.connection).await {
+            Ok(row) => Ok(row.map(|row| row.try_get(0)).transpose()?),
             Err(error) if is_unique_violation(&error) => Ok(None),
             Err(error) => Err(self.failed(error)),
         }

@@ -1,10 +1,8 @@
 //! Writes to games in PostgreSQL, several games' in one statement.
 //!
 //! PostgreSQL's cost of a write is mostly the statement's, not its rows': its
-//! plan, the constraints it reads back, its commit's flush. Measured with pgbench
-//! on the machine this was written on, 10 clients: one log entry an insert,
-//! 2,700-3,400 inserts a second; eight in one insert, 1,800-2,200 a second
-//! (15,000-17,600 entries). So a write decided on a game this instance knows
+//! plan, the constraints it reads back, its commit's flush (measured with
+//! pgbench in docs/PERFORMANCE.md). So a write decided on a game this instance knows
 //! waits in a queue, and up to [`FLUSHERS`] tasks, each on a connection, take
 //! what waits there (one write a game) and write it in one statement: one write
 //! when writes come one at a time, many when they crowd. The primary key still
@@ -242,13 +240,13 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     for &(id, write) in writes {
         // A write that appends nothing has no sequence number to decide its race: it never lands.
         let Some((first, others)) = write.entries.split_first() else { continue };
-        firsts.push(Some(id), std::slice::from_ref(first));
-        rest.push(Some(id), others);
+        firsts.push(id, std::slice::from_ref(first));
+        rest.push(id, others);
         if let Some(seat) = &write.seat {
-            seats.0.push(id);
+            seats.0.push(id.get());
             seats.1.push(seat.player.to_string());
             seats.2.push(seat.token_hash.clone());
-            seats.3.push(seat.holder.as_ref().map(|holder| holder.id));
+            seats.3.push(seat.holder.as_ref().map(|holder| holder.id.get()));
         }
         if let Some(summary) = &write.summary {
             summaries.push(id, SummaryColumns::of(summary));
@@ -256,7 +254,7 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     }
     let (with_seats, with_summaries) = (!seats.0.is_empty(), !summaries.is_empty());
     let statement = &WRITES[usize::from(with_seats) * 2 + usize::from(with_summaries)];
-    let mut query = rest.bind(firsts.bind(sqlx::query_scalar(statement.as_str())));
+    let mut query = rest.bind(firsts.bind(sqlx::query_scalar::<_, i64>(statement.as_str())));
     if with_seats {
         query = query.bind(seats.0).bind(seats.1).bind(seats.2).bind(seats.3);
     }
@@ -264,5 +262,5 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
         query = summaries.bind(query);
     }
     STORE_BATCHES.record(u32::try_from(writes.len()).unwrap_or(u32::MAX));
-    query.fetch_all(connection).await
+    Ok(query.fetch_all(connection).await?.into_iter().map(GameId::new).collect())
 }

@@ -29,9 +29,8 @@ const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 /// The size the write-ahead log's file is cut back to when the writer starts the
 /// log again from its beginning, once a checkpoint has copied all of it: what
 /// writes that go on fill again, up to the restart's size and the turn's writes
-/// beyond it (14 MB in a turn at one client's rate of creations). Cut back
-/// further, each cycle of the log grows the file anew, page by page, in the
-/// writer's commits: cut back to 4 MB, that took a tenth of a creation's time.
+/// beyond it. Cut back further, each cycle of the log grows the file anew, page
+/// by page, in the writer's commits.
 const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
 
 /// The most of the write-ahead log's file a quiet server keeps: beyond it, once
@@ -56,8 +55,7 @@ const PAGE_BYTES: i64 = 4096;
 /// beginning, which takes SQLite's write lock; the writer waits for it before
 /// each batch. Without it, a writer that is never idle takes the lock back right
 /// after each commit, before the checkpoint's busy handler wakes to try again,
-/// and the log grows without end: to 890 MB while the scale benchmark filled a
-/// database.
+/// and the log grows without end.
 ///
 /// It also says when the next commit may start the log again: once all of the
 /// log is copied, the next writer starts it from its beginning, and flushes its
@@ -99,8 +97,8 @@ impl LogRestart {
 
 /// Copies the write-ahead log into the database file, on a connection and a thread
 /// of its own, every [`CHECKPOINT_EVERY`]. Left to itself, SQLite checkpoints inside
-/// the commit that crosses its threshold, on the writer: in the load test that held
-/// every write queued behind it, up to 150 ms, and made most of the moves' p99.
+/// the commit that crosses its threshold, on the writer, and every write queued
+/// behind it waits (most of the moves' p99 in the load test).
 #[derive(Debug)]
 pub(super) struct Checkpointer {
     /// Dropping the sender stops the thread.

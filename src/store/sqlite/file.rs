@@ -9,8 +9,7 @@ use super::connection::connect;
 use crate::store::{Durability, FileProblem, OpenError};
 
 /// The largest file that SQLite's quick check reads at every start. The check
-/// reads every page: 2.4-2.8 s for a million games (947 MiB), and start-up must
-/// not grow with the games. A larger file is checked so only before a migration,
+/// reads every page, and start-up must not grow with the games. A larger file is checked so only before a migration,
 /// whose own work grows with the file anyway.
 const QUICK_CHECK_AT_EVERY_START: u64 = 32 * 1024 * 1024;
 

@@ -33,10 +33,8 @@ const READERS: usize = 4;
 /// The pages each reader keeps, in KiB (SQLite's default is 2 MiB). SQLite empties
 /// a reader's cache whenever the file changed since its last read, so under writes
 /// a read takes its pages from the operating system's cache (where [`resident`]
-/// keeps them); this cache serves reads between writes. A random old game's view on
-/// a million games, p99: 0.68 ms with 16 MiB against 0.76 with 2 MiB (one scale run
-/// each, before the file was kept in memory). SQLite's own mapping of the file
-/// (`mmap_size`), which it also drops at each change, made it 1.32 ms.
+/// keeps them); this cache serves reads between writes. SQLite's own mapping of
+/// the file (`mmap_size`), which it also drops at each change, was slower.
 const READER_CACHE_KIB: i64 = 16 * 1024;
 
 /// The file at `path`, to keep `bytes` of in memory: none when `bytes` is 0, or

@@ -5,12 +5,9 @@
 //! reader's own cache is emptied whenever the file changed since its last read,
 //! that is, at every read under writes. And the operating system drops first the
 //! cached pages that no process maps and nobody read lately, which are the pages
-//! of old games. On the test machine (a virtual machine with 21 GB free) it
-//! dropped them within minutes: of random reads from a 780 MB file (a million
-//! games), one in twenty went to the disk again, and 1.4 to 1.7% took more than
-//! 50 us (up to 700); with the file mapped by a process, none went to the disk.
-//! So the server maps the file, and has its pages read into the mapping, as the
-//! file grows.
+//! of old games, within minutes on the test machine: reads of old games went to
+//! the disk again, and none did with the file mapped by a process. So the server
+//! maps the file, and has its pages read into the mapping, as the file grows.
 //!
 //! Nothing is ever read through the mapping: it only holds the pages. Were the
 //! file cut short (by a `VACUUM`, say), the pages past its end would leave the

@@ -62,6 +62,8 @@ impl Tx for SqliteTx<'_> {
     async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
         match self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args)) {
             Err(error) if is_unique_violation(&error) => Ok(None),
+            // Nothing inserted: `ON CONFLICT DO NOTHING`.
+            Ok(0) => Ok(None),
             inserted => {
                 inserted?;
                 Ok(Some(self.connection.last_insert_rowid()))

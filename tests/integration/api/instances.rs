@@ -270,12 +270,12 @@ fn moves_in_many_games_at_once_share_a_statement_and_one_that_fails_costs_the_ot
         let gone = games[7].0;
         for table in ["log_entries", "seats"] {
             sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE game_id = $1")))
-                .bind(gone)
+                .bind(gone.get())
                 .execute(&mut connection)
                 .await
                 .unwrap();
         }
-        sqlx::query("DELETE FROM games WHERE id = $1").bind(gone).execute(&mut connection).await.unwrap();
+        sqlx::query("DELETE FROM games WHERE id = $1").bind(gone.get()).execute(&mut connection).await.unwrap();
         let moves = games.iter().map(|(id, _, o)| service.act(*id, o, squares(2, 3), None));
         let moved = futures_util::future::join_all(moves).await;
         for ((id, _, _), moved) in games.iter().zip(&moved) {
