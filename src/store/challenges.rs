@@ -26,11 +26,10 @@ pub type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
 
 /// Holds the row of player `$1` until the transaction ends: their writes that
 /// count before they insert come one after the other.
-pub(super) static HOLD_PLAYER: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = $1 FOR UPDATE"));
-static OPEN_CHALLENGES_SENT: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT count(*) AS open FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2")
-});
+pub(super) static HOLD_PLAYER: Sql = Sql::new("SELECT id FROM players WHERE id = $1 FOR UPDATE");
+static OPEN_CHALLENGES_SENT: Sql = Sql::new(
+    "SELECT count(*) AS open FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2",
+);
 static INSERT_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, clock_increment_ms, colour, \
@@ -39,7 +38,7 @@ static INSERT_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
 });
 /// A challenge with its two players, found by `condition`.
 fn challenges_where(condition: &str) -> Sql {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, \
          challenges.clock_increment_ms, challenges.colour, challenges.status, challenges.decline_reason, \
          challenges.game_id, challenges.created_at, challenges.expires_at, challenges.answered_at, challenges.rated \
@@ -61,11 +60,9 @@ static OPEN_CHALLENGES: LazyLock<Sql> = LazyLock::new(|| {
 static HOLD_CHALLENGE: LazyLock<Sql> =
     LazyLock::new(|| challenges_where("challenges.id = $1 FOR UPDATE OF challenges"));
 /// Answers challenge `$2` at `$1`: `$3` its new status, `$4` a reason for declining it.
-static ANSWER_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("UPDATE challenges SET status = $3, decline_reason = $4, answered_at = $1 WHERE id = $2")
-});
-static SET_CHALLENGE_GAME: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("UPDATE challenges SET game_id = $1 WHERE id = $2"));
+static ANSWER_CHALLENGE: Sql =
+    Sql::new("UPDATE challenges SET status = $3, decline_reason = $4, answered_at = $1 WHERE id = $2");
+static SET_CHALLENGE_GAME: Sql = Sql::new("UPDATE challenges SET game_id = $1 WHERE id = $2");
 
 impl Store {
     /// Creates `new`, with `tell` (each player's event about it), unless its
@@ -77,18 +74,18 @@ impl Store {
         most_open: u32,
         tell: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<Option<ChallengeId>, StoreError> {
-        self.wrote(async { run!(self, run_write, |tx| create_challenge(tx, &new, most_open, &tell)) }).await
+        self.wrote(async { run!(self, Write, |tx| create_challenge(tx, &new, most_open, &tell)) }).await
     }
 
     /// Challenge `id`.
     pub async fn challenge(&self, id: ChallengeId) -> Result<Option<StoredChallenge>, StoreError> {
-        let found = counted(run!(self, run_read, |tx| challenges(tx, &CHALLENGE, &[id.into()])))?;
+        let found = counted(run!(self, Read, |tx| challenges(tx, &CHALLENGE, &[id.into()])))?;
         Ok(found.into_iter().next())
     }
 
     /// The challenges player `id` sent or was sent that are open at `now`, newest first.
     pub async fn open_challenges(&self, id: PlayerId, now: Timestamp) -> Result<Vec<StoredChallenge>, StoreError> {
-        counted(run!(self, run_read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
+        counted(run!(self, Read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
     }
 
     /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or
@@ -101,7 +98,7 @@ impl Store {
         at: Timestamp,
         tell: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<bool, StoreError> {
-        self.wrote(async { run!(self, run_write, |tx| close_challenge(tx, id, status, reason.as_deref(), at, &tell)) })
+        self.wrote(async { run!(self, Write, |tx| close_challenge(tx, id, status, reason.as_deref(), at, &tell)) })
             .await
     }
 
@@ -115,7 +112,7 @@ impl Store {
         started: Started,
         tell: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<Option<GameId>, StoreError> {
-        self.wrote(async { run!(self, run_write, |tx| accept_challenge(tx, id, at, &started, &tell)) }).await
+        self.wrote(async { run!(self, Write, |tx| accept_challenge(tx, id, at, &started, &tell)) }).await
     }
 }
 

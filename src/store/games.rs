@@ -1,8 +1,7 @@
 //! The store's operations on games: creating one, reading it, writing what
 //! the service decided on it, and what the server's timer and retention ask
-//! for, written once, over [`Tx`]. PostgreSQL creates, copies and writes a
-//! game in statements of its own: one statement a creation, and writes of many
-//! games in one (see `postgres/writes.rs`); the rest is the same on both.
+//! for, written once, over [`Tx`]. PostgreSQL writes a decision in statements
+//! of its own, many games' in one (see `postgres/writes.rs`).
 
 use std::sync::LazyLock;
 use std::time::Instant;
@@ -12,9 +11,9 @@ use jiff::Timestamp;
 use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, bot_code, mistake_chance, player, read_game};
 use super::sql::Sql;
 use super::tables::continue_ids;
-use super::tx::{Arg, Notice, Tx};
+use super::tx::{Arg, Failed, Kind, Notice, Tx};
 use super::write::{conflict, insert_player_events, rate};
-use super::{Backend, RematchOf, Store, StoreError, Write, count, counted};
+use super::{Backend, RematchOf, Store, StoreError, Write, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
 use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary};
@@ -45,34 +44,28 @@ impl Ended {
 /// The timer's questions, each along its index (`games_by_deadline`,
 /// `games_by_creation`): see [`Store::timed_out_games`] and
 /// [`Store::unjoined_games`].
-pub(super) static TIMED_OUT_GAMES: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1 ORDER BY deadline LIMIT $2")
-});
-pub(super) static UNJOINED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 ORDER BY created_at LIMIT $2")
-});
+pub(super) static TIMED_OUT_GAMES: Sql =
+    Sql::new("SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1 ORDER BY deadline LIMIT $2");
+pub(super) static UNJOINED_GAMES: Sql =
+    Sql::new("SELECT id FROM games WHERE status = 'waiting' AND created_at <= $1 ORDER BY created_at LIMIT $2");
 /// PostgreSQL's ids of new games go on after the highest, a copied game's.
 static CONTINUE_GAME_IDS: LazyLock<Sql> = LazyLock::new(|| continue_ids("games"));
-static GAME_IDS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2"));
-static ORIGINAL_APP_GAME: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT game_id, play_as FROM original_app_game WHERE slot = 1"));
-pub(super) static SET_ORIGINAL_APP_GAME: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
+static GAME_IDS: Sql = Sql::new("SELECT id FROM games WHERE id > $1 ORDER BY id LIMIT $2");
+static ORIGINAL_APP_GAME: Sql = Sql::new("SELECT game_id, play_as FROM original_app_game WHERE slot = 1");
+pub(super) static SET_ORIGINAL_APP_GAME: Sql = Sql::new(
+    "INSERT INTO original_app_game (slot, game_id, play_as) VALUES (1, $1, $2) \
          ON CONFLICT (slot) DO UPDATE SET game_id = excluded.game_id, play_as = excluded.play_as",
-    )
-});
+);
 
 /// Retention's question, for each kind of ended game: see
-/// [`Store::delete_games_ended_before`]. Instances that delete at once take
-/// different games: each skips those another holds. Each names its index for
-/// SQLite: without statistics, it took the unjoined games' along
-/// `games_by_rematch_of` (every game that is no rematch) and sorted them, and
-/// with `INDEXED BY` a question that cannot use its index is refused when prepared.
+/// [`Store::delete_games_ended_before`]. Instances that delete at once each
+/// skip the games another holds. Each names its index for SQLite, which
+/// without statistics chose a worse one (and refuses a question that cannot
+/// use the index it names).
 pub(super) fn ended_before(ended: Ended) -> &'static Sql {
     static QUESTIONS: LazyLock<[Sql; 2]> = LazyLock::new(|| {
         [(Ended::Any, "games_by_end"), (Ended::Unjoined, "games_abandoned_by_end")].map(|(ended, index)| {
-            Sql::new(&format!(
+            Sql::built(format!(
                 "SELECT id FROM games /* SQLite: INDEXED BY {index} */ WHERE {} AND ended_at < $1 \
                  AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \
                  ORDER BY ended_at, id LIMIT $2 FOR UPDATE SKIP LOCKED",
@@ -103,7 +96,7 @@ pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     let values = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
     [
         Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({values}) ON CONFLICT DO NOTHING")),
-        Sql::new(&format!(
+        Sql::built(format!(
             "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($17, {values}) \
              ON CONFLICT (id) DO NOTHING"
         )),
@@ -111,46 +104,29 @@ pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
 });
 /// A seat, or an entry of a game's log: nothing when its place is taken (by a
 /// write that raced this one).
-pub(super) static INSERT_SEAT: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-    )
-});
+pub(super) static INSERT_SEAT: Sql = Sql::new(
+    "INSERT INTO seats (game_id, player, token_hash, player_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+);
 pub(super) static INSERT_ENTRY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
          ON CONFLICT DO NOTHING"
     ))
 });
-pub(super) static SET_SUMMARY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "UPDATE games SET status = $2, result = $3, end_reason = $4, end_player = $5, deadline = $6, ended_at = $7 \
+pub(super) static SET_SUMMARY: Sql = Sql::new(
+    "UPDATE games SET status = $2, result = $3, end_reason = $4, end_player = $5, deadline = $6, ended_at = $7 \
          WHERE id = $1",
-    )
-});
+);
 /// A write of a game: `$shared`, written once over [`Tx`], as one of SQLite's
-/// writer's writes, or `$own`, PostgreSQL's own statements for it (see the
-/// module's doc). Each PostgreSQL call's future is boxed, as [`Store`]'s
-/// methods explain.
+/// writer's writes, or `$own` on PostgreSQL (see the module's doc), its future
+/// boxed as [`Store`]'s methods explain.
 macro_rules! game_write {
     ($store:expr, |$tx:ident| $shared:expr, |$db:ident| $own:expr) => {
         match &$store.backend {
-            Backend::Sqlite(db) => db.run_write(async move |$tx| $shared.await).await,
+            Backend::Sqlite(db) => db.run(Kind::Write, async move |$tx| $shared.await).await,
             Backend::Postgres($db) => Box::pin($own).await,
         }
     };
-}
-
-/// An update's failure: its decision's, or the store's own.
-enum Failed<E> {
-    Decided(E),
-    Store(StoreError),
-}
-
-impl<E> From<StoreError> for Failed<E> {
-    fn from(failure: StoreError) -> Failed<E> {
-        Failed::Store(failure)
-    }
 }
 
 impl Store {
@@ -172,7 +148,8 @@ impl Store {
             game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| async move {
                 // Owned by the work, whose future is Send only so.
                 let created = game.clone();
-                let id = db.run_write(async move |tx| create(tx, &created, rematch, &player_events).await).await?;
+                let id =
+                    db.run(Kind::Write, async move |tx| create(tx, &created, rematch, &player_events).await).await?;
                 db.created(StoredGame { id, ..game }, rematch);
                 Ok(id)
             })
@@ -187,9 +164,9 @@ impl Store {
     /// cannot read (corruption).
     pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         counted(match &self.backend {
-            Backend::Sqlite(db) => db.run_snapshot(async move |tx| read_game(tx, id).await).await,
+            Backend::Sqlite(db) => db.run(Kind::Snapshot, async move |tx| read_game(tx, id).await).await,
             Backend::Postgres(db) => {
-                let game = Box::pin(db.run_read(async |tx| read_game(tx, id).await)).await?;
+                let game = Box::pin(db.run(Kind::Read, async |tx| read_game(tx, id).await)).await?;
                 db.knows(&game);
                 Ok(game)
             }
@@ -213,11 +190,9 @@ impl Store {
 
     /// Reads game `id`, lets `decide` say what to write and what to answer, and
     /// writes it, with no other write to that game in between. `decide` runs
-    /// where the database's work runs: it must not take long. It may run more
-    /// than once: on PostgreSQL, a decision on a copy of the game that turns out
-    /// to be out of date (another write landed first, on any instance) is made
-    /// again on the game as it is, and only the last one's write lands. Its
-    /// error type is the caller's, which tells the store's own errors in its terms.
+    /// where the database's work runs, so must not take long, and may run more
+    /// than once: on PostgreSQL a decision on an out-of-date copy of the game is
+    /// made again on the game as it is. Its error type is the caller's.
     ///
     /// # Errors
     /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
@@ -238,49 +213,37 @@ impl Store {
         let period = self.rating_period;
         let updated = match &self.backend {
             // Under the writer's lock from the read on: nothing can come between.
-            Backend::Sqlite(db) => db
-                .run_write(async move |tx| {
-                    let (write, decided) = match decide(read_game(tx, id).await?) {
-                        Ok(decision) => decision,
-                        Err(refused) => return Ok(Err(refused)),
-                    };
+            Backend::Sqlite(db) => {
+                db.run(Kind::Write, async move |tx| {
+                    let (write, decided) = decide(read_game(tx, id).await?)?;
                     if let Some(write) = write {
                         write_game(tx, id, &write, period).await?;
                     }
-                    Ok(Ok(decided))
+                    Ok(decided)
                 })
                 .await
-                .unwrap_or_else(|failure| Err(Failed::Store(failure))),
+            }
             Backend::Postgres(db) => Box::pin(db.update(id, period, decide)).await,
         };
-        match updated {
-            Ok((answer, wrote)) => {
-                if wrote {
-                    STORE_WRITES.record(started.elapsed());
-                    self.space.written();
-                }
-                Ok(answer)
-            }
-            Err(Failed::Decided(refused)) => Err(refused),
-            Err(Failed::Store(failure)) => {
-                count(&failure);
-                self.space.failed(&failure);
-                Err(E::from(failure))
-            }
+        let (answer, wrote) = self.decided(updated)?;
+        if wrote {
+            STORE_WRITES.record(started.elapsed());
+            self.space.written();
         }
+        Ok(answer)
     }
 
     /// At most `most` of the games ongoing past their `deadline` at `now`, the
     /// earliest deadline first: the clocks the server's timer must write down.
     pub async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, run_read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
+        counted(run!(self, Read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
     }
 
     /// At most `most` of the games still waiting for their second player that
     /// were created before `created_before`, the oldest first: the games the
     /// server's timer must abort.
     pub async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, run_read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
+        counted(run!(self, Read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
     }
 
     /// Deletes at most `most` of the `ended` games that ended before `before`,
@@ -300,13 +263,13 @@ impl Store {
         most: usize,
     ) -> Result<usize, StoreError> {
         let most = i64::try_from(most).unwrap_or(i64::MAX);
-        self.wrote(async { run!(self, run_write, |tx| delete_games_ended_before(tx, ended, before, most)) }).await
+        self.wrote(async { run!(self, Write, |tx| delete_games_ended_before(tx, ended, before, most)) }).await
     }
 
     /// The ids of the games after `after`, in order, at most `most`: every game,
     /// private ones too.
     pub async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, run_read, |tx| game_ids(tx, &GAME_IDS, &[after.into(), most.into()])))
+        counted(run!(self, Read, |tx| game_ids(tx, &GAME_IDS, &[after.into(), most.into()])))
     }
 
     /// Writes `game`, read from another database, as it is, with its id; with
@@ -315,7 +278,7 @@ impl Store {
     /// when a game has that id already.
     pub async fn copy_game(&self, game: StoredGame, rematch: Option<RematchOf>) -> Result<bool, StoreError> {
         self.wrote(async {
-            game_write!(self, |tx| copy(tx, &game, rematch), |db| db.run_write(async move |tx| {
+            game_write!(self, |tx| copy(tx, &game, rematch), |db| db.run(Kind::Write, async move |tx| {
                 let copied = copy(tx, &game, rematch).await?;
                 tx.execute(&CONTINUE_GAME_IDS, &[]).await?;
                 Ok(copied)
@@ -326,7 +289,7 @@ impl Store {
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
     pub async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
-        counted(run!(self, run_read, |tx| original_app_game(tx)))
+        counted(run!(self, Read, |tx| original_app_game(tx)))
     }
 
     /// Points the original app's routes at game `id`.

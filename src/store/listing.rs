@@ -22,19 +22,17 @@ use crate::record::{GameId, ListedGame, Page, PlayerId, Status};
 /// SQLite: a scan of every newer game of another status.)
 pub(super) static LOBBY_PAGE: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     ["", "status = $3 AND "].map(|status| {
-        Sql::new(&format!(
+        Sql::built(format!(
             "SELECT id FROM games WHERE {status}id < $1 AND invite_hash IS NULL ORDER BY id DESC LIMIT $2"
         ))
     })
 });
 /// The ids of a page of player `$1`'s games of status `$2` (any when null),
 /// along `seats_by_player`, newest first from below the page's start.
-pub(super) static PLAYER_PAGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
+pub(super) static PLAYER_PAGE: Sql = Sql::new(
+    "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
          AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 ORDER BY seats.game_id DESC LIMIT $4",
-    )
-});
+);
 /// The listing's columns of the games `$1` names, newest first.
 pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     let name = |seat: &str| {
@@ -43,7 +41,7 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
              WHERE seats.game_id = games.id AND seats.player = '{seat}')"
         )
     };
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT games.id, games.variant, games.created_at, \
          (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, games.status, \
          games.result, games.end_reason, games.end_player, games.deadline, games.ended_at, {} AS x_name, \
@@ -58,13 +56,13 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
 impl Store {
     /// The games of `page` of the lobby, newest first.
     pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        counted(run!(self, run_read, |tx| lobby(tx, page)))
+        counted(run!(self, Read, |tx| lobby(tx, page)))
     }
 
     /// The games of `page` in which player `id` holds a seat, newest first,
     /// private ones too.
     pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        counted(run!(self, run_read, |tx| listed_page(
+        counted(run!(self, Read, |tx| listed_page(
             tx,
             &PLAYER_PAGE,
             &[id.into(), page.status.map(Status::code).into(), page.below().into(), page.limit.into()]
@@ -73,7 +71,7 @@ impl Store {
 
     /// The games of `ids` that are still there, as a listing shows them, newest first.
     pub async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
-        counted(run!(self, run_read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
+        counted(run!(self, Read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
     }
 }
 

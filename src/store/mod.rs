@@ -7,29 +7,20 @@
 //! every operation alike; everything above the store is the same for both.
 
 /// Runs `$work`, an operation over `$tx` (a [`tx::Tx`]), on the store's backend
-/// as `$how` says (`run_read`, `run_snapshot`, `run_alone` or `run_write`): the one place
+/// as `$kind` says (a [`tx::Kind`]): the one place
 /// that picks a backend for an operation written once. SQLite runs it on one of
 /// its threads, so it owns what it uses; PostgreSQL may run it twice (see
 /// `postgres::tx`), so it borrows. Each PostgreSQL call's future is boxed, as
 /// [`Store`]'s methods explain.
 macro_rules! run {
-    ($store:expr, $how:ident, |$tx:ident| $work:expr) => {
+    ($store:expr, $kind:ident, |$tx:ident| $work:expr) => {
         match &$store.backend {
-            $crate::store::Backend::Sqlite(db) => db.$how(async move |$tx| $work.await).await,
-            $crate::store::Backend::Postgres(db) => Box::pin(db.$how(async |$tx| $work.await)).await,
-        }
-    };
-}
-
-/// Calls `$call` on the store's backend, `$db`: for what each backend does in
-/// its own way, by a method of the same name and signature on both (a game's
-/// read and writes, closing, pinging). Each PostgreSQL call's future is boxed,
-/// as [`Store`]'s methods explain.
-macro_rules! on_backend {
-    ($store:expr, |$db:ident| $call:expr) => {
-        match &$store.backend {
-            $crate::store::Backend::Sqlite($db) => $call.await,
-            $crate::store::Backend::Postgres($db) => Box::pin($call).await,
+            $crate::store::Backend::Sqlite(db) => {
+                db.run($crate::store::tx::Kind::$kind, async move |$tx| $work.await).await
+            }
+            $crate::store::Backend::Postgres(db) => {
+                Box::pin(db.run($crate::store::tx::Kind::$kind, async |$tx| $work.await)).await
+            }
         }
     };
 }
@@ -69,7 +60,7 @@ pub use write::{RematchOf, Write};
 
 use jiff::{SignedDuration, Timestamp};
 use sql::Sql;
-use tx::{Arg, Tx};
+use tx::{Arg, Failed, Tx};
 
 use crate::metrics::{DATABASE_ERRORS, STORE_WRITES};
 
@@ -93,6 +84,11 @@ enum Backend {
     /// A PostgreSQL database, for one instance or several.
     Postgres(PgStore),
 }
+
+static PING: Sql = Sql::new("SELECT 1");
+/// The database's clock now, in microseconds since the epoch: the time as the
+/// statement runs, not as its transaction began (PostgreSQL's alone).
+static DATABASE_TIME: Sql = Sql::new("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT AS micros");
 
 /// How long a rating period lasts unless `RATING_PERIOD_DAYS` says otherwise.
 pub const RATING_PERIOD: SignedDuration = SignedDuration::from_hours(7 * 24);
@@ -196,7 +192,10 @@ impl Store {
 
     /// Closes every connection, after the work under way finishes.
     pub async fn close(&self) {
-        on_backend!(self, |db| db.close());
+        match &self.backend {
+            Backend::Sqlite(db) => db.close().await,
+            Backend::Postgres(db) => db.close().await,
+        }
     }
 
     /// Tells `hear` of the changes other instances write, for as long as the store
@@ -213,20 +212,19 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        counted(on_backend!(self, |db| db.ping()))
+        counted(run!(self, Read, |tx| tx.rows(&PING, &[]))).map(drop)
     }
 
     /// The database's clock now, for an instance to measure its own against:
     /// PostgreSQL's, which every instance shares; none on SQLite, where the one
     /// instance's clock is the only one.
     pub async fn database_time(&self) -> Result<Option<Timestamp>, StoreError> {
-        match &self.backend {
-            Backend::Sqlite(_) => Ok(None),
-            Backend::Postgres(store) => {
-                let micros = counted(Box::pin(store.database_time_us()).await)?;
-                Ok(Timestamp::from_microsecond(micros).ok())
-            }
+        if let Backend::Sqlite(_) = &self.backend {
+            return Ok(None);
         }
+        let rows = counted(run!(self, Read, |tx| tx.rows(&DATABASE_TIME, &[])))?;
+        let micros: Option<i64> = rows.first().map(|row| row.get("micros")).transpose()?;
+        Ok(micros.and_then(|micros| Timestamp::from_microsecond(micros).ok()))
     }
 
     /// Carries out `write`, timed, its failure counted, and what it says of the
@@ -238,10 +236,24 @@ impl Store {
         self.space.note(written)
     }
 
+    /// `done`, the outcome of an operation that decided as it went: the
+    /// decision's refusal as it is, the store's own failure counted and noted.
+    fn decided<T, E: From<StoreError>>(&self, done: Result<T, Failed<E>>) -> Result<T, E> {
+        match done {
+            Ok(done) => Ok(done),
+            Err(Failed::Decided(refused)) => Err(refused),
+            Err(Failed::Store(failure)) => {
+                count(&failure);
+                self.space.failed(&failure);
+                Err(E::from(failure))
+            }
+        }
+    }
+
     /// Runs `statement`, a write of one statement, with `args`; answers how many
     /// rows it changed.
     async fn write_one(&self, statement: &'static Sql, args: Vec<Arg<'static>>) -> Result<u64, StoreError> {
-        self.wrote(async { run!(self, run_alone, |tx| tx.execute(statement, &args)) }).await
+        self.wrote(async { run!(self, Alone, |tx| tx.execute(statement, &args)) }).await
     }
 
     /// Whether the database has no room to write: from the first write that

@@ -39,17 +39,16 @@ static INSERT_PLAYER: LazyLock<Sql> = LazyLock::new(|| {
 /// A player by their token's hash, or by the key of their name.
 static PLAYER_BY: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     ["token_hash", "name_key"].map(|key| {
-        Sql::new(&format!("SELECT {}, last_seen_at FROM players WHERE {key} = $1", player_columns("players", "")))
+        Sql::built(format!("SELECT {}, last_seen_at FROM players WHERE {key} = $1", player_columns("players", "")))
     })
 });
-static SET_PLAYER_TOKEN: LazyLock<Sql> = LazyLock::new(|| Sql::new("UPDATE players SET token_hash = $2 WHERE id = $1"));
-static TOUCH_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("UPDATE players SET last_seen_at = $2 WHERE id = $1"));
-static TOUCH_SEAT: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("UPDATE seats SET last_seen_at = $3 WHERE game_id = $1 AND player = $2"));
+static SET_PLAYER_TOKEN: Sql = Sql::new("UPDATE players SET token_hash = $2 WHERE id = $1");
+static TOUCH_PLAYER: Sql = Sql::new("UPDATE players SET last_seen_at = $2 WHERE id = $1");
+static TOUCH_SEAT: Sql = Sql::new("UPDATE seats SET last_seen_at = $3 WHERE game_id = $1 AND player = $2");
 /// How a player's finished games ended for them.
 static PLAYER_RESULTS: LazyLock<Sql> = LazyLock::new(|| {
     let count = |case: &str| format!("COALESCE(SUM(CASE WHEN {case} THEN 1 ELSE 0 END), 0)");
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {} AS won, {} AS lost, {} AS drawn, {} AS aborted FROM seats JOIN games ON games.id = seats.game_id \
          WHERE seats.player_id = $1 AND games.status = 'finished'",
         count("(games.result = 'x_wins' AND seats.player = 'X') OR (games.result = 'o_wins' AND seats.player = 'O')"),
@@ -58,12 +57,10 @@ static PLAYER_RESULTS: LazyLock<Sql> = LazyLock::new(|| {
         count("games.result = 'aborted'"),
     ))
 });
-static PLAYER_EVENTS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT seq, kind, game_id, challenge_id, created_at FROM player_events \
+static PLAYER_EVENTS: Sql = Sql::new(
+    "SELECT seq, kind, game_id, challenge_id, created_at FROM player_events \
          WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-    )
-});
+);
 
 impl Store {
     /// Creates a player named `name` (unique regardless of case) with the
@@ -81,7 +78,7 @@ impl Store {
         let args = move || -> [Arg<'static>; 4] {
             [name.clone().into(), key.clone().into(), token_hash.clone().into(), at.into()]
         };
-        let created = self.wrote(async { run!(self, run_alone, |tx| tx.insert(&INSERT_PLAYER, &args())) }).await?;
+        let created = self.wrote(async { run!(self, Alone, |tx| tx.insert(&INSERT_PLAYER, &args())) }).await?;
         created.map(PlayerId::new).ok_or(StoreError::NameTaken)
     }
 
@@ -91,13 +88,13 @@ impl Store {
         token_hash: &[u8],
     ) -> Result<Option<(StoredPlayer, Option<Timestamp>)>, StoreError> {
         let token_hash = token_hash.to_vec();
-        counted(run!(self, run_read, |tx| player_by(tx, 0, token_hash.clone().into())))
+        counted(run!(self, Read, |tx| player_by(tx, 0, token_hash.clone().into())))
     }
 
     /// The player named `name`, in any case.
     pub async fn player_by_name(&self, name: &Username) -> Result<Option<StoredPlayer>, StoreError> {
         let key = name.key();
-        let found = counted(run!(self, run_read, |tx| player_by(tx, 1, key.clone().into())))?;
+        let found = counted(run!(self, Read, |tx| player_by(tx, 1, key.clone().into())))?;
         Ok(found.map(|(player, _)| player))
     }
 
@@ -119,7 +116,7 @@ impl Store {
 
     /// How player `id`'s finished games ended for them.
     pub async fn player_results(&self, id: PlayerId) -> Result<Results, StoreError> {
-        counted(run!(self, run_read, |tx| player_results(tx, id)))
+        counted(run!(self, Read, |tx| player_results(tx, id)))
     }
 
     /// At most `most` of player `id`'s events after number `after`, in order.
@@ -129,7 +126,7 @@ impl Store {
         after: i64,
         most: u32,
     ) -> Result<Vec<StoredPlayerEvent>, StoreError> {
-        counted(run!(self, run_read, |tx| player_events(tx, id, after, most)))
+        counted(run!(self, Read, |tx| player_events(tx, id, after, most)))
     }
 }
 

@@ -35,21 +35,18 @@ const DAILY_STRIDE: i64 = 7919;
 const PUZZLE_COLUMNS: &str =
     "id, variant, position, solution, theme, source, position_key, rating, deviation, volatility, attempts";
 
-static INSERT_PUZZLE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, deviation, \
+static INSERT_PUZZLE: Sql = Sql::new(
+    "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, deviation, \
          volatility) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (variant, position_key) DO NOTHING",
-    )
-});
-static HAS_PUZZLE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT EXISTS (SELECT 1 FROM puzzles WHERE variant = $1 AND position_key = $2) AS found")
-});
+);
+static HAS_PUZZLE: Sql =
+    Sql::new("SELECT EXISTS (SELECT 1 FROM puzzles WHERE variant = $1 AND position_key = $2) AS found");
 static PUZZLE: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new(&format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = $1")));
+    LazyLock::new(|| Sql::built(format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = $1")));
 /// The puzzle of variant `$1` that player `$2` has not tried whose rating is
 /// nearest theirs (the start's, before their first).
 static NEXT_FOR_PLAYER: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE variant = $1 AND NOT EXISTS (SELECT 1 FROM puzzle_attempts \
          WHERE puzzle_attempts.player_id = $2 AND puzzle_attempts.puzzle_id = puzzles.id AND puzzle_attempts.rated) \
          ORDER BY abs(rating - coalesce((SELECT rating FROM puzzle_ratings WHERE player_id = $2 AND variant = $1), \
@@ -59,7 +56,7 @@ static NEXT_FOR_PLAYER: LazyLock<Sql> = LazyLock::new(|| {
 });
 /// One of the easiest puzzles of variant `$1`, at random.
 static NEXT_EASY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {PUZZLE_COLUMNS} FROM (SELECT * FROM puzzles WHERE variant = $1 ORDER BY rating, id \
          LIMIT {EASIEST}) AS easiest ORDER BY random() LIMIT 1"
     ))
@@ -67,17 +64,16 @@ static NEXT_EASY: LazyLock<Sql> = LazyLock::new(|| {
 /// The puzzle of variant `$1` for day `$2`: the puzzles in order of id, a
 /// stride at a time.
 static DAILY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE variant = $1 ORDER BY id LIMIT 1 \
          OFFSET ($2 * {DAILY_STRIDE}) % greatest(1, (SELECT count(*) FROM puzzles WHERE variant = $1))"
     ))
 });
-static ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT id, puzzle_id, player_id, line, outcome, rated FROM puzzle_attempts WHERE id = $1")
-});
-static HAS_RATED_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT EXISTS (SELECT 1 FROM puzzle_attempts WHERE player_id = $1 AND puzzle_id = $2 AND rated) AS found")
-});
+static ATTEMPT: Sql =
+    Sql::new("SELECT id, puzzle_id, player_id, line, outcome, rated FROM puzzle_attempts WHERE id = $1");
+static HAS_RATED_ATTEMPT: Sql = Sql::new(
+    "SELECT EXISTS (SELECT 1 FROM puzzle_attempts WHERE player_id = $1 AND puzzle_id = $2 AND rated) AS found",
+);
 static INSERT_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO puzzle_attempts (puzzle_id, player_id, line, outcome, rated, started_at, ended_at) \
@@ -85,35 +81,31 @@ static INSERT_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
     )
 });
 /// Goes on with attempt `$1` if it still has played `$2` and goes on.
-static STEP_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "UPDATE puzzle_attempts SET line = $3, outcome = $4, ended_at = $5 \
+static STEP_ATTEMPT: Sql = Sql::new(
+    "UPDATE puzzle_attempts SET line = $3, outcome = $4, ended_at = $5 \
          WHERE id = $1 AND line = $2 AND outcome IS NULL RETURNING rated",
-    )
-});
-static HOLD_PUZZLE_RATING: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT rating, deviation, volatility FROM puzzles WHERE id = $1 FOR UPDATE"));
-static SET_PUZZLE_RATING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("UPDATE puzzles SET rating = $2, deviation = $3, volatility = $4, attempts = attempts + 1 WHERE id = $1")
-});
-static SET_ATTEMPT_RATINGS: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("UPDATE puzzle_attempts SET rating_before = $2, rating_after = $3 WHERE id = $1"));
+);
+static HOLD_PUZZLE_RATING: Sql = Sql::new("SELECT rating, deviation, volatility FROM puzzles WHERE id = $1 FOR UPDATE");
+static SET_PUZZLE_RATING: Sql =
+    Sql::new("UPDATE puzzles SET rating = $2, deviation = $3, volatility = $4, attempts = attempts + 1 WHERE id = $1");
+static SET_ATTEMPT_RATINGS: Sql =
+    Sql::new("UPDATE puzzle_attempts SET rating_before = $2, rating_after = $3 WHERE id = $1");
 
 impl Store {
     /// Adds `puzzles`, but those whose position a puzzle of their variant has
     /// already, up to symmetry; answers how many were new.
     pub async fn add_puzzles(&self, puzzles: Vec<NewPuzzle>) -> Result<u64, StoreError> {
-        self.wrote(async { run!(self, run_write, |tx| add_puzzles(tx, &puzzles)) }).await
+        self.wrote(async { run!(self, Write, |tx| add_puzzles(tx, &puzzles)) }).await
     }
 
     /// Whether a puzzle of `variant` has the position whose key is `position_key`.
     pub async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
-        counted(run!(self, run_read, |tx| found(tx, &HAS_PUZZLE, &[variant.code().into(), position_key.into()])))
+        counted(run!(self, Read, |tx| found(tx, &HAS_PUZZLE, &[variant.code().into(), position_key.into()])))
     }
 
     /// The puzzle with `id`, if there is one.
     pub async fn puzzle(&self, id: PuzzleId) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(run!(self, run_read, |tx| one_puzzle(tx, &PUZZLE, &[id.into()])))
+        counted(run!(self, Read, |tx| one_puzzle(tx, &PUZZLE, &[id.into()])))
     }
 
     /// A puzzle of `variant` to try next: for `player`, the one they have not
@@ -126,26 +118,26 @@ impl Store {
     ) -> Result<Option<StoredPuzzle>, StoreError> {
         counted(match player {
             Some(player) => {
-                run!(self, run_read, |tx| one_puzzle(tx, &NEXT_FOR_PLAYER, &[variant.code().into(), player.into()]))
+                run!(self, Read, |tx| one_puzzle(tx, &NEXT_FOR_PLAYER, &[variant.code().into(), player.into()]))
             }
-            None => run!(self, run_read, |tx| one_puzzle(tx, &NEXT_EASY, &[variant.code().into()])),
+            None => run!(self, Read, |tx| one_puzzle(tx, &NEXT_EASY, &[variant.code().into()])),
         })
     }
 
     /// The puzzle of `variant` for day `day` (days since 1970-01-01, UTC):
     /// the same on every instance that shares the database.
     pub async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(run!(self, run_read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
+        counted(run!(self, Read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
     }
 
     /// Player `id`'s puzzle ratings, in the variants they made rated attempts in.
     pub async fn puzzle_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(run!(self, run_read, |tx| PUZZLE_STANDINGS.every(tx, id)))
+        counted(run!(self, Read, |tx| PUZZLE_STANDINGS.every(tx, id)))
     }
 
     /// The attempt with `id`, if there is one.
     pub async fn attempt(&self, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {
-        counted(run!(self, run_read, |tx| attempt(tx, id)))
+        counted(run!(self, Read, |tx| attempt(tx, id)))
     }
 
     /// Writes `step`: a new attempt, rated when it is its player's first at
@@ -154,7 +146,7 @@ impl Store {
     /// attempt moved on or ended since it was read.
     pub async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
         let period = self.rating_period();
-        self.wrote(async { run!(self, run_write, |tx| step_attempt(tx, &step, period)) }).await
+        self.wrote(async { run!(self, Write, |tx| step_attempt(tx, &step, period)) }).await
     }
 }
 

@@ -40,14 +40,14 @@ const CHANGE_COLUMNS: &str = "game_id, rating_before, deviation_before, volatili
      deviation_after, volatility_after, rated_at";
 
 static RATING_HISTORY: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {CHANGE_COLUMNS} FROM rating_changes WHERE player_id = $1 AND variant = $2 ORDER BY number"
     ))
 });
 /// The best ratings of variant `$1` that are not provisional as stored, at
 /// most `$2`: whether they still are is the service's to say.
 static LEADERS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {}, rating, deviation, volatility, games, rated_at FROM ratings \
          JOIN players ON players.id = ratings.player_id \
          WHERE ratings.variant = $1 AND ratings.deviation < {} ORDER BY ratings.rating DESC, players.id LIMIT $2",
@@ -62,7 +62,7 @@ static RATED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
             "(SELECT number FROM rating_changes WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
         )
     };
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT games.id, games.variant, {} AS x, {} AS o, games.result, games.ended_at, {} AS x_number, \
          {} AS o_number FROM games WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
         holder_id("X"),
@@ -72,44 +72,41 @@ static RATED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
     ))
 });
 static EVERY_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT player_id, variant, number, seat, {CHANGE_COLUMNS} FROM rating_changes \
          ORDER BY player_id, variant, number"
     ))
 });
-static EVERY_RATING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "SELECT player_id, variant, rating, deviation, volatility, games, rated_at FROM ratings \
+static EVERY_RATING: Sql = Sql::new(
+    "SELECT player_id, variant, rating, deviation, volatility, games, rated_at FROM ratings \
          ORDER BY player_id, variant",
-    )
-});
+);
 /// A rebuild's: nothing rates while it rewrites every rating.
-static HOLD_RATINGS: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("LOCK TABLE ratings, rating_changes IN ACCESS EXCLUSIVE MODE"));
+static HOLD_RATINGS: Sql = Sql::new("LOCK TABLE ratings, rating_changes IN ACCESS EXCLUSIVE MODE");
 static DELETE_RATINGS: LazyLock<[Sql; 2]> =
     LazyLock::new(|| [Sql::new("DELETE FROM rating_changes"), Sql::new("DELETE FROM ratings")]);
 
 impl Store {
     /// Player `id`'s ratings, in the variants they played rated games in.
     pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
-        counted(run!(self, run_read, |tx| GAME_STANDINGS.every(tx, id)))
+        counted(run!(self, Read, |tx| GAME_STANDINGS.every(tx, id)))
     }
 
     /// What each of player `id`'s rated games in `variant` did to their
     /// rating, in the order they were rated.
     pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-        counted(run!(self, run_read, |tx| rating_history(tx, id, variant)))
+        counted(run!(self, Read, |tx| rating_history(tx, id, variant)))
     }
 
     /// At most `most` players with the best ratings in `variant` that are not
     /// provisional as stored, best first, with their standings.
     pub async fn leaders(&self, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
-        counted(run!(self, run_read, |tx| leaders(tx, variant, most)))
+        counted(run!(self, Read, |tx| leaders(tx, variant, most)))
     }
 
     /// Every rated game, rating change and rating, in one snapshot.
     pub async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
-        counted(run!(self, run_snapshot, |tx| read_ratings(tx)))
+        counted(run!(self, Snapshot, |tx| read_ratings(tx)))
     }
 
     /// Rewrites every rating change and rating as `replay` derives them from
@@ -117,7 +114,7 @@ impl Store {
     /// answers the ratings as they were.
     pub async fn rebuild_ratings(&self, replay: Replay) -> Result<RatingsAsStored, StoreError> {
         let period = self.rating_period();
-        self.wrote(async { run!(self, run_write, |tx| rebuild_ratings(tx, replay, period)) }).await
+        self.wrote(async { run!(self, Write, |tx| rebuild_ratings(tx, replay, period)) }).await
     }
 }
 

@@ -37,7 +37,7 @@ static GAME_ROWS: LazyLock<[Sql; 3]> = LazyLock::new(|| {
         format!("SELECT {ENTRY_COLUMNS} FROM log_entries WHERE game_id = $1 ORDER BY seq"),
         format!("SELECT {SEAT_COLUMNS} FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = $1 ORDER BY seats.player DESC"),
     ]
-    .map(|text| Sql::new(&text))
+    .map(Sql::built)
 });
 
 /// The columns of a seat, with its holder's.
@@ -49,7 +49,7 @@ const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.
 /// JSON arrays of objects, read by name into [`EntryRow`] and [`SeatRow`] and
 /// put in order once read: PostgreSQL's read of a game, one round trip.
 static GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT id, {GAME_COLUMNS}, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
          'actor', actor, 'square_a', square_a, 'square_b', square_b, 'closing_move', closing_move, 'square', square, \
          'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at)), '[]')::TEXT \
@@ -109,19 +109,14 @@ pub(super) fn seat_rating_columns() -> String {
             )
         };
         let held = |value: String| format!("CASE WHEN games.rated AND {holder} IS NOT NULL THEN {value} END");
-        let name = seat.to_lowercase();
-        [
-            held(format!("coalesce({}, {}, {})", change("rating_before"), now("rating"), start.rating))
-                + " AS "
-                + &name
-                + "_rating",
-            held(format!("coalesce({}, {}, {})", change("deviation_before"), now("deviation"), start.deviation))
-                + " AS "
-                + &name
-                + "_deviation",
-            held(change("rating_after - rating_before")) + " AS " + &name + "_rating_diff",
-        ]
-        .join(", ")
+        let (rating, deviation) = (change("rating_before"), change("deviation_before"));
+        format!(
+            "{} AS {seat}_rating, {} AS {seat}_deviation, {} AS {seat}_rating_diff",
+            held(format!("coalesce({rating}, {}, {})", now("rating"), start.rating)),
+            held(format!("coalesce({deviation}, {}, {})", now("deviation"), start.deviation)),
+            held(change("rating_after - rating_before")),
+            seat = seat.to_lowercase(),
+        )
     };
     format!("{}, {}", columns("X"), columns("O"))
 }
@@ -270,10 +265,8 @@ fn hex_bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8
 }
 
 fn hex_bytes_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<u8>>, D::Error> {
-    match Option::<String>::deserialize(deserializer)? {
-        None => Ok(None),
-        Some(text) => from_hex(&text).map(Some).ok_or_else(|| serde::de::Error::custom("not hex")),
-    }
+    let text = Option::<String>::deserialize(deserializer)?;
+    text.map(|text| from_hex(&text).ok_or_else(|| serde::de::Error::custom("not hex"))).transpose()
 }
 
 fn from_hex(text: &str) -> Option<Vec<u8>> {

@@ -5,6 +5,7 @@
 //! and never missed by one made at the same moment.
 
 use std::sync::LazyLock;
+use std::time::Instant;
 
 use jiff::Timestamp;
 
@@ -12,8 +13,9 @@ use super::challenges::{Started, new_id};
 use super::games::create;
 use super::rows::{clock_of, corrupt, username, variant};
 use super::sql::Sql;
-use super::tx::{Row, Tx};
+use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
+use crate::metrics::STORE_WRITES;
 use crate::rating::Rating;
 use crate::record::{
     GameId, Holder, OpenSeek, PlayerId, RatingRange, SeekId, SeekStatus, StoredGame, StoredSeek, Terms, partner,
@@ -55,15 +57,14 @@ const SEEK_COLUMNS: &str = "seeks.id, seeks.player_id, seeks.variant, seeks.cloc
      seeks.rating_min, seeks.rating_max";
 
 /// Makes the seeks of one set of terms, `$1`, one after the other.
-static HOLD_TERMS: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT pg_advisory_xact_lock(hashtext($1))"));
-static OPEN_SEEKS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new("SELECT count(*) AS open FROM seeks WHERE player_id = $1 AND status = 'open' AND expires_at > $2")
-});
+static HOLD_TERMS: Sql = Sql::new("SELECT pg_advisory_xact_lock(hashtext($1))");
+static OPEN_SEEKS: Sql =
+    Sql::new("SELECT count(*) AS open FROM seeks WHERE player_id = $1 AND status = 'open' AND expires_at > $2");
 /// The open seeks of the same terms, oldest first, each with its player and
 /// that player's rating in the variant (the start's before their first): what
 /// a new seek may pair with (see [`partner`]).
 static OPEN_SEEKS_OF_TERMS: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT {SEEK_COLUMNS}, players.name, players.token_hash, players.last_seen_at, \
          coalesce(ratings.rating, {START}) AS player_rating FROM seeks \
          JOIN players ON players.id = seeks.player_id \
@@ -76,7 +77,7 @@ static OPEN_SEEKS_OF_TERMS: LazyLock<Sql> = LazyLock::new(|| {
 });
 /// Player `$1`'s rating in variant `$2` (the start's before their first).
 static RATING: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(&format!(
+    Sql::built(format!(
         "SELECT coalesce((SELECT rating FROM ratings WHERE player_id = $1 AND variant = $2), {START}) AS rating",
         START = Rating::START.rating,
     ))
@@ -87,11 +88,9 @@ static INSERT_SEEK: LazyLock<Sql> = LazyLock::new(|| {
          expires_at, rated, rating_min, rating_max) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
 });
-static PAIR_SEEK: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2"));
-static SEEK: LazyLock<Sql> = LazyLock::new(|| Sql::new(&format!("SELECT {SEEK_COLUMNS} FROM seeks WHERE id = $1")));
-static CANCEL_SEEK: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'"));
+static PAIR_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2");
+static SEEK: LazyLock<Sql> = LazyLock::new(|| Sql::built(format!("SELECT {SEEK_COLUMNS} FROM seeks WHERE id = $1")));
+static CANCEL_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'");
 
 impl Store {
     /// Makes seek `new`, unless its player has `most_open` open seeks already;
@@ -108,12 +107,16 @@ impl Store {
         most_open: u32,
         pair: impl Fn(&StoredSeek, Holder) -> Result<Started, E> + Send + Sync + 'static,
     ) -> Result<Sought, E> {
-        self.wrote(async { run!(self, run_write, |tx| seek(tx, &new, most_open, &pair)) }).await?
+        let started = Instant::now();
+        let sought = self.decided(run!(self, Write, |tx| seek(tx, &new, most_open, &pair)))?;
+        STORE_WRITES.record(started.elapsed());
+        self.space.written();
+        Ok(sought)
     }
 
     /// Seek `id`.
     pub async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
-        counted(run!(self, run_read, |tx| seek_by_id(tx, id)))
+        counted(run!(self, Read, |tx| seek_by_id(tx, id)))
     }
 
     /// Cancels seek `id` if it is open; answers whether it was.
@@ -126,19 +129,19 @@ async fn seek_by_id(tx: &mut impl Tx, id: SeekId) -> Result<Option<StoredSeek>, 
     tx.rows(&SEEK, &[id.into()]).await?.first().map(|row| seek_from_row(&row)).transpose()
 }
 
-/// See [`Store::seek`]: the decision's refusal apart from the database's failure.
+/// See [`Store::seek`].
 async fn seek<E>(
     tx: &mut impl Tx,
     new: &NewSeek,
     most_open: u32,
     pair: &impl Fn(&StoredSeek, Holder) -> Result<Started, E>,
-) -> Result<Result<Sought, E>, StoreError> {
+) -> Result<Sought, Failed<E>> {
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     let terms = format!("seek {} {clock:?} {}", new.terms.variant.code(), new.terms.rated);
     tx.hold(&HOLD_TERMS, &[terms.into()]).await?;
     let open = tx.rows(&OPEN_SEEKS, &[new.player.into(), new.created_at.into()]).await?;
     if open.first().map(|row| row.get::<u32>("open")).transpose()?.unwrap_or(0) >= most_open {
-        return Ok(Ok(Sought::TooMany));
+        return Ok(Sought::TooMany);
     }
     let args = [
         new.terms.variant.code().into(),
@@ -153,16 +156,13 @@ async fn seek<E>(
     let Some(OpenSeek { seek: partner, holder, .. }) = partner(new.player, rating, new.rating_range, &open).cloned()
     else {
         let id = insert_seek(tx, new, SeekStatus::Open, None).await?;
-        return Ok(Ok(Sought::Waiting(id)));
+        return Ok(Sought::Waiting(id));
     };
-    let (mut game, game_events) = match pair(&partner, holder) {
-        Ok(started) => started,
-        Err(refused) => return Ok(Err(refused)),
-    };
+    let (mut game, game_events) = pair(&partner, holder).map_err(Failed::Decided)?;
     game.id = create(tx, &game, None, &game_events).await?;
     let seek = insert_seek(tx, new, SeekStatus::Paired, Some(game.id)).await?;
     tx.execute(&PAIR_SEEK, &[game.id.into(), partner.id.into()]).await?;
-    Ok(Ok(Sought::Paired { seek, game: Box::new(game) }))
+    Ok(Sought::Paired { seek, game: Box::new(game) })
 }
 
 /// Writes seek `new` with `status` and the game it was paired into; answers its id.

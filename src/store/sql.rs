@@ -9,11 +9,18 @@
 //! PostgreSQL's dialect is the one written because it says more (row locks,
 //! lists of ids), so the derivation only drops and rewrites, never guesses.
 
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
 /// A statement, in both dialects.
 #[derive(Debug)]
 pub(super) struct Sql {
-    postgres: String,
-    sqlite: String,
+    postgres: Cow<'static, str>,
+    /// Derived when first asked for: a store on PostgreSQL never asks.
+    sqlite: OnceLock<String>,
+    /// The names of the columns it answers, as the backend first named them,
+    /// shared by the rows of every later run.
+    columns: OnceLock<Arc<[String]>>,
 }
 
 impl Sql {
@@ -31,15 +38,21 @@ impl Sql {
     ///   (dropped: on SQLite one writer writes at a time);
     /// - a comment `/* SQLite: ... */`, which PostgreSQL passes over, is
     ///   SQLite's alone (such as an index to read along: `INDEXED BY`).
-    pub(super) fn new(postgres: &str) -> Sql {
-        Sql { postgres: postgres.to_string(), sqlite: sqlite_of(postgres) }
+    pub(super) const fn new(postgres: &'static str) -> Sql {
+        Sql { postgres: Cow::Borrowed(postgres), sqlite: OnceLock::new(), columns: OnceLock::new() }
+    }
+
+    /// The statement `postgres`, built at run time, as [`Sql::new`] takes it.
+    pub(super) fn built(postgres: String) -> Sql {
+        Sql { postgres: Cow::Owned(postgres), sqlite: OnceLock::new(), columns: OnceLock::new() }
     }
 
     /// An insert of one row whose id the database gives: PostgreSQL answers it
     /// (`RETURNING id`), SQLite keeps it for `last_insert_rowid()`, which costs
     /// it no temporary table as `RETURNING` does.
     pub(super) fn insert(postgres: &str) -> Sql {
-        Sql { postgres: format!("{postgres} RETURNING id"), sqlite: sqlite_of(postgres) }
+        let postgres_text = Cow::Owned(format!("{postgres} RETURNING id"));
+        Sql { postgres: postgres_text, sqlite: OnceLock::from(sqlite_of(postgres)), columns: OnceLock::new() }
     }
 
     /// The text for PostgreSQL.
@@ -47,9 +60,14 @@ impl Sql {
         &self.postgres
     }
 
+    /// The names of the columns it answers, `named` when first asked for.
+    pub(super) fn columns(&self, named: impl FnOnce() -> Vec<String>) -> Arc<[String]> {
+        Arc::clone(self.columns.get_or_init(|| named().into()))
+    }
+
     /// The text for SQLite.
     pub(super) fn sqlite(&self) -> &str {
-        &self.sqlite
+        self.sqlite.get_or_init(|| sqlite_of(&self.postgres))
     }
 }
 

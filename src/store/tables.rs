@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use super::sql::Sql;
-use super::tx::Tx;
+use super::tx::{Kind, Tx};
 use super::{Backend, Store, StoreError, counted};
 
 /// A table copied row for row.
@@ -32,19 +32,6 @@ pub enum Table {
     /// The players' puzzle ratings.
     PuzzleRatings,
 }
-
-/// The columns of real numbers among the tables'.
-const REAL_COLUMNS: [&str; 9] = [
-    "rating",
-    "deviation",
-    "volatility",
-    "rating_before",
-    "deviation_before",
-    "volatility_before",
-    "rating_after",
-    "deviation_after",
-    "volatility_after",
-];
 
 /// Where a page of a table's rows ends: its key, its second column 0 when it has one.
 pub type Key = (i64, i64);
@@ -82,36 +69,6 @@ impl Table {
         }
     }
 
-    /// Its columns.
-    fn columns(self) -> &'static str {
-        match self {
-            Table::Players => "id, name, name_key, token_hash, created_at, last_seen_at, last_event_seq, bot",
-            Table::Challenges => {
-                "id, challenger_id, challenged_id, variant, clock_initial_ms, clock_increment_ms, \
-                 colour, status, decline_reason, game_id, created_at, expires_at, answered_at, \
-                 rated"
-            }
-            Table::Seeks => {
-                "id, player_id, variant, clock_initial_ms, clock_increment_ms, status, game_id, \
-                 created_at, expires_at, rated, rating_min, rating_max"
-            }
-            Table::PlayerEvents => "player_id, seq, kind, game_id, challenge_id, created_at",
-            Table::Ratings => "player_id, variant, rating, deviation, volatility, games, rated_at",
-            Table::RatingChanges => {
-                "player_id, variant, number, game_id, seat, rating_before, deviation_before, \
-                 volatility_before, rating_after, deviation_after, volatility_after, rated_at"
-            }
-            Table::Puzzles => {
-                "id, variant, position, solution, theme, source, position_key, rating, deviation, \
-                 volatility, attempts"
-            }
-            Table::PuzzleAttempts => {
-                "id, puzzle_id, player_id, line, outcome, rated, rating_before, rating_after, started_at, ended_at"
-            }
-            Table::PuzzleRatings => "player_id, variant, rating, deviation, volatility, attempts, rated_at",
-        }
-    }
-
     /// Its key's columns, in order: an id, a player and a number, or SQLite's
     /// row id for a table keyed by text too.
     fn key(self) -> (&'static str, Option<&'static str>) {
@@ -127,45 +84,37 @@ impl Table {
         self.key() == ("id", None)
     }
 
-    /// SQLite's page of rows after a key, as a JSON array of objects (binary
-    /// columns in PostgreSQL's hex form), their count, and the last key.
-    fn page(self) -> &'static str {
-        static PAGES: LazyLock<Vec<String>> = LazyLock::new(|| {
-            Table::ALL
-                .iter()
-                .map(|table| {
-                    let value = |column: &str| match column {
-                        "token_hash" => format!("'\\x' || lower(hex({column}))"),
-                        // SQLite's JSON writes a real to 15 digits; a rating
-                        // goes to the bit, as the 17 of its text.
-                        real if REAL_COLUMNS.contains(&real) => format!("printf('%!.17g', {column})"),
-                        _ => column.to_string(),
-                    };
-                    let object: Vec<String> =
-                        table.columns().split(", ").map(|column| format!("'{column}', {}", value(column))).collect();
-                    let (first, second) = table.key();
-                    let (after, last, order) = match second {
-                        None => (format!("{first} > ?1"), format!("max({first}), 0"), first.to_string()),
-                        Some(second) => (
-                            format!("({first} > ?1 OR ({first} = ?1 AND {second} > ?2))"),
-                            format!(
-                                "max({first}), max({second}) FILTER (WHERE {first} = (SELECT max({first}) FROM page))"
-                            ),
-                            format!("{first}, {second}"),
-                        ),
-                    };
-                    // `*` leaves SQLite's row id out.
-                    let every = if first == "rowid" { "rowid, *" } else { "*" };
-                    format!(
-                        "WITH page AS (SELECT {every} FROM {name} WHERE {after} ORDER BY {order} LIMIT ?3) \
-                         SELECT COALESCE(json_group_array(json_object({object})), '[]'), count(*), {last} FROM page",
-                        name = table.name(),
-                        object = object.join(", "),
-                    )
-                })
-                .collect()
-        });
-        &PAGES[self as usize]
+    /// SQLite's page of rows after a key, its `columns` (each name and type)
+    /// as SQLite describes the table, so that a column a migration adds is
+    /// copied too: a JSON array of objects (binary columns in PostgreSQL's hex
+    /// form), their count, and the last key.
+    fn page(self, columns: &[(String, String)]) -> String {
+        let value = |column: &str, kind: &str| match kind {
+            "BLOB" => format!("'\\x' || lower(hex({column}))"),
+            // SQLite's JSON writes a real to 15 digits; a rating goes to the
+            // bit, as the 17 of its text (and printf writes null as 0).
+            "REAL" => format!("iif({column} IS NULL, NULL, printf('%!.17g', {column}))"),
+            _ => column.to_string(),
+        };
+        let object: Vec<String> =
+            columns.iter().map(|(column, kind)| format!("'{column}', {}", value(column, kind))).collect();
+        let (first, second) = self.key();
+        let (after, last, order) = match second {
+            None => (format!("{first} > ?1"), format!("max({first}), 0"), first.to_string()),
+            Some(second) => (
+                format!("({first} > ?1 OR ({first} = ?1 AND {second} > ?2))"),
+                format!("max({first}), max({second}) FILTER (WHERE {first} = (SELECT max({first}) FROM page))"),
+                format!("{first}, {second}"),
+            ),
+        };
+        // `*` leaves SQLite's row id out.
+        let every = if first == "rowid" { "rowid, *" } else { "*" };
+        format!(
+            "WITH page AS (SELECT {every} FROM {name} WHERE {after} ORDER BY {order} LIMIT ?3) \
+             SELECT COALESCE(json_group_array(json_object({object})), '[]'), count(*), {last} FROM page",
+            name = self.name(),
+            object = object.join(", "),
+        )
     }
 
     /// PostgreSQL's insert of a page of rows, each kept as it was (ids
@@ -176,11 +125,11 @@ impl Table {
                 .iter()
                 .map(|table| {
                     let overriding = if table.has_ids() { "OVERRIDING SYSTEM VALUE " } else { "" };
-                    Sql::new(&format!(
-                        "INSERT INTO {name} ({columns}) {overriding}SELECT {columns} \
-                         FROM json_populate_recordset(NULL::{name}, $1::json) ON CONFLICT DO NOTHING",
+                    // The two backends' tables have the same columns, in the same order.
+                    Sql::built(format!(
+                        "INSERT INTO {name} {overriding}SELECT * FROM json_populate_recordset(NULL::{name}, $1::json) \
+                         ON CONFLICT DO NOTHING",
                         name = table.name(),
-                        columns = table.columns(),
                     ))
                 })
                 .collect()
@@ -201,7 +150,7 @@ impl Table {
         static COUNTS: LazyLock<Vec<Sql>> = LazyLock::new(|| {
             Table::ALL
                 .iter()
-                .map(|table| Sql::new(&format!("SELECT count(*) AS count FROM {}", table.name())))
+                .map(|table| Sql::built(format!("SELECT count(*) AS count FROM {}", table.name())))
                 .collect()
         });
         &COUNTS[self as usize]
@@ -210,7 +159,9 @@ impl Table {
 
 /// PostgreSQL's setting of table `name`'s id sequence after its highest id.
 pub(super) fn continue_ids(name: &str) -> Sql {
-    Sql::new(&format!("SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"))
+    Sql::built(format!(
+        "SELECT setval(pg_get_serial_sequence('{name}', 'id'), max(id)) FROM {name} HAVING count(*) > 0"
+    ))
 }
 
 impl Store {
@@ -223,7 +174,7 @@ impl Store {
         let Backend::Sqlite(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied from SQLite only".into()));
         };
-        counted(store.rows_after(table.page(), after, most).await)
+        counted(store.rows_after(table.name(), move |columns| table.page(columns), after, most).await)
     }
 
     /// Writes `rows` (as [`Store::rows_after`] gives them) into `table`, each
@@ -236,7 +187,7 @@ impl Store {
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
-        self.wrote(Box::pin(store.run_write(async |tx| {
+        self.wrote(Box::pin(store.run(Kind::Write, async |tx| {
             let inserted = tx.execute(table.insert(), &[rows.as_str().into()]).await?;
             if let Some(continue_ids) = table.continue_ids() {
                 tx.execute(continue_ids, &[]).await?;
@@ -252,23 +203,59 @@ impl Store {
     /// # Errors
     /// A SQLite store; database failures.
     pub async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
-        static REMOVE: LazyLock<Sql> = LazyLock::new(|| {
-            Sql::new(
-                "DELETE FROM players WHERE bot IS NOT NULL \
+        static REMOVE: Sql = Sql::new(
+            "DELETE FROM players WHERE bot IS NOT NULL \
                  AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = players.id) \
                  AND NOT EXISTS (SELECT 1 FROM ratings WHERE ratings.player_id = players.id) \
                  AND NOT EXISTS (SELECT 1 FROM player_events WHERE player_events.player_id = players.id)",
-            )
-        });
+        );
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
-        self.wrote(Box::pin(store.run_alone(async |tx| tx.execute(&REMOVE, &[]).await))).await
+        self.wrote(Box::pin(store.run(Kind::Alone, async |tx| tx.execute(&REMOVE, &[]).await))).await
     }
 
     /// How many rows `table` holds.
     pub async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
-        let rows = counted(run!(self, run_read, |tx| tx.rows(table.count(), &[])))?;
+        let rows = counted(run!(self, Read, |tx| tx.rows(table.count(), &[])))?;
         rows.first().ok_or_else(|| StoreError::Other("a count without a row".into()))?.get("count")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{PoolSettings, SqliteSettings};
+    use serde_json::json;
+
+    static ROWS: [Sql; 2] = [
+        Sql::new(
+            "INSERT INTO puzzles (variant, position, solution, theme, source, position_key, rating, deviation, \
+             volatility) VALUES ('measurement', 'X12', 'O34', 'quiet', 'test', 7, 1512.3456789012346, 80.5, 0.06)",
+        ),
+        Sql::new("INSERT INTO puzzle_attempts (puzzle_id, line, rated, started_at) VALUES (1, 'X12', 0, 'now')"),
+    ];
+
+    /// The first page of `table`'s rows in `store`: the rows, their count and the last key.
+    async fn first_page(store: &Store, table: Table) -> (serde_json::Value, u64, Key) {
+        let (json, count, last) = store.rows_after(table, (0, 0), 10).await.unwrap();
+        (serde_json::from_str(&json).unwrap(), count, last)
+    }
+
+    #[tokio::test]
+    async fn a_page_of_rows_holds_every_column_a_null_as_null_and_a_real_to_the_bit() {
+        let folder = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        for statement in &ROWS {
+            run!(store, Write, |tx| tx.execute(statement, &[])).unwrap();
+        }
+        let (puzzles, count, last) = first_page(&store, Table::Puzzles).await;
+        assert_eq!((count, last), (1, (1, 0)));
+        assert_eq!((&puzzles[0]["rating"], &puzzles[0]["position_key"]), (&json!("1512.3456789012346"), &json!(7)));
+        let (attempts, ..) = first_page(&store, Table::PuzzleAttempts).await;
+        assert_eq!(attempts[0].as_object().unwrap().len(), 10, "every column of the table: {attempts}");
+        assert_eq!((&attempts[0]["rating_before"], &attempts[0]["player_id"]), (&json!(null), &json!(null)));
+        store.close().await;
     }
 }

@@ -7,6 +7,8 @@
 //! wait for the network.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 
@@ -45,6 +47,34 @@ pub(super) trait Tx {
     /// Has the other instances told of `notice` once the transaction commits.
     /// Nothing unless the backend serves several instances (SQLite has one).
     fn tell(&mut self, _notice: Notice) {}
+}
+
+/// How an operation runs on its backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A read: each statement on its own (on SQLite, on a reader).
+    Read,
+    /// A read whose statements see one snapshot.
+    Snapshot,
+    /// A write of one statement: on PostgreSQL outside any transaction, so
+    /// that it commits by itself, with no BEGIN and COMMIT to wait for.
+    Alone,
+    /// A write in one transaction, committed when it succeeds and undone
+    /// when it fails.
+    Write,
+}
+
+/// The failure of an operation that decides as it goes: its decision's
+/// refusal (`E`, the caller's), or the store's own.
+pub(super) enum Failed<E> {
+    Decided(E),
+    Store(StoreError),
+}
+
+impl<E> From<StoreError> for Failed<E> {
+    fn from(failure: StoreError) -> Failed<E> {
+        Failed::Store(failure)
+    }
 }
 
 /// News of a change that another instance may have written.
@@ -130,14 +160,14 @@ pub(super) enum Value {
 /// The rows a statement answered, their values by column name.
 #[derive(Debug, Default)]
 pub(super) struct Rows {
-    names: Vec<String>,
+    names: Arc<[String]>,
     /// Row after row, each as wide as `names`.
     values: Vec<Value>,
 }
 
 impl Rows {
     /// No rows yet, of the columns `names`.
-    pub(super) fn new(names: Vec<String>) -> Rows {
+    pub(super) fn new(names: Arc<[String]>) -> Rows {
         Rows { names, values: Vec::new() }
     }
 
@@ -148,7 +178,7 @@ impl Rows {
 
     /// Each row, in order.
     pub(super) fn iter(&self) -> impl Iterator<Item = Row<'_>> {
-        self.values.chunks(self.names.len().max(1)).map(|values| Row { names: &self.names, values })
+        self.values.chunks(self.names.len().max(1)).map(|values| Row { names: &self.names, values, next: Cell::new(0) })
     }
 
     /// The first row, if any.
@@ -163,10 +193,13 @@ impl Rows {
 }
 
 /// One row.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(super) struct Row<'r> {
     names: &'r [String],
     values: &'r [Value],
+    /// Where the column after the last one read is: columns are mostly read
+    /// in the order the statement names them, so the search starts there.
+    next: Cell<usize>,
 }
 
 impl Row<'_> {
@@ -175,11 +208,16 @@ impl Row<'_> {
     /// # Errors
     /// [`StoreError::Corrupt`] when there is no such column, or its value is not a `T`.
     pub(super) fn get<T: FromValue>(&self, name: &str) -> Result<T, StoreError> {
-        let at = self
-            .names
-            .iter()
-            .position(|column| column == name)
-            .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?;
+        let next = self.next.get();
+        let at = match self.names.get(next) {
+            Some(column) if column == name => next,
+            _ => self
+                .names
+                .iter()
+                .position(|column| column == name)
+                .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?,
+        };
+        self.next.set(at + 1);
         T::from_value(&self.values[at]).ok_or_else(|| StoreError::Corrupt(format!("{name} {:?}", self.values[at])))
     }
 }
@@ -246,7 +284,7 @@ mod tests {
 
     #[test]
     fn a_row_is_read_by_column_name_whatever_the_order() {
-        let mut rows = Rows::new(vec!["id".into(), "name".into(), "bot".into()]);
+        let mut rows = Rows::new(["id".into(), "name".into(), "bot".into()].into());
         for value in [Value::Int(7), Value::Text("alice".into()), Value::Int(0)] {
             rows.push(value);
         }
@@ -265,7 +303,7 @@ mod tests {
     #[test]
     fn a_time_reads_from_sqlites_text_and_postgresqls_timestamp_alike() {
         let time: jiff::Timestamp = "2026-12-05T08:30:00.125Z".parse().unwrap();
-        let mut rows = Rows::new(vec!["at".into()]);
+        let mut rows = Rows::new(["at".into()].into());
         rows.push(Value::Text("2026-12-05T08:30:00.125Z".into()));
         rows.push(Value::Time(time));
         assert_eq!(rows.read(|row| row.get::<jiff::Timestamp>("at")).unwrap(), [time, time]);

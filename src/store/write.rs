@@ -20,9 +20,8 @@ use crate::record::{
     StoredEntry, StoredGame, StoredSeat, Subject, Summary, VariantRating,
 };
 
-static HOLD_PLAYERS: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE"));
-static BOT_PLAYER: LazyLock<Sql> = LazyLock::new(|| Sql::new("SELECT id FROM players WHERE bot = $1"));
+static HOLD_PLAYERS: Sql = Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE");
+static BOT_PLAYER: Sql = Sql::new("SELECT id FROM players WHERE bot = $1");
 /// A table of standings, a row a player and variant: the ratings of their
 /// rated games ([`GAME_STANDINGS`]) or of their rated attempts at puzzles
 /// ([`PUZZLE_STANDINGS`]), each counted in a column of its own.
@@ -45,9 +44,9 @@ impl Standings {
         let columns = format!("rating, deviation, volatility, {count}, rated_at");
         Standings {
             count,
-            one: Sql::new(&format!("SELECT {columns} FROM {table} WHERE player_id = $1 AND variant = $2")),
-            every: Sql::new(&format!("SELECT variant, {columns} FROM {table} WHERE player_id = $1 ORDER BY variant")),
-            set: Sql::new(&format!(
+            one: Sql::built(format!("SELECT {columns} FROM {table} WHERE player_id = $1 AND variant = $2")),
+            every: Sql::built(format!("SELECT variant, {columns} FROM {table} WHERE player_id = $1 ORDER BY variant")),
+            set: Sql::built(format!(
                 "INSERT INTO {table} (player_id, variant, {columns}) VALUES ($1, $2, $3, $4, $5, $6, $7) \
                  ON CONFLICT (player_id, variant) DO UPDATE SET rating = excluded.rating, \
                  deviation = excluded.deviation, volatility = excluded.volatility, {count} = excluded.{count}, \
@@ -97,13 +96,11 @@ impl Standings {
     }
 }
 
-static INSERT_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
-    Sql::new(
-        "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
+static INSERT_CHANGE: Sql = Sql::new(
+    "INSERT INTO rating_changes (player_id, variant, number, game_id, seat, rating_before, deviation_before, \
          volatility_before, rating_after, deviation_after, volatility_after, rated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-});
+);
 /// A player's next event: its number is the one after their last. Taking it
 /// holds the player's row until the transaction commits, so that a player's
 /// events commit in the order of their numbers.
@@ -118,8 +115,7 @@ static NEXT_PLAYER_EVENT: LazyLock<[Sql; 2]> = LazyLock::new(|| {
 });
 
 /// The version of game `$1`: its last entry's number.
-static VERSION: LazyLock<Sql> =
-    LazyLock::new(|| Sql::new("SELECT COALESCE(MAX(seq), 0)::BIGINT AS version FROM log_entries WHERE game_id = $1"));
+static VERSION: Sql = Sql::new("SELECT COALESCE(MAX(seq), 0)::BIGINT AS version FROM log_entries WHERE game_id = $1");
 
 /// A write to one game's log, decided on the version it was read at: its
 /// entries follow that version, and the first of them cannot land if another

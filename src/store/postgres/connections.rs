@@ -11,7 +11,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use futures_util::future::BoxFuture;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -48,10 +47,6 @@ pub(super) struct Held<'a> {
     fresh: bool,
     _permit: SemaphorePermit<'a>,
 }
-
-/// Work on one connection, which may be run twice (see [`Connections::run`]).
-pub(super) type Work<'w, T> =
-    &'w (dyn for<'c> Fn(&'c mut PgConnection) -> BoxFuture<'c, Result<T, sqlx::Error>> + Send + Sync);
 
 impl Connections {
     pub(super) fn new(options: PgConnectOptions, size: u32, wait: Duration) -> Connections {
@@ -113,25 +108,6 @@ impl Connections {
 
     async fn open(&self) -> Result<PgConnection, StoreError> {
         PgConnection::connect_with(&self.options).await.map_err(StoreError::from)
-    }
-
-    /// `work` on a connection; once more on a fresh one when the connection it was
-    /// given turned out to be broken. Only for work that may run twice: reads,
-    /// and writes that cannot land twice.
-    ///
-    /// # Errors
-    /// The work's; [`Connections::get`]'s.
-    pub(super) async fn run<T>(&self, work: Work<'_, T>) -> Result<T, StoreError> {
-        let mut held = self.get().await?;
-        let done = work(&mut held.connection).await;
-        let done = match done {
-            Err(error) if held.may_retry(&error) => {
-                held.reopen().await?;
-                work(&mut held.connection).await
-            }
-            done => done,
-        };
-        held.finish(done)
     }
 
     /// Refuses new work and closes the idle connections; those in use close as

@@ -32,12 +32,13 @@ use tokio::sync::mpsc;
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 
+use super::tx::Kind;
 use super::{Notice, OpenError, RematchOf, StoreError};
 use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
-use tx::{Kind, PgTx, attempt, on_connection};
+use tx::{PgTx, attempt, on_connection};
 
 /// The notification channel of the games' changes, each payload `id version`,
 /// and of the players' new events, each `player id`.
@@ -141,14 +142,6 @@ impl PgStore {
         self.listener.close().await;
     }
 
-    pub(super) async fn ping(&self) -> Result<(), StoreError> {
-        self.connections.run(&|connection| Box::pin(connection.ping())).await
-    }
-
-    pub(super) async fn database_time_us(&self) -> Result<i64, StoreError> {
-        self.connections.run(&|connection| Box::pin(sqlx::query_scalar(DATABASE_TIME).fetch_one(connection))).await
-    }
-
     /// Keeps `game`, just created, as this instance knows it, and forgets the
     /// game it is the `rematch` of, whose log has a new entry.
     pub(in crate::store) fn created(&self, game: StoredGame, rematch: Option<RematchOf>) {
@@ -222,13 +215,13 @@ impl PgStore {
                 .map(|(id, version)| format!("{id} {version}"))
                 .chain(players.iter().map(|id| format!("player {id}")))
                 .collect();
-            let sent = self
-                .connections
-                .run(&|connection| {
-                    let query = sqlx::query(NOTIFY).bind(payloads.clone());
-                    Box::pin(async move { query.execute(connection).await.map(drop) })
-                })
-                .await;
+            let sent = match self.connections.get().await {
+                Ok(mut held) => {
+                    let sent = sqlx::query(NOTIFY).bind(&payloads).execute(held.connection()).await;
+                    held.finish(sent)
+                }
+                Err(failure) => Err(failure),
+            };
             if let Err(error) = sent {
                 // Watchers elsewhere hear of these games' next writes.
                 log::debug!("{} notices for other instances were not sent: {error}", payloads.len());
@@ -301,46 +294,13 @@ async fn conflict<T>(mut held: Held<'_>, id: GameId) -> Result<T, StoreError> {
 }
 
 impl PgStore {
-    /// Runs `work`, a write of one statement, outside any transaction: it
-    /// commits by itself, with no BEGIN and COMMIT to wait for.
-    pub(in crate::store) async fn run_alone<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Alone, work).await
-    }
-
-    /// Runs `work` outside any transaction.
-    pub(in crate::store) async fn run_read<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Alone, work).await
-    }
-
-    /// Runs `work` in one read-only transaction that sees one snapshot.
-    pub(in crate::store) async fn run_snapshot<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Snapshot, work).await
-    }
-
-    /// Runs `work` in one transaction, committed when it succeeds.
-    pub(in crate::store) async fn run_write<T>(
-        &self,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.run(Kind::Write, work).await
-    }
-
     /// Runs `work` as `kind` says; once more on a fresh connection when the one
     /// it was given was broken. Then tells the other instances what it says to.
-    async fn run<T>(
+    pub(in crate::store) async fn run<T, E: From<StoreError>>(
         &self,
         kind: Kind,
-        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        work: impl AsyncFn(&mut PgTx<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut held = self.connections.get().await?;
         let (mut done, mut told, mut broken) = attempt(held.connection(), kind, &work).await;
         if broken && held.is_reused() {

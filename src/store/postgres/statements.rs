@@ -80,10 +80,6 @@ fn batch_statement(seats: bool, summaries: bool) -> String {
 /// [`super::CHANNEL`].
 pub(super) const NOTIFY: &str = "SELECT pg_notify('qttt_games', payload) FROM unnest($1::TEXT[]) AS payload";
 
-/// The database's clock now, in microseconds since the epoch: the time as the
-/// statement runs, not as its transaction began.
-pub(super) const DATABASE_TIME: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT";
-
 pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
 
 /// Entries as arrays, a column each, the game's id and then [`ENTRY_COLUMNS`]:

@@ -9,7 +9,7 @@ use sqlx::{Column as _, Connection, Decode, Row as _, TypeInfo, ValueRef as _};
 
 use super::connections::is_broken;
 use crate::store::sql::Sql;
-use crate::store::tx::{Arg, Rows, Tx, Value};
+use crate::store::tx::{Arg, Kind, Rows, Tx, Value};
 use crate::store::{Notice, StoreError};
 
 /// The work on one PostgreSQL connection.
@@ -22,17 +22,6 @@ pub(in crate::store) struct PgTx<'c> {
 }
 
 type Query<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
-
-/// How the work runs on its connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// Each statement on its own, committed by itself.
-    Alone,
-    /// In one read-only transaction that sees one snapshot.
-    Snapshot,
-    /// In one transaction, committed when the work succeeds.
-    Write,
-}
 
 impl<'c> PgTx<'c> {
     fn new(connection: &'c mut PgConnection) -> PgTx<'c> {
@@ -103,7 +92,7 @@ impl Tx for PgTx<'_> {
 
     async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
         match bound(sqlx::query(statement.postgres()), args).fetch_all(&mut *self.connection).await {
-            Ok(rows) => rows_of(&rows),
+            Ok(rows) => rows_of(statement, &rows),
             Err(error) => Err(self.failed(error)),
         }
     }
@@ -126,9 +115,9 @@ impl Tx for PgTx<'_> {
 }
 
 /// `rows` as the store reads them, each value by its column's type.
-fn rows_of(rows: &[PgRow]) -> Result<Rows, StoreError> {
-    let names = rows.first().map(|row| row.columns().iter().map(|column| column.name().to_string()).collect());
-    let mut read = Rows::new(names.unwrap_or_default());
+fn rows_of(statement: &Sql, rows: &[PgRow]) -> Result<Rows, StoreError> {
+    let Some(first) = rows.first() else { return Ok(Rows::default()) };
+    let mut read = Rows::new(statement.columns(|| first.columns().iter().map(|column| column.name().into()).collect()));
     for row in rows {
         for column in 0..row.len() {
             read.push(value_of(row.try_get_raw(column)?)?);
@@ -189,19 +178,19 @@ impl Decode<'_, Postgres> for PgTime {
 }
 
 /// Work that `error` stopped before it began or as it committed.
-fn unfinished<T>(error: sqlx::Error) -> (Result<T, StoreError>, Vec<Notice>, bool) {
+fn unfinished<T, E: From<StoreError>>(error: sqlx::Error) -> (Result<T, E>, Vec<Notice>, bool) {
     let broken = is_broken(&error);
-    (Err(error.into()), Vec::new(), broken)
+    (Err(E::from(error.into())), Vec::new(), broken)
 }
 
 /// `work` on `connection` as `kind` says: what it answers, what it tells, and
 /// whether the connection broke.
-pub(super) async fn attempt<T>(
+pub(super) async fn attempt<T, E: From<StoreError>>(
     connection: &mut PgConnection,
     kind: Kind,
-    work: &impl AsyncFn(&mut PgTx<'_>) -> Result<T, StoreError>,
-) -> (Result<T, StoreError>, Vec<Notice>, bool) {
-    if kind == Kind::Alone {
+    work: &impl AsyncFn(&mut PgTx<'_>) -> Result<T, E>,
+) -> (Result<T, E>, Vec<Notice>, bool) {
+    if matches!(kind, Kind::Read | Kind::Alone) {
         let mut tx = PgTx::new(connection);
         let done = work(&mut tx).await;
         let broken = tx.broken();
@@ -213,10 +202,9 @@ pub(super) async fn attempt<T>(
     };
     let mut tx = PgTx::new(&mut transaction);
     if kind == Kind::Snapshot {
-        static SNAPSHOT: std::sync::LazyLock<Sql> =
-            std::sync::LazyLock::new(|| Sql::new("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+        static SNAPSHOT: Sql = Sql::new("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
         if let Err(error) = tx.execute(&SNAPSHOT, &[]).await {
-            return (Err(error), Vec::new(), tx.broken());
+            return (Err(E::from(error)), Vec::new(), tx.broken());
         }
     }
     let done = work(&mut tx).await;

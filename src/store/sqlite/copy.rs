@@ -6,17 +6,22 @@ use super::SqliteStore;
 use crate::store::StoreError;
 
 impl SqliteStore {
-    /// The page that `statement` (a table's, see [`crate::store::tables`])
-    /// reads after `after`: its rows as JSON, their count, the last key.
+    /// The page of table `table` after `after` that `page` reads, given the
+    /// table's columns (see [`crate::store::tables`]): its rows as JSON, their
+    /// count, the last key.
     pub(in crate::store) async fn rows_after(
         &self,
-        statement: &'static str,
+        table: &'static str,
+        page: impl FnOnce(&[(String, String)]) -> String + Send + 'static,
         after: (i64, i64),
         most: u32,
     ) -> Result<(String, u64, (i64, i64)), StoreError> {
         self.readers
             .run(move |connection| {
-                let mut page = connection.prepare_cached(statement)?;
+                let mut describe = connection.prepare_cached("SELECT name, type FROM pragma_table_info(?1)")?;
+                let columns = describe.query_map([table], |row| Ok((row.get(0)?, row.get(1)?)))?;
+                let columns = columns.collect::<rusqlite::Result<Vec<_>>>()?;
+                let mut page = connection.prepare_cached(&page(&columns))?;
                 let (json, count, first, second): (String, i64, Option<i64>, Option<i64>) = page
                     .query_row(params![after.0, after.1, most], |row| {
                         Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))

@@ -24,6 +24,7 @@ pub use connection::{Durability, SqliteSettings};
 use tx::{SqliteTx, now};
 use worker::{Connections, Scope};
 
+use super::tx::Kind;
 use super::{OpenError, StoreError};
 
 /// How many connections read at once: enough for the server's workers and the
@@ -139,45 +140,38 @@ impl SqliteStore {
         .await;
     }
 
-    pub(super) async fn ping(&self) -> Result<(), StoreError> {
-        self.readers.run(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
-    }
-
-    /// Runs `work` on a reader, outside any transaction.
-    pub(in crate::store) async fn run_read<T: Send + 'static>(
+    /// Runs `work` as `kind` says: a read on a reader, a write as one of the
+    /// writer's writes, undone when it fails.
+    pub(in crate::store) async fn run<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.readers.run(move |connection| now(work(&mut SqliteTx::new(connection)))).await
-    }
-
-    /// Runs `work` on a reader, its statements in one snapshot.
-    pub(in crate::store) async fn run_snapshot<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.readers
-            .run(move |connection| {
-                let snapshot = Scope::read(connection)?;
-                now(work(&mut SqliteTx::new(&snapshot)))
-            })
-            .await
-    }
-
-    /// Runs `work`, a write of one statement: one of the writer's writes.
-    pub(in crate::store) async fn run_alone<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.run_write(work).await
-    }
-
-    /// Runs `work` as one of the writer's writes, undone when it fails.
-    pub(in crate::store) async fn run_write<T: Send + 'static>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.writer.write(move |tx| now(work(&mut SqliteTx::new(tx))).map(Ok::<T, StoreError>)).await
+        kind: Kind,
+        work: impl AsyncFnOnce(&mut SqliteTx<'_>) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E> {
+        let read = match kind {
+            Kind::Read => self.readers.run(move |connection| Ok(now(work(&mut SqliteTx::new(connection))))).await,
+            Kind::Snapshot => {
+                self.readers
+                    .run(move |connection| {
+                        let snapshot = Scope::read(connection)?;
+                        Ok(now(work(&mut SqliteTx::new(&snapshot))))
+                    })
+                    .await
+            }
+            // The writer hears of the database's failure apart from the work's.
+            Kind::Alone | Kind::Write => {
+                return self
+                    .writer
+                    .write(move |connection| {
+                        let mut tx = SqliteTx::new(connection);
+                        match (now(work(&mut tx)), tx.failure) {
+                            (Err(_), Some(failure)) => Err(failure),
+                            (done, _) => Ok(done),
+                        }
+                    })
+                    .await;
+            }
+        };
+        read.unwrap_or_else(|failure| Err(E::from(failure)))
     }
 }
 
@@ -229,9 +223,9 @@ mod tests {
         earlier_database.close().await.unwrap();
 
         let store = SqliteStore::open(&url, SqliteSettings::default()).await.unwrap();
-        let game = store.run_read(async |tx| read_game(tx, GameId::new(7)).await).await.unwrap();
+        let game = store.run(Kind::Read, async |tx| read_game(tx, GameId::new(7)).await).await.unwrap();
         let page = Page { status: Some(Status::Finished), before: None, limit: 10 };
-        let listed = store.run_read(async move |tx| lobby(tx, page).await).await.unwrap();
+        let listed = store.run(Kind::Read, async move |tx| lobby(tx, page).await).await.unwrap();
         let missing_game = store
             .writer
             .run(|connection| {
@@ -252,7 +246,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            store.run_read(async |tx| original_app_game(tx).await).await.unwrap(),
+            store.run(Kind::Read, async |tx| original_app_game(tx).await).await.unwrap(),
             Some((GameId::new(7), Player::O))
         );
         store.close().await;

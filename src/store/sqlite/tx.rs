@@ -16,11 +16,21 @@ use crate::store::tx::{Arg, Rows, Tx, Value};
 /// reads on a reader's.
 pub(in crate::store) struct SqliteTx<'c> {
     connection: &'c Connection,
+    /// The database's failure that stopped the work, if one did.
+    pub(super) failure: Option<StoreError>,
 }
 
 impl<'c> SqliteTx<'c> {
     pub(super) fn new(connection: &'c Connection) -> SqliteTx<'c> {
-        SqliteTx { connection }
+        SqliteTx { connection, failure: None }
+    }
+
+    /// `done`, its failure kept.
+    fn kept<T>(&mut self, done: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(failure) = &done {
+            self.failure = Some(failure.clone());
+        }
+        done
     }
 }
 
@@ -34,42 +44,52 @@ impl Tx for SqliteTx<'_> {
     const READS_A_GAME_IN_ONE: bool = false;
 
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
-        let changed = self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args))?;
-        Ok(changed as u64)
+        let execute = self.connection.prepare_cached(statement.sqlite());
+        let changed = execute.and_then(|mut execute| execute.execute(rusqlite::params_from_iter(args)));
+        self.kept(changed.map(|changed| changed as u64).map_err(StoreError::from))
     }
 
     async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
-        let mut select = self.connection.prepare_cached(statement.sqlite())?;
-        let width = select.column_count();
-        let mut read = Rows::new(select.column_names().into_iter().map(String::from).collect());
-        let mut rows = select.query(rusqlite::params_from_iter(args))?;
-        while let Some(row) = rows.next()? {
-            for column in 0..width {
-                read.push(match row.get_ref(column)? {
-                    ValueRef::Null => Value::Null,
-                    ValueRef::Integer(int) => Value::Int(int),
-                    ValueRef::Real(real) => Value::Real(real),
-                    ValueRef::Text(text) => Value::Text(
-                        std::str::from_utf8(text).map_err(|error| StoreError::Corrupt(error.to_string()))?.to_owned(),
-                    ),
-                    ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
-                });
-            }
-        }
-        Ok(read)
+        let read = rows(self.connection, statement, args);
+        self.kept(read)
     }
 
     async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
-        match self.connection.prepare_cached(statement.sqlite())?.execute(rusqlite::params_from_iter(args)) {
+        let inserted = match self
+            .connection
+            .prepare_cached(statement.sqlite())
+            .and_then(|mut insert| insert.execute(rusqlite::params_from_iter(args)))
+        {
             Err(error) if is_unique_violation(&error) => Ok(None),
             // Nothing inserted: `ON CONFLICT DO NOTHING`.
             Ok(0) => Ok(None),
-            inserted => {
-                inserted?;
-                Ok(Some(self.connection.last_insert_rowid()))
-            }
+            Ok(_) => Ok(Some(self.connection.last_insert_rowid())),
+            Err(error) => Err(error.into()),
+        };
+        self.kept(inserted)
+    }
+}
+
+/// The rows `statement` answers with `args` on `connection`.
+fn rows(connection: &Connection, statement: &Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
+    let mut select = connection.prepare_cached(statement.sqlite())?;
+    let width = select.column_count();
+    let mut read = Rows::new(statement.columns(|| select.column_names().into_iter().map(String::from).collect()));
+    let mut rows = select.query(rusqlite::params_from_iter(args))?;
+    while let Some(row) = rows.next()? {
+        for column in 0..width {
+            read.push(match row.get_ref(column)? {
+                ValueRef::Null => Value::Null,
+                ValueRef::Integer(int) => Value::Int(int),
+                ValueRef::Real(real) => Value::Real(real),
+                ValueRef::Text(text) => Value::Text(
+                    std::str::from_utf8(text).map_err(|error| StoreError::Corrupt(error.to_string()))?.to_owned(),
+                ),
+                ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
+            });
         }
     }
+    Ok(read)
 }
 
 impl ToSql for Arg<'_> {

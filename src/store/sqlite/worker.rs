@@ -1,28 +1,19 @@
 //! The threads that drive SQLite connections, and how a write is committed.
 //!
-//! A request's database work runs as one job on a connection's thread: a move's
-//! read of the log, the rules' decision and the write are one hand-over from the
-//! request's thread and one back. (A driver that hands every statement to its
-//! connection's thread, as sqlx does, pays that twice per statement, and the load
-//! profile showed those hand-overs, not the queries, to be most of a move's cost.)
+//! A request's database work runs as one job on a connection's thread: one
+//! hand-over from the request's thread and one back, not two per statement as
+//! with sqlx, whose hand-overs were most of a move's cost in the load profile.
 //!
-//! SQLite lets one connection write at a time. The store's writes therefore go
-//! through one connection, so that they queue in order here instead of polling
-//! SQLite's lock from several connections (its busy handler sleeps up to 100 ms
-//! between tries); reads go through read-only connections of their own, which in
-//! WAL mode never wait for the writer. The writes found queued together are
-//! committed together (see [`Connections::write`]). Write transactions begin
-//! IMMEDIATE, and the busy timeout covers other processes on the same file. The
-//! write-ahead log is copied into the database file by a thread of its own, never
-//! by the writer: see [`Checkpointer`].
+//! SQLite lets one connection write at a time, so the store's writes queue in
+//! order here for one connection, rather than poll SQLite's lock from several;
+//! reads go through read-only connections, which in WAL mode never wait for the
+//! writer. Writes found queued together are committed together (see
+//! [`Connections::write`]); the log is copied into the file by [`Checkpointer`].
 //!
-//! A write that is the only one in flight is committed on its caller's thread, on
-//! the writer's connection, with no hand-over at all: waking the writer's thread
-//! and then the caller's cost more than a creation's insert at one client. Only
-//! where a commit does not wait for the disk (`synchronous = NORMAL`): a thread
-//! that serves requests must not wait for it. The one commit that does even
-//! then, the first after all of the log was copied, which starts it again and
-//! flushes its new header, is left to the writer's thread: see [`LogRestart`].
+//! A write that is the only one in flight is committed on its caller's thread,
+//! with no hand-over at all, where a commit does not wait for the disk
+//! (`synchronous = NORMAL`); the one commit that does even then, which starts
+//! the log again, is left to the writer's thread (see [`LogRestart`]).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -217,22 +208,14 @@ impl Connections {
     /// Runs `work` in a write transaction shared with the other writes queued
     /// with it (in a savepoint of its own) or in one of its own, and answers what
     /// it answers once that transaction has committed. A write that fails undoes
-    /// only itself. `work` answers the
-    /// database's errors apart from its own outcome, so that a database error
-    /// that ends the transaction can be told to the batch's other writes.
-    ///
-    /// Committing the writes found queued together shares a commit's cost, its
-    /// locks and its write of the changed pages to the log, among them: most of
-    /// a move's cost on the writer in the load profile.
+    /// only itself. `work` answers the database's errors apart from its own
+    /// outcome, so that an error that ends the transaction is told to the
+    /// batch's other writes. Committed together, writes share a commit's cost.
     ///
     /// A write that finds the writer's connection free, where the writer runs
     /// writes here (see [`Connections::writer`]), is committed at once on its
-    /// caller's thread, alone: handing it to the writer's thread and its answer
-    /// back woke a sleeping thread each way, which at one client took more of
-    /// a creation's time than its insert. It is queued as any other when the
-    /// writer is busy (then writes pile up, and are committed together), when
-    /// the checkpointer holds the log, or when another connection holds the
-    /// file's write lock, which only the writer's thread waits for.
+    /// caller's thread, alone; else it is queued, and those that pile up are
+    /// committed together.
     ///
     /// # Errors
     /// Whatever `work` returns; the database's error when the transaction cannot
