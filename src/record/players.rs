@@ -5,7 +5,7 @@
 
 use jiff::Timestamp;
 
-use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId};
+use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId, StoredGame};
 use crate::engine::{Player, Variant};
 
 /// A player's name: 3-20 letters, digits, `_` or `-`, unique regardless of case.
@@ -416,6 +416,41 @@ pub fn partner(
             && other.seek.rating_range.is_none_or(|range| range.holds(seeker_rating))
     })
 }
+
+/// A new seek, before the database gives it an id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewSeek {
+    /// Whose it is.
+    pub player: PlayerId,
+    /// The game it asks for.
+    pub terms: Terms,
+    /// The ratings it pairs with, if it limits them.
+    pub rating_range: Option<RatingRange>,
+    /// When it is made.
+    pub created_at: Timestamp,
+    /// When it expires.
+    pub expires_at: Timestamp,
+}
+
+/// What became of a seek.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sought {
+    /// Its player has as many open seeks as they may: nothing was written.
+    TooMany,
+    /// No open seek matched it: it waits.
+    Waiting(SeekId),
+    /// It was paired with the oldest open seek that matched it, into `game`.
+    Paired {
+        /// The seek.
+        seek: SeekId,
+        /// The game both seeks were paired into, as written.
+        game: Box<StoredGame>,
+    },
+}
+
+/// A game that a pairing or an accepted challenge starts, and what it tells
+/// its players, decided by the caller on what the store found.
+pub type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
 
 #[cfg(test)]
 mod tests {

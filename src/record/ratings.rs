@@ -1,7 +1,7 @@
 //! The words of ratings: a rated game's end as its write carries it, and a
 //! player's ratings as the store keeps them. Pure, as the rest of the record.
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 use super::{GameId, PlayerId};
 use crate::bot::Bot;
@@ -140,3 +140,19 @@ pub struct PlayerStanding {
     /// The rating as of their last rated game.
     pub standing: Standing,
 }
+
+/// Everything the ratings are: the rated games they are derived from, and
+/// the changes and ratings written as the games ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingsAsStored {
+    /// Every rated game with a result, by id.
+    pub games: Vec<RatedGame>,
+    /// Every change, by player, variant and number.
+    pub changes: Vec<NumberedChange>,
+    /// Every player's rating in each variant they played rated games in.
+    pub ratings: Vec<PlayerStanding>,
+}
+
+/// What the ratings are, derived from the rated games as stored, with rating
+/// periods of a length: the changes, and the ratings.
+pub type Replay = fn(&RatingsAsStored, SignedDuration) -> (Vec<NumberedChange>, Vec<PlayerStanding>);

@@ -88,7 +88,7 @@ impl Played {
 
     /// The game with the new entries, and the write that logs them after the
     /// version the game was read at.
-    fn written(self) -> Result<(GameRecord, crate::store::Write), Error> {
+    fn written(self) -> Result<(GameRecord, crate::record::Write), Error> {
         let logged = self.record.game.log().len();
         let bot = self.record.bot_seat();
         let events: Vec<(Event, bool)> = self.game.log()[logged..]

@@ -17,8 +17,8 @@ use jiff::Timestamp;
 
 use super::{Error, GameRecord};
 use crate::error::Fault;
-use crate::record::{Event, GameId, StoredGame};
-use crate::store::{RematchOf, Store, Table};
+use crate::record::{Event, GameId, RematchOf, StoredGame};
+use crate::store::{Store, Table};
 
 /// The games read from the source at once.
 const PAGE: u32 = 1000;

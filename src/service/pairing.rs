@@ -12,10 +12,9 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
-    ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, PlayerEventKind, PlayerId, RatingRange,
-    SeekId, SeekStatus, StoredChallenge, StoredSeek, Terms, Username,
+    ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, NewSeek, PlayerEventKind, PlayerId,
+    RatingRange, SeekId, SeekStatus, Sought, StoredChallenge, StoredSeek, Terms, Username,
 };
-use crate::store::{NewSeek, Sought};
 
 /// The most challenges a player may have sent that wait for an answer.
 pub const MOST_OPEN_CHALLENGES: u32 = 20;

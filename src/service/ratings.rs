@@ -17,8 +17,10 @@ use super::GameService;
 use crate::engine::{Player, Variant};
 use crate::error::Error;
 use crate::rating::{Rating, Standing, rate_game};
-use crate::record::{NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, StoredPlayer, Username};
-use crate::store::{RatingsAsStored, Store};
+use crate::record::{
+    NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, RatingsAsStored, StoredPlayer, Username,
+};
+use crate::store::Store;
 
 /// The most players a leaderboard lists.
 pub const LEADERBOARD_SIZE: usize = 100;

@@ -12,8 +12,8 @@ use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Playe
 use crate::error::{Error, Fault};
 use crate::record::{
     End, Ending, Event, GameId, PlayerEventKind, RatedEnd, Rater, Status, StoredEntry, StoredGame, StoredSeat, Summary,
+    Write,
 };
-use crate::store::Write;
 
 /// A game as a request sees it: what is stored, the state its log rebuilds, and
 /// its life around the rules, as of the moment it was read.

@@ -7,8 +7,7 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
 use crate::engine::{Game, Player, Variant};
 use crate::error::Error;
-use crate::record::{Event, GameId, GameSettings, Holder, Status, StoredSeat};
-use crate::store::RematchOf;
+use crate::record::{Event, GameId, GameSettings, Holder, RematchOf, Status, StoredSeat};
 use crate::token;
 
 /// Who takes a seat.

@@ -1,8 +1,7 @@
-//! The store's operations on challenges: one player's invitation to another to
-//! a game on given terms, open until it is answered or expires. Each is written
-//! once, over [`Tx`]. A challenger's count of open challenges and the insert it
-//! allows are one transaction that holds the challenger's row, so that two
-//! instances never both let one more in than may be open.
+//! The store's operations on challenges, each written once over [`Tx`]: one
+//! player's invitation to another to a game on given terms, open until it is
+//! answered or expires. A new one holds its challenger's row while it counts
+//! their open ones, so that two instances never both let one too many in.
 
 use std::sync::LazyLock;
 
@@ -16,13 +15,9 @@ use super::tx::{Arg, Row, Tx};
 use super::write::insert_player_events;
 use super::{Store, StoreError, counted};
 use crate::record::{
-    ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, StoredChallenge, StoredGame,
+    ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, Started, StoredChallenge,
     Subject, Terms,
 };
-
-/// A game that a pairing or an accepted challenge starts, and what it tells
-/// its players, decided by the caller on what the store found.
-pub type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
 
 /// Holds the row of player `$1` until the transaction ends: their writes that
 /// count before they insert come one after the other.

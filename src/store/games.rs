@@ -13,10 +13,12 @@ use super::sql::Sql;
 use super::tables::continue_ids;
 use super::tx::{Arg, Failed, Kind, Notice, Tx};
 use super::write::{conflict, insert_player_events, rate};
-use super::{Backend, RematchOf, Store, StoreError, Write, counted};
+use super::{Backend, Store, StoreError, counted};
 use crate::engine::Player;
 use crate::metrics::STORE_WRITES;
-use crate::record::{Event, GameId, PlayerEventKind, PlayerId, StoredEntry, StoredGame, StoredSeat, Subject, Summary};
+use crate::record::{
+    Event, GameId, PlayerEventKind, PlayerId, RematchOf, StoredEntry, StoredGame, StoredSeat, Subject, Summary, Write,
+};
 
 /// Which ended games a deletion takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +43,7 @@ impl Ended {
     }
 }
 
-/// The timer's questions, each along its index (`games_by_deadline`,
-/// `games_by_creation`): see [`Store::timed_out_games`] and
-/// [`Store::unjoined_games`].
+/// The timer's questions, along `games_by_deadline` and `games_by_creation`.
 pub(super) static TIMED_OUT_GAMES: Sql =
     Sql::new("SELECT id FROM games WHERE status = 'ongoing' AND deadline <= $1 ORDER BY deadline LIMIT $2");
 pub(super) static UNJOINED_GAMES: Sql =
@@ -130,14 +130,12 @@ macro_rules! game_write {
 }
 
 impl Store {
-    /// Creates `game` as it is (but for its id, which the database gives, and is
-    /// answered), its seats, log and summary, and `player_events` about it; with
-    /// `rematch`, writes the rematch entry into the game it follows, all in one
-    /// transaction.
+    /// Creates `game` as it is but for its id (the database's, answered), and
+    /// `player_events` about it; with `rematch`, its entry in the game it follows.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when that game's log already holds the rematch's
-    /// sequence number; when the database fails.
+    /// sequence number.
     pub async fn create_game(
         &self,
         game: StoredGame,
@@ -160,8 +158,7 @@ impl Store {
     /// The game with `id`, its whole log and its seats' token hashes.
     ///
     /// # Errors
-    /// [`StoreError::NotFound`]; when the database fails, or holds a row the code
-    /// cannot read (corruption).
+    /// [`StoreError::NotFound`]; [`StoreError::Corrupt`] for a row the code cannot read.
     pub async fn load_game(&self, id: GameId) -> Result<StoredGame, StoreError> {
         counted(match &self.backend {
             Backend::Sqlite(db) => db.run(Kind::Snapshot, async move |tx| read_game(tx, id).await).await,
@@ -178,8 +175,7 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::Conflict`] with the current version when another write
-    /// already took the sequence number of the write's first entry, or the seat;
-    /// any database failure.
+    /// already took the sequence number of the write's first entry, or the seat.
     pub async fn write(&self, id: GameId, write: Write) -> Result<(), StoreError> {
         let period = self.rating_period;
         self.wrote(async {
@@ -196,7 +192,7 @@ impl Store {
     ///
     /// # Errors
     /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
-    /// when other writes kept landing first; any database failure.
+    /// when other writes kept landing first.
     pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: GameId,
@@ -247,15 +243,10 @@ impl Store {
     }
 
     /// Deletes at most `most` of the `ended` games that ended before `before`,
-    /// the first to end first, with their logs and seats; never the original
-    /// app's game, nor the newest game, whose id SQLite would give the next game
-    /// again (PostgreSQL keeps it too, to answer alike). A later game that was
-    /// their rematch forgets it was. Answers how many it deleted.
-    ///
-    /// A game's log can name its rematch, which is created after it ended, so
-    /// ends no earlier and has a higher id: taken in the order they ended, and by
-    /// id among those that ended at once, a game is never deleted before the game
-    /// whose log names it.
+    /// the first to end first (so never before the game whose log names it as
+    /// its rematch), with their logs and seats; never the original app's game,
+    /// nor the newest game, whose id SQLite would give the next game again. A
+    /// later game that was their rematch forgets it was. Answers how many it deleted.
     pub async fn delete_games_ended_before(
         &self,
         ended: Ended,

@@ -1,17 +1,13 @@
-//! The only module with SQL: games, their logs and seats, in SQLite (embedded,
-//! the default) or PostgreSQL (shared by several instances of the server).
-//!
-//! The store offers whole operations, not statements: above all [`Store::update`],
-//! which reads a game, lets the caller decide, and writes the decision, as one
-//! unit of the database's work. Both backends keep the same tables and answer
-//! every operation alike; everything above the store is the same for both.
+//! The only module with SQL, on SQLite (embedded, the default) or PostgreSQL
+//! (shared by several instances of the server), which keep the same tables and
+//! answer every operation alike. The store offers whole operations, not
+//! statements: above all [`Store::update`], which reads a game, lets the caller
+//! decide, and writes the decision, as one unit of the database's work.
 
 /// Runs `$work`, an operation over `$tx` (a [`tx::Tx`]), on the store's backend
-/// as `$kind` says (a [`tx::Kind`]): the one place
-/// that picks a backend for an operation written once. SQLite runs it on one of
-/// its threads, so it owns what it uses; PostgreSQL may run it twice (see
-/// `postgres::tx`), so it borrows. Each PostgreSQL call's future is boxed, as
-/// [`Store`]'s methods explain.
+/// as `$kind` says (a [`tx::Kind`]). SQLite runs it on one of its threads, so
+/// it owns what it uses; PostgreSQL may run it twice, so it borrows, and its
+/// future is boxed, as [`Store`]'s methods explain.
 macro_rules! run {
     ($store:expr, $kind:ident, |$tx:ident| $work:expr) => {
         match &$store.backend {
@@ -42,13 +38,10 @@ mod tables;
 mod tx;
 mod write;
 
-pub use challenges::Started;
 pub use error::{FileProblem, OpenError, StoreError};
 pub use games::Ended;
 use postgres::PgStore;
 pub use postgres::PoolSettings;
-pub use ratings::{RatingsAsStored, Replay};
-pub use seeks::{NewSeek, Sought};
 use space::Space;
 use sqlite::SqliteStore;
 pub use sqlite::{Durability, SqliteConnection, SqliteSettings};
@@ -56,7 +49,6 @@ use std::sync::Arc;
 use std::time::Instant;
 pub use tables::{Key, Table};
 pub use tx::Notice;
-pub use write::{RematchOf, Write};
 
 use jiff::{SignedDuration, Timestamp};
 use sql::Sql;

@@ -67,7 +67,7 @@ impl Store {
     /// token hashing to `token_hash`.
     ///
     /// # Errors
-    /// [`StoreError::NameTaken`]; when the database fails.
+    /// [`StoreError::NameTaken`].
     pub async fn create_player(
         &self,
         name: &Username,

@@ -1,9 +1,8 @@
-//! The store's operations on puzzles: adding them, picking one (by id, for a
-//! player, for the day), and an attempt at one, step by step, whose end rates
-//! its player and the puzzle in the same transaction. Each is written once,
-//! over [`Tx`]. An attempt's step holds its player's row, so that two first
-//! attempts at once by one player are never both rated, and the puzzle's row
-//! while it rates it, so that no rating of it is lost.
+//! The store's operations on puzzles, each written once over [`Tx`]: adding
+//! them, picking one (by id, for a player, for the day), and an attempt at one,
+//! step by step, whose end rates its player and the puzzle in one transaction,
+//! holding the player's row (two first attempts at once are never both rated)
+//! and the puzzle's (no rating of it is lost).
 
 use std::sync::LazyLock;
 

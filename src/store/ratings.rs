@@ -1,9 +1,7 @@
-//! The store's operations on ratings: a player's, their history, the
-//! leaderboards, and all of them at once for `qttt ratings`. A rated game's
-//! end rates its players in the write that ends it ([`rate`], called by both
-//! backends' game writes), holding their rows until it commits, so that on any
-//! instance each player's rated games are rated one after the other. Each is
-//! written once, over [`Tx`].
+//! The store's operations on ratings, each written once over [`Tx`]: a
+//! player's, their history, the leaderboards, and all of them at once for
+//! `qttt ratings`. A rated game's end rates its players in the write that ends
+//! it (see [`super::write`]).
 
 use std::sync::LazyLock;
 
@@ -17,23 +15,10 @@ use super::write::{GAME_STANDINGS, insert_change};
 use super::{Store, StoreError, counted};
 use crate::engine::{GameResult, Variant};
 use crate::rating::{Rating, Standing};
-use crate::record::{NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, StoredPlayer, VariantRating};
-
-/// Everything the ratings are: the rated games they are derived from, and
-/// the changes and ratings written as the games ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RatingsAsStored {
-    /// Every rated game with a result, by id.
-    pub games: Vec<RatedGame>,
-    /// Every change, by player, variant and number.
-    pub changes: Vec<NumberedChange>,
-    /// Every player's rating in each variant they played rated games in.
-    pub ratings: Vec<PlayerStanding>,
-}
-
-/// What the ratings are, derived from the rated games as stored, with rating
-/// periods of a length: the changes, and the ratings.
-pub type Replay = fn(&RatingsAsStored, SignedDuration) -> (Vec<NumberedChange>, Vec<PlayerStanding>);
+use crate::record::{
+    NumberedChange, PlayerId, PlayerStanding, RatedGame, RatingChange, RatingsAsStored, Replay, StoredPlayer,
+    VariantRating,
+};
 
 /// The columns of a rating change, as [`rating_change_from_row`] reads them.
 const CHANGE_COLUMNS: &str = "game_id, rating_before, deviation_before, volatility_before, rating_after, \

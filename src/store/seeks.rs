@@ -1,15 +1,12 @@
-//! The store's operations on seeks: a player's wish for a game on given terms,
-//! paired with another player's at once if one waits. Each is written once,
-//! over [`Tx`]. The seeks of one set of terms are made one after the other, on
-//! any instance (a lock of the transaction's), so that a seek is paired once
-//! and never missed by one made at the same moment.
+//! The store's operations on seeks, each written once over [`Tx`]: a player's
+//! wish for a game on given terms, paired with another's at once if one waits.
+//! The seeks of one set of terms are made one after the other on any instance,
+//! so that a seek is paired once and never missed by one made at that moment.
 
 use std::sync::LazyLock;
 use std::time::Instant;
 
-use jiff::Timestamp;
-
-use super::challenges::{Started, new_id};
+use super::challenges::new_id;
 use super::games::create;
 use super::rows::{clock_of, corrupt, username, variant};
 use super::sql::Sql;
@@ -18,39 +15,8 @@ use super::{Store, StoreError, counted};
 use crate::metrics::STORE_WRITES;
 use crate::rating::Rating;
 use crate::record::{
-    GameId, Holder, OpenSeek, PlayerId, RatingRange, SeekId, SeekStatus, StoredGame, StoredSeek, Terms, partner,
+    GameId, Holder, NewSeek, OpenSeek, RatingRange, SeekId, SeekStatus, Sought, Started, StoredSeek, Terms, partner,
 };
-
-/// A new seek, before the database gives it an id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NewSeek {
-    /// Whose it is.
-    pub player: PlayerId,
-    /// The game it asks for.
-    pub terms: Terms,
-    /// The ratings it pairs with, if it limits them.
-    pub rating_range: Option<RatingRange>,
-    /// When it is made.
-    pub created_at: Timestamp,
-    /// When it expires.
-    pub expires_at: Timestamp,
-}
-
-/// What became of a seek.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Sought {
-    /// Its player has as many open seeks as they may: nothing was written.
-    TooMany,
-    /// No open seek matched it: it waits.
-    Waiting(SeekId),
-    /// It was paired with the oldest open seek that matched it, into `game`.
-    Paired {
-        /// The seek.
-        seek: SeekId,
-        /// The game both seeks were paired into, as written.
-        game: Box<StoredGame>,
-    },
-}
 
 const SEEK_COLUMNS: &str = "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, \
      seeks.clock_increment_ms, seeks.status, seeks.game_id, seeks.created_at, seeks.expires_at, seeks.rated, \
@@ -100,7 +66,7 @@ impl Store {
     /// answer is written.
     ///
     /// # Errors
-    /// What `pair` returns; when the database fails.
+    /// What `pair` returns.
     pub async fn seek<E: From<StoreError> + Send + 'static>(
         &self,
         new: NewSeek,

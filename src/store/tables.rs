@@ -169,7 +169,7 @@ impl Store {
     /// their count and the last one's key. From SQLite only.
     ///
     /// # Errors
-    /// A PostgreSQL store; database failures.
+    /// A PostgreSQL store.
     pub async fn rows_after(&self, table: Table, after: Key, most: u32) -> Result<(String, u64, Key), StoreError> {
         let Backend::Sqlite(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied from SQLite only".into()));
@@ -182,7 +182,7 @@ impl Store {
     /// answers how many were new. Into PostgreSQL only.
     ///
     /// # Errors
-    /// A SQLite store; database failures.
+    /// A SQLite store.
     pub async fn put_rows(&self, table: Table, rows: String) -> Result<u64, StoreError> {
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
@@ -201,7 +201,7 @@ impl Store {
     /// database's, which a copy replaces with its source's, ids and all.
     ///
     /// # Errors
-    /// A SQLite store; database failures.
+    /// A SQLite store.
     pub async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
         static REMOVE: Sql = Sql::new(
             "DELETE FROM players WHERE bot IS NOT NULL \

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use jiff::SignedDuration;
 use tokio::sync::oneshot;
 
-use super::super::{StoreError, Write};
-use crate::record::{GameId, StoredGame};
+use super::super::StoreError;
+use crate::record::{GameId, StoredGame, Write};
 
 /// The most tasks that write batches at once, each on a connection of the pool:
 /// few enough to leave connections to reads.

@@ -1,11 +1,9 @@
 //! The store's own connections to PostgreSQL.
 //!
-//! Not sqlx's pool: it pings the server whenever a connection goes back to it
-//! (and, by default, before each use), a round trip per request on top of the
-//! request's own statements. Here a connection is trusted until it fails. One that
-//! fails as a connection does (its socket, or the server ending it) is dropped,
-//! and the work is tried once more on a fresh one; a connection whose work was
-//! cancelled half-way is dropped too, since its state is unknown.
+//! Not sqlx's pool, which pings the server whenever a connection goes back to
+//! it: a round trip per request. Here a connection is trusted until it fails as
+//! a connection does; then it is dropped (as is one whose work was cancelled
+//! half-way, its state unknown), and the work may be tried on a fresh one.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,9 +30,8 @@ pub(super) struct Connections {
 }
 
 /// The callers that may wait for each connection: enough for bursts far beyond
-/// the connections (256 clients on the default 10 wait here), few enough that an
-/// outage with thousands of live streams does not queue work that would time out
-/// before the database could do it.
+/// the connections, few enough that an outage with thousands of live streams
+/// does not queue work that would time out before the database could do it.
 const WAITING_PER_CONNECTION: usize = 32;
 
 /// A connection in one caller's hands. It goes back to the idle ones only by

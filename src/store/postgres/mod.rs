@@ -1,20 +1,13 @@
 //! The games in PostgreSQL, shared by every instance of the server.
 //!
-//! Writes of one game are ordered by the database, not by an instance: a write
-//! reads the log, decides, and appends in one statement, and the primary key
-//! (game_id, seq) lets only one of two racing writes take the next sequence
-//! number; the other reads the log again and decides anew. After each write
-//! commits, the instance notifies the channel [`CHANNEL`] with the game's id and
-//! its new version, the notices of many writes in one statement, so that watchers
-//! connected to any instance hear of it (see migration 0006 for why not from
-//! within the write).
-//!
-//! A write is decided on the game as this instance last read or wrote it, when it
-//! has it, and written together with the other writes that wait (see
-//! [`writes`]): only when another write took the next sequence number first (on
-//! any instance), or the decision failed on that copy, is the log read again. So
-//! a move is a share of one statement, and the primary key still decides every
-//! race.
+//! Writes of one game are ordered by the database, not by an instance: the
+//! primary key (game_id, seq) lets only one of two racing writes take the next
+//! sequence number, and the other decides anew on the log as it is. A write is
+//! decided on the game as this instance last read or wrote it, and written
+//! together with the other writes that wait (see [`writes`]). After writes
+//! commit, the instance notifies the channel [`CHANNEL`] of them, in one
+//! statement, so that watchers on any instance hear of them (see migration 0006
+//! for why not from within the write).
 
 mod batches;
 mod connections;
@@ -33,8 +26,8 @@ use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolOptions};
 
 use super::tx::Kind;
-use super::{Notice, OpenError, RematchOf, StoreError};
-use crate::record::{GameId, PlayerEventKind, PlayerId, StoredGame};
+use super::{Notice, OpenError, StoreError};
+use crate::record::{GameId, PlayerEventKind, PlayerId, RematchOf, StoredGame};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;

@@ -1,7 +1,6 @@
 //! [`Tx`] on a PostgreSQL connection, and how the store's operations run on
-//! one: on a connection of [`super::connections`], in a transaction or not,
-//! tried once more on a fresh connection when the one given was broken, and
-//! what they tell other instances sent once they have committed.
+//! one, in a transaction or not; what they tell other instances is sent once
+//! they have committed.
 
 use sqlx::postgres::types::Oid;
 use sqlx::postgres::{PgArgumentBuffer, PgConnection, PgRow, PgTypeInfo, PgValueRef, Postgres};

@@ -1,13 +1,11 @@
 //! Writes to games in PostgreSQL, several games' in one statement.
 //!
-//! PostgreSQL's cost of a write is mostly the statement's, not its rows': its
-//! plan, the constraints it reads back, its commit's flush (measured with
-//! pgbench in docs/PERFORMANCE.md). So a write decided on a game this instance knows
-//! waits in a queue, and up to [`FLUSHERS`] tasks, each on a connection, take
-//! what waits there (one write a game) and write it in one statement: one write
-//! when writes come one at a time, many when they crowd. The primary key still
-//! decides every race (see [`super::statements::WRITES`]); a write that does not
-//! land is decided again, alone, on the log as it is.
+//! PostgreSQL's cost of a write is mostly the statement's, not its rows'
+//! (measured with pgbench in docs/PERFORMANCE.md). So a write decided on a game
+//! this instance knows waits in a queue, from which a few tasks write what
+//! waits, one write a game, in one statement. The primary key still decides
+//! every race (see [`super::statements::WRITES`]); a write that does not land
+//! is decided again, alone, on the log as it is.
 
 use std::collections::HashSet;
 
@@ -16,16 +14,16 @@ use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use tokio::sync::oneshot;
 
+use super::super::StoreError;
 use super::super::rows::{SummaryColumns, read_game};
 use super::super::write::{insert_player_events, rate};
-use super::super::{StoreError, Write};
 use super::batches::{Landing, Waiting};
 use super::connections::is_broken;
 use super::statements::{EntryColumns, Summaries, WRITES};
 use super::tx::{in_sqlx_terms, on_connection};
 use super::{MOST_ATTEMPTS, PgStore, conflict};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredGame, Subject};
+use crate::record::{GameId, StoredGame, Subject, Write};
 
 impl PgStore {
     pub(in crate::store) async fn write(

@@ -34,33 +34,25 @@ const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
 
 /// The most of the write-ahead log's file a quiet server keeps: beyond it, once
-/// nothing was written for a checkpoint's turn, the checkpointer empties it. SQLite
-/// otherwise keeps the file at the largest it ever grew, which a burst of writes,
-/// or readers holding back checkpoints, takes to tens of megabytes for as long as
-/// the server runs. While writes go on, a log of more than this that is copied
-/// whole is started again from its beginning.
+/// nothing was written for a checkpoint's turn, the checkpointer empties it
+/// (SQLite would keep it at the largest it ever grew). While writes go on, a log
+/// of more than this that is copied whole is started again from its beginning.
 const LOG_BYTES_KEPT_QUIET: i64 = 4 * 1024 * 1024;
 
 /// The size of the write-ahead log, in pages, past which the writer itself copies
-/// it into the file, after the commit that took it there. The checkpointer's
-/// turns keep it below [`LOG_PAGES_BEFORE_RESTART`] unless they fall behind, as
-/// they did on a busy machine under writes that never pause: the log grew past
-/// twice its restart's size, in a debug build as in a release build.
+/// it into the file, after the commit that took it there: for when the
+/// checkpointer's turns fall behind, as they did on a busy machine.
 const LOG_PAGES_MOST: i64 = LOG_PAGES_BEFORE_RESTART * 3 / 2;
 
 /// The size of a page of the database, SQLite's default: a page of the log is one.
 const PAGE_BYTES: i64 = 4096;
 
-/// Held by the checkpointer while it starts the write-ahead log again from its
-/// beginning, which takes SQLite's write lock; the writer waits for it before
-/// each batch. Without it, a writer that is never idle takes the lock back right
-/// after each commit, before the checkpoint's busy handler wakes to try again,
-/// and the log grows without end.
-///
-/// It also says when the next commit may start the log again: once all of the
-/// log is copied, the next writer starts it from its beginning, and flushes its
-/// new header to the disk (`fsync`, even with `synchronous = NORMAL`). That
-/// commit is left to the writer's thread, not to a request's.
+/// Held by the checkpointer while it starts the write-ahead log again, which
+/// takes SQLite's write lock; the writer waits for it before each batch, or a
+/// writer that is never idle would take the lock back after each commit and
+/// the log would grow without end. It also says when the next commit starts
+/// the log again, flushing its new header to the disk even with `synchronous =
+/// NORMAL`: a commit left to the writer's thread, not to a request's.
 #[derive(Debug, Default)]
 pub(super) struct LogRestart {
     held: Mutex<()>,
@@ -196,10 +188,9 @@ pub(super) fn open_writer(
 /// After each of the writer's commits, with the log at `pages` pages: past
 /// [`LOG_PAGES_MOST`], the writer copies the whole log into the file and starts
 /// it again before it writes anything more, waiting up to [`BUSY_TIMEOUT`] for
-/// the checkpointer's copy under way (which makes its own busy at once, whatever
-/// the busy timeout) and for readers to leave the log. Writes wait meanwhile:
-/// the log is bounded by the writer's own pace, not by the checkpointer keeping
-/// up. The commit stands whatever the copy does.
+/// the checkpointer's copy under way and for readers to leave the log, so that
+/// the log is bounded by the writer's own pace. The commit stands whatever the
+/// copy does.
 fn copy_a_log_past_its_bound(wal: &Wal, pages: c_int) -> rusqlite::Result<()> {
     if i64::from(pages) <= LOG_PAGES_MOST {
         return Ok(());

@@ -8,16 +8,15 @@ use rusqlite::{Connection, OpenFlags};
 use super::connection::connect;
 use crate::store::{Durability, FileProblem, OpenError};
 
-/// The largest file that SQLite's quick check reads at every start. The check
-/// reads every page, and start-up must not grow with the games. A larger file is checked so only before a migration,
-/// whose own work grows with the file anyway.
+/// The largest file that SQLite's quick check (which reads every page) reads at
+/// every start: start-up must not grow with the games. A larger file is checked
+/// only before a migration, whose own work grows with the file anyway.
 const QUICK_CHECK_AT_EVERY_START: u64 = 32 * 1024 * 1024;
 
 /// Refuses, before anything writes to it, a file that is not a SQLite database,
-/// holds another program's tables, or fails SQLite's quick check (a small file,
-/// or one about to be migrated past `latest_migration`: see
-/// [`QUICK_CHECK_AT_EVERY_START`]): migrating such a file would add qttt's
-/// tables to it, or build on damage. A missing or empty file is a new database.
+/// holds another program's tables, or fails SQLite's quick check (see
+/// [`QUICK_CHECK_AT_EVERY_START`]; `latest_migration` says whether it is about
+/// to be migrated). A missing or empty file is a new database.
 ///
 /// # Errors
 /// What is wrong with the file.

@@ -1,13 +1,11 @@
 //! Keeps the database file in memory: its pages are mapped into the server, so
 //! that the operating system keeps them.
 //!
-//! A read's pages come from the operating system's cache of the file: each
-//! reader's own cache is emptied whenever the file changed since its last read,
-//! that is, at every read under writes. And the operating system drops first the
-//! cached pages that no process maps and nobody read lately, which are the pages
-//! of old games, within minutes on the test machine: reads of old games went to
-//! the disk again, and none did with the file mapped by a process. So the server
-//! maps the file, and has its pages read into the mapping, as the file grows.
+//! Under writes a read's pages come from the operating system's cache of the
+//! file (each reader's own cache is emptied whenever the file changed), and the
+//! operating system drops first the pages no process maps and nobody read
+//! lately: old games', within minutes on the test machine. So the server maps
+//! the file, and has its pages read into the mapping, as the file grows.
 //!
 //! Nothing is ever read through the mapping: it only holds the pages. Were the
 //! file cut short (by a `VACUUM`, say), the pages past its end would leave the

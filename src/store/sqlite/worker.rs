@@ -45,20 +45,18 @@ enum Job {
 /// transaction could not begin or went on), and tells what it did.
 type WriteJob = Box<dyn for<'s, 'c> FnOnce(Result<Transaction<'s, 'c>, &'s StoreError>) -> Ran + Send>;
 
-/// The transaction a write runs in: its own, when its batch is of that write
-/// alone, or one shared with the writes queued with it, in which it runs in a
-/// savepoint, so that it can fail alone. (A savepoint copies each page it
-/// changes aside first: a tenth of a creation's time on its own.)
+/// The transaction a write runs in: its own, when it is alone in its batch, or
+/// one shared with the writes queued with it, in a savepoint so that it can fail
+/// alone (a savepoint, which copies aside each page it changes, costs a write).
 #[derive(Clone, Copy)]
 enum Transaction<'s, 'c> {
     Own(&'s Scope<'c>),
     Shared(&'s Scope<'c>),
 }
 
-/// What a write did: how to answer its caller once the commit has succeeded or
-/// failed; whether what it wrote is to be kept; and the database's error it ran
-/// into, if any: when that error ended the transaction, it is what the batch's
-/// other writes are answered.
+/// What a write did: how to answer its caller once the commit is done; whether
+/// what it wrote is kept; and the database's error it ran into, which the
+/// batch's other writes are answered if it ended the transaction.
 struct Ran {
     reply: Reply,
     kept: bool,
@@ -299,11 +297,9 @@ impl Connections {
     }
 }
 
-/// What the writer writes in: a batch's transaction, begun IMMEDIATE, or a
-/// write's savepoint in it; or what a reader reads in, one snapshot for several
-/// statements. What is written in it is kept once it ends, and undone when it
-/// is dropped before. Its statements are prepared once and cached;
-/// rusqlite's transactions and savepoints parse theirs again every time.
+/// A batch's transaction (begun IMMEDIATE), a write's savepoint in it, or a
+/// reader's snapshot: kept once it ends, undone when dropped before. Its
+/// statements are prepared once, where rusqlite's parse theirs every time.
 pub(super) struct Scope<'c> {
     connection: &'c Connection,
     statements: &'static ScopeStatements,
