@@ -264,11 +264,11 @@ pub struct RateLimit {
 
 /// Games and seats: a person creates a game or two a minute; a flood of them
 /// meets the limit within seconds.
-pub const DEFAULT_CREATE_RATE: RateLimit = RateLimit { per_minute: 30, burst: 10 };
+pub(crate) const DEFAULT_CREATE_RATE: RateLimit = RateLimit { per_minute: 30, burst: 10 };
 
 /// Failed authentications: a client that mistypes never fails twenty times a
 /// minute; one that guesses tokens is stopped after ten.
-pub const DEFAULT_FAILED_AUTH_RATE: RateLimit = RateLimit { per_minute: 20, burst: 10 };
+pub(crate) const DEFAULT_FAILED_AUTH_RATE: RateLimit = RateLimit { per_minute: 20, burst: 10 };
 
 /// The SQLite file kept in memory: 2 GiB, about 2.6 million games at 809 bytes
 /// each (docs/PERFORMANCE.md). Mapped pages are still the operating system's to
@@ -288,7 +288,7 @@ pub enum CorsOrigins {
 /// The trusted proxies as one setting: clap would read a `Vec` as a flag given
 /// many times.
 #[derive(Debug, Clone)]
-pub struct Proxies(Vec<IpNet>);
+pub(crate) struct Proxies(Vec<IpNet>);
 
 /// A setting refused, said in one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -92,7 +92,7 @@ impl Fault {
     }
 
     /// A fault that `what` says, which `source` caused.
-    pub fn caused_by(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Fault {
+    pub(crate) fn caused_by(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Fault {
         Fault { what: what.into(), source: Some(Arc::new(source)) }
     }
 
@@ -131,7 +131,7 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub const CODES: [&'static str; 21] = [
+    pub(crate) const CODES: [&'static str; 21] = [
         "hints_disabled",
         "rated_game",
         "waiting_for_opponent",

@@ -22,12 +22,12 @@ const BACKLOG: usize = 16;
 
 /// The version a notice carries when news may have been lost: the game may be at
 /// any version, so its watchers read the log from where they are.
-pub const UNKNOWN_VERSION: i64 = 0;
+pub(crate) const UNKNOWN_VERSION: i64 = 0;
 
 /// What is being watched (games, or players' events, by their ids), and a
 /// channel of version notices for each.
 #[derive(Debug)]
-pub struct Hub<K> {
+pub(crate) struct Hub<K> {
     channels: Mutex<HashMap<K, Channel>>,
 }
 
@@ -56,7 +56,7 @@ impl<K: Copy + Eq + Hash> Hub<K> {
 
     /// Tells the watchers of `id` that it is at `version` now, unless they were
     /// told of that version, or a later one, already.
-    pub fn publish(&self, id: K, version: i64) {
+    pub(crate) fn publish(&self, id: K, version: i64) {
         let mut channels = self.channels.lock().expect("the hub's lock is never poisoned");
         if let Some(channel) = channels.get_mut(&id).filter(|channel| channel.told < version) {
             channel.told = version;
@@ -69,7 +69,7 @@ impl<K: Copy + Eq + Hash> Hub<K> {
 
     /// Tells the watchers of `id` to look again: it changed, to a version the
     /// notice does not know.
-    pub fn publish_unknown(&self, id: K) {
+    pub(crate) fn publish_unknown(&self, id: K) {
         let channels = self.channels.lock().expect("the hub's lock is never poisoned");
         if let Some(channel) = channels.get(&id) {
             let _ = channel.sender.send(UNKNOWN_VERSION);
@@ -77,7 +77,7 @@ impl<K: Copy + Eq + Hash> Hub<K> {
     }
 
     /// Tells every watcher to look again: news may have been lost.
-    pub fn publish_everywhere(&self) {
+    pub(crate) fn publish_everywhere(&self) {
         let channels = self.channels.lock().expect("the hub's lock is never poisoned");
         for channel in channels.values() {
             let _ = channel.sender.send(UNKNOWN_VERSION);

@@ -37,7 +37,7 @@ tokio::task_local! {
 
 /// Runs `work` as the work of request `id`: the log lines it writes carry the id,
 /// and [`request_id`] answers it.
-pub async fn about_request<T>(id: Arc<str>, work: impl Future<Output = T>) -> T {
+pub(crate) async fn about_request<T>(id: Arc<str>, work: impl Future<Output = T>) -> T {
     REQUEST_ID.scope(id, work).await
 }
 

@@ -13,44 +13,44 @@ use crate::engine::Variant;
 
 /// Requests answered: `method`, `route` (the route's template, such as
 /// `/api/v1/games/{id}`, or `unmatched`) and `status`.
-pub const HTTP_REQUESTS: &str = "qttt_http_requests_total";
+pub(crate) const HTTP_REQUESTS: &str = "qttt_http_requests_total";
 /// Seconds from a request's arrival to its answer's head: `method`, `route`.
-pub const HTTP_REQUEST_SECONDS: &str = "qttt_http_request_duration_seconds";
+pub(crate) const HTTP_REQUEST_SECONDS: &str = "qttt_http_request_duration_seconds";
 /// Games created: `variant`.
-pub const GAMES_CREATED: &str = "qttt_games_created_total";
+pub(crate) const GAMES_CREATED: &str = "qttt_games_created_total";
 /// Games that ended on this instance: `variant` and `reason` (`lines`,
 /// `full_board`, `resignation`, `timeout`, `aborted`), as a game's `end` says.
-pub const GAMES_FINISHED: &str = "qttt_games_finished_total";
+pub(crate) const GAMES_FINISHED: &str = "qttt_games_finished_total";
 /// Live event streams open.
-pub const LIVE_WATCHERS: &str = "qttt_live_watchers";
+pub(crate) const LIVE_WATCHERS: &str = "qttt_live_watchers";
 /// Seconds from a write's call to its answer, its waits included.
-pub const STORE_WRITE_SECONDS: &str = "qttt_store_write_duration_seconds";
+pub(crate) const STORE_WRITE_SECONDS: &str = "qttt_store_write_duration_seconds";
 /// Seconds the store's work waits its turn: a write for SQLite's writer, any
 /// operation for a PostgreSQL connection.
-pub const STORE_QUEUE_SECONDS: &str = "qttt_store_queue_wait_seconds";
+pub(crate) const STORE_QUEUE_SECONDS: &str = "qttt_store_queue_wait_seconds";
 /// Writes committed in one transaction: SQLite's units of work, PostgreSQL's batched writes.
-pub const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
+pub(crate) const STORE_BATCH_WRITES: &str = "qttt_store_commit_batch_writes";
 /// Bytes of the SQLite file held in memory (`SQLITE_RESIDENT_MIB`).
-pub const SQLITE_RESIDENT_BYTES: &str = "qttt_sqlite_resident_bytes";
+pub(crate) const SQLITE_RESIDENT_BYTES: &str = "qttt_sqlite_resident_bytes";
 /// The database's failures: `kind` (`unavailable`, `conflict`, `full`,
 /// `corrupt`, `other`).
-pub const DATABASE_ERRORS: &str = "qttt_database_errors_total";
+pub(crate) const DATABASE_ERRORS: &str = "qttt_database_errors_total";
 /// Seconds a bot thinks for one answer: `level` (`random`, `parasite`, `perfect`).
-pub const BOT_THINKING_SECONDS: &str = "qttt_bot_thinking_seconds";
+pub(crate) const BOT_THINKING_SECONDS: &str = "qttt_bot_thinking_seconds";
 
 /// The store's histograms, which every write records. A macro looks its metric
 /// up by name and labels each time it runs, at a cost a write should not pay: a
 /// handle is registered once, with the recorder installed when it is first used
 /// (the server installs it before it opens the store).
-pub static STORE_WRITES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_WRITE_SECONDS));
+pub(crate) static STORE_WRITES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_WRITE_SECONDS));
 /// See [`STORE_WRITES`].
-pub static STORE_QUEUE: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_QUEUE_SECONDS));
+pub(crate) static STORE_QUEUE: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_QUEUE_SECONDS));
 /// See [`STORE_WRITES`].
-pub static STORE_BATCHES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_BATCH_WRITES));
+pub(crate) static STORE_BATCHES: LazyLock<Histogram> = LazyLock::new(|| histogram!(STORE_BATCH_WRITES));
 
 /// The count of the games created in `variant`, a handle as [`STORE_WRITES`] is:
 /// the macro's look-up cost a creation 1 us.
-pub fn games_created(variant: Variant) -> &'static Counter {
+pub(crate) fn games_created(variant: Variant) -> &'static Counter {
     static BY_VARIANT: LazyLock<[Counter; 2]> =
         LazyLock::new(|| Variant::ALL.map(|variant| counter!(GAMES_CREATED, "variant" => variant.code())));
     let at = Variant::ALL.iter().position(|&each| each == variant).expect("every variant is in ALL");
@@ -115,7 +115,7 @@ pub fn recorder() -> PrometheusHandle {
 }
 
 /// Every metric, in the Prometheus text format, the process's own figures read now.
-pub fn render(recorder: &PrometheusHandle) -> String {
+pub(crate) fn render(recorder: &PrometheusHandle) -> String {
     if let Some(process) = PROCESS.get() {
         process.collect();
     }

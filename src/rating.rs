@@ -18,7 +18,7 @@ use crate::engine::{GameResult, Player};
 
 /// The system constant τ, which bounds how fast the volatility changes:
 /// Glickman suggests 0.3 to 1.2.
-pub const TAU: f64 = 0.5;
+pub(crate) const TAU: f64 = 0.5;
 
 /// A Glicko-2 rating on the Glicko scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,11 +33,11 @@ pub struct Rating {
 
 impl Rating {
     /// Every player's rating before their first rated game in a variant.
-    pub const START: Rating = Rating { rating: 1500.0, deviation: 350.0, volatility: 0.06 };
+    pub(crate) const START: Rating = Rating { rating: 1500.0, deviation: 350.0, volatility: 0.06 };
 
     /// The deviation from which a rating is provisional (lichess's threshold):
     /// shown with a "?", and left off the leaderboards.
-    pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+    pub(crate) const PROVISIONAL_DEVIATION: f64 = 110.0;
 
     /// Whether the rating is still provisional.
     pub fn is_provisional(&self) -> bool {
@@ -59,7 +59,7 @@ impl Rating {
     /// each against an opponent of that rating with that outcome; unchanged
     /// but for its deviation's growth when they played none.
     #[must_use]
-    pub fn after_period(self, games: &[(Rating, Score)]) -> Rating {
+    pub(crate) fn after_period(self, games: &[(Rating, Score)]) -> Rating {
         let config = Glicko2Config { tau: TAU, ..Glicko2Config::new() };
         let games: Vec<(Glicko2Rating, Outcomes)> =
             games.iter().map(|&(opponent, score)| (opponent.into(), score.into())).collect();
@@ -173,7 +173,7 @@ pub fn puzzle_estimate(depth: usize) -> Rating {
 /// other way round). The player's deviation first grows over their idle
 /// periods, as in games; a puzzle's does not, as its strength does not change
 /// while nobody tries it.
-pub fn rate_attempt(
+pub(crate) fn rate_attempt(
     player: &Standing,
     puzzle: Rating,
     solved: bool,

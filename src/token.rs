@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// A fresh seat token: 256 bits from a cryptographically secure generator that the
 /// operating system seeds, as 64 hex digits.
-pub fn new_token() -> String {
+pub(crate) fn new_token() -> String {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
     const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -18,17 +18,17 @@ pub fn new_token() -> String {
 
 /// What a player's token begins with, so that a person, a frontend or a
 /// secret scanner tells it from a seat's.
-pub const PLAYER_TOKEN_PREFIX: &str = "qtp_";
+pub(crate) const PLAYER_TOKEN_PREFIX: &str = "qtp_";
 
 /// A fresh player's token: [`PLAYER_TOKEN_PREFIX`], then as many random bits as
 /// a seat's.
-pub fn new_player_token() -> String {
+pub(crate) fn new_player_token() -> String {
     format!("{PLAYER_TOKEN_PREFIX}{}", new_token())
 }
 
 /// The hash under which a token is stored and looked up. The token has 256 bits of
 /// entropy, so a plain SHA-256 is enough: there is nothing to guess.
-pub fn hash(token: &str) -> Vec<u8> {
+pub(crate) fn hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 

@@ -41,7 +41,7 @@ on this server unchanged: the original app's one game, in the measurement varian
     ),
     modifiers(&SeatTokenScheme)
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// Declares the bearer tokens: a seat's, which moves and collapse choices
 /// need, and a player's, which acts for every seat the player holds too.
@@ -94,7 +94,7 @@ impl Modify for SeatTokenScheme {
     ("invalid_header" = (value = json!({"type": "urn:qttt:problem:invalid_header", "title": "Invalid header",
         "status": 400, "detail": "If-Match must be a version tag such as \"7\", not \"seven\"", "code": "invalid_header"})))
 ))]
-pub struct BadRequest(Problem);
+pub(crate) struct BadRequest(Problem);
 
 /// No token was sent, or not as `Authorization: Bearer <token>`, or a player's
 /// token that is nobody's (never given, or replaced by a new one).
@@ -106,7 +106,7 @@ pub struct BadRequest(Problem);
         "status": 401, "detail": "this token is no player's: it was never given, or a new one replaced it \
         (POST /api/v1/players/me/token)", "code": "unauthorized"})))
 ))]
-pub struct Unauthorized(Problem);
+pub(crate) struct Unauthorized(Problem);
 
 /// The token holds no seat of this game, or (joining) the game is private and
 /// the invite is missing or wrong.
@@ -118,7 +118,7 @@ pub struct Unauthorized(Problem);
         "detail": "this game is private: joining it needs the invite its creator was given, sent as {\"invite\": \"...\"}",
         "code": "forbidden"})))
 ))]
-pub struct Forbidden(Problem);
+pub(crate) struct Forbidden(Problem);
 
 /// No game has this id.
 #[derive(ToResponse)]
@@ -141,14 +141,14 @@ pub struct NotFound(Problem);
     ("seats_taken" = (value = json!({"type": "urn:qttt:problem:conflict", "title": "Conflict", "status": 409,
         "detail": "both seats of this game are taken", "code": "conflict"})))
 ))]
-pub struct Conflict(Problem);
+pub(crate) struct Conflict(Problem);
 
 /// The body is larger than the operation takes.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
     "title": "Invalid request body", "status": 413, "detail": "the body is larger than 4096 bytes",
     "code": "invalid_body"}))]
-pub struct PayloadTooLarge(Problem);
+pub(crate) struct PayloadTooLarge(Problem);
 
 /// The body did not arrive in time after the request's head; the connection is
 /// closed.
@@ -156,14 +156,14 @@ pub struct PayloadTooLarge(Problem);
 #[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
     "title": "Invalid request body", "status": 408, "detail": "the body did not arrive within 5 s",
     "code": "invalid_body"}))]
-pub struct RequestTimeout(Problem);
+pub(crate) struct RequestTimeout(Problem);
 
 /// The body is not sent as JSON.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", example = json!({"type": "urn:qttt:problem:invalid_body",
     "title": "Invalid request body", "status": 415,
     "detail": "send the body as JSON, with Content-Type: application/json", "code": "invalid_body"}))]
-pub struct UnsupportedMediaType(Problem);
+pub(crate) struct UnsupportedMediaType(Problem);
 
 /// The action breaks a rule of the game; `code` names the rule: `same_square_twice`,
 /// `square_out_of_range`, `square_is_classical`, `not_your_turn`, `collapse_pending`,
@@ -190,7 +190,7 @@ pub struct UnsupportedMediaType(Problem);
     ("collapse_pending" = (value = json!({"type": "urn:qttt:problem:collapse_pending", "title": "Collapse pending",
         "status": 422, "detail": "a cycle must be collapsed before the next move", "code": "collapse_pending"})))
 ))]
-pub struct RuleBroken(Problem);
+pub(crate) struct RuleBroken(Problem);
 
 /// This address created more games and seats this minute than the server
 /// allows, or holds as many live streams as it may; the `Retry-After` header says
@@ -209,7 +209,7 @@ pub struct RuleBroken(Problem);
         "status": 429, "detail": "this address presented too many tokens or invites that were wrong; try again in 3 s",
         "code": "rate_limited"})))
 ))]
-pub struct TooManyRequests(Problem);
+pub(crate) struct TooManyRequests(Problem);
 
 /// The database does not answer, or (`storage_full`) has no room left to write
 /// (nothing was written; reads go on), or (`busy`) the server is searching as
@@ -230,7 +230,7 @@ pub struct TooManyRequests(Problem);
         "detail": "this instance's clock is -5002 ms from the database's, beyond the 250 ms allowed: its operator \
         must set it right", "code": "clock_offset"})))
 ))]
-pub struct Unavailable(Problem);
+pub(crate) struct Unavailable(Problem);
 
 /// A fault on the server, logged there; the body says no more.
 #[derive(ToResponse)]
@@ -243,7 +243,7 @@ pub struct Internal(Problem);
 /// an abort. (Those with a body can be refused for it too: see [`BodyRefusals`].)
 #[derive(IntoResponses)]
 #[expect(clippy::large_enum_variant, reason = "only documents the answers: never built")]
-pub enum ActionAnswers {
+pub(crate) enum ActionAnswers {
     /// The game after the action.
     #[response(status = 201, headers(("ETag" = String, description = "The game's new version.")))]
     Created(GameView),
@@ -270,7 +270,7 @@ pub enum ActionAnswers {
 /// The refusals every operation of a player's own can answer: no token, or one
 /// that is nobody's; too many requests; the server's failures.
 #[derive(IntoResponses)]
-pub enum PlayerRefusals {
+pub(crate) enum PlayerRefusals {
     #[response(status = 401)]
     Unauthorized(#[ref_response] Unauthorized),
     #[response(status = 429)]
@@ -283,7 +283,7 @@ pub enum PlayerRefusals {
 
 /// The refusals of an operation's body: too slow, too large, or not JSON.
 #[derive(IntoResponses)]
-pub enum BodyRefusals {
+pub(crate) enum BodyRefusals {
     #[response(status = 408)]
     RequestTimeout(#[ref_response] RequestTimeout),
     #[response(status = 413)]
@@ -295,7 +295,7 @@ pub enum BodyRefusals {
 /// Links from the answers that hand out a seat token to the operations that need
 /// one: the game's id, and `Authorization: Bearer` the new seat's token. Clients
 /// and stateful testers (schemathesis) can follow them from one call to the next.
-pub fn link_seat_tokens(document: &mut utoipa::openapi::OpenApi) {
+pub(crate) fn link_seat_tokens(document: &mut utoipa::openapi::OpenApi) {
     for path in ["/api/v1/games", "/api/v1/games/{id}/join"] {
         let seated = document.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
         let Some(RefOr::T(seated)) = seated.and_then(|operation| operation.responses.responses.get_mut("201")) else {
@@ -315,7 +315,7 @@ pub fn link_seat_tokens(document: &mut utoipa::openapi::OpenApi) {
 
 /// A link from the answer that starts an attempt at a puzzle to the operation
 /// that plays its next action: the puzzle's and the attempt's ids.
-pub fn link_attempts(document: &mut utoipa::openapi::OpenApi) {
+pub(crate) fn link_attempts(document: &mut utoipa::openapi::OpenApi) {
     let started = document.paths.paths.get_mut("/api/v1/puzzles/{id}/attempts").and_then(|item| item.post.as_mut());
     let Some(RefOr::T(started)) = started.and_then(|operation| operation.responses.responses.get_mut("201")) else {
         return;

@@ -51,7 +51,7 @@ const RECONNECT_MS: u32 = 2000;
 /// One event as the stream sends it, its JSON `data` described by [`LiveEvent`]
 /// or, for `end`, [`LiveEnd`]: the schema of each item of the stream, as OpenAPI
 /// 3.2's `itemSchema` would give it.
-pub struct LiveEventMessage;
+pub(crate) struct LiveEventMessage;
 
 impl utoipa::PartialSchema for LiveEventMessage {
     fn schema() -> RefOr<Schema> {
@@ -135,7 +135,7 @@ pub(super) fn event_stream(stream: impl futures_util::Stream<Item = Result<Bytes
 /// The data of `opponent_gone` and `opponent_back`, which only a seat's holder
 /// hears: the other player went (30 s without a sighting), or came back.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LivePresence {
+pub(crate) struct LivePresence {
     /// The other player's seat.
     pub player: PlayerName,
     /// With `opponent_gone` in a game without a clock and the other player to

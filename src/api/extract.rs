@@ -25,12 +25,12 @@ pub const BODY_LIMIT: usize = 4 * 1024;
 /// How long a request's body may take to arrive, from when its head did; the
 /// slowest client's connection is closed then, not held.
 #[derive(Debug, Clone, Copy)]
-pub struct BodyTimeout(pub std::time::Duration);
+pub(crate) struct BodyTimeout(pub std::time::Duration);
 
 /// A JSON request body. No body at all, or `null`, reads as `{}`, so that
 /// operations whose fields all have defaults need no body.
 #[derive(Debug)]
-pub struct JsonBody<T>(pub T);
+pub(crate) struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     type Error = ApiError;
@@ -85,7 +85,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
 ///
 /// # Errors
 /// For a number with a fraction, beyond 2^53, or no number at all.
-pub fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+pub(crate) fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
     whole(Number::deserialize(deserializer)?)
 }
 
@@ -93,7 +93,7 @@ pub fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D
 ///
 /// # Errors
 /// For anything but an array of two such numbers.
-pub fn two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[i64; 2], D::Error> {
+pub(crate) fn two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[i64; 2], D::Error> {
     let [a, b] = <[Number; 2]>::deserialize(deserializer)?;
     Ok([whole(a)?, whole(b)?])
 }
@@ -102,7 +102,9 @@ pub fn two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<[
 ///
 /// # Errors
 /// For anything but null or an array of two such numbers.
-pub fn optional_two_whole_numbers<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<[i64; 2]>, D::Error> {
+pub(crate) fn optional_two_whole_numbers<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<[i64; 2]>, D::Error> {
     Option::<[Number; 2]>::deserialize(deserializer)?.map(|[a, b]| Ok([whole(a)?, whole(b)?])).transpose()
 }
 
@@ -142,7 +144,7 @@ fn invalid_body(status: StatusCode, detail: String) -> ApiError {
 /// for. The one place for these: how they are read, and beside that how the
 /// OpenAPI document describes them.
 #[derive(Debug)]
-pub struct SeatRequest {
+pub(crate) struct SeatRequest {
     /// The game's id.
     pub id: GameId,
     /// The bearer token of the seat.
@@ -197,7 +199,7 @@ impl FromRequest for Bearer {
 
 /// A player's request: the player's token from `Authorization: Bearer <token>`.
 #[derive(Debug)]
-pub struct PlayerToken(pub String);
+pub(crate) struct PlayerToken(pub String);
 
 impl FromRequest for PlayerToken {
     type Error = ApiError;
@@ -230,7 +232,7 @@ pub(super) async fn player(service: &GameService, token: &PlayerToken) -> Result
 /// A player's token for their event stream: from `Authorization: Bearer
 /// <token>`, or from `?token=`, since an `EventSource` cannot send a header.
 #[derive(Debug)]
-pub struct StreamToken(pub PlayerToken);
+pub(crate) struct StreamToken(pub PlayerToken);
 
 /// The query that carries a token; any other parameter is the operation's.
 #[derive(Deserialize)]
@@ -290,7 +292,7 @@ pub(super) fn invalid_query(error: impl std::fmt::Display) -> ApiError {
 /// `?invite=`, or neither. A private game is read only with one of them; an
 /// `EventSource` cannot send a header, and takes the query's.
 #[derive(Debug)]
-pub struct Reader(pub Credentials);
+pub(crate) struct Reader(pub Credentials);
 
 /// The query that carries an invite; any other parameter is the operation's.
 #[derive(Deserialize)]
@@ -354,14 +356,14 @@ impl utoipa::IntoParams for Reader {
 
 /// Refuses a request that presents a token or an invite from an address that
 /// failed too many authentications lately.
-pub fn admit_authentication(request: &HttpRequest) -> Result<(), ApiError> {
+pub(crate) fn admit_authentication(request: &HttpRequest) -> Result<(), ApiError> {
     let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
     limits.admit_authentication(ClientAddress::of(request))
 }
 
 /// The answer to an id in the path (a game's, a challenge's, a seek's) that is
 /// no whole number.
-pub fn invalid_id(request: &HttpRequest) -> ApiError {
+pub(crate) fn invalid_id(request: &HttpRequest) -> ApiError {
     ApiError::InvalidPath(format!("the id in {} must be a whole number, as in /api/v1/games/42", request.path()))
 }
 
@@ -429,7 +431,7 @@ pub fn etag(version: i64) -> ETag {
 
 /// True when `If-None-Match` already names `version`, by the weak comparison
 /// RFC 9110 gives it: the client's copy is current.
-pub fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
+pub(crate) fn is_unchanged(request: &HttpRequest, version: i64) -> bool {
     let ETag(current) = etag(version);
     match IfNoneMatch::parse(request) {
         Ok(IfNoneMatch::Any) => true,

@@ -20,7 +20,7 @@ use crate::service::{GameRecord, GameService};
 
 /// The data of one event of the log: the log entry, and the game right after it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LiveEvent {
+pub(crate) struct LiveEvent {
     /// What happened; its `seq` is the event's id.
     pub entry: LogEntryView,
     /// The game as it stood right after it.
@@ -29,7 +29,7 @@ pub struct LiveEvent {
 
 /// The data of the `end` event, the last of a finished game's stream.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LiveEnd {
+pub(crate) struct LiveEnd {
     /// The game as it ended.
     pub game: GameView,
 }
@@ -72,7 +72,7 @@ impl Feeds {
 /// One game's feed, behind a lock that the stream reading a newer snapshot
 /// holds while it reads.
 #[derive(Debug, Default)]
-pub struct Feed(tokio::sync::Mutex<Latest>);
+pub(crate) struct Feed(tokio::sync::Mutex<Latest>);
 
 /// What the last read of a feed found.
 #[derive(Debug, Default)]
@@ -86,7 +86,7 @@ struct Latest {
 
 /// A game as read for its streams.
 #[derive(Debug)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// The game as it stood when read.
     pub record: GameRecord,
     /// The event of each entry of its log, in order, with the entry's number.
@@ -98,7 +98,7 @@ pub struct Snapshot {
 
 /// How new a snapshot a stream needs.
 #[derive(Debug, Clone, Copy)]
-pub enum Wanted {
+pub(crate) enum Wanted {
     /// One that holds this version: a notice told of it.
     Version(i64),
     /// One read from the database after this instant: the stream may have

@@ -21,7 +21,7 @@ use super::problem::ApiError;
 
 /// The most bytes a request's head may take: nginx's default for its large
 /// header buffers, 4 of 8 KB.
-pub const HEAD_LIMIT: usize = 32 * 1024;
+pub(crate) const HEAD_LIMIT: usize = 32 * 1024;
 
 /// The whole answer to a head over the cap, written as the connection closes.
 static REFUSAL: LazyLock<Vec<u8>> = LazyLock::new(|| {

@@ -122,7 +122,7 @@ impl Limits {
     ///
     /// # Errors
     /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
-    pub fn admit_creation(&self, client: ClientAddress) -> Result<(), ApiError> {
+    pub(crate) fn admit_creation(&self, client: ClientAddress) -> Result<(), ApiError> {
         let Some(budget) = &self.creations else { return Ok(()) };
         budget.take(client, true).map_err(|retry_after| ApiError::RateLimited {
             retry_after,
@@ -135,7 +135,7 @@ impl Limits {
     ///
     /// # Errors
     /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
-    pub fn admit_authentication(&self, client: ClientAddress) -> Result<(), ApiError> {
+    pub(crate) fn admit_authentication(&self, client: ClientAddress) -> Result<(), ApiError> {
         let Some(budget) = &self.failed_authentications else { return Ok(()) };
         budget.take(client, false).map_err(|retry_after| ApiError::RateLimited {
             retry_after,
@@ -146,7 +146,7 @@ impl Limits {
     }
 
     /// Counts a failed authentication of `client`'s.
-    pub fn count_failed_authentication(&self, client: ClientAddress) {
+    pub(crate) fn count_failed_authentication(&self, client: ClientAddress) {
         if let Some(budget) = &self.failed_authentications {
             // Over the budget already (failures that were let in together): it
             // stays spent, and the client waits for the first token back.
@@ -159,7 +159,7 @@ impl Limits {
     /// # Errors
     /// [`ApiError::RateLimited`] when the server, or this client, has as many
     /// streams open as it may.
-    pub fn open_stream(limits: &web::Data<Limits>, client: ClientAddress) -> Result<StreamPlace, ApiError> {
+    pub(crate) fn open_stream(limits: &web::Data<Limits>, client: ClientAddress) -> Result<StreamPlace, ApiError> {
         let mut open = limits.streams.lock().expect("the streams' lock is never poisoned");
         let of_client = open.by_address.get(&client.0).copied().unwrap_or(0);
         let refusal = if of_client >= limits.max_streams_per_address {
@@ -205,7 +205,7 @@ impl Limits {
 /// challenge or seek), as a failed authentication of `client`'s. The layer that
 /// sees every answer calls it ([`super::observe::observe`]): a layer of its own
 /// cost each request about 2.7 us.
-pub fn count_if_refused<B>(answer: &ServiceResponse<B>, client: ClientAddress) {
+pub(crate) fn count_if_refused<B>(answer: &ServiceResponse<B>, client: ClientAddress) {
     if [StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN].contains(&answer.status())
         && let Some(limits) = answer.request().app_data::<web::Data<Limits>>()
     {
@@ -215,7 +215,7 @@ pub fn count_if_refused<B>(answer: &ServiceResponse<B>, client: ClientAddress) {
 
 /// A live stream's place among those open; given back when dropped.
 #[derive(Debug)]
-pub struct StreamPlace {
+pub(crate) struct StreamPlace {
     limits: web::Data<Limits>,
     client: ClientAddress,
 }
@@ -237,7 +237,7 @@ impl Drop for StreamPlace {
 /// The address of the client that sent a request: the connection's, or, from a
 /// trusted proxy, the one its `X-Forwarded-For` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientAddress(pub IpAddr);
+pub(crate) struct ClientAddress(pub IpAddr);
 
 impl ClientAddress {
     /// The client that sent `request`.

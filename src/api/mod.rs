@@ -44,7 +44,7 @@ pub use head::CappedHead;
 pub use limit::Limits;
 
 /// Where the OpenAPI document is served.
-pub const OPENAPI_PATH: &str = "/api-docs/openapi.json";
+pub(crate) const OPENAPI_PATH: &str = "/api-docs/openapi.json";
 
 /// The OpenAPI document of the API, as served at [`OPENAPI_PATH`] by default.
 pub fn openapi() -> OpenApiDocument {
@@ -162,7 +162,7 @@ pub fn app(
 }
 
 /// `/metrics` alone, served from `recorder` on an address of its own (`METRICS_ADDR`).
-pub fn metrics_app(
+pub(crate) fn metrics_app(
     recorder: web::Data<PrometheusHandle>,
 ) -> App<
     impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse, Error = actix_web::Error, InitError = ()>,

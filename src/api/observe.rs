@@ -23,7 +23,7 @@ use super::limit::{self, ClientAddress};
 use crate::metrics::{HTTP_REQUEST_SECONDS, HTTP_REQUESTS, render};
 
 /// The header that names a request, both ways.
-pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The log's target for the line of each answered request.
 const ACCESS_TARGET: &str = "qttt::access";
@@ -41,7 +41,7 @@ const MOST_ID_LENGTH: usize = 128;
 ///
 /// # Errors
 /// What the layers inside fail with (actix answers it): counted and logged here.
-pub async fn observe<B: MessageBody>(
+pub(crate) async fn observe<B: MessageBody>(
     request: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<B>, actix_web::Error> {
@@ -81,7 +81,7 @@ pub async fn observe<B: MessageBody>(
 /// Marks a request that no operation took, answered 404 or 405 by the app's
 /// default service, whose path, made up by its client, is no route of the metrics.
 #[derive(Debug, Clone, Copy)]
-pub struct NoOperation;
+pub(crate) struct NoOperation;
 
 /// A request as answered.
 struct Answered<'a> {

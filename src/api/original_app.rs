@@ -18,7 +18,7 @@ use crate::service::{GameRecord, GameService};
 /// list of its spooky marks (possibly empty).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
-pub enum OriginalAppCell {
+pub(crate) enum OriginalAppCell {
     /// The player of the classical mark.
     Classical(String),
     /// The spooky marks, such as `["X1", "O2"]`.
@@ -27,7 +27,7 @@ pub enum OriginalAppCell {
 
 /// Against another player at the same screen, or against the computer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-pub enum OriginalAppMode {
+pub(crate) enum OriginalAppMode {
     /// Player against player.
     #[serde(rename = "PvP")]
     PlayerVsPlayer,
@@ -41,7 +41,7 @@ pub enum OriginalAppMode {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"board": ["X", ["O2"], [], [], ["O2"], [], [], [], []], "current_player": "X",
     "status": "ongoing", "mode": "PvE", "player_mark": "X"}))]
-pub struct OriginalAppState {
+pub(crate) struct OriginalAppState {
     /// The nine squares, 0-8 row-major.
     pub board: Vec<OriginalAppCell>,
     /// The player to move.
@@ -56,7 +56,7 @@ pub struct OriginalAppState {
 
 /// `POST /reset`: both fields optional.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct OriginalAppResetRequest {
+pub(crate) struct OriginalAppResetRequest {
     /// Default `PvE`.
     #[serde(default)]
     pub mode: OriginalAppMode,
@@ -67,7 +67,7 @@ pub struct OriginalAppResetRequest {
 
 /// `POST /move`: the two squares of the move, 0-8.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct OriginalAppMoveRequest {
+pub(crate) struct OriginalAppMoveRequest {
     /// The first square.
     #[schema(minimum = 0, maximum = 8)]
     #[serde(deserialize_with = "super::extract::whole_number")]
@@ -81,14 +81,14 @@ pub struct OriginalAppMoveRequest {
 /// An error as the original app reads it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"detail": "that square already holds a classical mark"}))]
-pub struct OriginalAppProblem {
+pub(crate) struct OriginalAppProblem {
     /// What went wrong.
     pub detail: String,
 }
 
 /// An [`ApiError`] in the original app's shape: bad input is 400, a broken rule 422.
 #[derive(Debug)]
-pub struct OriginalAppError(ApiError);
+pub(crate) struct OriginalAppError(ApiError);
 
 impl std::fmt::Display for OriginalAppError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -242,7 +242,7 @@ impl ApiError {
 
     /// The seconds a client waits before trying again, for the errors that are
     /// worth trying again: `Retry-After`.
-    pub fn retry_after(&self) -> Option<u64> {
+    pub(crate) fn retry_after(&self) -> Option<u64> {
         match self {
             ApiError::RateLimited { retry_after, .. } => Some(*retry_after),
             ApiError::Service(Error::Unavailable(_)) => Some(UNAVAILABLE_RETRY_AFTER),
@@ -254,7 +254,7 @@ impl ApiError {
     }
 
     /// Logs what a client is not shown: the details of a fault.
-    pub fn log_if_internal(&self) {
+    pub(crate) fn log_if_internal(&self) {
         if let ApiError::Service(Error::Internal(fault)) = self {
             log::error!("{}", fault.chain());
         }

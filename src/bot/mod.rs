@@ -77,7 +77,7 @@ impl Bot {
     }
 
     /// The strategy this bot plays, giving up its search once `stop` is set.
-    pub fn strategy_stopped_by(self, stop: Stop) -> Box<dyn Strategy> {
+    pub(crate) fn strategy_stopped_by(self, stop: Stop) -> Box<dyn Strategy> {
         match self {
             Bot::Random => Box::new(RandomBot),
             Bot::Parasite { mistake_chance } => Box::new(Parasite { mistake_chance }),
@@ -104,7 +104,7 @@ impl Stop {
     }
 
     /// Whether the search should give up.
-    pub fn is_set(&self) -> bool {
+    pub(crate) fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
 }

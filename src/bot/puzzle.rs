@@ -27,7 +27,7 @@ use crate::engine::{Action, Actor, Game, LogEntry, Player, RuleError, Variant, n
 
 /// How much more, in points of the final score difference, the puzzle's action
 /// is worth than every other.
-pub const LEAST_MARGIN: f64 = 0.5;
+pub(crate) const LEAST_MARGIN: f64 = 0.5;
 
 /// A position with one winning action, and the line it starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +65,7 @@ impl Theme {
         [Theme::DoubleLine, Theme::CollapseChoice, Theme::ClosingCycle, Theme::LastSquare, Theme::Quiet];
 
     /// The theme named `code`.
-    pub fn of_code(code: &str) -> Option<Theme> {
+    pub(crate) fn of_code(code: &str) -> Option<Theme> {
         Theme::ALL.into_iter().find(|theme| theme.code() == code)
     }
 
@@ -127,7 +127,7 @@ impl Puzzle {
     /// # Errors
     /// A transcript that does not read or replay; a position where nobody is
     /// to act; a solution that stops before the end.
-    pub fn from_transcripts(
+    pub(crate) fn from_transcripts(
         variant: Variant,
         position: &str,
         solution: &str,
@@ -159,7 +159,7 @@ impl Puzzle {
     }
 
     /// The transcript of what an attempt that reached `game` played from the position.
-    pub fn line_of(&self, game: &Game) -> String {
+    pub(crate) fn line_of(&self, game: &Game) -> String {
         notation::write_from(game, self.position.log().len())
     }
 
@@ -366,7 +366,7 @@ pub fn generate(
 /// The puzzles among the positions of `game`, a game played, where a player was
 /// to act, none the same up to symmetry as a position in `seen`, which gains
 /// every position tried.
-pub fn find_in_game(game: &Game, source: &str, seen: &mut HashSet<u64>, solver: &mut Solver) -> Vec<Puzzle> {
+pub(crate) fn find_in_game(game: &Game, source: &str, seen: &mut HashSet<u64>, solver: &mut Solver) -> Vec<Puzzle> {
     let mut position = Game::new(game.variant());
     let mut found = Vec::new();
     for entry in game.log() {
@@ -426,7 +426,7 @@ pub fn shipped(variant: Variant) -> Result<Vec<Puzzle>, PuzzleFileError> {
 ///
 /// # Errors
 /// The line that does not read.
-pub fn last_shipped(variant: Variant) -> Result<Option<Puzzle>, PuzzleFileError> {
+pub(crate) fn last_shipped(variant: Variant) -> Result<Option<Puzzle>, PuzzleFileError> {
     shipped_lines(variant).last().map(|line| read_line(line, variant)).transpose()
 }
 

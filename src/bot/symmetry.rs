@@ -17,7 +17,7 @@ const SYMMETRIES: [[usize; 9]; 8] = [
 
 /// One of the eight symmetries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Symmetry(usize);
+pub(crate) struct Symmetry(usize);
 
 impl Symmetry {
     fn image(self, square: Square) -> Square {
@@ -35,7 +35,7 @@ impl Symmetry {
     }
 
     /// `action` as it read before the symmetry.
-    pub fn undo(self, action: Action) -> Action {
+    pub(crate) fn undo(self, action: Action) -> Action {
         self.map(action, |square| self.preimage(square))
     }
 
@@ -57,7 +57,7 @@ impl Symmetry {
 /// squares (1-81), a landed one by its square (82-90). Every digit is non-zero, so
 /// positions with different numbers of moves never share a key; nine digits fit
 /// in 64 bits.
-pub fn canonical_key(game: &Game) -> (u64, Symmetry) {
+pub(crate) fn canonical_key(game: &Game) -> (u64, Symmetry) {
     (0..SYMMETRIES.len())
         .map(|index| (key_under(game, Symmetry(index)), Symmetry(index)))
         .min_by_key(|&(key, _)| key)
@@ -66,7 +66,7 @@ pub fn canonical_key(game: &Game) -> (u64, Symmetry) {
 
 /// A symmetry that takes the position of `from` to that of `to`, if they are the
 /// same position up to symmetry.
-pub fn mapping(from: &Game, to: &Game) -> Option<Symmetry> {
+pub(crate) fn mapping(from: &Game, to: &Game) -> Option<Symmetry> {
     let target = key_under(to, Symmetry(0));
     (0..SYMMETRIES.len()).map(Symmetry).find(|&symmetry| key_under(from, symmetry) == target)
 }

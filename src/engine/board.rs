@@ -24,12 +24,12 @@ impl Player {
     }
 
     /// The player who makes move `number` (counted from 1).
-    pub fn of_move(number: MoveNumber) -> Player {
+    pub(crate) fn of_move(number: MoveNumber) -> Player {
         if number % 2 == 1 { Player::X } else { Player::O }
     }
 
     /// The player's letter, as written in marks and transcripts.
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Player::X => 'X',
             Player::O => 'O',
@@ -37,7 +37,7 @@ impl Player {
     }
 
     /// The player named by a letter, `X` or `O`.
-    pub fn from_letter(letter: char) -> Option<Player> {
+    pub(crate) fn from_letter(letter: char) -> Option<Player> {
         match letter {
             'X' => Some(Player::X),
             'O' => Some(Player::O),

@@ -57,7 +57,7 @@ impl Collapse {
     /// [`RuleError::MoveNotInCycle`] when the move is not on the cycle (a stem lands
     /// the same way in both options, so naming it decides nothing);
     /// [`RuleError::SquareNotInMove`] when the square is not one of the move's two.
-    pub fn option_where(&self, move_number: MoveNumber, square: Square) -> Result<&CollapseOption, RuleError> {
+    pub(crate) fn option_where(&self, move_number: MoveNumber, square: Square) -> Result<&CollapseOption, RuleError> {
         if !self.cycle_moves.contains(&move_number) {
             return Err(RuleError::MoveNotInCycle);
         }

@@ -245,7 +245,7 @@ impl Game {
     }
 
     /// The number the next move takes: one more than the moves placed.
-    pub fn next_move_number(&self) -> MoveNumber {
+    pub(crate) fn next_move_number(&self) -> MoveNumber {
         MoveNumber::try_from(self.moves.len()).expect("a game holds at most nine moves") + 1
     }
 
@@ -324,7 +324,7 @@ impl Game {
 
     /// The odds once nothing more will be measured, as at the end of a game: each
     /// classical mark certain, every other square empty.
-    pub fn settled_square_probabilities(&self) -> [SquareProbabilities; 9] {
+    pub(crate) fn settled_square_probabilities(&self) -> [SquareProbabilities; 9] {
         measurement::square_probabilities(&[], &self.classical)
     }
 

@@ -13,7 +13,7 @@ use super::stack::Stack;
 ///
 /// In a forest the path is unique, so a move between `from` and `to` closes the
 /// cycle made of this path and itself.
-pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Stack<MoveNumber, 9>> {
+pub(crate) fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Stack<MoveNumber, 9>> {
     // Search from `from`, remembering the move that reached each square, then walk
     // those moves back from `to`. The order of the search does not matter in a forest.
     let mut reached_by: [Option<&Move>; 9] = [None; 9];
@@ -46,7 +46,7 @@ pub fn path_between(moves: &[Move], from: Square, to: Square) -> Option<Stack<Mo
 }
 
 /// Every unresolved move connected to `square`, in move order.
-pub fn component(moves: &[Move], square: Square) -> Stack<MoveNumber, 9> {
+pub(crate) fn component(moves: &[Move], square: Square) -> Stack<MoveNumber, 9> {
     let mut in_component = [false; 9];
     in_component[square.index()] = true;
     // Grow until no unresolved move joins a new square: at most nine rounds.

@@ -34,7 +34,7 @@ pub fn write(game: &Game) -> String {
 
 /// The transcript of `game`'s log from its entry `first` on: what follows the
 /// transcript of its first `first` entries, after a `; `, to make the whole.
-pub fn write_from(game: &Game, first: usize) -> String {
+pub(crate) fn write_from(game: &Game, first: usize) -> String {
     let mut tokens = Vec::new();
     let mut placed: MoveNumber = 0;
     for (index, entry) in game.log().iter().enumerate() {
@@ -60,7 +60,7 @@ pub fn write_from(game: &Game, first: usize) -> String {
 /// One action, taken when the next move to place is number `turn`: a move is
 /// that move, and a collapse is written under that turn by the player about to
 /// make it.
-pub fn write_action(action: Action, turn: MoveNumber) -> String {
+pub(crate) fn write_action(action: Action, turn: MoveNumber) -> String {
     let player = Player::of_move(turn);
     match action {
         Action::Move { squares: [a, b] } => format!("{player}{turn}+({},{})", goff(a), goff(b)),

@@ -81,7 +81,7 @@ impl GameResult {
 /// Every completed line of `classical` (the move whose mark is classical in each
 /// square), scored: the line or lines with the lowest maximum subscript earn 1
 /// point, every later line 1/2.
-pub fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Stack<Line, 8> {
+pub(crate) fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Stack<Line, 8> {
     let mut lines: Stack<Line, 8> = LINES
         .iter()
         .filter_map(|&squares| {
@@ -115,7 +115,7 @@ pub fn score(lines: &[Line]) -> Score {
 }
 
 /// The result of a finished game with `score`.
-pub fn result_of_finished(score: Score) -> GameResult {
+pub(crate) fn result_of_finished(score: Score) -> GameResult {
     match score.x.cmp(&score.o) {
         std::cmp::Ordering::Greater => GameResult::XWins,
         std::cmp::Ordering::Less => GameResult::OWins,

@@ -69,7 +69,7 @@ impl StateVector {
     ///
     /// # Panics
     /// When nothing of the state is kept: there is nothing left to normalise.
-    pub fn project(&mut self, allowed: impl Fn(usize) -> bool) -> f64 {
+    pub(crate) fn project(&mut self, allowed: impl Fn(usize) -> bool) -> f64 {
         let mut kept = 0.0;
         for (index, amplitude) in self.amplitudes.iter_mut().enumerate() {
             if allowed(index) {

@@ -109,11 +109,11 @@ pub struct ClockSettings {
 
 impl ClockSettings {
     /// The shortest clock a game may have: one second.
-    pub const MIN_INITIAL_MS: i64 = 1_000;
+    pub(crate) const MIN_INITIAL_MS: i64 = 1_000;
     /// The longest: seven days.
-    pub const MAX_INITIAL_MS: i64 = 7 * 24 * 3_600_000;
+    pub(crate) const MAX_INITIAL_MS: i64 = 7 * 24 * 3_600_000;
     /// The largest increment: an hour.
-    pub const MAX_INCREMENT_MS: i64 = 3_600_000;
+    pub(crate) const MAX_INCREMENT_MS: i64 = 3_600_000;
 }
 
 /// Why a game ended.
@@ -272,7 +272,7 @@ impl StoredGame {
 
     /// The seat for which the token hashing to `token_hash` acts, if any: the
     /// seat's own token, or its holder's.
-    pub fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
+    pub(crate) fn seat_of(&self, token_hash: &[u8]) -> Option<Player> {
         self.seats.iter().find(|seat| seat.is_held_by(token_hash)).map(|seat| seat.player)
     }
 
@@ -323,7 +323,7 @@ pub struct Summary {
 
 impl Summary {
     /// A new game's: waiting for its players.
-    pub const WAITING: Summary =
+    pub(crate) const WAITING: Summary =
         Summary { status: Status::Waiting, result: GameResult::Ongoing, end: None, deadline: None, ended_at: None };
 }
 
@@ -431,7 +431,7 @@ impl Write {
     }
 
     /// `game` as it is once this write lands on it.
-    pub fn applied_to(&self, mut game: StoredGame) -> StoredGame {
+    pub(crate) fn applied_to(&self, mut game: StoredGame) -> StoredGame {
         game.seats.extend(self.seat.clone());
         game.log.extend(self.entries.iter().cloned());
         if let Some(summary) = &self.summary {

@@ -25,11 +25,9 @@ pub enum NameError {
 
 impl Username {
     /// The fewest characters of a name.
-    pub const MIN_CHARS: usize = 3;
+    pub(crate) const MIN_CHARS: usize = 3;
     /// The most.
-    pub const MAX_CHARS: usize = 20;
-    /// A name as the API's schema describes it.
-    pub const PATTERN: &str = "^[A-Za-z0-9_-]{3,20}$";
+    pub(crate) const MAX_CHARS: usize = 20;
 
     /// The name `text` is, if it is one.
     ///
@@ -107,7 +105,7 @@ pub struct StoredSeat {
 impl StoredSeat {
     /// Whether the token hashing to `token_hash` acts for this seat: the seat's
     /// own, or its holder's.
-    pub fn is_held_by(&self, token_hash: &[u8]) -> bool {
+    pub(crate) fn is_held_by(&self, token_hash: &[u8]) -> bool {
         self.token_hash == token_hash || self.holder.as_ref().is_some_and(|holder| holder.token_hash == token_hash)
     }
 }
@@ -164,7 +162,7 @@ pub enum Subject {
 
 /// A player's event to write: who, what, and what about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NewPlayerEvent {
+pub(crate) struct NewPlayerEvent {
     /// The player it happened to.
     pub player: PlayerId,
     /// What happened.
@@ -226,7 +224,7 @@ pub enum ChallengeStatus {
 
 impl ChallengeStatus {
     /// Every status the database keeps.
-    pub const STORED: [ChallengeStatus; 4] =
+    pub(crate) const STORED: [ChallengeStatus; 4] =
         [ChallengeStatus::Open, ChallengeStatus::Accepted, ChallengeStatus::Declined, ChallengeStatus::Cancelled];
 
     /// The name used in the database and the API.
@@ -281,7 +279,7 @@ pub struct StoredChallenge {
 
 impl StoredChallenge {
     /// Where it stands at `now`: as stored, or expired.
-    pub fn status_at(&self, now: Timestamp) -> ChallengeStatus {
+    pub(crate) fn status_at(&self, now: Timestamp) -> ChallengeStatus {
         match self.status {
             ChallengeStatus::Open if now >= self.expires_at => ChallengeStatus::Expired,
             status => status,
@@ -291,7 +289,7 @@ impl StoredChallenge {
 
 /// A new challenge, before the database gives it an id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewChallenge {
+pub(crate) struct NewChallenge {
     /// Who sends it.
     pub challenger: PlayerId,
     /// Whom to.
@@ -308,7 +306,7 @@ pub struct NewChallenge {
 
 /// How a challenge is closed without a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Closing {
+pub(crate) enum Closing {
     /// Declined by the challenged player, perhaps saying why.
     Decline(Option<String>),
     /// Cancelled by the challenger.
@@ -331,7 +329,7 @@ pub enum SeekStatus {
 
 impl SeekStatus {
     /// Every status the database keeps.
-    pub const STORED: [SeekStatus; 3] = [SeekStatus::Open, SeekStatus::Paired, SeekStatus::Cancelled];
+    pub(crate) const STORED: [SeekStatus; 3] = [SeekStatus::Open, SeekStatus::Paired, SeekStatus::Cancelled];
 
     /// The name used in the database and the API.
     pub fn code(self) -> &'static str {
@@ -367,7 +365,7 @@ pub struct StoredSeek {
 
 impl StoredSeek {
     /// Where it stands at `now`: as stored, or expired.
-    pub fn status_at(&self, now: Timestamp) -> SeekStatus {
+    pub(crate) fn status_at(&self, now: Timestamp) -> SeekStatus {
         match self.status {
             SeekStatus::Open if now >= self.expires_at => SeekStatus::Expired,
             status => status,
@@ -391,7 +389,7 @@ pub struct Results {
 /// An open seek that a new seek may pair with: the seek, its player, and that
 /// player's rating in the seek's variant (the start's before their first rated game).
 #[derive(Debug, Clone, PartialEq)]
-pub struct OpenSeek {
+pub(crate) struct OpenSeek {
     /// The seek, of the same terms as the new one.
     pub seek: StoredSeek,
     /// Its player.
@@ -404,7 +402,7 @@ pub struct OpenSeek {
 /// limited to the ratings of `range`, pairs with among `open` (the open seeks
 /// of its terms, oldest first): the oldest of another player's whose player's
 /// rating lies in `range`, and whose own range holds the seeker's rating.
-pub fn partner(
+pub(crate) fn partner(
     seeker: PlayerId,
     seeker_rating: f64,
     range: Option<RatingRange>,
@@ -450,7 +448,7 @@ pub enum Sought {
 
 /// A game that a pairing or an accepted challenge starts, and what it tells
 /// its players, decided by the caller on what the store found.
-pub type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
+pub(crate) type Started = (StoredGame, Vec<(PlayerId, PlayerEventKind)>);
 
 #[cfg(test)]
 mod tests {

@@ -81,7 +81,7 @@ pub struct StoredAttempt {
 /// One step of an attempt to write: a new attempt's first, or the next of one
 /// that goes on, as it was read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptStep {
+pub(crate) struct AttemptStep {
     /// The attempt to go on with, at the line it was read with; none for a new one.
     pub attempt: Option<(AttemptId, String)>,
     /// The puzzle.
@@ -100,7 +100,7 @@ pub struct AttemptStep {
 
 /// What a step written did.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SteppedAttempt {
+pub(crate) struct SteppedAttempt {
     /// The attempt's id.
     pub id: AttemptId,
     /// Whether it counts for the ratings.

@@ -246,7 +246,7 @@ impl GameService {
     /// against a bot, or on the claimant's own turn; [`Error::TooEarly`] while
     /// the other player is present, or not gone long enough; as
     /// [`GameService::act`] otherwise.
-    pub async fn claim_victory(
+    pub(crate) async fn claim_victory(
         &self,
         id: GameId,
         token: &str,
@@ -315,7 +315,7 @@ impl GameService {
     /// # Errors
     /// [`Error::Rule`] for an illegal action; [`Error::Conflict`] when another
     /// write lands first; database failures.
-    pub async fn move_in_original_app_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
+    pub(crate) async fn move_in_original_app_game(&self, action: Action) -> Result<(GameRecord, Player), Error> {
         // The game is read once, where the move is decided.
         let (id, play_as) = self.original_app_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));

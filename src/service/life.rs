@@ -25,7 +25,7 @@ pub struct ClockState {
 
 impl ClockState {
     /// The time left to `player`.
-    pub fn remaining(&self, player: Player) -> i64 {
+    pub(crate) fn remaining(&self, player: Player) -> i64 {
         self.remaining_ms[seat(player)]
     }
 }
@@ -46,7 +46,7 @@ fn seat(player: Player) -> usize {
 /// The life of a game, folded from its log: feed it each entry in order with the
 /// engine's game right after it, then ask how the game stands at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Life {
+pub(crate) struct Life {
     clock: Option<ClockSettings>,
     /// The bot's seat: its actions take no time of anyone's.
     bot: Option<Player>,
@@ -67,7 +67,7 @@ impl Life {
 
     /// Takes in that `player`, the game's bot when `by_bot`, took a seat at
     /// `at`; `game` is the game then.
-    pub fn seat_taken(&mut self, player: Player, by_bot: bool, game: &Game, at: Timestamp) {
+    pub(crate) fn seat_taken(&mut self, player: Player, by_bot: bool, game: &Game, at: Timestamp) {
         self.seated[seat(player)] = true;
         if by_bot {
             self.bot = Some(player);
@@ -77,7 +77,7 @@ impl Life {
 
     /// Takes in an action of the rules by `actor` at `at`; `game` is the game
     /// right after it.
-    pub fn acted(&mut self, actor: Actor, game: &Game, at: Timestamp) {
+    pub(crate) fn acted(&mut self, actor: Actor, game: &Game, at: Timestamp) {
         self.after_entry(Some(actor), game, at);
     }
 
@@ -128,7 +128,7 @@ impl Life {
     }
 
     /// Whether both seats are taken.
-    pub fn both_seated(&self) -> bool {
+    pub(crate) fn both_seated(&self) -> bool {
         self.seated == [true; 2]
     }
 

@@ -110,32 +110,32 @@ pub const DEFAULT_WAITING_TIMEOUT: Duration = Duration::from_secs(3600);
 /// How long a game nobody joined is kept after the server aborted it, unless
 /// configured otherwise: a day, long enough to look at, short enough that a
 /// flood of games does not fill the disk.
-pub const DEFAULT_UNJOINED_RETENTION: Duration = Duration::from_secs(86_400);
+pub(crate) const DEFAULT_UNJOINED_RETENTION: Duration = Duration::from_secs(86_400);
 
 /// How far an instance's clock may be from the database's, unless configured
 /// otherwise: CockroachDB's default is twice as much; a game's clock counts
 /// milliseconds, and a person notices a quarter of a second.
-pub const DEFAULT_MAX_CLOCK_OFFSET: Duration = Duration::from_millis(250);
+pub(crate) const DEFAULT_MAX_CLOCK_OFFSET: Duration = Duration::from_millis(250);
 
 /// How many readings of the database's clock one measurement takes: the one
 /// answered soonest is the least off, as the round trip bounds the error.
 const CLOCK_READINGS: usize = 5;
 
 /// How long a finished game's streams wait for a rematch, unless configured otherwise.
-pub const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_REMATCH_WINDOW: Duration = Duration::from_secs(60);
 
 /// How long a challenge waits for its answer, unless configured otherwise.
-pub const DEFAULT_CHALLENGE_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_CHALLENGE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How long a seek waits to be paired, unless configured otherwise.
-pub const DEFAULT_SEEK_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_SEEK_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How many seeks a player may have open at once, unless configured otherwise.
-pub const DEFAULT_MOST_OPEN_SEEKS: u8 = 3;
+pub(crate) const DEFAULT_MOST_OPEN_SEEKS: u8 = 3;
 
 /// How long the player to act in an untimed game must be gone before the
 /// other may claim it, unless configured otherwise.
-pub const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
 
 /// How the service runs: where its randomness and its time come from, and how
 /// long a game may wait for its second player.
@@ -192,7 +192,7 @@ impl Default for ServiceOptions {
 }
 
 /// One search thread per core, unless configured otherwise.
-pub fn default_search_threads() -> usize {
+pub(crate) fn default_search_threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
@@ -241,7 +241,7 @@ impl GameService {
 
     /// Starts watching player `id`'s events: the receiver hears that they have
     /// new ones.
-    pub fn watch_player(&self, id: PlayerId) -> broadcast::Receiver<i64> {
+    pub(crate) fn watch_player(&self, id: PlayerId) -> broadcast::Receiver<i64> {
         self.player_hub.watch(id)
     }
 
@@ -281,7 +281,7 @@ impl GameService {
     }
 
     /// Ends every live event stream; for shutting down.
-    pub fn close_live_streams(&self) {
+    pub(crate) fn close_live_streams(&self) {
         self.hub.close();
         self.player_hub.close();
     }
@@ -322,7 +322,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn measure_clock(&self) -> Result<Option<jiff::SignedDuration>, Error> {
+    pub(crate) async fn measure_clock(&self) -> Result<Option<jiff::SignedDuration>, Error> {
         let mut best: Option<(std::time::Duration, jiff::SignedDuration)> = None;
         for _ in 0..CLOCK_READINGS {
             let (sent, started) = (self.options.time.now(), std::time::Instant::now());
@@ -436,21 +436,21 @@ impl GameService {
 
     /// The player to act in `record`'s game, when the other may claim it
     /// against them, and from when: see [`GameService::claim_victory`].
-    pub fn claimable(&self, record: &GameRecord) -> Option<(Player, Timestamp)> {
+    pub(crate) fn claimable(&self, record: &GameRecord) -> Option<(Player, Timestamp)> {
         record.claimable(self.options.claim_after)
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and
     /// no rematch is to be expected any more (one was asked for, the opponent is
     /// a bot, or the rematch window has passed).
-    pub fn is_final(&self, record: &GameRecord) -> bool {
+    pub(crate) fn is_final(&self, record: &GameRecord) -> bool {
         self.final_at(record).is_some_and(|final_at| self.now() >= final_at)
     }
 
     /// When nothing more will be written to `record`'s game, once it is over: at
     /// its end when it has a rematch already or is played against a bot, else
     /// when the rematch window closes.
-    pub fn final_at(&self, record: &GameRecord) -> Option<Timestamp> {
+    pub(crate) fn final_at(&self, record: &GameRecord) -> Option<Timestamp> {
         let ended_at = record.ended_at()?;
         if record.rematch().is_some() || record.stored.opponent.is_some() {
             return Some(ended_at);

@@ -106,7 +106,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone else; database failures.
-    pub async fn challenge_for(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
+    pub(crate) async fn challenge_for(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
         let challenge = self.challenge_by_id(id).await?;
         if ![challenge.challenger.id, challenge.challenged.id].contains(&caller.id) {
             return Err(Error::Forbidden("this challenge is between other players".into()));
@@ -118,7 +118,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn open_challenges(&self, caller: &Holder) -> Result<Vec<StoredChallenge>, Error> {
+    pub(crate) async fn open_challenges(&self, caller: &Holder) -> Result<Vec<StoredChallenge>, Error> {
         Ok(self.store.open_challenges(caller.id, self.now()).await?)
     }
 
@@ -129,7 +129,7 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone but the challenged
     /// player; [`Error::NotOpen`] for a challenge answered or expired; database failures.
-    pub async fn accept_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<(GameRecord, Seat), Error> {
+    pub(crate) async fn accept_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<(GameRecord, Seat), Error> {
         let challenge = self.answerable(caller, id, |challenge| challenge.challenged.id).await?;
         let challenger_plays = match challenge.colour {
             Colour::X => Player::X,
@@ -168,7 +168,7 @@ impl GameService {
     ///
     /// # Errors
     /// As [`GameService::accept_challenge`].
-    pub async fn decline_challenge(
+    pub(crate) async fn decline_challenge(
         &self,
         caller: &Holder,
         id: ChallengeId,
@@ -183,7 +183,7 @@ impl GameService {
     ///
     /// # Errors
     /// As [`GameService::accept_challenge`], for anyone but the challenger.
-    pub async fn cancel_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
+    pub(crate) async fn cancel_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<StoredChallenge, Error> {
         let challenge = self.answerable(caller, id, |challenge| challenge.challenger.id).await?;
         let tell = (challenge.challenged.id, PlayerEventKind::ChallengeCancelled);
         self.close(id, Closing::Cancel, tell).await
@@ -302,7 +302,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Forbidden`] for anyone else's; database failures.
-    pub async fn seek_for(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
+    pub(crate) async fn seek_for(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
         let seek = self.seek_by_id(id).await?;
         if seek.player != caller.id {
             return Err(Error::Forbidden("this seek is another player's".into()));
@@ -315,7 +315,7 @@ impl GameService {
     /// # Errors
     /// As [`GameService::seek_for`]; [`Error::NotOpen`] for a seek paired,
     /// cancelled or expired; database failures.
-    pub async fn cancel_seek(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
+    pub(crate) async fn cancel_seek(&self, caller: &Holder, id: SeekId) -> Result<StoredSeek, Error> {
         let seek = self.seek_for(caller, id).await?;
         if seek.status_at(self.now()) != SeekStatus::Open || !self.store.cancel_seek(id).await? {
             let seek = self.seek_by_id(id).await?;

@@ -72,7 +72,7 @@ pub struct Profile {
 
 impl Profile {
     /// The profile of `player`, who has just come: no games, and the start's ratings.
-    pub fn of_new(player: StoredPlayer) -> Profile {
+    pub(crate) fn of_new(player: StoredPlayer) -> Profile {
         Profile {
             player,
             results: Results::default(),
@@ -128,7 +128,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn keep_seen(&self, holder: &mut Holder) -> Result<(), Error> {
+    pub(crate) async fn keep_seen(&self, holder: &mut Holder) -> Result<(), Error> {
         let now = self.now();
         if is_stale(holder.last_seen_at, now) {
             self.store.touch_player(holder.id, now).await?;
@@ -198,7 +198,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn new_player_token(&self, holder: &Holder) -> Result<String, Error> {
+    pub(crate) async fn new_player_token(&self, holder: &Holder) -> Result<String, Error> {
         let token = token::new_player_token();
         self.store.set_player_token(holder.id, token::hash(&token)).await?;
         Ok(token)
@@ -208,7 +208,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, Error> {
+    pub(crate) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, Error> {
         Ok(self.store.player_games(id, page).await?)
     }
 }

@@ -146,7 +146,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`] when the player has tried every one; database failures.
-    pub async fn next_puzzle(&self, variant: Variant, player: Option<&Holder>) -> Result<ServedPuzzle, Error> {
+    pub(crate) async fn next_puzzle(&self, variant: Variant, player: Option<&Holder>) -> Result<ServedPuzzle, Error> {
         let next = self.store.next_puzzle(variant, player.map(|player| player.id)).await?;
         served(next.ok_or_else(|| Error::NotFound(format!("no puzzle of {} is left to try", variant.code())))?)
     }
@@ -155,7 +155,7 @@ impl GameService {
     ///
     /// # Errors
     /// [`Error::NotFound`] when there is no puzzle; database failures.
-    pub async fn daily_puzzle(&self, variant: Variant) -> Result<ServedPuzzle, Error> {
+    pub(crate) async fn daily_puzzle(&self, variant: Variant) -> Result<ServedPuzzle, Error> {
         let day = self.now().as_second().div_euclid(SECONDS_A_DAY);
         let daily = self.store.daily_puzzle(variant, day).await?;
         served(daily.ok_or_else(|| Error::NotFound(format!("there is no puzzle of {}", variant.code())))?)
@@ -167,7 +167,7 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`]; [`Error::Rule`] for an action the rules refuse;
     /// database failures.
-    pub async fn attempt_puzzle(
+    pub(crate) async fn attempt_puzzle(
         &self,
         id: PuzzleId,
         player: Option<&Holder>,
@@ -185,7 +185,7 @@ impl GameService {
     /// [`Error::NotOpen`] once it ended; [`Error::Rule`] for an action the
     /// rules refuse; [`Error::Conflict`] when another step landed first;
     /// database failures.
-    pub async fn continue_attempt(
+    pub(crate) async fn continue_attempt(
         &self,
         id: PuzzleId,
         attempt: AttemptId,

@@ -156,7 +156,7 @@ impl GameRecord {
     }
 
     /// Its log, each entry with the number of its move when it is a move.
-    pub fn numbered_log(&self) -> impl Iterator<Item = (&StoredEntry, Option<MoveNumber>)> {
+    pub(crate) fn numbered_log(&self) -> impl Iterator<Item = (&StoredEntry, Option<MoveNumber>)> {
         let mut moves = 0;
         self.stored.log.iter().map(move |entry| {
             let is_move = matches!(entry.event, Event::Action(LogEntry { action: Action::Move { .. }, .. }));
@@ -174,7 +174,7 @@ impl GameRecord {
     }
 
     /// The seat the game's bot holds, in a game against the computer.
-    pub fn bot_seat(&self) -> Option<Player> {
+    pub(crate) fn bot_seat(&self) -> Option<Player> {
         self.life.bot()
     }
 
@@ -230,7 +230,7 @@ impl GameRecord {
     }
 
     /// Who asked for a rematch of this game, and the game it is played in.
-    pub fn rematch_request(&self) -> Option<(Player, GameId)> {
+    pub(crate) fn rematch_request(&self) -> Option<(Player, GameId)> {
         self.stored.log.iter().find_map(|entry| match entry.event {
             Event::Rematch { player, game_id } => Some((player, game_id)),
             _ => None,
@@ -245,7 +245,7 @@ impl GameRecord {
     /// When the holder of seat `player` was last seen in this game: an action
     /// of theirs, a read of it with their token, its stream held open, or (a
     /// player's seat) anything they did with their player's token.
-    pub fn last_seen(&self, player: Player) -> Option<Timestamp> {
+    pub(crate) fn last_seen(&self, player: Player) -> Option<Timestamp> {
         let seat = self.stored.seat(player)?;
         let acted = self.stored.log.iter().rev().find(|entry| !entry.by_bot && acted_by(entry.event) == Some(player));
         [
@@ -260,7 +260,7 @@ impl GameRecord {
 
     /// Whether the holder of seat `player` is present as of the record's
     /// moment: seen within [`PRESENT_FOR`], or the game's bot.
-    pub fn is_present(&self, player: Player) -> bool {
+    pub(crate) fn is_present(&self, player: Player) -> bool {
         self.bot_seat() == Some(player) || self.gone_since(player).is_some_and(|gone| gone > self.now)
     }
 
@@ -268,7 +268,7 @@ impl GameRecord {
     /// and from when, with `claim_after` the wait after they are gone: a game
     /// without a clock that goes on, whose player to act is a person. None in any
     /// other game.
-    pub fn claimable(&self, claim_after: Duration) -> Option<(Player, Timestamp)> {
+    pub(crate) fn claimable(&self, claim_after: Duration) -> Option<(Player, Timestamp)> {
         let to_act = self.to_act().filter(|&player| self.stored.clock.is_none() && self.bot_seat() != Some(player))?;
         Some((to_act, after(self.gone_since(to_act)?, claim_after)))
     }
@@ -276,7 +276,7 @@ impl GameRecord {
     /// When the holder of seat `player` went (or will go, unless seen again)
     /// from present to gone: [`PRESENT_FOR`] after they were last seen. None
     /// for a free seat and for the bot's, which never go.
-    pub fn gone_since(&self, player: Player) -> Option<Timestamp> {
+    pub(crate) fn gone_since(&self, player: Player) -> Option<Timestamp> {
         if self.bot_seat() == Some(player) {
             return None;
         }

@@ -58,7 +58,7 @@ impl Searches {
     }
 
     /// How many searches have begun since the server started.
-    pub fn begun(&self) -> u64 {
+    pub(crate) fn begun(&self) -> u64 {
         self.begun.load(Ordering::Relaxed)
     }
 

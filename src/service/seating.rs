@@ -39,7 +39,7 @@ impl GameService {
     ///
     /// # Errors
     /// When the database fails.
-    pub async fn create_game_by(
+    pub(crate) async fn create_game_by(
         &self,
         settings: GameSettings,
         creator: Option<Holder>,
@@ -153,7 +153,7 @@ impl GameService {
     /// # Errors
     /// As [`GameService::join`]; [`Error::Conflict`] when `joiner` holds the
     /// other seat.
-    pub async fn join_by(
+    pub(crate) async fn join_by(
         &self,
         id: GameId,
         invite: Option<&str>,
@@ -316,7 +316,7 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub async fn reset_original_app_game(
+    pub(crate) async fn reset_original_app_game(
         &self,
         against_bot: bool,
         play_as: Player,

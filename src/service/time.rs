@@ -47,7 +47,7 @@ impl Time {
 /// database stamps its writes, runs its game clocks and sees deadlines pass by
 /// the database's time; and whether that is further than the server allows.
 #[derive(Debug, Default)]
-pub struct Offset {
+pub(crate) struct Offset {
     micros: AtomicI64,
     strayed: AtomicBool,
 }
@@ -66,7 +66,7 @@ impl Offset {
     }
 
     /// Whether the offset measured last strays beyond the most allowed.
-    pub fn strayed(&self) -> bool {
+    pub(crate) fn strayed(&self) -> bool {
         self.strayed.load(Ordering::Relaxed)
     }
 }
@@ -82,7 +82,7 @@ pub fn before(at: Timestamp, duration: Duration) -> Timestamp {
 }
 
 /// The time `at_ms` milliseconds after the epoch, as the clocks count.
-pub fn timestamp_of_millis(at_ms: i64) -> Timestamp {
+pub(crate) fn timestamp_of_millis(at_ms: i64) -> Timestamp {
     Timestamp::from_millisecond(at_ms).expect("a time within jiff's range")
 }
 

@@ -63,7 +63,7 @@ impl Store {
     /// Creates `new`, with `tell` (each player's event about it), unless its
     /// challenger has `most_open` challenges open at its creation already:
     /// then answers none, writing nothing.
-    pub async fn create_challenge(
+    pub(crate) async fn create_challenge(
         &self,
         new: NewChallenge,
         most_open: u32,
@@ -79,13 +79,17 @@ impl Store {
     }
 
     /// The challenges player `id` sent or was sent that are open at `now`, newest first.
-    pub async fn open_challenges(&self, id: PlayerId, now: Timestamp) -> Result<Vec<StoredChallenge>, StoreError> {
+    pub(crate) async fn open_challenges(
+        &self,
+        id: PlayerId,
+        now: Timestamp,
+    ) -> Result<Vec<StoredChallenge>, StoreError> {
         counted(run!(self, Read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
     }
 
     /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or
     /// cancelled) at `at`, with `tell`, if it is still open then; answers whether it was.
-    pub async fn close_challenge(
+    pub(crate) async fn close_challenge(
         &self,
         id: ChallengeId,
         status: ChallengeStatus,
@@ -100,7 +104,7 @@ impl Store {
     /// Accepts challenge `id` at `at`, if it is still open then: creates the
     /// game `started` decides, with its events, and `tell` about the challenge,
     /// in one transaction; answers the game's id.
-    pub async fn accept_challenge(
+    pub(crate) async fn accept_challenge(
         &self,
         id: ChallengeId,
         at: Timestamp,

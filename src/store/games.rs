@@ -26,9 +26,8 @@ pub enum Ended {
     /// Every game that ended but a rated one, from which its players'
     /// ratings are derived: the retention period's.
     Any,
-    /// The games the server aborted because nobody took their free seat, in
-    /// which nothing was played (the games nobody joined); never a rematch,
-    /// which its first game's log names.
+    /// The games the server aborted because nobody took their free seat; never
+    /// a rematch, which its first game's log names.
     Unjoined,
 }
 
@@ -193,7 +192,7 @@ impl Store {
     /// # Errors
     /// What `decide` returns; [`StoreError::NotFound`]; [`StoreError::Conflict`]
     /// when other writes kept landing first.
-    pub async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
+    pub(crate) async fn update<T: Send + 'static, E: From<StoreError> + Send + 'static>(
         &self,
         id: GameId,
         mut decide: impl FnMut(StoredGame) -> Result<(Option<Write>, T), E> + Send + 'static,
@@ -231,14 +230,14 @@ impl Store {
 
     /// At most `most` of the games ongoing past their `deadline` at `now`, the
     /// earliest deadline first: the clocks the server's timer must write down.
-    pub async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+    pub(crate) async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(run!(self, Read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
     }
 
     /// At most `most` of the games still waiting for their second player that
     /// were created before `created_before`, the oldest first: the games the
     /// server's timer must abort.
-    pub async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
+    pub(crate) async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
         counted(run!(self, Read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
     }
 
@@ -247,7 +246,7 @@ impl Store {
     /// its rematch), with their logs and seats; never the original app's game,
     /// nor the newest game, whose id SQLite would give the next game again. A
     /// later game that was their rematch forgets it was. Answers how many it deleted.
-    pub async fn delete_games_ended_before(
+    pub(crate) async fn delete_games_ended_before(
         &self,
         ended: Ended,
         before: Timestamp,
@@ -284,7 +283,7 @@ impl Store {
     }
 
     /// Points the original app's routes at game `id`.
-    pub async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
+    pub(crate) async fn set_original_app_game(&self, id: GameId, play_as: Player) -> Result<(), StoreError> {
         self.write_one(&SET_ORIGINAL_APP_GAME, vec![id.into(), play_as.to_string().into()]).await.map(drop)
     }
 }

@@ -17,9 +17,7 @@ use crate::record::{GameId, ListedGame, Page, PlayerId, Status};
 
 /// The ids of a page of the lobby, of every status (along the primary key) or
 /// of one (along `games_by_status`), newest first from below the page's start:
-/// a statement for each, so that each has a plan along its index. (One
-/// statement for both, `($3 IS NULL OR status = $3)`, had one plan for both on
-/// SQLite: a scan of every newer game of another status.)
+/// a statement for each, as one for both had one plan for both on SQLite.
 pub(super) static LOBBY_PAGE: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     ["", "status = $3 AND "].map(|status| {
         Sql::built(format!(
@@ -55,13 +53,13 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
 
 impl Store {
     /// The games of `page` of the lobby, newest first.
-    pub async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+    pub(crate) async fn list_games(&self, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, Read, |tx| lobby(tx, page)))
     }
 
     /// The games of `page` in which player `id` holds a seat, newest first,
     /// private ones too.
-    pub async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
+    pub(crate) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, Read, |tx| listed_page(
             tx,
             &PLAYER_PAGE,
@@ -70,7 +68,7 @@ impl Store {
     }
 
     /// The games of `ids` that are still there, as a listing shows them, newest first.
-    pub async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
+    pub(crate) async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
         counted(run!(self, Read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
     }
 }

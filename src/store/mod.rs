@@ -83,7 +83,7 @@ static PING: Sql = Sql::new("SELECT 1");
 static DATABASE_TIME: Sql = Sql::new("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::BIGINT AS micros");
 
 /// How long a rating period lasts unless `RATING_PERIOD_DAYS` says otherwise.
-pub const RATING_PERIOD: SignedDuration = SignedDuration::from_hours(7 * 24);
+pub(crate) const RATING_PERIOD: SignedDuration = SignedDuration::from_hours(7 * 24);
 
 /// Counts `result`'s failure, if it is one of the database's.
 fn counted<T>(result: Result<T, StoreError>) -> Result<T, StoreError> {
@@ -173,12 +173,12 @@ impl Store {
     /// The store, rating rated games with rating periods of length `period`
     /// rather than [`RATING_PERIOD`].
     #[must_use]
-    pub fn with_rating_period(self, rating_period: SignedDuration) -> Store {
+    pub(crate) fn with_rating_period(self, rating_period: SignedDuration) -> Store {
         Store { rating_period, ..self }
     }
 
     /// How long a rating period lasts.
-    pub fn rating_period(&self) -> SignedDuration {
+    pub(crate) fn rating_period(&self) -> SignedDuration {
         self.rating_period
     }
 
@@ -203,14 +203,14 @@ impl Store {
     ///
     /// # Errors
     /// When it does not.
-    pub async fn ping(&self) -> Result<(), StoreError> {
+    pub(crate) async fn ping(&self) -> Result<(), StoreError> {
         counted(run!(self, Read, |tx| tx.rows(&PING, &[]))).map(drop)
     }
 
     /// The database's clock now, for an instance to measure its own against:
     /// PostgreSQL's, which every instance shares; none on SQLite, where the one
     /// instance's clock is the only one.
-    pub async fn database_time(&self) -> Result<Option<Timestamp>, StoreError> {
+    pub(crate) async fn database_time(&self) -> Result<Option<Timestamp>, StoreError> {
         if let Backend::Sqlite(_) = &self.backend {
             return Ok(None);
         }
@@ -250,7 +250,7 @@ impl Store {
 
     /// Whether the database has no room to write: from the first write that
     /// failed for lack of room until a write succeeds again.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.space.is_full()
     }
 }

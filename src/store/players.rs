@@ -83,7 +83,7 @@ impl Store {
     }
 
     /// The player whose token hashes to `token_hash`, and when they were last seen.
-    pub async fn player_by_token(
+    pub(crate) async fn player_by_token(
         &self,
         token_hash: &[u8],
     ) -> Result<Option<(StoredPlayer, Option<Timestamp>)>, StoreError> {
@@ -92,7 +92,7 @@ impl Store {
     }
 
     /// The player named `name`, in any case.
-    pub async fn player_by_name(&self, name: &Username) -> Result<Option<StoredPlayer>, StoreError> {
+    pub(crate) async fn player_by_name(&self, name: &Username) -> Result<Option<StoredPlayer>, StoreError> {
         let key = name.key();
         let found = counted(run!(self, Read, |tx| player_by(tx, 1, key.clone().into())))?;
         Ok(found.map(|(player, _)| player))
@@ -100,22 +100,22 @@ impl Store {
 
     /// Gives player `id` the token hashing to `token_hash`: the old one stops
     /// working with this write.
-    pub async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
+    pub(crate) async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
         self.write_one(&SET_PLAYER_TOKEN, vec![id.into(), token_hash.into()]).await.map(drop)
     }
 
     /// Notes that player `id` was seen at `at`.
-    pub async fn touch_player(&self, id: PlayerId, at: Timestamp) -> Result<(), StoreError> {
+    pub(crate) async fn touch_player(&self, id: PlayerId, at: Timestamp) -> Result<(), StoreError> {
         self.write_one(&TOUCH_PLAYER, vec![id.into(), at.into()]).await.map(drop)
     }
 
     /// Notes that the holder of seat `seat` of game `game` was seen there at `at`.
-    pub async fn touch_seat(&self, game: GameId, seat: Player, at: Timestamp) -> Result<(), StoreError> {
+    pub(crate) async fn touch_seat(&self, game: GameId, seat: Player, at: Timestamp) -> Result<(), StoreError> {
         self.write_one(&TOUCH_SEAT, vec![game.into(), seat.to_string().into(), at.into()]).await.map(drop)
     }
 
     /// How player `id`'s finished games ended for them.
-    pub async fn player_results(&self, id: PlayerId) -> Result<Results, StoreError> {
+    pub(crate) async fn player_results(&self, id: PlayerId) -> Result<Results, StoreError> {
         counted(run!(self, Read, |tx| player_results(tx, id)))
     }
 

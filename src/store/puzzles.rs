@@ -98,7 +98,7 @@ impl Store {
     }
 
     /// Whether a puzzle of `variant` has the position whose key is `position_key`.
-    pub async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
+    pub(crate) async fn has_puzzle(&self, variant: Variant, position_key: i64) -> Result<bool, StoreError> {
         counted(run!(self, Read, |tx| found(tx, &HAS_PUZZLE, &[variant.code().into(), position_key.into()])))
     }
 
@@ -110,7 +110,7 @@ impl Store {
     /// A puzzle of `variant` to try next: for `player`, the one they have not
     /// tried whose rating is nearest their puzzle rating; for nobody, one of
     /// the [`EASIEST`] at random. None when there is none left.
-    pub async fn next_puzzle(
+    pub(crate) async fn next_puzzle(
         &self,
         variant: Variant,
         player: Option<PlayerId>,
@@ -125,7 +125,7 @@ impl Store {
 
     /// The puzzle of `variant` for day `day` (days since 1970-01-01, UTC):
     /// the same on every instance that shares the database.
-    pub async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
+    pub(crate) async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
         counted(run!(self, Read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
     }
 
@@ -143,7 +143,7 @@ impl Store {
     /// the puzzle, or the next step of one as it was read; a rated attempt's
     /// end rates its player and the puzzle. `None`, writing nothing, when the
     /// attempt moved on or ended since it was read.
-    pub async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
+    pub(crate) async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
         let period = self.rating_period();
         self.wrote(async { run!(self, Write, |tx| step_attempt(tx, &step, period)) }).await
     }

@@ -73,7 +73,7 @@ static DELETE_RATINGS: LazyLock<[Sql; 2]> =
 
 impl Store {
     /// Player `id`'s ratings, in the variants they played rated games in.
-    pub async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
+    pub(crate) async fn player_ratings(&self, id: PlayerId) -> Result<Vec<VariantRating>, StoreError> {
         counted(run!(self, Read, |tx| GAME_STANDINGS.every(tx, id)))
     }
 
@@ -90,7 +90,7 @@ impl Store {
     }
 
     /// Every rated game, rating change and rating, in one snapshot.
-    pub async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
+    pub(crate) async fn ratings_as_stored(&self) -> Result<RatingsAsStored, StoreError> {
         counted(run!(self, Snapshot, |tx| read_ratings(tx)))
     }
 

@@ -81,12 +81,12 @@ impl Store {
     }
 
     /// Seek `id`.
-    pub async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
+    pub(crate) async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
         counted(run!(self, Read, |tx| seek_by_id(tx, id)))
     }
 
     /// Cancels seek `id` if it is open; answers whether it was.
-    pub async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
+    pub(crate) async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
         Ok(self.write_one(&CANCEL_SEEK, vec![id.into()]).await? > 0)
     }
 }

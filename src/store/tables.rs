@@ -50,9 +50,9 @@ impl Table {
         Table::PuzzleRatings,
     ];
     /// The tables to copy before the games.
-    pub const BEFORE_GAMES: &[Table] = Table::ALL.split_at(1).0;
+    pub(crate) const BEFORE_GAMES: &[Table] = Table::ALL.split_at(1).0;
     /// The tables to copy after them.
-    pub const AFTER_GAMES: &[Table] = Table::ALL.split_at(1).1;
+    pub(crate) const AFTER_GAMES: &[Table] = Table::ALL.split_at(1).1;
 
     /// The table's name.
     pub fn name(self) -> &'static str {
@@ -170,7 +170,12 @@ impl Store {
     ///
     /// # Errors
     /// A PostgreSQL store.
-    pub async fn rows_after(&self, table: Table, after: Key, most: u32) -> Result<(String, u64, Key), StoreError> {
+    pub(crate) async fn rows_after(
+        &self,
+        table: Table,
+        after: Key,
+        most: u32,
+    ) -> Result<(String, u64, Key), StoreError> {
         let Backend::Sqlite(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied from SQLite only".into()));
         };
@@ -183,7 +188,7 @@ impl Store {
     ///
     /// # Errors
     /// A SQLite store.
-    pub async fn put_rows(&self, table: Table, rows: String) -> Result<u64, StoreError> {
+    pub(crate) async fn put_rows(&self, table: Table, rows: String) -> Result<u64, StoreError> {
         let Backend::Postgres(store) = &self.backend else {
             return Err(StoreError::Other("rows are copied into PostgreSQL only".into()));
         };
@@ -202,7 +207,7 @@ impl Store {
     ///
     /// # Errors
     /// A SQLite store.
-    pub async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
+    pub(crate) async fn remove_unused_bots(&self) -> Result<u64, StoreError> {
         static REMOVE: Sql = Sql::new(
             "DELETE FROM players WHERE bot IS NOT NULL \
                  AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = players.id) \
@@ -216,7 +221,7 @@ impl Store {
     }
 
     /// How many rows `table` holds.
-    pub async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
+    pub(crate) async fn count_rows(&self, table: Table) -> Result<u64, StoreError> {
         let rows = counted(run!(self, Read, |tx| tx.rows(table.count(), &[])))?;
         rows.first().ok_or_else(|| StoreError::Other("a count without a row".into()))?.get("count")
     }

@@ -19,9 +19,8 @@ use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
 /// A unit of the database's work: a transaction, or reads outside one.
 pub(super) trait Tx {
     /// Whether the backend reads a game in one statement, its log and seats as
-    /// JSON (PostgreSQL: one round trip), or in one statement a table
-    /// (SQLite: building the JSON cost it a quarter more than reading the rows,
-    /// measured in docs/PERFORMANCE.md, "The store written once").
+    /// JSON (PostgreSQL: one round trip), or in one statement a table (SQLite,
+    /// where the JSON cost more: docs/PERFORMANCE.md, "The store written once").
     const READS_A_GAME_IN_ONE: bool;
 
     /// Runs `statement` with `args`; answers how many rows it changed.

@@ -11,7 +11,7 @@ use crate::service::{GameRecord, Hint};
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"player": "O", "action": {"kind": "collapse", "move": 3, "square": 4}, "value": 0.5,
     "value_kind": "guaranteed"}))]
-pub struct HintView {
+pub(crate) struct HintView {
     /// The player to act.
     pub player: PlayerName,
     /// The best action: post it to `moves` or `collapse`.
@@ -27,7 +27,7 @@ pub struct HintView {
 /// How sure a hint's or an analysis's values are.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ValueKind {
+pub(crate) enum ValueKind {
     /// Perfect play reaches it whatever the opponent does.
     Guaranteed,
     /// The mean over the measurements' equally likely outcomes.
@@ -57,7 +57,7 @@ pub enum ActionView {
 /// Every action the side to act may take.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"actions": [{"kind": "collapse", "move": 3, "square": 0}, {"kind": "collapse", "move": 3, "square": 4}]}))]
-pub struct LegalActions {
+pub(crate) struct LegalActions {
     /// Every move (36 on the empty board), or the two options of a pending
     /// collapse named by the closing move, or the forced last-square move alone;
     /// none while a seat is free or once the game is over.

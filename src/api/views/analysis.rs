@@ -22,7 +22,7 @@ use crate::service::GameRecord;
             "best": {"kind": "move", "squares": [0, 2]}, "value_after": 1.0, "loss": 1.0, "measurement": null}],
     "players": {"X": {"loss": 0.5, "actions": 1, "actions_with_loss": 1},
         "O": {"loss": 1.0, "actions": 1, "actions_with_loss": 1}}}))]
-pub struct AnalysisView {
+pub(crate) struct AnalysisView {
     /// The game's id.
     #[schema(value_type = i64)]
     pub game_id: GameId,
@@ -42,7 +42,7 @@ pub struct AnalysisView {
 
 /// One action of a player, judged.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct JudgedActionView {
+pub(crate) struct JudgedActionView {
     /// The action's entry in the game's log.
     pub seq: i64,
     /// Who took it.
@@ -69,7 +69,7 @@ pub struct JudgedActionView {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"outcomes": [{"square": 0, "value": 0.25, "happened": false},
     {"square": 4, "value": 0.875, "happened": true}]}))]
-pub struct MeasurementView {
+pub(crate) struct MeasurementView {
     /// Both outcomes, each with probability 1/2, by the square ascending.
     #[schema(min_items = 2, max_items = 2)]
     pub outcomes: Vec<OutcomeView>,
@@ -77,7 +77,7 @@ pub struct MeasurementView {
 
 /// One outcome of a measurement.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct OutcomeView {
+pub(crate) struct OutcomeView {
     /// The square the closing move ends in.
     pub square: u8,
     /// What the position after this outcome is worth.
@@ -88,7 +88,7 @@ pub struct OutcomeView {
 
 /// What each player gave away.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PlayersLossView {
+pub(crate) struct PlayersLossView {
     /// Player X.
     #[serde(rename = "X")]
     pub x: PlayerLossView,
@@ -99,7 +99,7 @@ pub struct PlayersLossView {
 
 /// What one player gave away over the game.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerLossView {
+pub(crate) struct PlayerLossView {
     /// The sum of the player's losses, in points.
     pub loss: f64,
     /// How many actions the player took.

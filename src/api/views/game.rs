@@ -370,7 +370,7 @@ pub struct MoveView {
 
 /// A seat and the token that acts for it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SeatView {
+pub(crate) struct SeatView {
     /// The seat's player.
     pub player: PlayerName,
     /// Send it as `Authorization: Bearer <token>` to move and collapse. It is shown
@@ -380,7 +380,7 @@ pub struct SeatView {
 
 /// A game and the caller's new seat.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SeatedGame {
+pub(crate) struct SeatedGame {
     /// The game.
     pub game: GameView,
     /// The caller's seat.
@@ -438,7 +438,7 @@ impl From<&GameRecord> for GameView {
 }
 
 /// The squares of `game`, which has ended (`over`) or not.
-pub fn board_of(game: &Game, over: bool) -> Vec<CellView> {
+pub(crate) fn board_of(game: &Game, over: bool) -> Vec<CellView> {
     // Once a game has ended, by the rules or beside them, nothing more is
     // measured, and nothing waits for a choice.
     let odds = if over { game.settled_square_probabilities() } else { game.square_probabilities() };

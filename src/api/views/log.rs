@@ -9,7 +9,7 @@ use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct GameList {
+pub(crate) struct GameList {
     /// The games of this page.
     pub games: Vec<GameSummary>,
     /// Pass as `cursor` for the next page; null on the last page.
@@ -19,7 +19,7 @@ pub struct GameList {
 
 /// A game in a listing.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct GameSummary {
+pub(crate) struct GameSummary {
     /// The game's id.
     #[schema(value_type = i64)]
     pub id: GameId,
@@ -54,7 +54,7 @@ pub struct GameSummary {
 
 /// Each seat's holder's rating, or null.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SeatRatings {
+pub(crate) struct SeatRatings {
     /// X's.
     #[serde(rename = "X")]
     #[schema(required = true)]
@@ -67,7 +67,7 @@ pub struct SeatRatings {
 
 /// Each seat's player, by name, or null.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SeatNames {
+pub(crate) struct SeatNames {
     /// X's.
     #[serde(rename = "X")]
     #[schema(required = true)]
@@ -80,7 +80,7 @@ pub struct SeatNames {
 
 /// A game's whole log.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct GameLog {
+pub(crate) struct GameLog {
     /// The game's id.
     #[schema(value_type = i64)]
     pub game_id: GameId,
@@ -94,7 +94,7 @@ pub struct GameLog {
 
 /// One entry of a game's log.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LogEntryView {
+pub(crate) struct LogEntryView {
     /// The entry's place in the log, from 1.
     pub seq: i64,
     /// When it was written (RFC 3339, UTC).
@@ -109,7 +109,7 @@ pub struct LogEntryView {
 /// What happened, by kind.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum EventView {
+pub(crate) enum EventView {
     /// A player took a seat.
     Seat {
         /// The seat taken.

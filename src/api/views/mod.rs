@@ -16,18 +16,18 @@ use utoipa::ToSchema;
 use crate::engine::Square;
 
 pub use actions::*;
-pub use analysis::*;
+pub(crate) use analysis::*;
 pub use game::*;
-pub use log::*;
+pub(crate) use log::*;
 pub use names::*;
-pub use pairing::*;
+pub(crate) use pairing::*;
 pub use players::*;
 pub use puzzles::*;
-pub use requests::*;
+pub(crate) use requests::*;
 
 /// The process answers.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
+pub(crate) struct Health {
     /// `ok`, or `ready` once the database answers too.
     #[schema(example = "ok")]
     pub status: String,

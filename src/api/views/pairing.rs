@@ -14,7 +14,7 @@ use crate::record::{
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true,
     "rating_range": [1300, 1700]}))]
-pub struct SeekRequest {
+pub(crate) struct SeekRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
@@ -40,7 +40,7 @@ pub struct SeekRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "clock": null, "colour": "random", "rated": true}))]
-pub struct ChallengeRequest {
+pub(crate) struct ChallengeRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
@@ -60,7 +60,7 @@ pub struct ChallengeRequest {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"reason": "later, please"}))]
-pub struct DeclineRequest {
+pub(crate) struct DeclineRequest {
     /// Up to 200 characters, shown to the challenger.
     #[serde(default)]
     #[schema(max_length = 200)]
@@ -71,7 +71,7 @@ pub struct DeclineRequest {
 /// (`x` and `o`, the names before, are still read), or `random`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ColourName {
+pub(crate) enum ColourName {
     /// X, who opens.
     #[serde(rename = "X", alias = "x")]
     X,
@@ -105,7 +105,7 @@ impl From<Colour> for ColourName {
 
 /// A clock as a challenge or seek asks for it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ClockSettingsView {
+pub(crate) struct ClockSettingsView {
     /// Each player's time at the start, in milliseconds.
     pub initial_ms: i64,
     /// What each action of a player adds, in milliseconds.
@@ -121,7 +121,7 @@ impl From<ClockSettings> for ClockSettingsView {
 /// Where a challenge stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ChallengeStatusName {
+pub(crate) enum ChallengeStatusName {
     /// Waiting for an answer.
     Open,
     /// Accepted: `game_id` is its game.
@@ -139,7 +139,7 @@ pub enum ChallengeStatusName {
 #[schema(example = json!({"id": 7, "challenger": "alice", "challenged": "bob", "variant": "player_choice",
     "clock": null, "colour": "random", "rated": true, "status": "open", "decline_reason": null, "game_id": null,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:20:02.120Z"}))]
-pub struct ChallengeView {
+pub(crate) struct ChallengeView {
     /// The challenge's id.
     #[schema(value_type = i64)]
     pub id: ChallengeId,
@@ -172,7 +172,7 @@ pub struct ChallengeView {
 
 /// The challenges you sent and those sent to you, that wait for an answer.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ChallengeList {
+pub(crate) struct ChallengeList {
     /// Sent by you, newest first.
     pub sent: Vec<ChallengeView>,
     /// Sent to you, newest first.
@@ -182,7 +182,7 @@ pub struct ChallengeList {
 /// Where a seek stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum SeekStatusName {
+pub(crate) enum SeekStatusName {
     /// Waiting for a match.
     Open,
     /// Paired: `game_id` is its game.
@@ -198,7 +198,7 @@ pub enum SeekStatusName {
 #[schema(example = json!({"id": 3, "variant": "measurement", "clock": null, "rated": true, "rating_range": [1300, 1700],
     "status": "paired", "game_id": 42,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:17:02.120Z"}))]
-pub struct SeekView {
+pub(crate) struct SeekView {
     /// The seek's id.
     #[schema(value_type = i64)]
     pub id: SeekId,

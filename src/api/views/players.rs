@@ -14,7 +14,7 @@ use crate::service::{About, PlayerEvent, Profile};
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "alice"}))]
-pub struct CreatePlayerRequest {
+pub(crate) struct CreatePlayerRequest {
     /// 3-20 letters, digits, `_` or `-`, unique regardless of case.
     #[serde(default)]
     #[schema(pattern = "^[A-Za-z0-9_-]{3,20}$")]
@@ -30,7 +30,7 @@ pub struct CreatePlayerRequest {
         "player_choice": {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": true, "games": 0}},
     "puzzle_ratings": {"measurement": {"rating": 1500.0, "deviation": 350.0, "provisional": true, "attempts": 0},
         "player_choice": {"rating": 1607.2, "deviation": 296.6, "provisional": true, "attempts": 1}}}))]
-pub struct PlayerView {
+pub(crate) struct PlayerView {
     /// The player's name.
     pub name: String,
     /// Whether the player is one of the server's bots (`random`, `parasite`,
@@ -49,7 +49,7 @@ pub struct PlayerView {
 
 /// A player's puzzle rating in each variant.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PuzzleRatingsView {
+pub(crate) struct PuzzleRatingsView {
     /// In `measurement`.
     pub measurement: PuzzleRatingView,
     /// In `player_choice`.
@@ -59,7 +59,7 @@ pub struct PuzzleRatingsView {
 /// A puzzle rating (Glicko-2) as it stands now: it starts as a game rating
 /// does, and only a player's first attempt at a puzzle changes it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PuzzleRatingView {
+pub(crate) struct PuzzleRatingView {
     /// The rating.
     pub rating: f64,
     /// Its deviation: how sure it is, lower being surer.
@@ -72,7 +72,7 @@ pub struct PuzzleRatingView {
 
 /// A player's rating in each variant.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RatingsView {
+pub(crate) struct RatingsView {
     /// In `measurement`.
     pub measurement: RatingView,
     /// In `player_choice`.
@@ -83,7 +83,7 @@ pub struct RatingsView {
 /// volatility 0.06, and its deviation grows again with every rating period
 /// (`RATING_PERIOD_DAYS`) without a rated game.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RatingView {
+pub(crate) struct RatingView {
     /// The rating.
     pub rating: f64,
     /// Its deviation: how sure it is, lower being surer.
@@ -138,7 +138,7 @@ impl SeatRatingView {
 
 /// Counts of a player's finished games, by how they ended for them.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ResultsView {
+pub(crate) struct ResultsView {
     /// Finished and not aborted: won, lost and drawn together.
     pub played: u64,
     /// Won: by the points, a resignation, a timeout or a claim of a game walked away from.
@@ -197,7 +197,7 @@ impl PlayerView {
 
 /// A new player, and their token.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CreatedPlayer {
+pub(crate) struct CreatedPlayer {
     /// The player.
     pub player: PlayerView,
     /// The player's token: send it as `Authorization: Bearer <token>`. It is
@@ -208,7 +208,7 @@ pub struct CreatedPlayer {
 
 /// A player's new token.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PlayerTokenView {
+pub(crate) struct PlayerTokenView {
     /// The new token, shown only here; the old one no longer works.
     pub token: String,
 }
@@ -217,7 +217,7 @@ pub struct PlayerTokenView {
 ///
 /// # Errors
 /// What is wrong with it.
-pub fn name_of(text: &str) -> Result<Username, String> {
+pub(crate) fn name_of(text: &str) -> Result<Username, String> {
     Username::parse(text).map_err(|error| format!("the name {text:?} is not one: {error}"))
 }
 
@@ -228,7 +228,7 @@ pub fn name_of(text: &str) -> Result<Username, String> {
     "game": {"id": 42, "variant": "measurement", "status": "ongoing", "result": "ongoing", "end": null,
         "version": 2, "created_at": "2026-12-03T10:15:02.120Z", "players": {"X": "alice", "O": "bob"}},
     "seat": "X", "challenge": null}))]
-pub struct PlayerEventView {
+pub(crate) struct PlayerEventView {
     /// The event's number among the player's, from 1: its stream id; send it
     /// back as `Last-Event-ID` to resume after it.
     pub seq: i64,
@@ -252,7 +252,7 @@ pub struct PlayerEventView {
 /// What happened to a player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum PlayerEventKindName {
+pub(crate) enum PlayerEventKindName {
     /// A game of yours started: both seats are taken.
     GameStart,
     /// A game of yours finished.
@@ -306,7 +306,7 @@ impl PlayerEventView {
 #[schema(example = json!({"player": "alice", "variant": "measurement", "points": [
     {"game_id": 42, "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "rating_diff": 162.3,
         "rated_at": "2026-12-03T10:25:14.031Z"}]}))]
-pub struct RatingHistory {
+pub(crate) struct RatingHistory {
     /// The player's name.
     pub player: String,
     /// The variant.
@@ -317,7 +317,7 @@ pub struct RatingHistory {
 
 /// A rated game's point of a rating history: the rating after it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RatingPointView {
+pub(crate) struct RatingPointView {
     /// The game.
     #[schema(value_type = i64)]
     pub game_id: GameId,
@@ -360,7 +360,7 @@ impl RatingHistory {
 #[schema(example = json!({"variant": "measurement", "players": [
     {"rank": 1, "name": "perfect", "bot": true, "rating": 2208.5, "deviation": 45.2, "games": 640},
     {"rank": 2, "name": "alice", "bot": false, "rating": 1712.0, "deviation": 71.9, "games": 38}]}))]
-pub struct Leaderboard {
+pub(crate) struct Leaderboard {
     /// The variant.
     pub variant: VariantName,
     /// At most 100, best first.
@@ -369,7 +369,7 @@ pub struct Leaderboard {
 
 /// A player on a leaderboard.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LeaderView {
+pub(crate) struct LeaderView {
     /// Their place, from 1.
     pub rank: usize,
     /// Their name.

@@ -17,7 +17,7 @@ use crate::service::{Attempted, ServedPuzzle};
 /// is worth at least half a point more than every other. Its solution is shown
 /// once an attempt at it is over.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PuzzleView {
+pub(crate) struct PuzzleView {
     /// The puzzle's id.
     #[schema(value_type = i64)]
     pub id: PuzzleId,
@@ -42,7 +42,7 @@ pub struct PuzzleView {
 
 /// A position, with the fields of a game's view that draw it, and the legal actions.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PositionView {
+pub(crate) struct PositionView {
     /// The nine squares, 0-8 row-major from the top-left.
     #[schema(min_items = 9, max_items = 9)]
     pub board: Vec<CellView>,
@@ -68,7 +68,7 @@ pub struct PositionView {
 /// What a puzzle's solution turns on.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ThemeName {
+pub(crate) enum ThemeName {
     /// It ends with two lines of the puzzle's side.
     DoubleLine,
     /// Its first action is a collapse choice.
@@ -83,7 +83,7 @@ pub enum ThemeName {
 
 /// A step of an attempt at a puzzle.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct AttemptView {
+pub(crate) struct AttemptView {
     /// The attempt's id: post its next action to `/puzzles/{id}/attempts/{attempt}`.
     #[schema(value_type = i64)]
     pub id: AttemptId,
@@ -116,7 +116,7 @@ pub struct AttemptView {
 /// Where an attempt is.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum AttemptStatus {
+pub(crate) enum AttemptStatus {
     /// It waits for the next action.
     Ongoing,
     /// Every action was the solution's.
@@ -136,7 +136,7 @@ pub struct SolutionStepView {
 
 /// What a rated attempt did to its player's puzzle rating.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PuzzleRatingChange {
+pub(crate) struct PuzzleRatingChange {
     /// The rating before the attempt.
     pub rating_before: f64,
     /// The rating after it.

@@ -16,7 +16,7 @@ use crate::record::{ClockSettings, GameSettings};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"variant": "player_choice", "play_as": "X"}))]
-pub struct CreateGameRequest {
+pub(crate) struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
@@ -52,7 +52,7 @@ pub struct CreateGameRequest {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"invite": "mV3q2kX9T0bE8cJ1a7Lf4g"}))]
-pub struct JoinRequest {
+pub(crate) struct JoinRequest {
     /// A private game's invite, as its creator got it.
     #[serde(default)]
     pub invite: Option<String>,
@@ -64,7 +64,7 @@ pub struct JoinRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"initial_ms": 300000, "increment_ms": 2000}))]
-pub struct ClockRequest {
+pub(crate) struct ClockRequest {
     /// Each player's time at the start, in milliseconds: from 1000 (a second) to
     /// 604800000 (seven days).
     #[serde(deserialize_with = "crate::api::extract::whole_number")]
@@ -125,7 +125,7 @@ impl CreateGameRequest {
 /// The bot to play against.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OpponentRequest {
+pub(crate) struct OpponentRequest {
     /// Which bot.
     pub bot: BotName,
     /// `parasite` only: the probability of a random move, 0-1; default 0.1.
@@ -193,7 +193,7 @@ impl ToSchema for OpponentRequest {}
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"squares": [0, 4]}))]
-pub struct MoveRequest {
+pub(crate) struct MoveRequest {
     /// Two different squares 0-8 without a classical mark; the same square twice
     /// only for the last open square (X's move 9).
     #[schema(schema_with = two_squares)]
@@ -205,7 +205,7 @@ pub struct MoveRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"move": 3, "square": 0}))]
-pub struct CollapseRequest {
+pub(crate) struct CollapseRequest {
     /// Any move of the cycle; usually the closing move.
     #[serde(rename = "move", deserialize_with = "crate::api::extract::whole_number")]
     #[schema(minimum = 1, maximum = 9)]
@@ -251,7 +251,7 @@ impl CollapseRequest {
 /// other field is ignored).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ActionRequest {
+pub(crate) enum ActionRequest {
     /// A move: `{"kind": "move", "squares": [a, b]}`.
     Move {
         /// As `moves` takes them.
@@ -287,7 +287,7 @@ impl ActionRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"action": {"kind": "move", "squares": [2, 8]}}))]
-pub struct AttemptRequest {
+pub(crate) struct AttemptRequest {
     /// The action.
     pub action: ActionRequest,
 }

@@ -27,7 +27,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 
 use super::tx::Kind;
 use super::{Notice, OpenError, StoreError};
-use crate::record::{GameId, PlayerEventKind, PlayerId, RematchOf, StoredGame};
+use crate::record::{GameId, RematchOf, StoredGame, Write};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
@@ -81,13 +81,12 @@ pub(super) struct PgStore {
     connections: Arc<Connections>,
     /// The one connection that listens for other instances' writes.
     listener: PgPool,
-    /// The notice of each write, for [`PgStore::listen`] to tell the other
-    /// instances.
+    /// The notices of writes, for [`PgStore::listen`] to tell the other instances.
     written: mpsc::Sender<Notice>,
     /// Their receiver, until `listen` takes it.
     untold: Arc<Mutex<Option<mpsc::Receiver<Notice>>>>,
-    /// Games as this instance last read or wrote them, perhaps no longer as
-    /// they are: a write decided on one lands only if nothing came in between.
+    /// Games as this instance last read or wrote them: a write decided on one
+    /// lands only if nothing came in between.
     known: Arc<quick_cache::sync::Cache<GameId, StoredGame>>,
     /// Writes that wait to be written together.
     batches: Arc<Batches>,
@@ -144,15 +143,11 @@ impl PgStore {
         self.known.insert(game.id, game);
     }
 
-    /// Has the other instances told that game `id` is at `version` now.
-    fn wrote(&self, id: GameId, version: i64) {
-        self.tell(Notice::Changed { id, version });
-    }
-
-    /// Has the other instances told that the players `player_events` name have
-    /// new events.
-    fn wrote_player_events(&self, player_events: &[(PlayerId, PlayerEventKind)]) {
-        for &(id, _) in player_events {
+    /// Has the other instances told of `write`, which landed on game `id`, and
+    /// of the players' events it wrote.
+    fn wrote(&self, id: GameId, write: &Write) {
+        self.tell(Notice::Changed { id, version: write.version() });
+        for &(id, _) in &write.player_events {
             self.tell(Notice::PlayerEvents { id });
         }
     }

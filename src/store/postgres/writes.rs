@@ -78,8 +78,7 @@ impl PgStore {
                 && landed(&stored, &write)
             {
                 held.finish(Ok(()))?;
-                self.wrote(id, write.version());
-                self.wrote_player_events(&write.player_events);
+                self.wrote(id, &write);
                 return Ok(decided);
             }
             let before = stored.clone();
@@ -97,8 +96,7 @@ impl PgStore {
             match write_batch(held.connection(), &[(id, &write)], period).await {
                 Ok(landed) if landed.contains(&id) => {
                     held.finish(Ok(()))?;
-                    self.wrote(id, write.version());
-                    self.wrote_player_events(&write.player_events);
+                    self.wrote(id, &write);
                     self.known.insert(id, write.applied_to(before));
                     return Ok(decided);
                 }
@@ -162,8 +160,7 @@ impl PgStore {
             self.batches.written(&batch);
             for (waiting, landing) in batch.into_iter().zip(landing) {
                 if landing == Landing::Landed {
-                    self.wrote(waiting.id, waiting.write.version());
-                    self.wrote_player_events(&waiting.write.player_events);
+                    self.wrote(waiting.id, &waiting.write);
                     self.known.insert(waiting.id, waiting.after);
                 }
                 let _ = waiting.told.send(landing);
