@@ -119,8 +119,7 @@
 //!   reason `abandoned`, claimed by the other player; a game **nobody joined**
 //!   is **unjoined**: the server aborts it when its free seat waited too long,
 //!   and deletes it after `UNJOINED_GAME_RETENTION_HOURS` (`Ended::Unjoined`,
-//!   the timer's `abort_unjoined_games`). The database's index of them keeps
-//!   its older name, `games_abandoned_by_end`.
+//!   the timer's `abort_unjoined_games`, the index `games_unjoined_by_end`).
 //! - the **original app** is the Python app qttt replaces: its routes (`/state`,
 //!   `/reset`, `/move`) play the **original app's game** (`original_app.rs`,
 //!   `ORIGINAL_APP_ROUTES`, the `original_app_game` table).

@@ -196,11 +196,11 @@ pub enum Colour {
 }
 
 impl Colour {
-    /// The name the database keeps (the API writes a seat's letter, `X` or `O`).
+    /// The name the database keeps: a seat's letter, as the API writes it.
     pub fn code(self) -> &'static str {
         match self {
-            Colour::X => "x",
-            Colour::O => "o",
+            Colour::X => "X",
+            Colour::O => "O",
             Colour::Random => "random",
         }
     }

@@ -36,7 +36,7 @@ impl Ended {
     fn condition(self) -> &'static str {
         match self {
             Ended::Any => "ended_at IS NOT NULL AND NOT rated",
-            // As the partial index games_abandoned_by_end has it, so that it is used.
+            // As the partial index games_unjoined_by_end has it, so that it is used.
             Ended::Unjoined => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
         }
     }
@@ -63,7 +63,7 @@ pub(super) static SET_ORIGINAL_APP_GAME: Sql = Sql::new(
 /// use the index it names).
 pub(super) fn ended_before(ended: Ended) -> &'static Sql {
     static QUESTIONS: LazyLock<[Sql; 2]> = LazyLock::new(|| {
-        [(Ended::Any, "games_by_end"), (Ended::Unjoined, "games_abandoned_by_end")].map(|(ended, index)| {
+        [(Ended::Any, "games_by_end"), (Ended::Unjoined, "games_unjoined_by_end")].map(|(ended, index)| {
             Sql::built(format!(
                 "SELECT id FROM games /* SQLite: INDEXED BY {index} */ WHERE {} AND ended_at < $1 \
                  AND id NOT IN (SELECT game_id FROM original_app_game) AND id < (SELECT max(id) FROM games) \

@@ -331,11 +331,65 @@ impl From<&sqlx::Error> for StoreError {
 
 #[cfg(test)]
 pub(super) mod tests {
-    // The PostgreSQL store's own tests: the plans of its statements. They need a
-    // server (`QTTT_TEST_POSTGRES`), and .ci/run gives them one.
+    // The PostgreSQL store's own tests: its migrations and the plans of its
+    // statements. They need a server (`QTTT_TEST_POSTGRES`), and .ci/run gives
+    // them one.
     use super::*;
+    use crate::record::{ChallengeId, Colour};
     use crate::store::games::{Ended, TIMED_OUT_GAMES, UNJOINED_GAMES, ended_before};
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE};
+    use crate::store::{SqliteSettings, Store};
+
+    #[tokio::test]
+    #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
+    async fn migrating_challenges_of_the_release_before_writes_their_colours_as_seats() {
+        let (url, mut maintenance, name) = fresh_database("colours").await;
+        let folder = tempfile::tempdir().unwrap();
+        for migration in std::fs::read_dir("migrations/postgres").unwrap() {
+            let path = migration.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < "0015" {
+                std::fs::copy(&path, folder.path().join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let mut earlier = PgConnection::connect(&url).await.unwrap();
+        sqlx::migrate::Migrator::new(folder.path()).await.unwrap().run(&mut earlier).await.unwrap();
+        sqlx::raw_sql(
+            "INSERT INTO players (id, name, name_key, token_hash, created_at) OVERRIDING SYSTEM VALUE VALUES
+                 (101, 'ann', 'ann', decode(repeat('01', 32), 'hex'), now()),
+                 (102, 'bob', 'bob', decode(repeat('02', 32), 'hex'), now());
+             INSERT INTO challenges (id, challenger_id, challenged_id, variant, colour, status, created_at, expires_at)
+             OVERRIDING SYSTEM VALUE VALUES (1, 101, 102, 'measurement', 'x', 'open', now(), now()),
+                 (2, 102, 101, 'measurement', 'o', 'open', now(), now()),
+                 (3, 101, 102, 'player_choice', 'random', 'open', now(), now());",
+        )
+        .execute(&mut earlier)
+        .await
+        .unwrap();
+        earlier.close().await.unwrap();
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        let mut colours = Vec::new();
+        for id in 1..=3 {
+            colours.push(store.challenge(ChallengeId::new(id)).await.unwrap().unwrap().colour);
+        }
+        store.close().await;
+        assert_eq!(colours, [Colour::X, Colour::O, Colour::Random]);
+        let mut connection = PgConnection::connect(&url).await.unwrap();
+        let indexes: Vec<String> = sqlx::query_scalar(
+            "SELECT indexname::TEXT FROM pg_indexes \
+             WHERE indexname IN ('games_abandoned_by_end', 'games_unjoined_by_end')",
+        )
+        .fetch_all(&mut connection)
+        .await
+        .unwrap();
+        assert_eq!(indexes, ["games_unjoined_by_end"]);
+        let old_colour = sqlx::query("UPDATE challenges SET colour = 'x' WHERE id = 1").execute(&mut connection).await;
+        assert!(
+            old_colour.unwrap_err().to_string().contains("challenges_colour_check"),
+            "a colour is written as a seat is"
+        );
+        connection.close().await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE {name}"))).execute(&mut maintenance).await.unwrap();
+    }
 
     /// What the reads that run however many games there are go along, as in the
     /// SQLite store's test of the same name. Sequential scans are priced out
@@ -354,7 +408,7 @@ pub(super) mod tests {
             (TIMED_OUT_GAMES.postgres(), "games_by_deadline"),
             (UNJOINED_GAMES.postgres(), "games_by_creation"),
             (ended_before(Ended::Any).postgres(), "games_by_end"),
-            (ended_before(Ended::Unjoined).postgres(), "games_abandoned_by_end"),
+            (ended_before(Ended::Unjoined).postgres(), "games_unjoined_by_end"),
         ];
         let mut connection = PgConnection::connect(&url).await.unwrap();
         sqlx::raw_sql("SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan")

@@ -180,6 +180,7 @@ mod tests {
     // The SQLite store's own tests: its migrations and its statements' programs.
     use super::*;
     use crate::engine::Player;
+    use crate::record::{ChallengeId, Colour, Subject};
     use crate::record::{Event, GameId, StoredEntry, StoredGame, StoredSeat, Summary, stamp};
     use crate::record::{Page, Status};
     use crate::store::games::{Ended, INSERT_ENTRY, INSERT_GAME, INSERT_SEAT, SET_SUMMARY, original_app_game};
@@ -187,26 +188,87 @@ mod tests {
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
     use crate::store::rows::read_game;
     use crate::store::{PoolSettings, Store};
+    use rusqlite::Connection;
+
+    /// A new database in `folder` as the release before migration `before` left
+    /// it, filled by `rows`: its URL.
+    async fn migrated_before(folder: &Path, before: &str, rows: &'static str) -> String {
+        let earlier = folder.join("earlier-migrations");
+        std::fs::create_dir(&earlier).unwrap();
+        for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
+            let path = migration.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < before {
+                std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let url = format!("sqlite:{}", folder.join("qttt.db").display());
+        let mut earlier_database =
+            SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
+        sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
+        sqlx::raw_sql(rows).execute(&mut earlier_database).await.unwrap();
+        earlier_database.close().await.unwrap();
+        url
+    }
+
+    #[tokio::test]
+    async fn migrating_challenges_of_the_release_before_writes_their_colours_as_seats_and_keeps_their_events() {
+        let folder = tempfile::tempdir().unwrap();
+        let url = migrated_before(
+            folder.path(),
+            "0017",
+            "INSERT INTO players (id, name, name_key, token_hash, created_at) VALUES
+                 (101, 'ann', 'ann', zeroblob(32), '2026-12-01T00:00:00.000Z'),
+                 (102, 'bob', 'bob', randomblob(32), '2026-12-01T00:00:00.000Z');
+             INSERT INTO challenges (id, challenger_id, challenged_id, variant, colour, status, created_at, expires_at)
+             VALUES (1, 101, 102, 'measurement', 'x', 'open', '2026-12-01T00:00:00.000Z', '2026-12-09T00:00:00.000Z'),
+                    (2, 102, 101, 'measurement', 'o', 'open', '2026-12-01T00:00:00.000Z', '2026-12-09T00:00:00.000Z'),
+                    (3, 101, 102, 'player_choice', 'random', 'open', '2026-12-01T00:00:00.000Z', '2026-12-09T00:00:00.000Z');
+             UPDATE players SET last_event_seq = 1 WHERE id = 102;
+             INSERT INTO player_events (player_id, seq, kind, challenge_id, created_at)
+             VALUES (102, 1, 'challenge', 1, '2026-12-01T00:00:00.000Z');",
+        )
+        .await;
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        let mut colours = Vec::new();
+        for id in 1..=3 {
+            colours.push(store.challenge(crate::record::ChallengeId::new(id)).await.unwrap().unwrap().colour);
+        }
+        let events = store.player_events(crate::record::PlayerId::new(102), 0, 10).await.unwrap();
+        store.close().await;
+        assert_eq!(colours, [Colour::X, Colour::O, Colour::Random]);
+        assert_eq!(
+            events.iter().map(|event| event.subject).collect::<Vec<_>>(),
+            [Subject::Challenge(ChallengeId::new(1))]
+        );
+        let file = Connection::open(folder.path().join("qttt.db")).unwrap();
+        let indexes: Vec<String> = file
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('games', 'challenges') ORDER BY name")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(indexes.contains(&"games_unjoined_by_end".to_string()), "{indexes:?}");
+        assert!(!indexes.contains(&"games_abandoned_by_end".to_string()), "{indexes:?}");
+        for index in ["challenges_by_challenger", "challenges_by_challenged", "challenges_by_game"] {
+            assert!(indexes.contains(&index.to_string()), "{index}: {indexes:?}");
+        }
+        let broken: i64 =
+            file.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
+        assert_eq!(broken, 0);
+        let old_colour = file.execute("UPDATE challenges SET colour = 'x' WHERE id = 1", []);
+        assert!(old_colour.unwrap_err().to_string().contains("CHECK"), "a colour is written as a seat is");
+    }
 
     #[tokio::test]
     async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         let folder = tempfile::tempdir().unwrap();
-        let earlier = folder.path().join("earlier-migrations");
-        std::fs::create_dir(&earlier).unwrap();
-        for migration in std::fs::read_dir("migrations/sqlite").unwrap() {
-            let path = migration.unwrap().path();
-            if path.file_name().unwrap().to_str().unwrap() < "0005" {
-                std::fs::copy(&path, earlier.join(path.file_name().unwrap())).unwrap();
-            }
-        }
-        let url = format!("sqlite:{}", folder.path().join("qttt.db").display());
         // A database as the release before migration 0005 left it: a game
         // against the parasite bot, with a seat, a move and a measured collapse,
         // in the columns as they were named then.
-        let mut earlier_database =
-            SqliteConnectOptions::from_str(&url).unwrap().create_if_missing(true).connect().await.unwrap();
-        sqlx::migrate::Migrator::new(earlier.as_path()).await.unwrap().run(&mut earlier_database).await.unwrap();
-        sqlx::raw_sql(
+        let url = migrated_before(
+            folder.path(),
+            "0005",
             "INSERT INTO games (id, variant, status, result, bot_level, bot_mistake_chance, created_at) \
              VALUES (7, 'measurement', 'finished', 'draw', 'parasite', 0.25, '2026-01-02T03:04:05.678Z');
              INSERT INTO seats (game_id, player, token_hash) VALUES (7, 'X', x'0102');
@@ -217,10 +279,7 @@ mod tests {
              VALUES (7, 3, 'collapse', 'measurement', 1, 1, '2026-01-02T03:04:08.000Z');
              INSERT INTO shared_game (slot, game_id, player_mark) VALUES (1, 7, 'O');",
         )
-        .execute(&mut earlier_database)
-        .await
-        .unwrap();
-        earlier_database.close().await.unwrap();
+        .await;
 
         let store = SqliteStore::open(&url, SqliteSettings::default()).await.unwrap();
         let game = store.run(Kind::Read, async |tx| read_game(tx, GameId::new(7)).await).await.unwrap();
@@ -327,7 +386,7 @@ mod tests {
             (TIMED_OUT_GAMES.sqlite(), "USING COVERING INDEX games_by_deadline (status=? AND deadline<?)"),
             (UNJOINED_GAMES.sqlite(), "USING COVERING INDEX games_by_creation (status=? AND created_at<?)"),
             (ended_before(Ended::Any).sqlite(), "USING INDEX games_by_end (ended_at>? AND ended_at<?)"),
-            (ended_before(Ended::Unjoined).sqlite(), "USING INDEX games_abandoned_by_end (ended_at<?)"),
+            (ended_before(Ended::Unjoined).sqlite(), "USING INDEX games_unjoined_by_end (ended_at<?)"),
         ];
         let plans = store
             .writer
