@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use super::rows::{bot_of, seat_rating_columns, seat_rating_from_row, summary_from_row, username, variant};
+use super::rows::{bot_of, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};
@@ -111,6 +111,6 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
         holders,
         opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
         rated: row.get("rated")?,
-        ratings: [seat_rating_from_row(row, "x")?, seat_rating_from_row(row, "o")?],
+        ratings: seat_ratings_from_row(row)?,
     })
 }

@@ -1,7 +1,5 @@
-//! The store's operations on players: who they are, where they were last seen,
-//! their games and events. Each is written once, over [`Tx`]; the challenges
-//! and seeks that bring players together are in [`super::challenges`] and
-//! [`super::seeks`].
+//! The store's operations on players, each written once over [`Tx`]: who they
+//! are, where they were last seen, their games and events.
 
 use std::sync::LazyLock;
 

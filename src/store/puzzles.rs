@@ -139,10 +139,9 @@ impl Store {
         counted(run!(self, Read, |tx| attempt(tx, id)))
     }
 
-    /// Writes `step`: a new attempt, rated when it is its player's first at
-    /// the puzzle, or the next step of one as it was read; a rated attempt's
-    /// end rates its player and the puzzle. `None`, writing nothing, when the
-    /// attempt moved on or ended since it was read.
+    /// Writes `step`: a new attempt (rated when it is its player's first at the
+    /// puzzle), or the next step of one as it was read, and rates a rated one's
+    /// end; `None`, writing nothing, when the attempt moved on since it was read.
     pub(crate) async fn step_attempt(&self, step: AttemptStep) -> Result<Option<SteppedAttempt>, StoreError> {
         let period = self.rating_period();
         self.wrote(async { run!(self, Write, |tx| step_attempt(tx, &step, period)) }).await

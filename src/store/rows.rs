@@ -121,12 +121,14 @@ pub(super) fn seat_rating_columns() -> String {
     format!("{}, {}", columns("X"), columns("O"))
 }
 
-/// The rating of seat `seat` (`x` or `o`) in `row`, read with [`seat_rating_columns`].
-pub(super) fn seat_rating_from_row(row: &Row<'_>, seat: &str) -> Result<Option<SeatRating>, StoreError> {
-    let rating: Option<f64> = row.get(&format!("{seat}_rating"))?;
-    let deviation: Option<f64> = row.get(&format!("{seat}_deviation"))?;
-    let rating_diff = row.get(&format!("{seat}_rating_diff"))?;
-    Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
+/// The ratings of both seats, X's then O's, in `row`, read with [`seat_rating_columns`].
+pub(super) fn seat_ratings_from_row(row: &Row<'_>) -> Result<[Option<SeatRating>; 2], StoreError> {
+    let seat = |[rating, deviation, rating_diff]: [&str; 3]| -> Result<Option<SeatRating>, StoreError> {
+        let (rating, deviation): (Option<f64>, Option<f64>) = (row.get(rating)?, row.get(deviation)?);
+        let rating_diff = row.get(rating_diff)?;
+        Ok(rating.zip(deviation).map(|(rating, deviation)| SeatRating { rating, deviation, rating_diff }))
+    };
+    Ok([seat(["x_rating", "x_deviation", "x_rating_diff"])?, seat(["o_rating", "o_deviation", "o_rating_diff"])?])
 }
 
 /// The bot whose columns hold `code` and `mistake_chance`.
@@ -212,7 +214,7 @@ fn stored_game_from_row(row: &Row<'_>, log: Vec<EntryRow>, seats: Vec<SeatRow>) 
         seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
         invite_hash: row.get("invite_hash")?,
         rated: row.get("rated")?,
-        ratings: [seat_rating_from_row(row, "x")?, seat_rating_from_row(row, "o")?],
+        ratings: seat_ratings_from_row(row)?,
     })
 }
 

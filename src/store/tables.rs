@@ -1,8 +1,6 @@
 //! The tables `qttt copy` copies row for row, beside the games (which it copies
-//! game by game, read back and replayed): the players (the bots among them),
-//! their challenges, seeks and events, their ratings, and the puzzles with
-//! their attempts and ratings. A page of SQLite's rows goes as JSON, which
-//! PostgreSQL reads back into rows of the same table by column name.
+//! game by game): a page of SQLite's rows goes as JSON, which PostgreSQL reads
+//! back into rows of the same table by column name.
 
 use std::sync::LazyLock;
 

@@ -2,9 +2,8 @@
 //! is written once: a unit of the database's work ([`Tx`]) that runs statements
 //! ([`Sql`]) with values ([`Arg`]) and answers rows read by column name ([`Row`]).
 //!
-//! SQLite's calls never wait (its statements run on the thread that holds the
-//! connection), so an operation runs there to its end in one poll; PostgreSQL's
-//! wait for the network.
+//! SQLite's calls never wait, so an operation runs to its end in one poll on
+//! the thread that holds the connection; PostgreSQL's wait for the network.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -37,8 +36,7 @@ pub(super) trait Tx {
 
     /// Runs `hold`, which holds rows or a lock until the transaction ends, so
     /// that another instance's transaction that holds the same waits for this
-    /// one. Nothing unless the backend serves several instances (SQLite has
-    /// one writer, which writes one transaction at a time).
+    /// one; nothing on SQLite, whose one writer writes a transaction at a time.
     async fn hold(&mut self, _hold: &'static Sql, _args: &[Arg<'_>]) -> Result<(), StoreError> {
         Ok(())
     }
@@ -145,8 +143,9 @@ arg_from!(Text: &'a str => Cow::Borrowed, String => Cow::Owned);
 arg_from!(Bytes: &'a [u8] => Cow::Borrowed, Vec<u8> => Cow::Owned);
 
 /// A value read from a column.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(super) enum Value {
+    #[default]
     Null,
     Int(i64),
     Real(f64),
@@ -157,11 +156,12 @@ pub(super) enum Value {
 }
 
 /// The rows a statement answered, their values by column name.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct Rows {
     names: Arc<[String]>,
-    /// Row after row, each as wide as `names`.
-    values: Vec<Value>,
+    /// Row after row, each as wide as `names`, each value taken by its one read
+    /// (text and bytes move out rather than being copied).
+    values: Vec<Cell<Value>>,
 }
 
 impl Rows {
@@ -172,7 +172,7 @@ impl Rows {
 
     /// Adds the next value, of the row being read.
     pub(super) fn push(&mut self, value: Value) {
-        self.values.push(value);
+        self.values.push(Cell::new(value));
     }
 
     /// Each row, in order.
@@ -191,18 +191,18 @@ impl Rows {
     }
 }
 
-/// One row.
-#[derive(Debug)]
+/// One row, each of its columns to be read once.
 pub(super) struct Row<'r> {
     names: &'r [String],
-    values: &'r [Value],
+    values: &'r [Cell<Value>],
     /// Where the column after the last one read is: columns are mostly read
     /// in the order the statement names them, so the search starts there.
     next: Cell<usize>,
 }
 
 impl Row<'_> {
-    /// The value of the column `name`, as a `T`.
+    /// The value of the column `name`, as a `T`, taken: a second read of the
+    /// column finds it null.
     ///
     /// # Errors
     /// [`StoreError::Corrupt`] when there is no such column, or its value is not a `T`.
@@ -217,24 +217,24 @@ impl Row<'_> {
                 .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?,
         };
         self.next.set(at + 1);
-        T::from_value(&self.values[at]).ok_or_else(|| StoreError::Corrupt(format!("{name} {:?}", self.values[at])))
+        T::from_value(self.values[at].take()).map_err(|value| StoreError::Corrupt(format!("{name} {value:?}")))
     }
 }
 
 /// A type a column's value is read as.
 pub(super) trait FromValue: Sized {
-    /// `value` as this type, if it is one.
-    fn from_value(value: &Value) -> Option<Self>;
+    /// `value` as this type, or `value` back when it is not one.
+    fn from_value(value: Value) -> Result<Self, Value>;
 }
 
 /// Each `$type` read from the values its patterns match.
 macro_rules! from_value {
     ($($type:ty: $($pattern:pat => $read:expr),+;)*) => {$(
         impl FromValue for $type {
-            fn from_value(value: &Value) -> Option<$type> {
+            fn from_value(value: Value) -> Result<$type, Value> {
                 match value {
-                    $($pattern => $read,)+
-                    _ => None,
+                    $($pattern => Ok($read),)+
+                    other => Err(other),
                 }
             }
         }
@@ -242,39 +242,59 @@ macro_rules! from_value {
 }
 
 from_value! {
-    i64: Value::Int(int) => Some(*int);
-    u64: Value::Int(int) => u64::try_from(*int).ok();
-    u32: Value::Int(int) => u32::try_from(*int).ok();
+    i64: Value::Int(int) => int;
     // SQLite keeps a real that is a whole number as an integer.
-    f64: Value::Real(real) => Some(*real), Value::Int(int) => Some(*int as f64);
+    f64: Value::Real(real) => real, Value::Int(int) => int as f64;
     // SQLite's booleans are integers.
-    bool: Value::Bool(bool) => Some(*bool), Value::Int(int @ (0 | 1)) => Some(*int == 1);
-    String: Value::Text(text) => Some(text.clone());
-    Vec<u8>: Value::Bytes(bytes) => Some(bytes.clone());
-    // SQLite keeps times as RFC 3339 text.
-    Timestamp: Value::Time(time) => Some(*time), Value::Text(text) => text.parse().ok();
+    bool: Value::Bool(bool) => bool, Value::Int(int @ (0 | 1)) => int == 1;
+    String: Value::Text(text) => text;
+    Vec<u8>: Value::Bytes(bytes) => bytes;
 }
 
-impl<T: FromValue> FromValue for Option<T> {
-    fn from_value(value: &Value) -> Option<Option<T>> {
-        match value {
-            Value::Null => Some(None),
-            value => T::from_value(value).map(Some),
-        }
-    }
-}
-
-macro_rules! id_value {
-    ($($id:ty),*) => {$(
-        impl FromValue for $id {
-            fn from_value(value: &Value) -> Option<$id> {
-                i64::from_value(value).map(<$id>::new)
+/// Each `$type` read from an integer by `$from`, which answers none for an
+/// integer that is no `$type`.
+macro_rules! from_int {
+    ($($type:ty => $from:expr),* $(,)?) => {$(
+        impl FromValue for $type {
+            fn from_value(value: Value) -> Result<$type, Value> {
+                let int = i64::from_value(value)?;
+                #[allow(clippy::redundant_closure_call)]
+                ($from)(int).ok_or(Value::Int(int))
             }
         }
     )*};
 }
 
-id_value!(GameId, PlayerId, ChallengeId, SeekId, PuzzleId, AttemptId);
+from_int!(
+    u64 => |int| u64::try_from(int).ok(),
+    u32 => |int| u32::try_from(int).ok(),
+    GameId => |int| Some(GameId::new(int)),
+    PlayerId => |int| Some(PlayerId::new(int)),
+    ChallengeId => |int| Some(ChallengeId::new(int)),
+    SeekId => |int| Some(SeekId::new(int)),
+    PuzzleId => |int| Some(PuzzleId::new(int)),
+    AttemptId => |int| Some(AttemptId::new(int)),
+);
+
+impl FromValue for Timestamp {
+    fn from_value(value: Value) -> Result<Timestamp, Value> {
+        match value {
+            Value::Time(time) => Ok(time),
+            // SQLite keeps times as RFC 3339 text.
+            Value::Text(text) => text.parse().map_err(|_| Value::Text(text)),
+            other => Err(other),
+        }
+    }
+}
+
+impl<T: FromValue> FromValue for Option<T> {
+    fn from_value(value: Value) -> Result<Option<T>, Value> {
+        match value {
+            Value::Null => Ok(None),
+            value => T::from_value(value).map(Some),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -296,7 +316,11 @@ mod tests {
         assert_eq!(read, [(Some("alice".into()), PlayerId::new(7), false), (None, PlayerId::new(8), true)]);
         let first = rows.first().unwrap();
         assert_eq!(first.get::<i64>("nothing").unwrap_err().to_string(), "corrupt database: no column nothing");
-        assert_eq!(first.get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
+        // Each value is taken by its read: a second read finds it null.
+        assert_eq!(first.get::<Option<String>>("name").unwrap(), None);
+        let mut rows = Rows::new(["id".into()].into());
+        rows.push(Value::Int(7));
+        assert_eq!(rows.first().unwrap().get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
     }
 
     #[test]

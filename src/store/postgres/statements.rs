@@ -1,8 +1,6 @@
-//! The PostgreSQL store's own statements, a game's creation in one and writes
-//! of many games in one, built once from the shared column lists, and the
-//! arrays they bind. Times are written as the service stamps them, RFC 3339
-//! text, into TIMESTAMPTZ columns. Each is one statement: the database runs it
-//! as one transaction, with no BEGIN or COMMIT to wait for.
+//! The PostgreSQL store's own statements, writes of many games in one, built
+//! once from the shared column lists, and the arrays they bind (times as RFC
+//! 3339 text, cast to TIMESTAMPTZ).
 
 use std::sync::LazyLock;
 
@@ -18,16 +16,12 @@ fn entry_arrays(first: usize) -> String {
     format!("unnest({}) AS entry (game_id, {ENTRY_COLUMNS})", arrays.join(", "))
 }
 
-/// Writes to games, a batch of them, one a game, in one statement: the first
-/// entry of each write `$1`-`$11`, the rest of its entries `$12`-`$22`, then, as
-/// the batch has them, the seats taken (game, player, token's hash and holder)
-/// and the summaries (game and six columns), numbered on from `$23`. Answers the games
-/// whose writes landed. The primary key of each write's first entry decides a
-/// race: a write lands only if its first entry takes its sequence number, and
-/// the rest of it (entries, seat, summary) is written only where it did. Each
-/// shape of batch has a statement of its own, with nothing to do for what it
-/// lacks (most batches are moves alone). Indexed by `seats as usize * 2 +
-/// summaries as usize`.
+/// Writes to games, one a game, in one statement: the first entry of each
+/// write `$1`-`$11`, the rest `$12`-`$22`, then the seats taken and the
+/// summaries, as the batch has them, from `$23`. Answers the games whose writes
+/// landed: a write lands only if its first entry takes its sequence number.
+/// Each shape of batch (most are moves alone) has a statement of its own,
+/// indexed by `seats as usize * 2 + summaries as usize`.
 pub(super) static WRITES: LazyLock<[String; 4]> = LazyLock::new(|| {
     [(false, false), (false, true), (true, false), (true, true)]
         .map(|(seats, summaries)| batch_statement(seats, summaries))

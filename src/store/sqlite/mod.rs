@@ -31,11 +31,9 @@ use super::{OpenError, StoreError};
 /// live streams' rereads to overlap.
 const READERS: usize = 4;
 
-/// The pages each reader keeps, in KiB (SQLite's default is 2 MiB). SQLite empties
-/// a reader's cache whenever the file changed since its last read, so under writes
-/// a read takes its pages from the operating system's cache (where [`resident`]
-/// keeps them); this cache serves reads between writes. SQLite's own mapping of
-/// the file (`mmap_size`), which it also drops at each change, was slower.
+/// The pages each reader keeps, in KiB (SQLite's default is 2 MiB), for reads
+/// between writes: SQLite empties it whenever the file changed, and under writes
+/// a read takes its pages from the operating system's cache (see [`resident`]).
 const READER_CACHE_KIB: i64 = 16 * 1024;
 
 /// The file at `path`, to keep `bytes` of in memory: none when `bytes` is 0, or
@@ -89,10 +87,9 @@ impl SqliteStore {
         tokio::task::spawn_blocking(move || file::check(&checked, latest_migration))
             .await
             .map_err(OpenError::Thread)??;
-        // The migrator is sqlx's, on a connection of its own, closed before the
-        // store's open: the journal mode stays with the file. It enforces no
-        // foreign keys, so that a migration can rebuild a table that others
-        // reference, as SQLite's procedure for altering a table needs.
+        // sqlx's migrator, on a connection of its own (the journal mode stays
+        // with the file), without foreign keys, so that a migration can make
+        // anew a table that others reference, as SQLite's procedure has it.
         let mut migrator = options
             .create_if_missing(true)
             .foreign_keys(false)
