@@ -143,9 +143,8 @@ arg_from!(Text: &'a str => Cow::Borrowed, String => Cow::Owned);
 arg_from!(Bytes: &'a [u8] => Cow::Borrowed, Vec<u8> => Cow::Owned);
 
 /// A value read from a column.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Value {
-    #[default]
     Null,
     Int(i64),
     Real(f64),
@@ -156,12 +155,11 @@ pub(super) enum Value {
 }
 
 /// The rows a statement answered, their values by column name.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Rows {
     names: Arc<[String]>,
-    /// Row after row, each as wide as `names`, each value taken by its one read
-    /// (text and bytes move out rather than being copied).
-    values: Vec<Cell<Value>>,
+    /// Row after row, each as wide as `names`.
+    values: Vec<Value>,
 }
 
 impl Rows {
@@ -172,7 +170,7 @@ impl Rows {
 
     /// Adds the next value, of the row being read.
     pub(super) fn push(&mut self, value: Value) {
-        self.values.push(Cell::new(value));
+        self.values.push(value);
     }
 
     /// Each row, in order.
@@ -191,18 +189,18 @@ impl Rows {
     }
 }
 
-/// One row, each of its columns to be read once.
+/// One row.
+#[derive(Debug)]
 pub(super) struct Row<'r> {
     names: &'r [String],
-    values: &'r [Cell<Value>],
+    values: &'r [Value],
     /// Where the column after the last one read is: columns are mostly read
     /// in the order the statement names them, so the search starts there.
     next: Cell<usize>,
 }
 
 impl Row<'_> {
-    /// The value of the column `name`, as a `T`, taken: a second read of the
-    /// column finds it null.
+    /// The value of the column `name`, as a `T`.
     ///
     /// # Errors
     /// [`StoreError::Corrupt`] when there is no such column, or its value is not a `T`.
@@ -217,24 +215,24 @@ impl Row<'_> {
                 .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?,
         };
         self.next.set(at + 1);
-        T::from_value(self.values[at].take()).map_err(|value| StoreError::Corrupt(format!("{name} {value:?}")))
+        T::from_value(&self.values[at]).ok_or_else(|| StoreError::Corrupt(format!("{name} {:?}", self.values[at])))
     }
 }
 
 /// A type a column's value is read as.
 pub(super) trait FromValue: Sized {
-    /// `value` as this type, or `value` back when it is not one.
-    fn from_value(value: Value) -> Result<Self, Value>;
+    /// `value` as this type, if it is one.
+    fn from_value(value: &Value) -> Option<Self>;
 }
 
 /// Each `$type` read from the values its patterns match.
 macro_rules! from_value {
     ($($type:ty: $($pattern:pat => $read:expr),+;)*) => {$(
         impl FromValue for $type {
-            fn from_value(value: Value) -> Result<$type, Value> {
+            fn from_value(value: &Value) -> Option<$type> {
                 match value {
-                    $($pattern => Ok($read),)+
-                    other => Err(other),
+                    $($pattern => $read,)+
+                    _ => None,
                 }
             }
         }
@@ -242,13 +240,15 @@ macro_rules! from_value {
 }
 
 from_value! {
-    i64: Value::Int(int) => int;
+    i64: Value::Int(int) => Some(*int);
     // SQLite keeps a real that is a whole number as an integer.
-    f64: Value::Real(real) => real, Value::Int(int) => int as f64;
+    f64: Value::Real(real) => Some(*real), Value::Int(int) => Some(*int as f64);
     // SQLite's booleans are integers.
-    bool: Value::Bool(bool) => bool, Value::Int(int @ (0 | 1)) => int == 1;
-    String: Value::Text(text) => text;
-    Vec<u8>: Value::Bytes(bytes) => bytes;
+    bool: Value::Bool(bool) => Some(*bool), Value::Int(int @ (0 | 1)) => Some(*int == 1);
+    String: Value::Text(text) => Some(text.clone());
+    Vec<u8>: Value::Bytes(bytes) => Some(bytes.clone());
+    // SQLite keeps times as RFC 3339 text.
+    Timestamp: Value::Time(time) => Some(*time), Value::Text(text) => text.parse().ok();
 }
 
 /// Each `$type` read from an integer by `$from`, which answers none for an
@@ -256,10 +256,8 @@ from_value! {
 macro_rules! from_int {
     ($($type:ty => $from:expr),* $(,)?) => {$(
         impl FromValue for $type {
-            fn from_value(value: Value) -> Result<$type, Value> {
-                let int = i64::from_value(value)?;
-                #[allow(clippy::redundant_closure_call)]
-                ($from)(int).ok_or(Value::Int(int))
+            fn from_value(value: &Value) -> Option<$type> {
+                i64::from_value(value).and_then($from)
             }
         }
     )*};
@@ -276,21 +274,10 @@ from_int!(
     AttemptId => |int| Some(AttemptId::new(int)),
 );
 
-impl FromValue for Timestamp {
-    fn from_value(value: Value) -> Result<Timestamp, Value> {
-        match value {
-            Value::Time(time) => Ok(time),
-            // SQLite keeps times as RFC 3339 text.
-            Value::Text(text) => text.parse().map_err(|_| Value::Text(text)),
-            other => Err(other),
-        }
-    }
-}
-
 impl<T: FromValue> FromValue for Option<T> {
-    fn from_value(value: Value) -> Result<Option<T>, Value> {
+    fn from_value(value: &Value) -> Option<Option<T>> {
         match value {
-            Value::Null => Ok(None),
+            Value::Null => Some(None),
             value => T::from_value(value).map(Some),
         }
     }
@@ -316,11 +303,7 @@ mod tests {
         assert_eq!(read, [(Some("alice".into()), PlayerId::new(7), false), (None, PlayerId::new(8), true)]);
         let first = rows.first().unwrap();
         assert_eq!(first.get::<i64>("nothing").unwrap_err().to_string(), "corrupt database: no column nothing");
-        // Each value is taken by its read: a second read finds it null.
-        assert_eq!(first.get::<Option<String>>("name").unwrap(), None);
-        let mut rows = Rows::new(["id".into()].into());
-        rows.push(Value::Int(7));
-        assert_eq!(rows.first().unwrap().get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
+        assert_eq!(first.get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
     }
 
     #[test]
