@@ -142,14 +142,11 @@ impl Store {
         player_events: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<GameId, StoreError> {
         self.wrote(async {
-            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| async move {
-                // Owned by the work, whose future is Send only so.
-                let created = game.clone();
-                let id =
-                    db.run(Kind::Write, async move |tx| create(tx, &created, rematch, &player_events).await).await?;
-                db.created(StoredGame { id, ..game }, rematch);
-                Ok(id)
-            })
+            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| db.create_game(
+                game,
+                rematch,
+                player_events
+            ))
         })
         .await
     }

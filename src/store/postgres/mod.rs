@@ -11,6 +11,7 @@
 
 mod batches;
 mod connections;
+mod creation;
 mod statements;
 mod tx;
 mod writes;
