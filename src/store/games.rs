@@ -1,7 +1,8 @@
 //! The store's operations on games: creating one, reading it, writing what
 //! the service decided on it, and what the server's timer and retention ask
-//! for, written once, over [`Tx`]. PostgreSQL writes a decision in statements
-//! of its own, many games' in one (see `postgres/writes.rs`).
+//! for, written once, over [`Tx`]. PostgreSQL creates a game in one statement
+//! of its own and writes decisions many games' in one (see `postgres/creation.rs`
+//! and `postgres/writes.rs`); challenges and pairings create over [`Tx`].
 
 use std::sync::LazyLock;
 use std::time::Instant;

@@ -38,15 +38,24 @@ impl PgStore {
                 held.finish(created)?.ok_or_else(|| StoreError::Other("a new game was not inserted".into()))
             }
         }?;
-        self.tell(Notice::Changed { id, version: game.version() });
-        for &(player, _) in &player_events {
+        self.created(StoredGame { id, ..game }, rematch, &player_events);
+        Ok(id)
+    }
+
+    /// Has the other instances told of `game`, just created, of the
+    /// `player_events` its creation wrote and of the new entry in the game it is
+    /// the `rematch` of; keeps `game` as this instance knows it, and forgets
+    /// that other game.
+    fn created(&self, game: StoredGame, rematch: Option<RematchOf>, player_events: &[(PlayerId, PlayerEventKind)]) {
+        self.tell(Notice::Changed { id: game.id, version: game.version() });
+        for &(player, _) in player_events {
             self.tell(Notice::PlayerEvents { id: player });
         }
         if let Some(rematch) = rematch {
             self.tell(Notice::Changed { id: rematch.game_id, version: rematch.seq });
+            self.known.remove(&rematch.game_id);
         }
-        self.created(StoredGame { id, ..game }, rematch);
-        Ok(id)
+        self.known.insert(game.id, game);
     }
 }
 

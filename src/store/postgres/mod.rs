@@ -28,7 +28,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 
 use super::tx::Kind;
 use super::{Notice, OpenError, StoreError};
-use crate::record::{GameId, RematchOf, StoredGame, Write};
+use crate::record::{GameId, StoredGame, Write};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
@@ -133,15 +133,6 @@ impl PgStore {
     pub(super) async fn close(&self) {
         self.connections.close().await;
         self.listener.close().await;
-    }
-
-    /// Keeps `game`, just created, as this instance knows it, and forgets the
-    /// game it is the `rematch` of, whose log has a new entry.
-    pub(in crate::store) fn created(&self, game: StoredGame, rematch: Option<RematchOf>) {
-        if let Some(rematch) = rematch {
-            self.known.remove(&rematch.game_id);
-        }
-        self.known.insert(game.id, game);
     }
 
     /// Has the other instances told of `write`, which landed on game `id`, and

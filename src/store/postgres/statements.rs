@@ -114,7 +114,6 @@ pub(super) struct EntryColumns {
 }
 
 impl EntryColumns {
-    /// Adds `entries`, of game `game_id`.
     /// Adds `entries`, of game `game_id` (none: the game a creation makes).
     pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
         for entry in entries {
