@@ -33,10 +33,8 @@ const LOG_PAGES_BEFORE_RESTART: i64 = 8192;
 /// by page, in the writer's commits.
 const LOG_BYTES_UNDER_WRITES: i64 = 2 * LOG_PAGES_BEFORE_RESTART * PAGE_BYTES;
 
-/// The most of the write-ahead log's file a quiet server keeps: beyond it, once
-/// nothing was written for a checkpoint's turn, the checkpointer empties it
-/// (SQLite would keep it at the largest it ever grew). While writes go on, a log
-/// of more than this that is copied whole is started again from its beginning.
+/// The most of the write-ahead log's file a quiet server keeps (SQLite would
+/// keep it at the largest it ever grew): see [`start_again`].
 const LOG_BYTES_KEPT_QUIET: i64 = 4 * 1024 * 1024;
 
 /// The size of the write-ahead log, in pages, past which the writer itself copies
@@ -128,23 +126,9 @@ impl Checkpointer {
                         Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
                     });
                     let Ok((logged, copied)) = pages else { continue };
-                    let quiet = logged == logged_before;
+                    let again = start_again(logged, copied, logged_before, log_bytes());
                     logged_before = logged;
-                    let again = if logged > LOG_PAGES_BEFORE_RESTART {
-                        "RESTART"
-                    } else if quiet && logged == copied && log_bytes() > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
-                        // A quiet server may write nothing for hours, and only
-                        // the next write would cut the file back.
-                        "TRUNCATE"
-                    } else if logged == copied && logged > LOG_BYTES_KEPT_QUIET / PAGE_BYTES {
-                        // While writes go on, the log starts again from its
-                        // beginning (the writer does not always start it again
-                        // by itself: without this, writes that never paused
-                        // took it past twice the restart's size).
-                        "RESTART"
-                    } else {
-                        continue;
-                    };
+                    let Some(again) = again else { continue };
                     let _writer_waits = held.restarting();
                     let _ = connection.query_row(&format!("PRAGMA wal_checkpoint({again})"), [], |_| Ok(()));
                     held.may_start_again();
@@ -164,6 +148,26 @@ impl Checkpointer {
             drop(stop);
             let _ = thread.join();
         }
+    }
+}
+
+/// How the checkpointer starts the log again after a passive checkpoint found
+/// `logged` pages in it, `copied` of them in the file, where the turn before
+/// found `logged_before`, with the log's file at `log_bytes`; none to go on.
+fn start_again(logged: i64, copied: i64, logged_before: i64, log_bytes: u64) -> Option<&'static str> {
+    if logged > LOG_PAGES_BEFORE_RESTART {
+        Some("RESTART")
+    } else if logged == logged_before && logged == copied && log_bytes > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
+        // A quiet server may write nothing for hours, and only the next write
+        // would cut the file back.
+        Some("TRUNCATE")
+    } else if logged == copied && logged > LOG_BYTES_KEPT_QUIET / PAGE_BYTES {
+        // While writes go on, the log starts again from its beginning (the
+        // writer does not always start it again by itself: without this,
+        // writes that never paused took it past twice the restart's size).
+        Some("RESTART")
+    } else {
+        None
     }
 }
 
@@ -336,33 +340,16 @@ mod tests {
     }
 
     #[test]
-    fn the_log_is_not_cut_back_under_writes_that_go_on() {
+    fn the_log_is_emptied_only_after_a_turn_that_wrote_nothing() {
         // Cutting the log's file back while writes go on makes each of them grow
-        // it anew: the writer keeps up to LOG_BYTES_UNDER_WRITES when it starts
-        // the log again, and the checkpointer empties it only once nothing has
-        // been written for a turn.
-        let folder = tempfile::tempdir().unwrap();
-        let (writer, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
-        writer.execute_batch("CREATE TABLE filler (text TEXT NOT NULL)").unwrap();
-        let log = folder.path().join("qttt.db-wal");
-        let kept = u64::try_from(LOG_BYTES_UNDER_WRITES).unwrap();
-        let (mut largest, mut cut) = (0, None);
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            let write = writer.unchecked_transaction().unwrap();
-            for _ in 0..25 {
-                write.execute("INSERT INTO filler (text) VALUES (?)", ["x".repeat(4000)]).unwrap();
-            }
-            write.commit().unwrap();
-            let size = std::fs::metadata(&log).unwrap().len();
-            if size < largest.min(kept) {
-                cut.get_or_insert((largest, size));
-            }
-            largest = largest.max(size);
-        }
-        checkpointer.stop();
-        assert!(largest > u64::try_from(LOG_BYTES_KEPT_QUIET).unwrap(), "the log grew to {largest} bytes only");
-        assert_eq!(cut, None, "the log was cut back (from, to) while writes went on");
+        // it anew: while they do, the log starts again in the file it has.
+        let (pages, past_quiet) = (LOG_BYTES_KEPT_QUIET / PAGE_BYTES + 1, LOG_BYTES_KEPT_QUIET.unsigned_abs() + 1);
+        assert_eq!(start_again(pages, pages, pages - 10, past_quiet), Some("RESTART"), "written since");
+        assert_eq!(start_again(pages, pages, pages, past_quiet), Some("TRUNCATE"), "a quiet turn");
+        assert_eq!(start_again(pages, pages - 1, pages, past_quiet), None, "not all of it copied yet");
+        assert_eq!(start_again(pages, pages, pages, 4096), Some("RESTART"), "a file already small");
+        assert_eq!(start_again(10, 10, 10, 40_960), None, "a short log");
+        assert_eq!(start_again(LOG_PAGES_BEFORE_RESTART + 1, 0, 0, past_quiet), Some("RESTART"), "past its size");
     }
 
     #[test]
