@@ -11,7 +11,7 @@ use super::games::create;
 use super::players::{player_columns, player_from_row};
 use super::rows::{clock_of, corrupt, variant};
 use super::sql::Sql;
-use super::tx::{Arg, Row, Tx};
+use super::tx::{Row, Tx};
 use super::write::insert_player_events;
 use super::{Store, StoreError, counted};
 use crate::record::{
@@ -74,8 +74,7 @@ impl Store {
 
     /// Challenge `id`.
     pub async fn challenge(&self, id: ChallengeId) -> Result<Option<StoredChallenge>, StoreError> {
-        let found = counted(run!(self, Read, |tx| challenges(tx, &CHALLENGE, &[id.into()])))?;
-        Ok(found.into_iter().next())
+        counted(run!(self, Read, |tx| tx.row(&CHALLENGE, &[id.into()], challenge_from_row)))
     }
 
     /// The challenges player `id` sent or was sent that are open at `now`, newest first.
@@ -84,7 +83,7 @@ impl Store {
         id: PlayerId,
         now: Timestamp,
     ) -> Result<Vec<StoredChallenge>, StoreError> {
-        counted(run!(self, Read, |tx| challenges(tx, &OPEN_CHALLENGES, &[id.into(), now.into()])))
+        counted(run!(self, Read, |tx| tx.rows(&OPEN_CHALLENGES, &[id.into(), now.into()], challenge_from_row)))
     }
 
     /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or
@@ -122,8 +121,8 @@ async fn create_challenge(
     tell: &[(PlayerId, PlayerEventKind)],
 ) -> Result<Option<ChallengeId>, StoreError> {
     tx.hold(&HOLD_PLAYER, &[new.challenger.into()]).await?;
-    let open = tx.rows(&OPEN_CHALLENGES_SENT, &[new.challenger.into(), new.created_at.into()]).await?;
-    if open.first().map(|row| row.get::<u32>("open")).transpose()?.unwrap_or(0) >= most_open {
+    let args = [new.challenger.into(), new.created_at.into()];
+    if tx.row(&OPEN_CHALLENGES_SENT, &args, |row| row.get("open")).await?.unwrap_or(0) >= most_open {
         return Ok(None);
     }
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
@@ -146,15 +145,6 @@ async fn create_challenge(
 /// The id a row was inserted with, where no unique key can refuse it.
 pub(super) fn new_id(inserted: Option<i64>) -> Result<i64, StoreError> {
     inserted.ok_or_else(|| StoreError::Other("a unique key refused a new row".into()))
-}
-
-/// The challenges `statement` finds with `args`.
-async fn challenges(
-    tx: &mut impl Tx,
-    statement: &'static Sql,
-    args: &[Arg<'_>],
-) -> Result<Vec<StoredChallenge>, StoreError> {
-    tx.rows(statement, args).await?.read(challenge_from_row)
 }
 
 /// The challenge in `row`, read with [`challenges_where`].
@@ -194,8 +184,7 @@ async fn close(
     status: ChallengeStatus,
     reason: Option<&str>,
 ) -> Result<bool, StoreError> {
-    let held = tx.rows(&HOLD_CHALLENGE, &[id.into()]).await?;
-    let Some(challenge) = held.first().map(|row| challenge_from_row(&row)).transpose()? else { return Ok(false) };
+    let Some(challenge) = tx.row(&HOLD_CHALLENGE, &[id.into()], challenge_from_row).await? else { return Ok(false) };
     if challenge.status_at(at) != ChallengeStatus::Open {
         return Ok(false);
     }

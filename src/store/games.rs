@@ -1,22 +1,23 @@
 //! The store's operations on games: creating one, reading it, writing what
 //! the service decided on it, and what the server's timer and retention ask
-//! for, written once, over [`Tx`]. PostgreSQL creates a game in one statement
-//! of its own and writes decisions many games' in one (see `postgres/creation.rs`
-//! and `postgres/writes.rs`); challenges and pairings create over [`Tx`].
+//! for, written once, over [`Tx`]. PostgreSQL writes decisions many games' in
+//! one statement (see `postgres/writes.rs`).
 
 use std::sync::LazyLock;
 use std::time::Instant;
 
 use jiff::Timestamp;
+use serde_json::{Value, json};
 
-use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, bot_code, mistake_chance, player, read_game};
+use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, player, read_game};
 use super::sql::Sql;
 use super::tables::continue_ids;
-use super::tx::{Arg, Failed, Kind, Notice, Tx};
+use super::tx::{Arg, Failed, Kind, Notice, Row, Tx};
 use super::write::{conflict, insert_player_events, rate};
 use super::{Backend, Store, StoreError, counted};
+use crate::bot::Bot;
 use crate::engine::Player;
-use crate::metrics::STORE_WRITES;
+use crate::record::stamp;
 use crate::record::{
     Event, GameId, PlayerEventKind, PlayerId, RematchOf, StoredEntry, StoredGame, StoredSeat, Subject, Summary, Write,
 };
@@ -93,14 +94,33 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
 /// second rematch of one game) or copied (`$17`, its own: nothing when a game
 /// has that id already).
 pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
-    let values = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
     [
-        Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({values}) ON CONFLICT DO NOTHING")),
+        Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING")),
         Sql::built(format!(
-            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($17, {values}) \
+            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($17, {GAME_VALUES}) \
              ON CONFLICT (id) DO NOTHING"
         )),
     ]
+});
+/// The parameters of a game's row, as [`game_args`] gives them.
+const GAME_VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
+/// A new game, its seats and log as JSON (see [`rows_as_json`]), and the entry
+/// of the game it is the rematch of (the entry with a game's id, which names
+/// the new game), in one statement; answers the new game's id and how many
+/// entries it wrote: fewer when the rematch entry's place was taken.
+static INSERT_GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::built(format!(
+        "WITH game AS (INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING RETURNING id), \
+         seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
+         SELECT game.id, seat.player, seat.token_hash, seat.player_id \
+         FROM game, json_populate_recordset(NULL::seats, $17::json) AS seat), \
+         entry AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT coalesce(entry.game_id, game.id), \
+         entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
+         CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
+         FROM game, json_populate_recordset(NULL::log_entries, $18::json) AS entry \
+         ON CONFLICT DO NOTHING RETURNING 1) \
+         SELECT id, (SELECT count(*) FROM entry) AS entries FROM game"
+    ))
 });
 /// A seat, or an entry of a game's log: nothing when its place is taken (by a
 /// write that raced this one).
@@ -142,12 +162,15 @@ impl Store {
         rematch: Option<RematchOf>,
         player_events: Vec<(PlayerId, PlayerEventKind)>,
     ) -> Result<GameId, StoreError> {
+        // With nothing to write beside it, a game is created in one statement
+        // on PostgreSQL, outside any transaction.
+        let kind = if rematch.is_none() && player_events.is_empty() { Kind::Alone } else { Kind::Write };
         self.wrote(async {
-            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| db.create_game(
-                game,
-                rematch,
-                player_events
-            ))
+            game_write!(self, |tx| create(tx, &game, rematch, &player_events), |db| async {
+                let id = db.run(kind, async |tx| create(tx, &game, rematch, &player_events).await).await?;
+                db.created(StoredGame { id, ..game }, rematch);
+                Ok(id)
+            })
         })
         .await
     }
@@ -218,25 +241,22 @@ impl Store {
             }
             Backend::Postgres(db) => Box::pin(db.update(id, period, decide)).await,
         };
-        let (answer, wrote) = self.decided(updated)?;
-        if wrote {
-            STORE_WRITES.record(started.elapsed());
-            self.space.written();
-        }
-        Ok(answer)
+        self.decided(started, updated)
     }
 
     /// At most `most` of the games ongoing past their `deadline` at `now`, the
     /// earliest deadline first: the clocks the server's timer must write down.
     pub(crate) async fn timed_out_games(&self, now: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, Read, |tx| game_ids(tx, &TIMED_OUT_GAMES, &[now.into(), most.into()])))
+        counted(run!(self, Read, |tx| tx.rows(&TIMED_OUT_GAMES, &[now.into(), most.into()], |row| row.get("id"))))
     }
 
     /// At most `most` of the games still waiting for their second player that
     /// were created before `created_before`, the oldest first: the games the
     /// server's timer must abort.
     pub(crate) async fn unjoined_games(&self, created_before: Timestamp, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, Read, |tx| game_ids(tx, &UNJOINED_GAMES, &[created_before.into(), most.into()])))
+        counted(
+            run!(self, Read, |tx| tx.rows(&UNJOINED_GAMES, &[created_before.into(), most.into()], |row| row.get("id")))
+        )
     }
 
     /// Deletes at most `most` of the `ended` games that ended before `before`,
@@ -257,7 +277,7 @@ impl Store {
     /// The ids of the games after `after`, in order, at most `most`: every game,
     /// private ones too.
     pub async fn game_ids(&self, after: GameId, most: u32) -> Result<Vec<GameId>, StoreError> {
-        counted(run!(self, Read, |tx| game_ids(tx, &GAME_IDS, &[after.into(), most.into()])))
+        counted(run!(self, Read, |tx| tx.rows(&GAME_IDS, &[after.into(), most.into()], |row| row.get("id"))))
     }
 
     /// Writes `game`, read from another database, as it is, with its id; with
@@ -277,7 +297,8 @@ impl Store {
 
     /// The game the original app's routes play, and the seat its player chose (`play_as`).
     pub async fn original_app_game(&self) -> Result<Option<(GameId, Player)>, StoreError> {
-        counted(run!(self, Read, |tx| original_app_game(tx)))
+        let read = |row: &Row<'_>| Ok((row.get("game_id")?, player(&row.get::<String>("play_as")?)?));
+        counted(run!(self, Read, |tx| tx.row(&ORIGINAL_APP_GAME, &[], read)))
     }
 
     /// Points the original app's routes at game `id`.
@@ -286,24 +307,13 @@ impl Store {
     }
 }
 
-/// See [`Store::original_app_game`].
-pub(super) async fn original_app_game(tx: &mut impl Tx) -> Result<Option<(GameId, Player)>, StoreError> {
-    let rows = tx.rows(&ORIGINAL_APP_GAME, &[]).await?;
-    rows.first().map(|row| Ok((row.get("game_id")?, player(&row.get::<String>("play_as")?)?))).transpose()
-}
-
-/// The ids `statement` answers with `args`.
-async fn game_ids(tx: &mut impl Tx, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Vec<GameId>, StoreError> {
-    tx.rows(statement, args).await?.read(|row| row.get("id"))
-}
-
 async fn delete_games_ended_before(
     tx: &mut impl Tx,
     ended: Ended,
     before: Timestamp,
     most: i64,
 ) -> Result<usize, StoreError> {
-    let ids = tx.rows(ended_before(ended), &[before.into(), most.into()]).await?.read(|row| row.get::<i64>("id"))?;
+    let ids = tx.rows(ended_before(ended), &[before.into(), most.into()], |row| row.get::<i64>("id")).await?;
     let ids = [Arg::Ids(ids)];
     let mut deleted = 0;
     for delete in DELETE_GAMES.iter() {
@@ -333,7 +343,16 @@ pub(super) async fn create(
 /// answered), its seats and its log; with `rematch`, its entry in the game it
 /// follows: a conflict on that game when a rematch asked for at the same
 /// moment by the other player took that entry's place, or the game's one rematch.
-async fn insert_game(tx: &mut impl Tx, game: &StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
+async fn insert_game<T: Tx>(tx: &mut T, game: &StoredGame, rematch: Option<RematchOf>) -> Result<GameId, StoreError> {
+    if T::A_GAME_IN_ONE_STATEMENT {
+        let mut args = game_args(game);
+        args.extend(rows_as_json(game, rematch).map(Arg::from));
+        let inserted = |row: &Row<'_>| Ok((row.get("id")?, row.get::<usize>("entries")?));
+        return match tx.row(&INSERT_GAME_IN_ONE, &args, inserted).await? {
+            Some((id, entries)) if entries == game.log.len() + usize::from(rematch.is_some()) => Ok(id),
+            _ => conflict(tx, rematch.map_or(game.id, |rematch| rematch.game_id)).await,
+        };
+    }
     match tx.insert(&INSERT_GAME[0], &game_args(game)).await? {
         Some(id) => insert_game_rows(tx, GameId::new(id), game, rematch).await.map(|()| GameId::new(id)),
         None => conflict(tx, rematch.map_or(game.id, |rematch| rematch.game_id)).await,
@@ -357,8 +376,12 @@ fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
     vec![
         game.variant.code().into(),
         game.created_at.into(),
-        bot_code(game).into(),
-        mistake_chance(game).into(),
+        game.opponent.map(Bot::code).into(),
+        match game.opponent {
+            Some(Bot::Parasite { mistake_chance }) => Some(mistake_chance),
+            _ => None,
+        }
+        .into(),
         game.hints.into(),
         clock.map(|(initial, _)| initial).into(),
         clock.map(|(_, increment)| increment).into(),
@@ -372,6 +395,33 @@ fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
         game.invite_hash.as_deref().into(),
         game.rated.into(),
     ]
+}
+
+/// The seats of `game` and its log, with `rematch` the entry of the game it
+/// follows, as [`INSERT_GAME_IN_ONE`] takes them: JSON arrays of rows of the
+/// tables `seats` and `log_entries`, the new game's without its id.
+fn rows_as_json(game: &StoredGame, rematch: Option<RematchOf>) -> [String; 2] {
+    let seats = game.seats.iter().map(|seat| {
+        let token_hash: String = seat.token_hash.iter().map(|byte| format!("{byte:02x}")).collect();
+        let holder = seat.holder.as_ref().map(|holder| holder.id.get());
+        json!({ "player": seat.player.to_string(), "token_hash": format!("\\x{token_hash}"), "player_id": holder })
+    });
+    let entry = |game_id: Option<GameId>, entry: &StoredEntry| {
+        let row = EntryRow::from(entry);
+        json!({
+            "game_id": game_id.map(GameId::get), "seq": row.seq, "kind": row.kind, "actor": row.actor,
+            "square_a": row.square_a, "square_b": row.square_b, "closing_move": row.closing_move,
+            "square": row.square, "rematch": row.rematch.map(GameId::get), "by_bot": row.by_bot,
+            "created_at": stamp(row.created_at),
+        })
+    };
+    let rematch = rematch.map(|RematchOf { game_id, seq, player }| {
+        // Its rematch column is filled in with the new game's id by the statement.
+        let event = Event::Rematch { player, game_id: GameId::new(0) };
+        entry(Some(game_id), &StoredEntry { seq, created_at: game.created_at, event, by_bot: false })
+    });
+    let log = game.log.iter().map(|logged| entry(None, logged)).chain(rematch);
+    [Value::from_iter(seats).to_string(), Value::from_iter(log).to_string()]
 }
 
 /// The seats and log of `game`, created as game `id`, and with `rematch` the

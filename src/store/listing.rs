@@ -60,16 +60,14 @@ impl Store {
     /// The games of `page` in which player `id` holds a seat, newest first,
     /// private ones too.
     pub(crate) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        counted(run!(self, Read, |tx| listed_page(
-            tx,
-            &PLAYER_PAGE,
-            &[id.into(), page.status.map(Status::code).into(), page.below().into(), page.limit.into()]
-        )))
+        let args = [id.into(), page.status.map(Status::code).into(), page.below().into(), page.limit.into()];
+        counted(run!(self, Read, |tx| listed_page(tx, &PLAYER_PAGE, &args)))
     }
 
     /// The games of `ids` that are still there, as a listing shows them, newest first.
     pub(crate) async fn listed_games(&self, ids: Vec<GameId>) -> Result<Vec<ListedGame>, StoreError> {
-        counted(run!(self, Read, |tx| listed_games(tx, ids.iter().map(|id| id.get()).collect())))
+        let ids = [Arg::Ids(ids.iter().map(|id| id.get()).collect())];
+        counted(run!(self, Read, |tx| tx.rows(&LISTED_GAMES, &ids, listed_game_from_row)))
     }
 }
 
@@ -83,12 +81,8 @@ pub(super) async fn lobby(tx: &mut impl Tx, page: Page) -> Result<Vec<ListedGame
 
 /// The games of the page whose ids `page` answers with `args`.
 async fn listed_page(tx: &mut impl Tx, page: &'static Sql, args: &[Arg<'_>]) -> Result<Vec<ListedGame>, StoreError> {
-    let ids = tx.rows(page, args).await?.read(|row| row.get::<i64>("id"))?;
-    listed_games(tx, ids).await
-}
-
-async fn listed_games(tx: &mut impl Tx, ids: Vec<i64>) -> Result<Vec<ListedGame>, StoreError> {
-    tx.rows(&LISTED_GAMES, &[Arg::Ids(ids)]).await?.read(listed_game_from_row)
+    let ids = tx.rows(page, args, |row| row.get::<i64>("id")).await?;
+    tx.rows(&LISTED_GAMES, &[Arg::Ids(ids)], listed_game_from_row).await
 }
 
 /// The game in `row`, read with [`LISTED_GAMES`].

@@ -204,7 +204,7 @@ impl Store {
     /// # Errors
     /// When it does not.
     pub(crate) async fn ping(&self) -> Result<(), StoreError> {
-        counted(run!(self, Read, |tx| tx.rows(&PING, &[]))).map(drop)
+        counted(run!(self, Read, |tx| tx.rows(&PING, &[], |_| Ok(())))).map(drop)
     }
 
     /// The database's clock now, for an instance to measure its own against:
@@ -214,8 +214,7 @@ impl Store {
         if let Backend::Sqlite(_) = &self.backend {
             return Ok(None);
         }
-        let rows = counted(run!(self, Read, |tx| tx.rows(&DATABASE_TIME, &[])))?;
-        let micros: Option<i64> = rows.first().map(|row| row.get("micros")).transpose()?;
+        let micros: Option<i64> = counted(run!(self, Read, |tx| tx.row(&DATABASE_TIME, &[], |row| row.get("micros"))))?;
         Ok(micros.and_then(|micros| Timestamp::from_microsecond(micros).ok()))
     }
 
@@ -228,11 +227,18 @@ impl Store {
         self.space.note(written)
     }
 
-    /// `done`, the outcome of an operation that decided as it went: the
-    /// decision's refusal as it is, the store's own failure counted and noted.
-    fn decided<T, E: From<StoreError>>(&self, done: Result<T, Failed<E>>) -> Result<T, E> {
+    /// `done`, the outcome of an operation begun at `started` that decided as
+    /// it went, and whether it wrote: the decision's refusal as it is, the
+    /// store's own failure counted and noted.
+    fn decided<T, E: From<StoreError>>(&self, started: Instant, done: Result<(T, bool), Failed<E>>) -> Result<T, E> {
         match done {
-            Ok(done) => Ok(done),
+            Ok((done, wrote)) => {
+                if wrote {
+                    STORE_WRITES.record(started.elapsed());
+                    self.space.written();
+                }
+                Ok(done)
+            }
             Err(Failed::Decided(refused)) => Err(refused),
             Err(Failed::Store(failure)) => {
                 count(&failure);

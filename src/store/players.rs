@@ -134,14 +134,20 @@ async fn player_by(
     by: usize,
     key: Arg<'_>,
 ) -> Result<Option<(StoredPlayer, Option<Timestamp>)>, StoreError> {
-    let rows = tx.rows(&PLAYER_BY[by], &[key]).await?;
-    rows.first().map(|row| Ok((player_from_row(&row, "")?, row.get("last_seen_at")?))).transpose()
+    tx.row(&PLAYER_BY[by], &[key], |row| Ok((player_from_row(row, "")?, row.get("last_seen_at")?))).await
 }
 
 async fn player_results(tx: &mut impl Tx, id: PlayerId) -> Result<Results, StoreError> {
-    let rows = tx.rows(&PLAYER_RESULTS, &[id.into()]).await?;
-    let row = rows.first().ok_or_else(|| StoreError::Other("a count without a row".into()))?;
-    Ok(Results { won: row.get("won")?, lost: row.get("lost")?, drawn: row.get("drawn")?, aborted: row.get("aborted")? })
+    let read = |row: &Row<'_>| {
+        Ok(Results {
+            won: row.get("won")?,
+            lost: row.get("lost")?,
+            drawn: row.get("drawn")?,
+            aborted: row.get("aborted")?,
+        })
+    };
+    let results = tx.row(&PLAYER_RESULTS, &[id.into()], read).await?;
+    results.ok_or_else(|| StoreError::Other("a count without a row".into()))
 }
 
 async fn player_events(
@@ -150,8 +156,7 @@ async fn player_events(
     after: i64,
     most: u32,
 ) -> Result<Vec<StoredPlayerEvent>, StoreError> {
-    let rows = tx.rows(&PLAYER_EVENTS, &[id.into(), after.into(), most.into()]).await?;
-    rows.read(|row| {
+    tx.rows(&PLAYER_EVENTS, &[id.into(), after.into(), most.into()], |row| {
         let kind: String = row.get("kind")?;
         let subject = match (row.get("game_id")?, row.get("challenge_id")?) {
             (Some(game), None) => Subject::Game(game),
@@ -165,4 +170,5 @@ async fn player_events(
             subject,
         })
     })
+    .await
 }

@@ -104,7 +104,7 @@ impl Store {
 
     /// The puzzle with `id`, if there is one.
     pub async fn puzzle(&self, id: PuzzleId) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(run!(self, Read, |tx| one_puzzle(tx, &PUZZLE, &[id.into()])))
+        counted(run!(self, Read, |tx| tx.row(&PUZZLE, &[id.into()], puzzle_from_row)))
     }
 
     /// A puzzle of `variant` to try next: for `player`, the one they have not
@@ -115,18 +115,17 @@ impl Store {
         variant: Variant,
         player: Option<PlayerId>,
     ) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(match player {
-            Some(player) => {
-                run!(self, Read, |tx| one_puzzle(tx, &NEXT_FOR_PLAYER, &[variant.code().into(), player.into()]))
-            }
-            None => run!(self, Read, |tx| one_puzzle(tx, &NEXT_EASY, &[variant.code().into()])),
-        })
+        let (next, args) = match player {
+            Some(player) => (&*NEXT_FOR_PLAYER, vec![variant.code().into(), player.into()]),
+            None => (&*NEXT_EASY, vec![variant.code().into()]),
+        };
+        counted(run!(self, Read, |tx| tx.row(next, &args, puzzle_from_row)))
     }
 
     /// The puzzle of `variant` for day `day` (days since 1970-01-01, UTC):
     /// the same on every instance that shares the database.
     pub(crate) async fn daily_puzzle(&self, variant: Variant, day: i64) -> Result<Option<StoredPuzzle>, StoreError> {
-        counted(run!(self, Read, |tx| one_puzzle(tx, &DAILY, &[variant.code().into(), day.into()])))
+        counted(run!(self, Read, |tx| tx.row(&DAILY, &[variant.code().into(), day.into()], puzzle_from_row)))
     }
 
     /// Player `id`'s puzzle ratings, in the variants they made rated attempts in.
@@ -169,17 +168,8 @@ async fn add_puzzles(tx: &mut impl Tx, puzzles: &[NewPuzzle]) -> Result<u64, Sto
 
 /// Whether `statement`, an `EXISTS` named `found`, finds anything with `args`.
 async fn found(tx: &mut impl Tx, statement: &'static Sql, args: &[Arg<'_>]) -> Result<bool, StoreError> {
-    let rows = tx.rows(statement, args).await?;
-    rows.first().ok_or_else(|| StoreError::Other("EXISTS without a row".into()))?.get("found")
-}
-
-/// The puzzle, if any, that `statement` finds with `args`.
-async fn one_puzzle(
-    tx: &mut impl Tx,
-    statement: &'static Sql,
-    args: &[Arg<'_>],
-) -> Result<Option<StoredPuzzle>, StoreError> {
-    tx.rows(statement, args).await?.first().map(|row| puzzle_from_row(&row)).transpose()
+    let found = tx.row(statement, args, |row| row.get("found")).await?;
+    found.ok_or_else(|| StoreError::Other("EXISTS without a row".into()))
 }
 
 /// The puzzle in `row`, read with [`PUZZLE_COLUMNS`].
@@ -198,8 +188,7 @@ fn puzzle_from_row(row: &Row<'_>) -> Result<StoredPuzzle, StoreError> {
 }
 
 async fn attempt(tx: &mut impl Tx, id: AttemptId) -> Result<Option<StoredAttempt>, StoreError> {
-    let rows = tx.rows(&ATTEMPT, &[id.into()]).await?;
-    let read = |row: Row<'_>| {
+    let read = |row: &Row<'_>| {
         let outcome = row
             .get::<Option<String>>("outcome")?
             .map(|text| Outcome::ALL.into_iter().find(|o| o.code() == text).ok_or_else(|| corrupt("outcome", &text)))
@@ -213,7 +202,7 @@ async fn attempt(tx: &mut impl Tx, id: AttemptId) -> Result<Option<StoredAttempt
             rated: row.get("rated")?,
         })
     };
-    rows.first().map(read).transpose()
+    tx.row(&ATTEMPT, &[id.into()], read).await
 }
 
 /// Writes `step`, and rates a rated attempt that it ends; `None` when the
@@ -246,9 +235,8 @@ async fn step_attempt(
         }
         Some((id, line)) => {
             let args = [(*id).into(), line.as_str().into(), step.line.as_str().into(), outcome.into(), ended_at.into()];
-            let stepped = tx.rows(&STEP_ATTEMPT, &args).await?;
-            let Some(row) = stepped.first() else { return Ok(None) };
-            (*id, row.get("rated")?)
+            let Some(rated) = tx.row(&STEP_ATTEMPT, &args, |row| row.get("rated")).await? else { return Ok(None) };
+            (*id, rated)
         }
     };
     let rating_change = match (step.outcome, step.player) {
@@ -270,8 +258,8 @@ async fn rate(
 ) -> Result<(Rating, Rating), StoreError> {
     let standing = PUZZLE_STANDINGS.of(tx, player, step.variant).await?;
     // On PostgreSQL the puzzle's row is held until the rating is written.
-    let rows = tx.rows(&HOLD_PUZZLE_RATING, &[step.puzzle.into()]).await?;
-    let puzzle = rating_from_row(&rows.first().ok_or_else(|| corrupt("puzzle", &step.puzzle.to_string()))?, "")?;
+    let puzzle = tx.row(&HOLD_PUZZLE_RATING, &[step.puzzle.into()], |row| rating_from_row(row, "")).await?;
+    let puzzle = puzzle.ok_or_else(|| corrupt("puzzle", &step.puzzle.to_string()))?;
     let (after, puzzle_after) = rate_attempt(&standing, puzzle, outcome == Outcome::Solved, step.at, period);
     let (before, rating) = (standing.at(step.at, period), after.rating);
     PUZZLE_STANDINGS.set(tx, &PlayerStanding { player, variant: step.variant, standing: after }).await?;

@@ -80,7 +80,11 @@ impl Store {
     /// What each of player `id`'s rated games in `variant` did to their
     /// rating, in the order they were rated.
     pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-        counted(run!(self, Read, |tx| rating_history(tx, id, variant)))
+        counted(run!(self, Read, |tx| tx.rows(
+            &RATING_HISTORY,
+            &[id.into(), variant.code().into()],
+            rating_change_from_row
+        )))
     }
 
     /// At most `most` players with the best ratings in `variant` that are not
@@ -103,13 +107,11 @@ impl Store {
     }
 }
 
-async fn rating_history(tx: &mut impl Tx, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-    tx.rows(&RATING_HISTORY, &[id.into(), variant.code().into()]).await?.read(rating_change_from_row)
-}
-
 async fn leaders(tx: &mut impl Tx, variant: Variant, most: u32) -> Result<Vec<(StoredPlayer, Standing)>, StoreError> {
-    let rows = tx.rows(&LEADERS, &[variant.code().into(), most.into()]).await?;
-    rows.read(|row| Ok((player_from_row(row, "")?, standing_from_row(row, "games")?)))
+    tx.rows(&LEADERS, &[variant.code().into(), most.into()], |row| {
+        Ok((player_from_row(row, "")?, standing_from_row(row, "games")?))
+    })
+    .await
 }
 
 /// The rating change in `row`, read with [`CHANGE_COLUMNS`].
@@ -125,23 +127,27 @@ fn rating_change_from_row(row: &Row<'_>) -> Result<RatingChange, StoreError> {
 /// The rated games, every rating change and every rating.
 async fn read_ratings(tx: &mut impl Tx) -> Result<RatingsAsStored, StoreError> {
     Ok(RatingsAsStored {
-        games: tx.rows(&RATED_GAMES, &[]).await?.read(rated_game_from_row)?,
-        changes: tx.rows(&EVERY_CHANGE, &[]).await?.read(|row| {
-            Ok(NumberedChange {
-                player: row.get("player_id")?,
-                variant: variant(&row.get::<String>("variant")?)?,
-                number: row.get("number")?,
-                seat: player(&row.get::<String>("seat")?)?,
-                change: rating_change_from_row(row)?,
+        games: tx.rows(&RATED_GAMES, &[], rated_game_from_row).await?,
+        changes: tx
+            .rows(&EVERY_CHANGE, &[], |row| {
+                Ok(NumberedChange {
+                    player: row.get("player_id")?,
+                    variant: variant(&row.get::<String>("variant")?)?,
+                    number: row.get("number")?,
+                    seat: player(&row.get::<String>("seat")?)?,
+                    change: rating_change_from_row(row)?,
+                })
             })
-        })?,
-        ratings: tx.rows(&EVERY_RATING, &[]).await?.read(|row| {
-            Ok(PlayerStanding {
-                player: row.get("player_id")?,
-                variant: variant(&row.get::<String>("variant")?)?,
-                standing: standing_from_row(row, "games")?,
+            .await?,
+        ratings: tx
+            .rows(&EVERY_RATING, &[], |row| {
+                Ok(PlayerStanding {
+                    player: row.get("player_id")?,
+                    variant: variant(&row.get::<String>("variant")?)?,
+                    standing: standing_from_row(row, "games")?,
+                })
             })
-        })?,
+            .await?,
     })
 }
 

@@ -30,7 +30,7 @@ pub(super) const GAME_COLUMNS: &str = "variant, created_at, bot, mistake_chance,
 
 /// A game's own row, with its seats' ratings; its log, in order; its seats, X's
 /// first, each with its holder: SQLite's read of a game, three statements in
-/// one snapshot (see [`Tx::READS_A_GAME_IN_ONE`]).
+/// one snapshot (see [`Tx::A_GAME_IN_ONE_STATEMENT`]).
 static GAME_ROWS: LazyLock<[Sql; 3]> = LazyLock::new(|| {
     [
         format!("SELECT id, {GAME_COLUMNS}, {} FROM games WHERE id = $1", seat_rating_columns()),
@@ -46,42 +46,37 @@ const SEAT_COLUMNS: &str = "seats.player, seats.token_hash, seats.last_seen_at, 
 const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.player_id";
 
 /// A game, its log and its seats in one statement, the log and the seats as
-/// JSON arrays of objects, read by name into [`EntryRow`] and [`SeatRow`] and
-/// put in order once read: PostgreSQL's read of a game, one round trip.
+/// JSON arrays of rows, read by name into [`EntryRow`] and [`SeatRow`] and put
+/// in order once read: PostgreSQL's read of a game, one round trip.
 static GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::built(format!(
-        "SELECT id, {GAME_COLUMNS}, {}, (SELECT COALESCE(json_agg(json_build_object('seq', seq, 'kind', kind, \
-         'actor', actor, 'square_a', square_a, 'square_b', square_b, 'closing_move', closing_move, 'square', square, \
-         'rematch', rematch, 'by_bot', by_bot, 'created_at', created_at)), '[]')::TEXT \
-         FROM log_entries WHERE game_id = games.id) AS log, \
-         (SELECT COALESCE(json_agg(json_build_object('player', seats.player, \
-         'token_hash', encode(seats.token_hash, 'hex'), 'last_seen_at', seats.last_seen_at, \
-         'player_id', seats.player_id, 'name', players.name, 'player_token_hash', encode(players.token_hash, 'hex'), \
-         'player_last_seen_at', players.last_seen_at)), '[]')::TEXT \
-         FROM {SEATS_WITH_HOLDERS} WHERE seats.game_id = games.id) AS seats FROM games WHERE id = $1",
+        "SELECT id, {GAME_COLUMNS}, {}, \
+         (SELECT COALESCE(json_agg(log_entries), '[]')::TEXT FROM log_entries WHERE game_id = games.id) AS log, \
+         (SELECT COALESCE(json_agg(seat), '[]')::TEXT FROM (SELECT {SEAT_COLUMNS} FROM {SEATS_WITH_HOLDERS} \
+         WHERE seats.game_id = games.id) AS seat) AS seats FROM games WHERE id = $1",
         seat_rating_columns()
     ))
 });
 
 /// Game `id` with its whole log and its seats, read as the backend reads a
-/// game fastest (see [`Tx::READS_A_GAME_IN_ONE`]); its reads must see one
+/// game fastest (see [`Tx::A_GAME_IN_ONE_STATEMENT`]); its reads must see one
 /// snapshot.
 pub(super) async fn read_game<T: Tx>(tx: &mut T, id: GameId) -> Result<StoredGame, StoreError> {
     let not_found = || StoreError::NotFound { id };
-    if T::READS_A_GAME_IN_ONE {
-        let rows = tx.rows(&GAME_IN_ONE, &[id.into()]).await?;
-        let row = rows.first().ok_or_else(not_found)?;
-        let mut log: Vec<EntryRow> = json(&row, "log")?;
-        log.sort_unstable_by_key(|entry| entry.seq);
-        let mut seats: Vec<SeatRow> = json(&row, "seats")?;
-        seats.sort_unstable_by(|a, b| b.player.cmp(&a.player));
-        return stored_game_from_row(&row, log, seats);
+    if T::A_GAME_IN_ONE_STATEMENT {
+        let read = |row: &Row<'_>| {
+            let mut log: Vec<EntryRow> = json(row, "log")?;
+            log.sort_unstable_by_key(|entry| entry.seq);
+            let mut seats: Vec<SeatRow> = json(row, "seats")?;
+            seats.sort_unstable_by(|a, b| b.player.cmp(&a.player));
+            whole(stored_game_from_row(row)?, log, seats)
+        };
+        return tx.row(&GAME_IN_ONE, &[id.into()], read).await?.ok_or_else(not_found);
     }
     let [game, log, seats] = &*GAME_ROWS;
-    let game = tx.rows(game, &[id.into()]).await?;
-    let log = tx.rows(log, &[id.into()]).await?.read(EntryRow::from_row)?;
-    let seats = tx.rows(seats, &[id.into()]).await?.read(SeatRow::from_row)?;
-    stored_game_from_row(&game.first().ok_or_else(not_found)?, log, seats)
+    let game = tx.row(game, &[id.into()], stored_game_from_row).await?.ok_or_else(not_found)?;
+    let log = tx.rows(log, &[id.into()], EntryRow::from_row).await?;
+    whole(game, log, tx.rows(seats, &[id.into()], SeatRow::from_row).await?)
 }
 
 /// The JSON array of objects in `row`'s column `column`, as `T`s.
@@ -195,12 +190,8 @@ impl SummaryColumns {
     }
 }
 
-/// The game in `row`, with its `log` in order and its `seats`.
-fn stored_game_from_row(row: &Row<'_>, log: Vec<EntryRow>, seats: Vec<SeatRow>) -> Result<StoredGame, StoreError> {
-    let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
-    if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
-        return Err(corrupt("seq", "a log with gaps"));
-    }
+/// The game in `row`, its log and seats not yet read.
+fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
     Ok(StoredGame {
         id: row.get("id")?,
         variant: variant(&row.get::<String>("variant")?)?,
@@ -210,16 +201,26 @@ fn stored_game_from_row(row: &Row<'_>, log: Vec<EntryRow>, seats: Vec<SeatRow>) 
         clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
         rematch_of: row.get("rematch_of")?,
         summary: summary_from_row(row)?,
-        log,
-        seats: seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?,
+        log: Vec::new(),
+        seats: Vec::new(),
         invite_hash: row.get("invite_hash")?,
         rated: row.get("rated")?,
         ratings: seat_ratings_from_row(row)?,
     })
 }
 
+/// `game` with its `log`, in order, and its `seats`.
+fn whole(game: StoredGame, log: Vec<EntryRow>, seats: Vec<SeatRow>) -> Result<StoredGame, StoreError> {
+    let log: Vec<StoredEntry> = log.into_iter().map(EntryRow::into_entry).collect::<Result<_, _>>()?;
+    if !log.iter().zip(1..).all(|(entry, seq)| entry.seq == seq) {
+        return Err(corrupt("seq", "a log with gaps"));
+    }
+    let seats = seats.into_iter().map(SeatRow::into_seat).collect::<Result<_, _>>()?;
+    Ok(StoredGame { log, seats, ..game })
+}
+
 /// A seat as its columns hold it, with its holder's: a row, or an object of
-/// [`GAME_IN_ONE`]'s `seats`, its hashes in hex.
+/// [`GAME_IN_ONE`]'s `seats`, its hashes in PostgreSQL's hex (`\x0a1b`).
 #[derive(Deserialize)]
 struct SeatRow {
     player: String,
@@ -261,7 +262,7 @@ impl SeatRow {
     }
 }
 
-/// Bytes written in hex in JSON, as `encode(..., 'hex')` writes them.
+/// Bytes written in JSON as PostgreSQL writes them, in hex after `\x`.
 fn hex_bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
     from_hex(&String::deserialize(deserializer)?).ok_or_else(|| serde::de::Error::custom("not hex"))
 }
@@ -271,8 +272,9 @@ fn hex_bytes_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Resul
     text.map(|text| from_hex(&text).ok_or_else(|| serde::de::Error::custom("not hex"))).transpose()
 }
 
-/// The bytes `text` writes in hex; none if it does not, or has an odd length.
+/// The bytes `text` writes in hex after `\x`; none if it does not, or has an odd length.
 fn from_hex(text: &str) -> Option<Vec<u8>> {
+    let text = text.strip_prefix("\\x")?;
     (0..text.len()).step_by(2).map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok()).collect()
 }
 
@@ -430,19 +432,6 @@ pub(super) fn holder_id(seat: &str) -> String {
         "coalesce((SELECT seats.player_id FROM seats WHERE seats.game_id = games.id AND seats.player = '{seat}'), \
          (SELECT players.id FROM players WHERE players.bot = games.bot))"
     )
-}
-
-/// The bot a game is played against, as its column holds it.
-pub(super) fn bot_code(game: &StoredGame) -> Option<&'static str> {
-    game.opponent.map(Bot::code)
-}
-
-/// The parasite's chance of a mistake, as its column holds it.
-pub(super) fn mistake_chance(game: &StoredGame) -> Option<f64> {
-    game.opponent.and_then(|bot| match bot {
-        Bot::Parasite { mistake_chance } => Some(mistake_chance),
-        Bot::Random | Bot::Perfect => None,
-    })
 }
 
 /// The standing in `row`: its rating, deviation and volatility, how many

@@ -12,7 +12,6 @@ use super::rows::{clock_of, corrupt, username, variant};
 use super::sql::Sql;
 use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
-use crate::metrics::STORE_WRITES;
 use crate::rating::Rating;
 use crate::record::{
     GameId, Holder, NewSeek, OpenSeek, RatingRange, SeekId, SeekStatus, Sought, Started, StoredSeek, Terms, partner,
@@ -62,8 +61,7 @@ impl Store {
     /// Makes seek `new`, unless its player has `most_open` open seeks already;
     /// pairs it with the open seek of the same terms that [`partner`] chooses,
     /// if there is one, into the game that `pair` decides for that seek and its
-    /// player. `pair` may be asked more than once: only the last
-    /// answer is written.
+    /// player. `pair` may be asked more than once: only the last answer is written.
     ///
     /// # Errors
     /// What `pair` returns.
@@ -74,25 +72,19 @@ impl Store {
         pair: impl Fn(&StoredSeek, Holder) -> Result<Started, E> + Send + Sync + 'static,
     ) -> Result<Sought, E> {
         let started = Instant::now();
-        let sought = self.decided(run!(self, Write, |tx| seek(tx, &new, most_open, &pair)))?;
-        STORE_WRITES.record(started.elapsed());
-        self.space.written();
-        Ok(sought)
+        let sought = run!(self, Write, |tx| seek(tx, &new, most_open, &pair));
+        self.decided(started, sought.map(|sought| (sought, true)))
     }
 
     /// Seek `id`.
     pub(crate) async fn seek_by_id(&self, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
-        counted(run!(self, Read, |tx| seek_by_id(tx, id)))
+        counted(run!(self, Read, |tx| tx.row(&SEEK, &[id.into()], seek_from_row)))
     }
 
     /// Cancels seek `id` if it is open; answers whether it was.
     pub(crate) async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
         Ok(self.write_one(&CANCEL_SEEK, vec![id.into()]).await? > 0)
     }
-}
-
-async fn seek_by_id(tx: &mut impl Tx, id: SeekId) -> Result<Option<StoredSeek>, StoreError> {
-    tx.rows(&SEEK, &[id.into()]).await?.first().map(|row| seek_from_row(&row)).transpose()
 }
 
 /// See [`Store::seek`].
@@ -105,8 +97,8 @@ async fn seek<E>(
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     let terms = format!("seek {} {clock:?} {}", new.terms.variant.code(), new.terms.rated);
     tx.hold(&HOLD_TERMS, &[terms.into()]).await?;
-    let open = tx.rows(&OPEN_SEEKS, &[new.player.into(), new.created_at.into()]).await?;
-    if open.first().map(|row| row.get::<u32>("open")).transpose()?.unwrap_or(0) >= most_open {
+    let args = [new.player.into(), new.created_at.into()];
+    if tx.row(&OPEN_SEEKS, &args, |row| row.get("open")).await?.unwrap_or(0) >= most_open {
         return Ok(Sought::TooMany);
     }
     let args = [
@@ -116,9 +108,10 @@ async fn seek<E>(
         new.created_at.into(),
         new.terms.rated.into(),
     ];
-    let open = tx.rows(&OPEN_SEEKS_OF_TERMS, &args).await?.read(open_seek_from_row)?;
-    let rating = tx.rows(&RATING, &[new.player.into(), new.terms.variant.code().into()]).await?;
-    let rating = rating.first().ok_or_else(|| StoreError::Other("a rating without a row".into()))?.get("rating")?;
+    let open = tx.rows(&OPEN_SEEKS_OF_TERMS, &args, open_seek_from_row).await?;
+    let args = [new.player.into(), new.terms.variant.code().into()];
+    let rating = tx.row(&RATING, &args, |row| row.get("rating")).await?;
+    let rating = rating.ok_or_else(|| StoreError::Other("a rating without a row".into()))?;
     let Some(OpenSeek { seek: partner, holder, .. }) = partner(new.player, rating, new.rating_range, &open).cloned()
     else {
         let id = insert_seek(tx, new, SeekStatus::Open, None).await?;

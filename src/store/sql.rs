@@ -10,7 +10,7 @@
 //! lists of ids), so the derivation only drops and rewrites, never guesses.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// A statement, in both dialects.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub(super) struct Sql {
     sqlite: OnceLock<String>,
     /// The names of the columns it answers, as the backend first named them,
     /// shared by the rows of every later run.
-    columns: OnceLock<Arc<[String]>>,
+    columns: OnceLock<Box<[String]>>,
 }
 
 impl Sql {
@@ -61,8 +61,8 @@ impl Sql {
     }
 
     /// The names of the columns it answers, `named` when first asked for.
-    pub(super) fn columns(&self, named: impl FnOnce() -> Vec<String>) -> Arc<[String]> {
-        Arc::clone(self.columns.get_or_init(|| named().into()))
+    pub(super) fn columns(&self, named: impl FnOnce() -> Vec<String>) -> &[String] {
+        self.columns.get_or_init(|| named().into())
     }
 
     /// The text for SQLite.

@@ -7,7 +7,6 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::sync::Arc;
 
 use jiff::Timestamp;
 
@@ -17,16 +16,32 @@ use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
 
 /// A unit of the database's work: a transaction, or reads outside one.
 pub(super) trait Tx {
-    /// Whether the backend reads a game in one statement, its log and seats as
-    /// JSON (PostgreSQL: one round trip), or in one statement a table (SQLite,
-    /// where the JSON cost more: docs/PERFORMANCE.md, "The store written once").
-    const READS_A_GAME_IN_ONE: bool;
+    /// Whether the backend reads and creates a game in one statement, its log
+    /// and seats as JSON (PostgreSQL: one round trip), or in one statement a
+    /// table (SQLite, where the JSON cost more: docs/PERFORMANCE.md, "The store
+    /// written once").
+    const A_GAME_IN_ONE_STATEMENT: bool;
 
     /// Runs `statement` with `args`; answers how many rows it changed.
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError>;
 
-    /// The rows `statement` answers with `args`.
-    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError>;
+    /// Each row `statement` answers with `args`, as `read` reads it.
+    async fn rows<T>(
+        &mut self,
+        statement: &'static Sql,
+        args: &[Arg<'_>],
+        read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError>;
+
+    /// The first row `statement` answers with `args`, if any, as `read` reads it.
+    async fn row<T>(
+        &mut self,
+        statement: &'static Sql,
+        args: &[Arg<'_>],
+        read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        Ok(self.rows(statement, args, read).await?.into_iter().next())
+    }
 
     /// Runs `statement`, an insert of one row made with [`Sql::insert`], and
     /// answers the id the database gave it; `None` when it inserted nothing
@@ -142,64 +157,39 @@ arg_from!(Time: Timestamp => |v| v);
 arg_from!(Text: &'a str => Cow::Borrowed, String => Cow::Owned);
 arg_from!(Bytes: &'a [u8] => Cow::Borrowed, Vec<u8> => Cow::Owned);
 
-/// A value read from a column.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Value {
+/// A value read from a column, borrowed from the backend's row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Value<'v> {
     Null,
     Int(i64),
     Real(f64),
-    Text(String),
-    Bytes(Vec<u8>),
+    Text(&'v str),
+    Bytes(&'v [u8]),
     Bool(bool),
     Time(Timestamp),
 }
 
-/// The rows a statement answered, their values by column name.
-#[derive(Debug, Default)]
-pub(super) struct Rows {
-    names: Arc<[String]>,
-    /// Row after row, each as wide as `names`.
-    values: Vec<Value>,
+/// A row as its backend holds it, its values by position.
+pub(super) trait Values {
+    /// The value of column `at`.
+    fn value(&self, at: usize) -> Result<Value<'_>, StoreError>;
 }
 
-impl Rows {
-    /// No rows yet, of the columns `names`.
-    pub(super) fn new(names: Arc<[String]>) -> Rows {
-        Rows { names, values: Vec::new() }
-    }
-
-    /// Adds the next value, of the row being read.
-    pub(super) fn push(&mut self, value: Value) {
-        self.values.push(value);
-    }
-
-    /// Each row, in order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = Row<'_>> {
-        self.values.chunks(self.names.len().max(1)).map(|values| Row { names: &self.names, values, next: Cell::new(0) })
-    }
-
-    /// The first row, if any.
-    pub(super) fn first(&self) -> Option<Row<'_>> {
-        self.iter().next()
-    }
-
-    /// Each row as `read` reads it.
-    pub(super) fn read<T>(&self, read: impl Fn(&Row<'_>) -> Result<T, StoreError>) -> Result<Vec<T>, StoreError> {
-        self.iter().map(|row| read(&row)).collect()
-    }
-}
-
-/// One row.
-#[derive(Debug)]
+/// One row, its values read by column name where the backend holds them.
 pub(super) struct Row<'r> {
     names: &'r [String],
-    values: &'r [Value],
+    values: &'r dyn Values,
     /// Where the column after the last one read is: columns are mostly read
     /// in the order the statement names them, so the search starts there.
     next: Cell<usize>,
 }
 
-impl Row<'_> {
+impl<'r> Row<'r> {
+    /// The row whose columns are `names` and hold `values`.
+    pub(super) fn new(names: &'r [String], values: &'r dyn Values) -> Row<'r> {
+        Row { names, values, next: Cell::new(0) }
+    }
+
     /// The value of the column `name`, as a `T`.
     ///
     /// # Errors
@@ -215,21 +205,22 @@ impl Row<'_> {
                 .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?,
         };
         self.next.set(at + 1);
-        T::from_value(&self.values[at]).ok_or_else(|| StoreError::Corrupt(format!("{name} {:?}", self.values[at])))
+        let value = self.values.value(at)?;
+        T::from_value(value).ok_or_else(|| StoreError::Corrupt(format!("{name} {value:?}")))
     }
 }
 
 /// A type a column's value is read as.
 pub(super) trait FromValue: Sized {
     /// `value` as this type, if it is one.
-    fn from_value(value: &Value) -> Option<Self>;
+    fn from_value(value: Value<'_>) -> Option<Self>;
 }
 
 /// Each `$type` read from the values its patterns match.
 macro_rules! from_value {
     ($($type:ty: $($pattern:pat => $read:expr),+;)*) => {$(
         impl FromValue for $type {
-            fn from_value(value: &Value) -> Option<$type> {
+            fn from_value(value: Value<'_>) -> Option<$type> {
                 match value {
                     $($pattern => $read,)+
                     _ => None,
@@ -240,15 +231,15 @@ macro_rules! from_value {
 }
 
 from_value! {
-    i64: Value::Int(int) => Some(*int);
+    i64: Value::Int(int) => Some(int);
     // SQLite keeps a real that is a whole number as an integer.
-    f64: Value::Real(real) => Some(*real), Value::Int(int) => Some(*int as f64);
+    f64: Value::Real(real) => Some(real), Value::Int(int) => Some(int as f64);
     // SQLite's booleans are integers.
-    bool: Value::Bool(bool) => Some(*bool), Value::Int(int @ (0 | 1)) => Some(*int == 1);
-    String: Value::Text(text) => Some(text.clone());
-    Vec<u8>: Value::Bytes(bytes) => Some(bytes.clone());
+    bool: Value::Bool(bool) => Some(bool), Value::Int(int @ (0 | 1)) => Some(int == 1);
+    String: Value::Text(text) => Some(text.to_owned());
+    Vec<u8>: Value::Bytes(bytes) => Some(bytes.to_vec());
     // SQLite keeps times as RFC 3339 text.
-    Timestamp: Value::Time(time) => Some(*time), Value::Text(text) => text.parse().ok();
+    Timestamp: Value::Time(time) => Some(time), Value::Text(text) => text.parse().ok();
 }
 
 /// Each `$type` read from an integer by `$from`, which answers none for an
@@ -256,7 +247,7 @@ from_value! {
 macro_rules! from_int {
     ($($type:ty => $from:expr),* $(,)?) => {$(
         impl FromValue for $type {
-            fn from_value(value: &Value) -> Option<$type> {
+            fn from_value(value: Value<'_>) -> Option<$type> {
                 i64::from_value(value).and_then($from)
             }
         }
@@ -266,6 +257,7 @@ macro_rules! from_int {
 from_int!(
     u64 => |int| u64::try_from(int).ok(),
     u32 => |int| u32::try_from(int).ok(),
+    usize => |int| usize::try_from(int).ok(),
     GameId => |int| Some(GameId::new(int)),
     PlayerId => |int| Some(PlayerId::new(int)),
     ChallengeId => |int| Some(ChallengeId::new(int)),
@@ -275,7 +267,7 @@ from_int!(
 );
 
 impl<T: FromValue> FromValue for Option<T> {
-    fn from_value(value: &Value) -> Option<Option<T>> {
+    fn from_value(value: Value<'_>) -> Option<Option<T>> {
         match value {
             Value::Null => Some(None),
             value => T::from_value(value).map(Some),
@@ -285,23 +277,27 @@ impl<T: FromValue> FromValue for Option<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Rows, Value};
+    use super::{Row, Value, Values};
     use crate::record::PlayerId;
+    use crate::store::StoreError;
+
+    impl<const N: usize> Values for [Value<'_>; N] {
+        fn value(&self, at: usize) -> Result<Value<'_>, StoreError> {
+            Ok(self[at])
+        }
+    }
 
     #[test]
     fn a_row_is_read_by_column_name_whatever_the_order() {
-        let mut rows = Rows::new(["id".into(), "name".into(), "bot".into()].into());
-        for value in [Value::Int(7), Value::Text("alice".into()), Value::Int(0)] {
-            rows.push(value);
-        }
-        for value in [Value::Int(8), Value::Null, Value::Bool(true)] {
-            rows.push(value);
-        }
-        let read = rows
-            .read(|row| Ok((row.get::<Option<String>>("name")?, row.get::<PlayerId>("id")?, row.get::<bool>("bot")?)))
-            .unwrap();
-        assert_eq!(read, [(Some("alice".into()), PlayerId::new(7), false), (None, PlayerId::new(8), true)]);
-        let first = rows.first().unwrap();
+        let names = ["id".to_string(), "name".into(), "bot".into()];
+        let rows =
+            [[Value::Int(7), Value::Text("alice"), Value::Int(0)], [Value::Int(8), Value::Null, Value::Bool(true)]];
+        let read = |row: &Row<'_>| {
+            Ok((row.get::<Option<String>>("name")?, row.get::<PlayerId>("id")?, row.get::<bool>("bot")?))
+        };
+        let read: Result<Vec<_>, StoreError> = rows.iter().map(|values| read(&Row::new(&names, values))).collect();
+        assert_eq!(read.unwrap(), [(Some("alice".into()), PlayerId::new(7), false), (None, PlayerId::new(8), true)]);
+        let first = Row::new(&names, &rows[0]);
         assert_eq!(first.get::<i64>("nothing").unwrap_err().to_string(), "corrupt database: no column nothing");
         assert_eq!(first.get::<String>("id").unwrap_err().to_string(), "corrupt database: id Int(7)");
     }
@@ -309,9 +305,9 @@ mod tests {
     #[test]
     fn a_time_reads_from_sqlites_text_and_postgresqls_timestamp_alike() {
         let time: jiff::Timestamp = "2026-12-05T08:30:00.125Z".parse().unwrap();
-        let mut rows = Rows::new(["at".into()].into());
-        rows.push(Value::Text("2026-12-05T08:30:00.125Z".into()));
-        rows.push(Value::Time(time));
-        assert_eq!(rows.read(|row| row.get::<jiff::Timestamp>("at")).unwrap(), [time, time]);
+        let names = ["at".to_string()];
+        for values in [[Value::Text("2026-12-05T08:30:00.125Z")], [Value::Time(time)]] {
+            assert_eq!(Row::new(&names, &values).get::<jiff::Timestamp>("at").unwrap(), time);
+        }
     }
 }

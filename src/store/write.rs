@@ -60,8 +60,8 @@ impl Standings {
         player: PlayerId,
         variant: Variant,
     ) -> Result<Standing, StoreError> {
-        let rows = tx.rows(&self.one, &[player.into(), variant.code().into()]).await?;
-        rows.first().map_or(Ok(Standing::NEW), |row| standing_from_row(&row, self.count))
+        let args = [player.into(), variant.code().into()];
+        Ok(tx.row(&self.one, &args, |row| standing_from_row(row, self.count)).await?.unwrap_or(Standing::NEW))
     }
 
     /// Player `player`'s standings, in the variants they were rated in.
@@ -70,12 +70,13 @@ impl Standings {
         tx: &mut impl Tx,
         player: PlayerId,
     ) -> Result<Vec<VariantRating>, StoreError> {
-        tx.rows(&self.every, &[player.into()]).await?.read(|row| {
+        tx.rows(&self.every, &[player.into()], |row| {
             Ok(VariantRating {
                 variant: variant(&row.get::<String>("variant")?)?,
                 standing: standing_from_row(row, self.count)?,
             })
         })
+        .await
     }
 
     /// Writes `standing` over the player's in its variant.
@@ -167,8 +168,8 @@ async fn rater_id(tx: &mut impl Tx, rater: Rater) -> Result<PlayerId, StoreError
     match rater {
         Rater::Player(id) => Ok(id),
         Rater::Bot(code) => {
-            let rows = tx.rows(&BOT_PLAYER, &[code.into()]).await?;
-            rows.first().ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))?.get("id")
+            let id = tx.row(&BOT_PLAYER, &[code.into()], |row| row.get("id")).await?;
+            id.ok_or_else(|| StoreError::Corrupt(format!("no player of the bot {code}")))
         }
     }
 }
@@ -197,6 +198,6 @@ pub(super) async fn insert_change(tx: &mut impl Tx, numbered: &NumberedChange) -
 /// A conflict on game `id`, with the version it is at: a write that lost
 /// the race for its entry's place, or its seat.
 pub(super) async fn conflict<T>(tx: &mut impl Tx, id: GameId) -> Result<T, StoreError> {
-    let current_version = tx.rows(&VERSION, &[id.into()]).await?.first().map_or(Ok(0), |row| row.get("version"))?;
+    let current_version = tx.row(&VERSION, &[id.into()], |row| row.get("version")).await?.unwrap_or(0);
     Err(StoreError::Conflict { current_version })
 }

@@ -11,7 +11,6 @@
 
 mod batches;
 mod connections;
-mod creation;
 mod statements;
 mod tx;
 mod writes;
@@ -28,7 +27,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection, PgListener, PgPool, PgPoolO
 
 use super::tx::Kind;
 use super::{Notice, OpenError, StoreError};
-use crate::record::{GameId, StoredGame, Write};
+use crate::record::{GameId, RematchOf, StoredGame, Write};
 use batches::Batches;
 use connections::{Connections, Held, is_broken};
 use statements::*;
@@ -153,6 +152,15 @@ impl PgStore {
     /// Keeps `game`, just read, as this instance knows it.
     pub(super) fn knows(&self, game: &StoredGame) {
         self.known.insert(game.id, game.clone());
+    }
+
+    /// Keeps `game`, just created, as this instance knows it, and forgets the
+    /// game it is the `rematch` of, whose log it wrote to.
+    pub(super) fn created(&self, game: StoredGame, rematch: Option<RematchOf>) {
+        if let Some(rematch) = rematch {
+            self.known.remove(&rematch.game_id);
+        }
+        self.known.insert(game.id, game);
     }
 
     /// Tells `hear` of every change any instance writes, for as long as the store

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns};
+use super::super::rows::{ENTRY_COLUMNS, EntryRow, SummaryColumns};
 use crate::record::{GameId, StoredEntry, stamp};
 
 /// Entries bound as one array a column, the game's id and then [`ENTRY_COLUMNS`],
@@ -15,26 +15,6 @@ fn entry_arrays(first: usize) -> String {
     arrays.push(format!("${}::TEXT[]::TIMESTAMPTZ[]", first + types.len()));
     format!("unnest({}) AS entry (game_id, {ENTRY_COLUMNS})", arrays.join(", "))
 }
-
-/// A new game, its seats and its log, and the entry of the game it is the
-/// rematch of, in one statement (one round trip): the game `$1`-`$15` and `$30`,
-/// the seats `$16`-`$18`, the entries `$19`-`$29`. Entries without a game's id
-/// are the new game's; the one with one, the rematch entry, names the new game.
-pub(super) static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "WITH game AS (INSERT INTO games ({GAME_COLUMNS}) VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, \
-         $10, $11, $12, $13::TIMESTAMPTZ, $14::TIMESTAMPTZ, $15, $30) ON CONFLICT DO NOTHING RETURNING id), \
-         seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
-         SELECT game.id, seat.player, seat.token_hash, seat.player_id \
-         FROM game, unnest($16::TEXT[], $17::BYTEA[], $18::BIGINT[]) AS seat (player, token_hash, player_id)), \
-         entries AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT COALESCE(entry.game_id, game.id), \
-         entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
-         CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
-         FROM game, {}) \
-         SELECT id FROM game",
-        entry_arrays(19)
-    )
-});
 
 /// Writes to games, one a game, in one statement: the first entry of each
 /// write `$1`-`$11`, the rest `$12`-`$22`, then the seats taken and the
@@ -100,7 +80,7 @@ pub(super) type PgQuery<'q, O> = sqlx::query::QueryScalar<'q, sqlx::Postgres, O,
 /// the arrays the statements unnest.
 #[derive(Default)]
 pub(super) struct EntryColumns {
-    game_id: Vec<Option<i64>>,
+    game_id: Vec<i64>,
     seq: Vec<i64>,
     kind: Vec<String>,
     actor: Vec<String>,
@@ -114,11 +94,11 @@ pub(super) struct EntryColumns {
 }
 
 impl EntryColumns {
-    /// Adds `entries`, of game `game_id` (none: the game a creation makes).
-    pub(super) fn push(&mut self, game_id: Option<GameId>, entries: &[StoredEntry]) {
+    /// Adds `entries`, of game `game_id`.
+    pub(super) fn push(&mut self, game_id: GameId, entries: &[StoredEntry]) {
         for entry in entries {
             let row = EntryRow::from(entry);
-            self.game_id.push(game_id.map(GameId::get));
+            self.game_id.push(game_id.get());
             self.seq.push(row.seq);
             self.kind.push(row.kind);
             self.actor.push(row.actor);

@@ -8,7 +8,7 @@ use sqlx::{Column as _, Connection, Decode, Row as _, TypeInfo, ValueRef as _};
 
 use super::connections::is_broken;
 use crate::store::sql::Sql;
-use crate::store::tx::{Arg, Kind, Rows, Tx, Value};
+use crate::store::tx::{Arg, Kind, Row, Tx, Value, Values};
 use crate::store::{Notice, StoreError};
 
 /// The work on one PostgreSQL connection.
@@ -80,7 +80,7 @@ fn bound<'q>(mut query: Query<'q>, args: &'q [Arg<'_>]) -> Query<'q> {
 }
 
 impl Tx for PgTx<'_> {
-    const READS_A_GAME_IN_ONE: bool = true;
+    const A_GAME_IN_ONE_STATEMENT: bool = true;
 
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
         match bound(sqlx::query(statement.postgres()), args).execute(&mut *self.connection).await {
@@ -89,11 +89,19 @@ impl Tx for PgTx<'_> {
         }
     }
 
-    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
-        match bound(sqlx::query(statement.postgres()), args).fetch_all(&mut *self.connection).await {
-            Ok(rows) => rows_of(statement, &rows),
-            Err(error) => Err(self.failed(error)),
-        }
+    async fn rows<T>(
+        &mut self,
+        statement: &'static Sql,
+        args: &[Arg<'_>],
+        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let rows = match bound(sqlx::query(statement.postgres()), args).fetch_all(&mut *self.connection).await {
+            Ok(rows) => rows,
+            Err(error) => return Err(self.failed(error)),
+        };
+        let Some(first) = rows.first() else { return Ok(Vec::new()) };
+        let names = statement.columns(|| first.columns().iter().map(|column| column.name().into()).collect());
+        rows.iter().map(|row| read(&Row::new(names, row))).collect()
     }
 
     async fn insert(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Option<i64>, StoreError> {
@@ -113,38 +121,28 @@ impl Tx for PgTx<'_> {
     }
 }
 
-/// `rows` as the store reads them, each value by its column's type.
-fn rows_of(statement: &Sql, rows: &[PgRow]) -> Result<Rows, StoreError> {
-    let Some(first) = rows.first() else { return Ok(Rows::default()) };
-    let mut read = Rows::new(statement.columns(|| first.columns().iter().map(|column| column.name().into()).collect()));
-    for row in rows {
-        for column in 0..row.len() {
-            read.push(value_of(row.try_get_raw(column)?)?);
+impl Values for PgRow {
+    fn value(&self, at: usize) -> Result<Value<'_>, StoreError> {
+        let raw = self.try_get_raw(at)?;
+        if raw.is_null() {
+            return Ok(Value::Null);
         }
+        let kind = raw.type_info().into_owned();
+        let decoded: Result<Value<'_>, sqlx::error::BoxDynError> = match kind.name() {
+            "INT2" => <i16 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
+            "INT4" => <i32 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
+            "INT8" => <i64 as Decode<Postgres>>::decode(raw).map(Value::Int),
+            "FLOAT4" => <f32 as Decode<Postgres>>::decode(raw).map(|real| Value::Real(real.into())),
+            "FLOAT8" => <f64 as Decode<Postgres>>::decode(raw).map(Value::Real),
+            "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => <&str as Decode<Postgres>>::decode(raw).map(Value::Text),
+            "BYTEA" => <&[u8] as Decode<Postgres>>::decode(raw).map(Value::Bytes),
+            "BOOL" => <bool as Decode<Postgres>>::decode(raw).map(Value::Bool),
+            "TIMESTAMPTZ" => PgTime::decode(raw).map(|time| Value::Time(time.0)),
+            "VOID" => Ok(Value::Null),
+            other => return Err(StoreError::Corrupt(format!("a column of type {other}"))),
+        };
+        decoded.map_err(|error| StoreError::Corrupt(format!("a {kind}: {error}")))
     }
-    Ok(read)
-}
-
-/// The value `raw` holds.
-fn value_of(raw: PgValueRef<'_>) -> Result<Value, StoreError> {
-    if raw.is_null() {
-        return Ok(Value::Null);
-    }
-    let kind = raw.type_info().name().to_string();
-    let decoded: Result<Value, sqlx::error::BoxDynError> = match kind.as_str() {
-        "INT2" => <i16 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
-        "INT4" => <i32 as Decode<Postgres>>::decode(raw).map(|int| Value::Int(int.into())),
-        "INT8" => <i64 as Decode<Postgres>>::decode(raw).map(Value::Int),
-        "FLOAT4" => <f32 as Decode<Postgres>>::decode(raw).map(|real| Value::Real(real.into())),
-        "FLOAT8" => <f64 as Decode<Postgres>>::decode(raw).map(Value::Real),
-        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => <String as Decode<Postgres>>::decode(raw).map(Value::Text),
-        "BYTEA" => <Vec<u8> as Decode<Postgres>>::decode(raw).map(Value::Bytes),
-        "BOOL" => <bool as Decode<Postgres>>::decode(raw).map(Value::Bool),
-        "TIMESTAMPTZ" => PgTime::decode(raw).map(|time| Value::Time(time.0)),
-        "VOID" => Ok(Value::Null),
-        other => return Err(StoreError::Corrupt(format!("a column of type {other}"))),
-    };
-    decoded.map_err(|error| StoreError::Corrupt(format!("a {kind}: {error}")))
 }
 
 /// A time as PostgreSQL's TIMESTAMPTZ carries it: microseconds since 2000-01-01

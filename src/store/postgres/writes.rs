@@ -235,8 +235,8 @@ async fn write_games(connection: &mut PgConnection, writes: &[(GameId, &Write)])
     for &(id, write) in writes {
         // A write that appends nothing has no sequence number to decide its race: it never lands.
         let Some((first, others)) = write.entries.split_first() else { continue };
-        firsts.push(Some(id), std::slice::from_ref(first));
-        rest.push(Some(id), others);
+        firsts.push(id, std::slice::from_ref(first));
+        rest.push(id, others);
         if let Some(seat) = &write.seat {
             seats.0.push(id.get());
             seats.1.push(seat.player.to_string());

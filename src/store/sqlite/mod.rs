@@ -180,11 +180,11 @@ mod tests {
     use crate::record::{ChallengeId, Colour, Subject};
     use crate::record::{Event, GameId, StoredEntry, StoredGame, StoredSeat, Summary, stamp};
     use crate::record::{Page, Status};
-    use crate::store::games::{Ended, INSERT_ENTRY, INSERT_GAME, INSERT_SEAT, SET_SUMMARY, original_app_game};
+    use crate::store::games::{Ended, INSERT_ENTRY, INSERT_GAME, INSERT_SEAT, SET_SUMMARY};
     use crate::store::games::{SET_ORIGINAL_APP_GAME, TIMED_OUT_GAMES, UNJOINED_GAMES, ended_before};
     use crate::store::listing::{LISTED_GAMES, LOBBY_PAGE, PLAYER_PAGE, lobby};
     use crate::store::rows::read_game;
-    use crate::store::{PoolSettings, Store};
+    use crate::store::{Backend, PoolSettings, RATING_PERIOD, Store};
     use rusqlite::Connection;
 
     /// A new database in `folder` as the release before migration `before` left
@@ -302,7 +302,10 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            store.run(Kind::Read, async |tx| original_app_game(tx).await).await.unwrap(),
+            Store { backend: Backend::Sqlite(store.clone()), space: Arc::default(), rating_period: RATING_PERIOD }
+                .original_app_game()
+                .await
+                .unwrap(),
             Some((GameId::new(7), Player::O))
         );
         store.close().await;

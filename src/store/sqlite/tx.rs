@@ -10,7 +10,7 @@ use super::connection::is_unique_violation;
 use crate::record::stamp;
 use crate::store::StoreError;
 use crate::store::sql::Sql;
-use crate::store::tx::{Arg, Rows, Tx, Value};
+use crate::store::tx::{Arg, Row, Tx, Value, Values};
 
 /// The work on one SQLite connection: a write's transaction on the writer's, or
 /// reads on a reader's.
@@ -41,7 +41,7 @@ pub(super) fn now<T>(operation: impl Future<Output = T>) -> T {
 }
 
 impl Tx for SqliteTx<'_> {
-    const READS_A_GAME_IN_ONE: bool = false;
+    const A_GAME_IN_ONE_STATEMENT: bool = false;
 
     async fn execute(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<u64, StoreError> {
         let execute = self.connection.prepare_cached(statement.sqlite());
@@ -49,8 +49,24 @@ impl Tx for SqliteTx<'_> {
         self.kept(changed.map(|changed| changed as u64).map_err(StoreError::from))
     }
 
-    async fn rows(&mut self, statement: &'static Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
-        let read = rows(self.connection, statement, args);
+    async fn rows<T>(
+        &mut self,
+        statement: &'static Sql,
+        args: &[Arg<'_>],
+        mut read: impl FnMut(&Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        // Each row is read where SQLite holds it.
+        let connection = self.connection;
+        let read = (|| {
+            let mut select = connection.prepare_cached(statement.sqlite())?;
+            let names = statement.columns(|| select.column_names().into_iter().map(String::from).collect());
+            let mut rows = select.query(rusqlite::params_from_iter(args))?;
+            let mut read_rows = Vec::new();
+            while let Some(row) = rows.next()? {
+                read_rows.push(read(&Row::new(names, row))?);
+            }
+            Ok(read_rows)
+        })();
         self.kept(read)
     }
 
@@ -70,26 +86,18 @@ impl Tx for SqliteTx<'_> {
     }
 }
 
-/// The rows `statement` answers with `args` on `connection`.
-fn rows(connection: &Connection, statement: &Sql, args: &[Arg<'_>]) -> Result<Rows, StoreError> {
-    let mut select = connection.prepare_cached(statement.sqlite())?;
-    let width = select.column_count();
-    let mut read = Rows::new(statement.columns(|| select.column_names().into_iter().map(String::from).collect()));
-    let mut rows = select.query(rusqlite::params_from_iter(args))?;
-    while let Some(row) = rows.next()? {
-        for column in 0..width {
-            read.push(match row.get_ref(column)? {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(int) => Value::Int(int),
-                ValueRef::Real(real) => Value::Real(real),
-                ValueRef::Text(text) => Value::Text(
-                    std::str::from_utf8(text).map_err(|error| StoreError::Corrupt(error.to_string()))?.to_owned(),
-                ),
-                ValueRef::Blob(bytes) => Value::Bytes(bytes.to_vec()),
-            });
-        }
+impl Values for rusqlite::Row<'_> {
+    fn value(&self, at: usize) -> Result<Value<'_>, StoreError> {
+        Ok(match self.get_ref(at)? {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(int) => Value::Int(int),
+            ValueRef::Real(real) => Value::Real(real),
+            ValueRef::Text(text) => {
+                Value::Text(std::str::from_utf8(text).map_err(|error| StoreError::Corrupt(error.to_string()))?)
+            }
+            ValueRef::Blob(bytes) => Value::Bytes(bytes),
+        })
     }
-    Ok(read)
 }
 
 impl ToSql for Arg<'_> {

@@ -147,10 +147,8 @@ impl Connections {
     }
 
     /// Starts the thread of `connection`, which writes, and waits for
-    /// `log_restart` before each batch. With `here`, a write that finds the
-    /// connection free runs at once on its caller's thread: only where a
-    /// commit does not wait for the disk, as a thread that serves requests
-    /// must not.
+    /// `log_restart` before each batch. With `here` (only where a commit does
+    /// not wait for the disk), a write may run on its caller's thread.
     pub(super) fn writer(connection: Connection, log_restart: Option<Arc<LogRestart>>, here: bool) -> Connections {
         let connection = shared(connection);
         let writes_here =
@@ -208,12 +206,8 @@ impl Connections {
     /// it answers once that transaction has committed. A write that fails undoes
     /// only itself. `work` answers the database's errors apart from its own
     /// outcome, so that an error that ends the transaction is told to the
-    /// batch's other writes. Committed together, writes share a commit's cost.
-    ///
-    /// A write that finds the writer's connection free, where the writer runs
-    /// writes here (see [`Connections::writer`]), is committed at once on its
-    /// caller's thread, alone; else it is queued, and those that pile up are
-    /// committed together.
+    /// batch's other writes. A write may run on its caller's thread (see the
+    /// module's doc and [`WritesHere::commit`]).
     ///
     /// # Errors
     /// Whatever `work` returns; the database's error when the transaction cannot
