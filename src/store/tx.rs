@@ -194,19 +194,25 @@ impl<'r> Row<'r> {
     ///
     /// # Errors
     /// [`StoreError::Corrupt`] when there is no such column, or its value is not a `T`.
+    // Inlined where it is called, `name`'s length is known there, and comparing
+    // it with the column after the last one read takes a few loads, not a call.
+    #[inline(always)]
     pub(super) fn get<T: FromValue>(&self, name: &str) -> Result<T, StoreError> {
         let next = self.next.get();
         let at = match self.names.get(next) {
             Some(column) if column == name => next,
-            _ => self
-                .names
-                .iter()
-                .position(|column| column == name)
-                .ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))?,
+            _ => self.find(name)?,
         };
         self.next.set(at + 1);
         let value = self.values.value(at)?;
         T::from_value(value).ok_or_else(|| StoreError::Corrupt(format!("{name} {value:?}")))
+    }
+
+    /// Where the column `name` is, looked for among them all.
+    #[cold]
+    fn find(&self, name: &str) -> Result<usize, StoreError> {
+        let at = self.names.iter().position(|column| column == name);
+        at.ok_or_else(|| StoreError::Corrupt(format!("no column {name}")))
     }
 }
 

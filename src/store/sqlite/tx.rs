@@ -60,12 +60,7 @@ impl Tx for SqliteTx<'_> {
         let read = (|| {
             let mut select = connection.prepare_cached(statement.sqlite())?;
             let names = statement.columns(|| select.column_names().into_iter().map(String::from).collect());
-            let mut rows = select.query(rusqlite::params_from_iter(args))?;
-            let mut read_rows = Vec::new();
-            while let Some(row) = rows.next()? {
-                read_rows.push(read(&Row::new(names, row))?);
-            }
-            Ok(read_rows)
+            select.query_and_then(rusqlite::params_from_iter(args), |row| read(&Row::new(names, row)))?.collect()
         })();
         self.kept(read)
     }
