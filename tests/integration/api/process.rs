@@ -2,6 +2,7 @@
 //! its log.
 
 use std::net::{SocketAddr, TcpListener};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -57,7 +58,9 @@ impl Process {
     /// `qttt serve` run by `command`, on a free port and the database at `url`.
     fn spawn(mut command: Command, url: &str, level: &str, log: Stdio, vars: &[(&str, &str)]) -> Process {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // A group of its own, killed whole: faketime runs the server as its child.
         let child = command
+            .process_group(0)
             .arg("serve")
             .env("HOST", "127.0.0.1")
             .env("PORT", port.to_string())
@@ -94,15 +97,25 @@ impl Process {
     /// SIGKILL: no shutdown, no flush, nothing but what is already committed.
     pub fn kill(&self) {
         let mut child = self.child.lock().unwrap();
-        child.kill().expect("the server is killed");
+        assert!(kill_group(&child), "the server is killed");
         child.wait().expect("the server is gone");
     }
+}
+
+/// Sends SIGKILL to `child`'s process group: the server, and faketime when it
+/// runs the server. Answers whether `kill` did.
+fn kill_group(child: &Child) -> bool {
+    let group = format!("-{}", child.id());
+    Command::new("kill").args(["-KILL", "--", &group]).status().is_ok_and(|status| status.success())
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
         let child = self.child.get_mut().unwrap();
-        let _ = child.kill();
+        // Only while it is not reaped does its id still name its group alone.
+        if let Ok(None) = child.try_wait() {
+            kill_group(child);
+        }
         let _ = child.wait();
     }
 }
