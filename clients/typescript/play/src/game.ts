@@ -3,7 +3,7 @@
 // truth: every action's answer and every event of the stream carries the whole
 // game, and the screen shows the newest version it has seen.
 
-import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas } from "../../src/index.js";
+import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas, type Seat } from "../../src/index.js";
 import { explain } from "./advice.js";
 import { Board, collapseOutcomes } from "./board.js";
 import { button, html } from "./dom.js";
@@ -50,6 +50,14 @@ function holderName(game: Game, player: Schemas["PlayerName"], mine: boolean): s
   return `${player}: ${who}${rating}${mine ? " (you)" : ""}${away}`;
 }
 
+/** Who won `game`, in words: to a seat's holder, whether they did. */
+function winnerText(winner: Seat, seat: HeldSeat | null): string {
+  if (seat === null) {
+    return `${winner} wins`;
+  }
+  return seat.player === winner ? "You won" : "You lost";
+}
+
 /** What the status line says of `game`, for `seat`'s holder or a spectator. */
 function statusText(game: Game, seat: HeldSeat | null): string {
   if (game.status === "waiting") {
@@ -60,9 +68,9 @@ function statusText(game: Game, seat: HeldSeat | null): string {
     const score = `Score: X ${game.score.X}, O ${game.score.O}.`;
     switch (game.result) {
       case "x_wins":
-        return `X wins${reason}. ${score}`;
+        return `${winnerText("X", seat)}${reason}. ${score}`;
       case "o_wins":
-        return `O wins${reason}. ${score}`;
+        return `${winnerText("O", seat)}${reason}. ${score}`;
       case "draw":
         return `Draw${reason}. ${score}`;
       default:

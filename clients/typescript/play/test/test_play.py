@@ -30,8 +30,10 @@ BINARY = os.environ.get("QTTT_BIN", str(ROOT / "target" / "debug" / "qttt"))
 CHROMIUM = shutil.which(os.environ.get("QTTT_TEST_CHROMIUM", "chromium"))
 SCREENSHOTS = Path(os.environ.get("QTTT_TEST_SCREENSHOTS", tempfile.gettempdir()))
 
-END = re.compile(r"^(X wins|O wins|Draw) (by lines|on a full board|by resignation)\. Score: X ([\d.]+), O ([\d.]+)\.$")
-WORDS = {"x_wins": "X wins", "o_wins": "O wins", "draw": "Draw"}
+END = re.compile(r"^(You won|You lost|Draw) (by lines|on a full board|by resignation)\. Score: X ([\d.]+), O ([\d.]+)\.$")
+WINNERS = {"x_wins": "X", "o_wins": "O", "draw": None}
+# The result as a spectator reads it.
+RESULTS = {"x_wins": "X wins", "o_wins": "O wins", "draw": "Draw"}
 REASONS = {"lines": "by lines", "full_board": "on a full board", "resignation": "by resignation"}
 
 # What the page shows, read from its DOM: each square's marks, and each edge
@@ -59,6 +61,11 @@ def wait_until(check, what: str, seconds: float = 20):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def result_text(game: dict, words: str) -> str:
+    """The status line at `game`'s end, its result said as `words`."""
+    return f"{words} {REASONS[game['end']['reason']]}. Score: X {game['score']['X']:g}, O {game['score']['O']:g}."
 
 
 def status(page: Page) -> str:
@@ -170,13 +177,14 @@ class PlayPage(unittest.TestCase):
                 self.assert_shows(page, game)
         self.fail("the game did not end in 30 actions")
 
-    def assert_result(self, pages: list[Page]) -> dict:
-        """Every page states the API's result, reason and score."""
-        game = self.api_game(pages[0])
-        expected = (f"{WORDS[game['result']]} {REASONS[game['end']['reason']]}. "
-                    f"Score: X {game['score']['X']:g}, O {game['score']['O']:g}.")
-        for page in pages:
-            self.assertEqual(status(page), expected)
+    def assert_result(self, pages: dict[str, Page]) -> dict:
+        """The page of each seat's holder (`pages`, by seat) states the API's
+        result in words, its reason and the score."""
+        game = self.api_game(pages["X"])
+        winner = WINNERS[game["result"]]
+        for seat, page in pages.items():
+            words = "Draw" if winner is None else ("You won" if seat == winner else "You lost")
+            self.assertEqual(status(page), result_text(game, words))
             self.assertTrue(END.match(status(page)))
         return game
 
@@ -194,7 +202,7 @@ class PlayPage(unittest.TestCase):
                 self.assertEqual(o.get_by_role("img", name="Entanglement graph").count(), 1)
                 cycles = []
                 self.play_to_the_end([x, o], cycles)
-                finished = self.assert_result([x, o])
+                finished = self.assert_result({"X": x, "O": o})
                 if variant == "player_choice":
                     self.assertTrue(cycles and all(length >= 2 for length in cycles), cycles)
                     shot = SCREENSHOTS / "qttt-play-finished.png"
@@ -219,8 +227,8 @@ class PlayPage(unittest.TestCase):
                 self.play_one_move(x)
                 o.get_by_role("button", name="Resign").click()
                 # Each page hears of it on its own way (the answer, the stream), in no set order.
-                wait_until(lambda: status(x).startswith("O wins by resignation."), "the resignation on O's page")
-                wait_until(lambda: status(o).startswith("O wins by resignation."), "the resignation on X's page")
+                wait_until(lambda: status(x).startswith("You won by resignation."), "the resignation on O's page")
+                wait_until(lambda: status(o).startswith("You lost by resignation."), "the resignation on X's page")
                 x.context.close()
                 o.context.close()
 
@@ -250,7 +258,7 @@ class PlayPage(unittest.TestCase):
         self.assertIn("X1", page.get_by_role("button", name=re.compile(r"^Square 4")).inner_text())
         cycles = []
         self.play_to_the_end([page], cycles)
-        game = self.assert_result([page])
+        game = self.assert_result({"X": page})
         # Against the perfect bot, X playing the first free squares does not win.
         self.assertNotEqual(game["result"], "x_wins")
         # Time to the first board of a game opened afresh, as a spectator.
@@ -260,7 +268,7 @@ class PlayPage(unittest.TestCase):
         watcher.get_by_role("button", name=re.compile(r"^Square 8")).wait_for()
         print(f"\nfirst board rendered {1000 * (time.monotonic() - started):.0f} ms after navigation")
         self.assertTrue(response.headers["content-security-policy"].startswith("default-src 'none'; script-src 'self';"))
-        self.assertEqual(status(watcher), status(page))
+        self.assertEqual(status(watcher), result_text(game, RESULTS[game["result"]]))
         self.assert_shows(watcher, self.api_game(watcher))
         page.context.close()
         watcher.context.close()
