@@ -58,6 +58,7 @@ export function lobby(client: QtttClient): HTMLElement {
       ["X", "X (moves first)"],
       ["O", "O"],
     ]),
+    html("label", { class: "check" }, html("input", { type: "checkbox", name: "hints", checked: true }), "Hints: the perfect player's advice on request"),
     html("label", { class: "check" }, html("input", { type: "checkbox", name: "private" }), "Private: only the link lets a person in"),
     html("button", { type: "submit" }, "Create game"),
   );
@@ -68,6 +69,7 @@ export function lobby(client: QtttClient): HTMLElement {
       variant: fields.get("variant") as Schemas["VariantName"],
       play_as: fields.get("play_as") as Schemas["PlayerName"],
       private: fields.get("private") !== null,
+      hints: fields.get("hints") !== null,
     };
     const bot = fields.get("opponent");
     if (bot === "perfect" || bot === "parasite" || bot === "random") {

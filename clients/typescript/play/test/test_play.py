@@ -134,13 +134,14 @@ class PlayPage(unittest.TestCase):
         expected = {"squares": squares, "edges": edges}
         wait_until(lambda: page.evaluate(SHOWN) == expected, f"the page to show {expected}, not {page.evaluate(SHOWN)}")
 
-    def create(self, page: Page, variant: str, opponent: str = "", private: bool = False):
+    def create(self, page: Page, variant: str, opponent: str = "", private: bool = False, hints: bool = True):
         page.goto(f"{self.base}/")
         self.assertTrue(page.url.endswith("/play"), page.url)
         page.get_by_label("Collapse rule").select_option(variant)
         page.get_by_label("Opponent").select_option(opponent)
         if private:
             page.get_by_label("Private").check()
+        page.get_by_label("Hints").set_checked(hints)
         page.get_by_role("button", name="Create game").click()
         page.wait_for_url(re.compile(r"/play\?game=\d+$"))
         page.get_by_role("button", name=re.compile(r"^Square 0")).wait_for()
@@ -199,6 +200,8 @@ class PlayPage(unittest.TestCase):
                 o.goto(link)
                 o.get_by_role("button", name="Join as O").click()
                 wait_until(lambda: status(x) == "You (X) to place move 1", "X's page to see O join")
+                # Hints are on unless the creator turned them off: X, to move, may ask.
+                x.get_by_role("button", name="Hint").wait_for()
                 self.assertEqual(o.get_by_role("img", name="Entanglement graph").count(), 1)
                 cycles = []
                 self.play_to_the_end([x, o], cycles)
@@ -248,8 +251,10 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: status(page) == "Game aborted by X.", "the abort")
         page.get_by_role("button", name="New game").click()
         page.wait_for_url(re.compile(r"/play$"))
-        self.create(page, "player_choice", opponent="perfect")
+        self.create(page, "player_choice", opponent="perfect", hints=False)
         self.assertIn("O: perfect bot", page.locator(".seats").inner_text())
+        self.assertFalse(self.api_game(page)["hints"])
+        self.assertEqual(page.get_by_role("button", name="Hint").count(), 0, "a Hint button in a game without hints")
         self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390, "the page is wider than a phone")
         for square in (0, 4):
             page.get_by_role("button", name=re.compile(rf"^Square {square}")).focus()
