@@ -16,6 +16,9 @@ const CLOCKS: [string, string][] = [
   ["600+5", "10 min + 5 s"],
 ];
 
+/** How often the lobby's lists are read again while the page is shown. */
+const LISTS_EVERY_MS = 3000;
+
 /** A labelled select of `options` (value, text). */
 function choice(label: string, name: string, options: [string, string][]): HTMLLabelElement {
   return html("label", {}, label, html("select", { name }, ...options.map(([value, text]) => html("option", { value }, text))));
@@ -104,15 +107,32 @@ export function lobby(client: QtttClient): HTMLElement {
         },
       );
     });
-  for (const [section, status, action] of [
+  const lists = [
     [waiting, "waiting", join],
     [playing, "ongoing", watch],
-  ] as const) {
-    client.games({ status, limit: 20 }).then(
-      (list) => section.replaceChildren(section.firstChild ?? "", gameRows(list.games, action)),
-      (error: unknown) => section.replaceChildren(section.firstChild ?? "", html("p", {}, explain(error))),
-    );
-  }
+  ] as const;
+  // What each list shows, as the API answered it.
+  const shown = lists.map(() => "");
+  const readLists = (): void => {
+    lists.forEach(([section, status, action], index) => {
+      client.games({ status, limit: 20 }).then(
+        (list) => {
+          // Drawn again only when it changed, so that a focused button stays.
+          const seen = JSON.stringify(list.games);
+          if (seen !== shown[index]) {
+            shown[index] = seen;
+            section.replaceChildren(section.firstChild ?? "", gameRows(list.games, action));
+          }
+        },
+        (error: unknown) => {
+          shown[index] = "";
+          section.replaceChildren(section.firstChild ?? "", html("p", {}, explain(error)));
+        },
+      );
+    });
+  };
+  readLists();
+  setInterval(() => document.hidden || readLists(), LISTS_EVERY_MS);
   return html(
     "main",
     { class: "lobby" },

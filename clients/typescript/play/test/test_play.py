@@ -279,6 +279,20 @@ class PlayPage(unittest.TestCase):
         watcher.context.close()
 
 
+    def test_the_lobby_shows_a_game_created_elsewhere_without_a_reload(self):
+        watcher, creator = self.open_page(), self.open_page()
+        watcher.goto(f"{self.base}/play")
+        waiting = watcher.get_by_role("region", name="Open games")
+        wait_until(lambda: "Loading" not in waiting.inner_text(), "the lobby's first lists")
+        # Gone if the page were loaded again.
+        watcher.evaluate("window.sameLobby = true")
+        self.create(creator, "measurement")
+        created = game_id(creator)
+        wait_until(lambda: f"Game {created} " in waiting.inner_text(), f"game {created} in the open games")
+        self.assertTrue(watcher.evaluate("window.sameLobby === true"), "the lobby was loaded again")
+        watcher.context.close()
+        creator.context.close()
+
     def test_a_puzzle_failed_shows_its_solution_and_solved_on_a_second_try(self):
         # Puzzle 923 of a new server, X to choose how O4's cycle lands: O4 in
         # square 0 (X's answer), then X5 in squares 2 and 5 wins whatever O chooses.
