@@ -126,7 +126,7 @@ impl Checkpointer {
                         Ok((row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
                     });
                     let Ok((logged, copied)) = pages else { continue };
-                    let again = start_again(logged, copied, logged_before, log_bytes());
+                    let again = start_again(logged, copied, logged_before, log_bytes);
                     logged_before = logged;
                     let Some(again) = again else { continue };
                     let _writer_waits = held.restarting();
@@ -153,11 +153,12 @@ impl Checkpointer {
 
 /// How the checkpointer starts the log again after a passive checkpoint found
 /// `logged` pages in it, `copied` of them in the file, where the turn before
-/// found `logged_before`, with the log's file at `log_bytes`; none to go on.
-fn start_again(logged: i64, copied: i64, logged_before: i64, log_bytes: u64) -> Option<&'static str> {
+/// found `logged_before`, the log's file as large as `log_bytes` says (asked
+/// only for a quiet log copied whole); none to go on.
+fn start_again(logged: i64, copied: i64, logged_before: i64, log_bytes: impl FnOnce() -> u64) -> Option<&'static str> {
     if logged > LOG_PAGES_BEFORE_RESTART {
         Some("RESTART")
-    } else if logged == logged_before && logged == copied && log_bytes > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
+    } else if logged == logged_before && logged == copied && log_bytes() > LOG_BYTES_KEPT_QUIET.unsigned_abs() {
         // A quiet server may write nothing for hours, and only the next write
         // would cut the file back.
         Some("TRUNCATE")
@@ -344,12 +345,12 @@ mod tests {
         // Cutting the log's file back while writes go on makes each of them grow
         // it anew: while they do, the log starts again in the file it has.
         let (pages, past_quiet) = (LOG_BYTES_KEPT_QUIET / PAGE_BYTES + 1, LOG_BYTES_KEPT_QUIET.unsigned_abs() + 1);
-        assert_eq!(start_again(pages, pages, pages - 10, past_quiet), Some("RESTART"), "written since");
-        assert_eq!(start_again(pages, pages, pages, past_quiet), Some("TRUNCATE"), "a quiet turn");
-        assert_eq!(start_again(pages, pages - 1, pages, past_quiet), None, "not all of it copied yet");
-        assert_eq!(start_again(pages, pages, pages, 4096), Some("RESTART"), "a file already small");
-        assert_eq!(start_again(10, 10, 10, 40_960), None, "a short log");
-        assert_eq!(start_again(LOG_PAGES_BEFORE_RESTART + 1, 0, 0, past_quiet), Some("RESTART"), "past its size");
+        assert_eq!(start_again(pages, pages, pages - 10, || past_quiet), Some("RESTART"), "written since");
+        assert_eq!(start_again(pages, pages, pages, || past_quiet), Some("TRUNCATE"), "a quiet turn");
+        assert_eq!(start_again(pages, pages - 1, pages, || past_quiet), None, "not all of it copied yet");
+        assert_eq!(start_again(pages, pages, pages, || 4096), Some("RESTART"), "a file already small");
+        assert_eq!(start_again(10, 10, 10, || 40_960), None, "a short log");
+        assert_eq!(start_again(LOG_PAGES_BEFORE_RESTART + 1, 0, 0, || past_quiet), Some("RESTART"), "past its size");
     }
 
     #[test]
