@@ -412,7 +412,7 @@ async fn events(
         return Ok(HttpResponse::NoContent().finish());
     }
     let feed = feeds.of(id);
-    let snapshot = feed.offer(record).await?;
+    let snapshot = feed.offer(record, service.claim_after()).await?;
     let mut watch = Watch {
         service,
         id,

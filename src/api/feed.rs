@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use actix_web::web::Bytes;
 use serde::Serialize;
@@ -35,18 +36,20 @@ pub(crate) struct LiveEnd {
 }
 
 /// The event of the last entry of `record`'s log, with the game right after it.
-fn event(record: &GameRecord) -> Bytes {
+fn event(record: &GameRecord, claim_after: Duration) -> Bytes {
     let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
     let entry = LogEntryView::new(entry, move_number);
     let kind = entry.event.kind();
     let seq = entry.seq;
-    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::from(record) }).expect("an event serialises");
+    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::new(record, claim_after) })
+        .expect("an event serialises");
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
 }
 
 /// The `end` event of a finished game.
-fn end(record: &GameRecord) -> Bytes {
-    let data = serde_json::to_string(&LiveEnd { game: GameView::from(record) }).expect("an event serialises");
+fn end(record: &GameRecord, claim_after: Duration) -> Bytes {
+    let data =
+        serde_json::to_string(&LiveEnd { game: GameView::new(record, claim_after) }).expect("an event serialises");
     Bytes::from(format!("event: end\ndata: {data}\n\n"))
 }
 
@@ -108,15 +111,15 @@ pub(crate) enum Wanted {
 
 impl Snapshot {
     /// The snapshot of `record`, with the events `previous` encoded already.
-    fn of(record: GameRecord, previous: Option<Arc<Snapshot>>) -> Result<Snapshot, Error> {
+    fn of(record: GameRecord, previous: Option<Arc<Snapshot>>, claim_after: Duration) -> Result<Snapshot, Error> {
         let mut events = previous.map(|previous| previous.events.clone()).unwrap_or_default();
         // A log never loses entries; a snapshot that says otherwise is dropped.
         if events.last().is_some_and(|&(seq, _)| seq > record.version()) {
             events.clear();
         }
         let encoded = events.last().map_or(0, |&(seq, _)| seq);
-        events.extend(record.history(encoded)?.iter().map(|then| (then.version(), event(then))));
-        let end = record.end().is_some().then(|| end(&record));
+        events.extend(record.history(encoded)?.iter().map(|then| (then.version(), event(then, claim_after))));
+        let end = record.end().is_some().then(|| end(&record, claim_after));
         Ok(Snapshot { record, events, end, read_at: Instant::now() })
     }
 
@@ -154,7 +157,7 @@ impl Feed {
             }
             read => read?,
         };
-        latest.hold(record)
+        latest.hold(record, service.claim_after())
     }
 
     /// The snapshot of `record`, which a stream that opens has just read, or
@@ -162,19 +165,19 @@ impl Feed {
     ///
     /// # Errors
     /// A log that does not replay.
-    pub(super) async fn offer(&self, record: GameRecord) -> Result<Arc<Snapshot>, Error> {
+    pub(super) async fn offer(&self, record: GameRecord, claim_after: Duration) -> Result<Arc<Snapshot>, Error> {
         let mut latest = self.0.lock().await;
         match latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(Wanted::Version(record.version()))) {
             Some(snapshot) => Ok(Arc::clone(snapshot)),
-            None => latest.hold(record),
+            None => latest.hold(record, claim_after),
         }
     }
 }
 
 impl Latest {
     /// Holds the snapshot of `record`, newer than the one held, and answers it.
-    fn hold(&mut self, record: GameRecord) -> Result<Arc<Snapshot>, Error> {
-        let snapshot = Arc::new(Snapshot::of(record, self.snapshot.take())?);
+    fn hold(&mut self, record: GameRecord, claim_after: Duration) -> Result<Arc<Snapshot>, Error> {
+        let snapshot = Arc::new(Snapshot::of(record, self.snapshot.take(), claim_after)?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }

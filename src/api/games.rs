@@ -28,13 +28,13 @@ fn game_path(id: GameId) -> String {
 }
 
 /// 201 with the game and the caller's new seat.
-pub(super) fn seated(record: &GameRecord, seat: crate::service::Seat) -> Answer {
+pub(super) fn seated(service: &GameService, record: &GameRecord, seat: crate::service::Seat) -> Answer {
     with_game(
         HttpResponse::Created()
             .insert_header((header::LOCATION, game_path(record.stored.id)))
             .insert_header(etag(record.version()))
             .take(),
-        &SeatedGame::new(record, seat),
+        &SeatedGame::new(record, seat, service.claim_after()),
     )
 }
 
@@ -88,7 +88,7 @@ async fn create_game(
         body.0.settings().map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
     let creator = caller(&service, bearer).await?;
     let (record, seat) = service.create_game_by(settings, creator).await?;
-    seated(&record, seat)
+    seated(&service, &record, seat)
 }
 
 /// Take the free seat of a game.
@@ -131,7 +131,7 @@ async fn join_game(
     limits.admit_creation(client)?;
     let joiner = caller(&service, bearer).await?;
     let (record, seat) = service.join_by(id.into_inner(), body.0.invite.as_deref(), joiner).await?;
-    seated(&record, seat)
+    seated(&service, &record, seat)
 }
 
 /// Get a game: its board, whose turn it is, any pending collapse, the score.
@@ -165,17 +165,19 @@ async fn get_game(service: Data<GameService>, id: web::Path<GameId>, reader: Rea
     if is_unchanged(&request, record.version()) {
         return Ok(HttpResponse::NotModified().insert_header(etag(record.version())).finish());
     }
-    with_game(HttpResponse::Ok().insert_header(etag(record.version())).take(), &GameView::from(&record))
+    let view = GameView::new(&record, service.claim_after());
+    with_game(HttpResponse::Ok().insert_header(etag(record.version())).take(), &view)
 }
 
 /// Lets the seat of `seat` take `action`, answering 201 with the new game.
 async fn act(service: &GameService, seat: SeatRequest, action: Result<Action, crate::engine::RuleError>) -> Answer {
-    changed(&service.act(seat.id, &seat.token, action?, seat.expected_version).await?)
+    changed(service, &service.act(seat.id, &seat.token, action?, seat.expected_version).await?)
 }
 
 /// 201 with `record`, the game as an action left it.
-pub(super) fn changed(record: &GameRecord) -> Answer {
-    with_game(HttpResponse::Created().insert_header(etag(record.version())).take(), &GameView::from(record))
+pub(super) fn changed(service: &GameService, record: &GameRecord) -> Answer {
+    let view = GameView::new(record, service.claim_after());
+    with_game(HttpResponse::Created().insert_header(etag(record.version())).take(), &view)
 }
 
 /// Place your next move: two spooky marks in two squares.

@@ -14,7 +14,7 @@ use crate::service::GameService;
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/resign")]
 async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service.resign(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.resign(seat.id, &seat.token, seat.expected_version).await?)
 }
 
 /// Abort: call the game off, `result` `aborted`, nobody wins.
@@ -25,7 +25,7 @@ async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/abort")]
 async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service.abort(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.abort(seat.id, &seat.token, seat.expected_version).await?)
 }
 
 /// Claim a game without a clock whose player to act walked away: you win,
@@ -41,7 +41,7 @@ async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/claim-victory")]
 async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service.claim_victory(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.claim_victory(seat.id, &seat.token, seat.expected_version).await?)
 }
 
 /// Ask for a rematch of a finished game: a new game with the same variant, clock,
@@ -75,7 +75,7 @@ async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer 
 #[post("/games/{id}/rematch")]
 async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
     let (record, seat) = service.rematch(seat.id, &seat.token, seat.expected_version).await?;
-    seated(&record, seat)
+    seated(&service, &record, seat)
 }
 
 /// Registers the operations of a game's life.

@@ -122,7 +122,7 @@ async fn get_challenge(service: Data<GameService>, id: web::Path<ChallengeId>, t
 async fn accept_challenge(service: Data<GameService>, id: web::Path<ChallengeId>, token: PlayerToken) -> Answer {
     let caller = player(&service, &token).await?;
     let (record, seat) = service.accept_challenge(&caller, id.into_inner()).await?;
-    seated(&record, seat)
+    seated(&service, &record, seat)
 }
 
 /// Decline a challenge sent to you, perhaps saying why.

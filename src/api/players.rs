@@ -140,6 +140,31 @@ async fn my_games(service: Data<GameService>, token: PlayerToken, query: web::Qu
     Ok(HttpResponse::Ok().json(game_list(service.player_games(caller.id, page).await?, page)))
 }
 
+/// List a player's public games, newest first, a page at a time: those they
+/// hold a seat in that are not private.
+///
+/// A profile's recent games: each with both players' names, and in a rated
+/// game each seat's rating and its change.
+#[utoipa::path(
+    tag = "players",
+    params(
+        ("name" = String, Path, description = "The player's name, in any case.", pattern = "^[A-Za-z0-9_-]{3,20}$"),
+        ListQuery,
+    ),
+    responses(
+        (status = 200, description = "A page of their public games.", body = GameList),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 404, response = super::docs::NotFound),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/players/{name}/games")]
+async fn player_games(service: Data<GameService>, name: web::Path<String>, query: web::Query<ListQuery>) -> Answer {
+    let (name, page) = (path_name(&name)?, query.page()?);
+    Ok(HttpResponse::Ok().json(game_list(service.public_games_of(&name, page).await?, page)))
+}
+
 /// Get a player's rating history in a variant: one point for each rated
 /// game, the rating after it and its change, in the order they were rated.
 #[utoipa::path(
@@ -191,6 +216,7 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(new_token)
         .service(my_games)
         .service(profile)
+        .service(player_games)
         .service(rating_history)
         .service(leaderboard);
 }

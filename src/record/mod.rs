@@ -394,6 +394,8 @@ pub struct ListedGame {
     pub opponent: Option<Bot>,
     /// Whether its end changes its players' ratings.
     pub rated: bool,
+    /// Its clock, if it is a timed game.
+    pub clock: Option<ClockSettings>,
     /// In a rated game, X's and O's ratings, for each seat held.
     pub ratings: [Option<SeatRating>; 2],
 }

@@ -187,14 +187,10 @@ impl GameService {
         self.with_ratings(record).await
     }
 
-    /// `record`, whose write just ended it, read again if it is rated: its
-    /// players' ratings and their changes were written with its end, and the
-    /// answer shows them.
+    /// `record`, just written, read again if it is rated and the write ended
+    /// it: its players' ratings changed with its end, and the answer shows them.
     async fn with_ratings(&self, record: GameRecord) -> Result<GameRecord, Error> {
-        if record.stored.rated && record.status() == Status::Finished {
-            return self.record(record.stored.id).await;
-        }
-        Ok(record)
+        if record.status() == Status::Finished { self.rated_again(record).await } else { Ok(record) }
     }
 
     /// Lets the seat holding `token` resign game `id`: the other player wins.

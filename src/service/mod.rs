@@ -437,7 +437,19 @@ impl GameService {
     /// The player to act in `record`'s game, when the other may claim it
     /// against them, and from when: see [`GameService::claim_victory`].
     pub(crate) fn claimable(&self, record: &GameRecord) -> Option<(Player, Timestamp)> {
-        record.claimable(self.options.claim_after)
+        record.claimable(self.claim_after())
+    }
+
+    /// `record`, just written, read again if it is rated: its seats' ratings
+    /// are read with the game, never written with it, and the answer shows them.
+    pub(super) async fn rated_again(&self, record: GameRecord) -> Result<GameRecord, Error> {
+        if record.stored.rated { self.record(record.stored.id).await } else { Ok(record) }
+    }
+
+    /// How long the player to act in an untimed game must be gone before the
+    /// other may claim it.
+    pub(crate) fn claim_after(&self) -> Duration {
+        self.options.claim_after
     }
 
     /// Whether nothing more will be written to `record`'s game: it is over, and

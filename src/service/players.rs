@@ -209,7 +209,17 @@ impl GameService {
     /// # Errors
     /// Database failures.
     pub(crate) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, Error> {
-        Ok(self.store.player_games(id, page).await?)
+        Ok(self.store.player_games(id, page, false).await?)
+    }
+
+    /// A page of the public games the player named `name` holds a seat in,
+    /// newest first.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`]; database failures.
+    pub(crate) async fn public_games_of(&self, name: &Username, page: Page) -> Result<Vec<ListedGame>, Error> {
+        let player = self.named(name).await?;
+        Ok(self.store.player_games(player.id, page, true).await?)
     }
 }
 

@@ -108,7 +108,7 @@ impl GameService {
         };
         let record = self.insert(new, &events, rematch).await?;
         self.knows_seat(record.stored.id, token_hash);
-        Ok((record, Seat { player: play_as, token, invite }))
+        Ok((self.rated_again(record).await?, Seat { player: play_as, token, invite }))
     }
 
     /// Writes `new` with `events` for its log, as of now, and `rematch`'s entry
@@ -227,7 +227,7 @@ impl GameService {
         self.tell_players(&write.player_events);
         let player = record.stored.seat_of(&token_hash).expect("the seat just taken");
         self.knows_seat(id, token_hash);
-        Ok((record, Seat { player, token, invite: None }))
+        Ok((self.rated_again(record).await?, Seat { player, token, invite: None }))
     }
 
     /// A rematch of finished game `id` for the seat holding `token`: the first of

@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use super::rows::{bot_of, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant};
+use super::rows::{bot_of, clock_of, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};
@@ -26,10 +26,12 @@ pub(super) static LOBBY_PAGE: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     })
 });
 /// The ids of a page of player `$1`'s games of status `$2` (any when null),
-/// along `seats_by_player`, newest first from below the page's start.
+/// private ones too unless `$5`, along `seats_by_player`, newest first from
+/// below the page's start.
 pub(super) static PLAYER_PAGE: Sql = Sql::new(
     "SELECT games.id FROM seats JOIN games ON games.id = seats.game_id WHERE seats.player_id = $1 \
-         AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 ORDER BY seats.game_id DESC LIMIT $4",
+         AND ($2::TEXT IS NULL OR games.status = $2) AND seats.game_id < $3 \
+         AND NOT ($5::BOOLEAN AND games.invite_hash IS NOT NULL) ORDER BY seats.game_id DESC LIMIT $4",
 );
 /// The listing's columns of the games `$1` names, newest first.
 pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
@@ -43,7 +45,8 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
         "SELECT games.id, games.variant, games.created_at, \
          (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, games.status, \
          games.result, games.end_reason, games.end_player, games.deadline, games.ended_at, {} AS x_name, \
-         {} AS o_name, games.bot, games.mistake_chance, games.rated, {} FROM games WHERE id = ANY($1) \
+         {} AS o_name, games.bot, games.mistake_chance, games.rated, games.clock_initial_ms, \
+         games.clock_increment_ms, {} FROM games WHERE id = ANY($1) \
          ORDER BY id DESC",
         name("X"),
         name("O"),
@@ -58,9 +61,15 @@ impl Store {
     }
 
     /// The games of `page` in which player `id` holds a seat, newest first,
-    /// private ones too.
-    pub(crate) async fn player_games(&self, id: PlayerId, page: Page) -> Result<Vec<ListedGame>, StoreError> {
-        let args = [id.into(), page.status.map(Status::code).into(), page.below().into(), page.limit.into()];
+    /// private ones too unless `public_only`.
+    pub(crate) async fn player_games(
+        &self,
+        id: PlayerId,
+        page: Page,
+        public_only: bool,
+    ) -> Result<Vec<ListedGame>, StoreError> {
+        let (status, below) = (page.status.map(Status::code).into(), page.below().into());
+        let args = [id.into(), status, below, page.limit.into(), public_only.into()];
         counted(run!(self, Read, |tx| listed_page(tx, &PLAYER_PAGE, &args)))
     }
 
@@ -105,6 +114,7 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
         holders,
         opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
         rated: row.get("rated")?,
+        clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
         ratings: seat_ratings_from_row(row)?,
     })
 }

@@ -665,6 +665,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/{name}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a player's public games, newest first, a page at a time: those they
+         *     hold a seat in that are not private.
+         * @description A profile's recent games: each with both players' names, and in a rated
+         *     game each seat's rating and its change.
+         */
+        get: operations["player_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/{name}/ratings/{variant}": {
         parameters: {
             query?: never;
@@ -1568,6 +1590,7 @@ export interface components {
         /** @description A game in a listing. */
         GameSummary: {
             bot: components["schemas"]["BotName"] | null;
+            clock: components["schemas"]["ClockSettingsView"] | null;
             /** @description When it was created. */
             created_at: string;
             end: components["schemas"]["EndView"] | null;
@@ -1611,6 +1634,14 @@ export interface components {
         GameView: {
             /** @description The nine squares, 0-8 row-major from the top-left. */
             board: components["schemas"]["CellView"][];
+            /**
+             * @description In a game without a clock that goes on, whose player to act is a person:
+             *     from when the other player may claim it (`POST
+             *     /games/{id}/claim-victory`), unless the player to act is seen again
+             *     first, which moves it later. Null in any other game. It is not part of
+             *     the version: an answer of 304 to `If-None-Match` may keep an older one.
+             */
+            claim_from: string | null;
             clock: components["schemas"]["ClockView"] | null;
             /** @description Every collapse so far, in order, with how it was decided. */
             collapses: components["schemas"]["CollapseView"][];
@@ -4025,6 +4056,40 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RuleBroken"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    player_games: {
+        parameters: {
+            query?: {
+                /** @description Only games with this status; `waiting` lists games you can join. */
+                status?: components["schemas"]["StatusName"];
+                /** @description Games per page, 1-100; default 20. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The player's name, in any case. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of their public games. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

@@ -78,7 +78,24 @@ export interface FollowHandlers {
   done?: () => void;
 }
 
-/** A followed game's stream. */
+/** What `followPlayer` tells its caller. */
+export interface PlayerHandlers {
+  /**
+   * Every event, of every kind: `game_start`, `game_finish`, `challenge`,
+   * `challenge_accepted`, `challenge_declined`, `challenge_cancelled`, or one
+   * added later; `data` its parsed JSON, a `PlayerEvent` for the kinds known.
+   */
+  event?: (kind: string, data: PlayerEvent, id: number | null) => void;
+  /** A refusal or a dropped connection; the stream tries again unless it was told to stop. */
+  error?: (error: ProblemError | Error) => void;
+  /** The stream is done: `close` was called, or a refusal without `Retry-After`. */
+  done?: () => void;
+}
+
+/** An event of a player's stream. */
+export type PlayerEvent = Schemas["PlayerEventView"];
+
+/** A followed stream, of a game or a player. */
 export interface Following {
   /** Stops following. */
   close(): void;
@@ -303,6 +320,11 @@ export class QtttClient {
     return this.call("POST", "/players/me/token");
   }
 
+  /** A player's public games, newest first: a profile's recent games. */
+  playerGames(name: string, query: { status?: Schemas["StatusName"]; limit?: number; cursor?: string } = {}): Promise<Schemas["GameList"]> {
+    return this.call("GET", `/players/${encodeURIComponent(name)}/games`, { query });
+  }
+
   /** Your games, newest first, private ones too. */
   myGames(query: { status?: Schemas["StatusName"]; limit?: number; cursor?: string } = {}): Promise<Schemas["GameList"]> {
     return this.call("GET", "/players/me/games", { query });
@@ -396,15 +418,55 @@ export class QtttClient {
    * more will come), or after `close`.
    */
   follow(id: number, handlers: FollowHandlers, options: Credentials & { lastEventId?: number } = {}): Following {
-    const stop = new AbortController();
-    let lastEventId: number | null = options.lastEventId ?? null;
     const credentials: Credentials = { ...(options.token !== undefined && { token: options.token }), ...(options.invite !== undefined && { invite: options.invite }) };
+    const heard = (kind: string, data: unknown, id: number | null): boolean => {
+      handlers.event?.(kind, data, id);
+      const game = (data as { game?: Game }).game;
+      if (game !== undefined) {
+        handlers.game?.(game);
+      }
+      return kind === "end";
+    };
+    return this.stream(`/games/${id}/events`, credentials, options.lastEventId ?? null, heard, handlers);
+  }
+
+  /**
+   * Follows your own events live (the client's token must be a player's):
+   * games of yours starting and finishing, challenges coming and answered.
+   * Pass `lastEventId`, the last event's id, to hear only what came after it;
+   * without it the stream sends every event of yours first. A dropped
+   * connection is resumed after the last event seen; the stream stays open
+   * until `close`. While it is open you count as present in all your games.
+   */
+  followPlayer(handlers: PlayerHandlers, options: { lastEventId?: number } = {}): Following {
+    const heard = (kind: string, data: unknown, id: number | null): boolean => {
+      handlers.event?.(kind, data as PlayerEvent, id);
+      return false;
+    };
+    return this.stream("/players/me/events", {}, options.lastEventId ?? null, heard, handlers);
+  }
+
+  /**
+   * Reads the stream at `path`, each event told to `heard`, until `heard`
+   * says it ended, or the server answers 204, or `close` is called; resumes
+   * a dropped connection after the last event seen, and waits out a
+   * refusal's `Retry-After`.
+   */
+  private stream(
+    path: string,
+    credentials: Credentials,
+    resumeAfter: number | null,
+    heard: (kind: string, data: unknown, id: number | null) => boolean,
+    handlers: { error?: (error: ProblemError | Error) => void; done?: () => void },
+  ): Following {
+    const stop = new AbortController();
+    let lastEventId = resumeAfter;
     const run = async (): Promise<void> => {
       let wait = 1;
       while (!stop.signal.aborted) {
         let response: Response;
         try {
-          response = await this.send("GET", `/games/${id}/events`, { credentials, lastEventId, signal: stop.signal });
+          response = await this.send("GET", path, { credentials, lastEventId, signal: stop.signal });
         } catch (error) {
           if (stop.signal.aborted) {
             return;
@@ -427,7 +489,7 @@ export class QtttClient {
           continue;
         }
         wait = 1;
-        const ended = await this.read(response, handlers, (seen) => {
+        const ended = await this.read(response, heard, (seen) => {
           lastEventId = seen;
         });
         if (ended) {
@@ -455,8 +517,8 @@ export class QtttClient {
     };
   }
 
-  /** Reads one connection's events; answers whether the stream ended (`end`). */
-  private async read(response: Response, handlers: FollowHandlers, seen: (id: number) => void): Promise<boolean> {
+  /** Reads one connection's events, each told to `heard`; answers whether `heard` said the stream ended. */
+  private async read(response: Response, heard: (kind: string, data: unknown, id: number | null) => boolean, seen: (id: number) => void): Promise<boolean> {
     const body = response.body;
     if (body === null) {
       return false;
@@ -483,12 +545,7 @@ export class QtttClient {
               if (id !== null) {
                 seen(id);
               }
-              handlers.event?.(kind, parsed, id);
-              const game = (parsed as { game?: Game }).game;
-              if (game !== undefined) {
-                handlers.game?.(game);
-              }
-              if (kind === "end") {
+              if (heard(kind, parsed, id)) {
                 return true;
               }
             }

@@ -199,6 +199,56 @@ test("players, a rated challenge, ratings and the leaderboard", async () => {
   assert.equal(mine.games[0]?.id, accepted.game.id);
 });
 
+test("a player's stream: challenges sent, declined and cancelled, a seek paired, and profiles", async () => {
+  const carol = client.withToken((await client.createPlayer("carol")).token);
+  const dave = client.withToken((await client.createPlayer("dave")).token);
+  assert.equal((await carol.me()).name, "carol");
+  const heard = [];
+  const stream = dave.followPlayer({ event: (kind, data, id) => heard.push([kind, data, id]) });
+  const declined = await carol.challenge("dave", { variant: "measurement" });
+  await waitFor(() => heard.some(([kind]) => kind === "challenge"));
+  const offer = heard.find(([kind]) => kind === "challenge");
+  assert.equal(offer[1].challenge.id, declined.id);
+  assert.equal(offer[1].challenge.challenger, "carol");
+  const answer = await dave.declineChallenge(declined.id, "not now");
+  assert.deepEqual([answer.status, answer.decline_reason], ["declined", "not now"]);
+  const cancelled = await carol.challenge("dave");
+  assert.equal((await carol.cancelChallenge(cancelled.id)).status, "cancelled");
+  await waitFor(() => heard.some(([kind]) => kind === "challenge_cancelled"));
+
+  // Two seeks of the same terms pair; the first seeker hears game_start.
+  const open = await dave.seek({ variant: "player_choice", rated: true });
+  assert.equal(open.status, "open");
+  assert.equal((await dave.getSeek(open.id)).status, "open");
+  const paired = await carol.seek({ variant: "player_choice", rated: true });
+  assert.equal(paired.status, "paired");
+  await waitFor(() => heard.some(([kind]) => kind === "game_start"));
+  const start = heard.find(([kind]) => kind === "game_start");
+  assert.equal(start[1].game.id, paired.game_id);
+  assert.equal((await dave.getSeek(open.id)).game_id, paired.game_id);
+  const lastId = stream.lastEventId;
+  assert.equal(lastId, start[2]);
+  stream.close();
+  await stream.finished;
+  // Resumed after the last event seen: nothing again until something new.
+  const again = [];
+  const resumed = dave.followPlayer({ event: (kind) => again.push(kind) }, { lastEventId: lastId });
+  const spare = await dave.seek({ variant: "measurement" });
+  assert.equal((await dave.cancelSeek(spare.id)).status, "cancelled");
+  await carol.resign(paired.game_id);
+  await waitFor(() => again.length > 0);
+  assert.deepEqual(again, ["game_finish"]);
+  resumed.close();
+
+  // Dave's profile lists the game, with both names and the rating change.
+  const { games } = await client.playerGames("dave");
+  assert.equal(games[0]?.id, paired.game_id);
+  const seat = games[0]?.players.X === "dave" ? "X" : "O";
+  assert.ok((games[0]?.ratings[seat]?.rating_diff ?? 0) > 0, JSON.stringify(games[0]));
+  const missing = await client.playerGames("nobody").catch((error) => error);
+  assert.equal(missing.code, "not_found");
+});
+
 /** Waits until `condition` holds, 5 s at most. */
 async function waitFor(condition) {
   const started = Date.now();

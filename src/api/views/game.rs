@@ -1,5 +1,7 @@
 //! A game as a client sees it, and a seat just taken.
 
+use std::time::Duration;
+
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -82,6 +84,13 @@ pub struct GameView {
     /// The players' clocks in a timed game, as of this answer; null in an untimed one.
     #[schema(required = true)]
     pub clock: Option<ClockView>,
+    /// In a game without a clock that goes on, whose player to act is a person:
+    /// from when the other player may claim it (`POST
+    /// /games/{id}/claim-victory`), unless the player to act is seen again
+    /// first, which moves it later. Null in any other game. It is not part of
+    /// the version: an answer of 304 to `If-None-Match` may keep an older one.
+    #[schema(required = true)]
+    pub claim_from: Option<String>,
     /// The rematch of this game, once a player asked for it: the other player
     /// joins it with `POST /games/{id}/rematch` too. Null before.
     #[schema(required = true)]
@@ -391,8 +400,10 @@ pub(crate) struct SeatedGame {
     pub invite: Option<String>,
 }
 
-impl From<&GameRecord> for GameView {
-    fn from(record: &GameRecord) -> GameView {
+impl GameView {
+    /// The view of `record`, in which the player to act may be claimed against
+    /// once gone for `claim_after`.
+    pub fn new(record: &GameRecord, claim_after: Duration) -> GameView {
         let game = &record.game;
         let end = record.end();
         GameView {
@@ -428,6 +439,7 @@ impl From<&GameRecord> for GameView {
             result: record.result().into(),
             end: end.map(EndView::from),
             clock: record.clock().map(ClockView::from),
+            claim_from: record.claimable(claim_after).map(|(_, from)| stamp(from)),
             rematch: record.rematch().map(|game_id| RematchView { game_id }),
             rematch_of: record.stored.rematch_of,
             score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
@@ -535,10 +547,10 @@ impl From<&Move> for MoveView {
 }
 
 impl SeatedGame {
-    /// The view of `record` with the caller's new `seat`.
-    pub fn new(record: &GameRecord, seat: Seat) -> SeatedGame {
+    /// The view of `record` with the caller's new `seat`, as [`GameView::new`] with `claim_after`.
+    pub fn new(record: &GameRecord, seat: Seat, claim_after: Duration) -> SeatedGame {
         SeatedGame {
-            game: GameView::from(record),
+            game: GameView::new(record, claim_after),
             seat: SeatView { player: seat.player.into(), token: seat.token },
             invite: seat.invite,
         }

@@ -3,7 +3,10 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{ActorName, BotName, EndView, PlayerName, ResultName, SeatRatingView, StatusName, VariantName, squares_of};
+use super::{
+    ActorName, BotName, ClockSettingsView, EndView, PlayerName, ResultName, SeatRatingView, StatusName, VariantName,
+    squares_of,
+};
 use crate::engine::{Action, Actor, LogEntry, MoveNumber, Player};
 use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
@@ -47,6 +50,9 @@ pub(crate) struct GameSummary {
     pub bot: Option<BotName>,
     /// Whether its end changes its players' ratings.
     pub rated: bool,
+    /// Its clock, or null for an untimed game.
+    #[schema(required = true)]
+    pub clock: Option<ClockSettingsView>,
     /// In a rated game, each seat's holder's rating before it, and its change
     /// once rated; nulls in a casual game.
     pub ratings: SeatRatings,
@@ -201,6 +207,7 @@ impl From<&ListedGame> for GameSummary {
             players: SeatNames { x: listed.holder(Player::X), o: listed.holder(Player::O) },
             bot: listed.opponent.map(BotName::from),
             rated: listed.rated,
+            clock: listed.clock.map(ClockSettingsView::from),
             ratings: SeatRatings {
                 x: SeatRatingView::of(&listed.ratings, Player::X),
                 o: SeatRatingView::of(&listed.ratings, Player::O),

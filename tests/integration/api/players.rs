@@ -105,6 +105,42 @@ fn the_same_player_on_a_new_device_lists_their_games_and_resumes_an_ongoing_one(
 }
 
 #[test]
+fn a_profile_lists_the_players_public_games_with_their_clocks_never_a_private_one() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let clock = json!({"initial_ms": 60000, "increment_ms": 1000});
+    let public = app.create_game_as(&alice, json!({"variant": "player_choice", "clock": clock}));
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{public}/join"), &bob, json!({})).status, 201);
+    let private = app.create_game_as(&alice, json!({"private": true}));
+    let untimed = app.create_game_as(&bob, json!({}));
+
+    let listed = app.request("GET", "/api/v1/players/ALICE/games", &[], None);
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert_eq!(ids(&listed.json()), [public]);
+    let game = &listed.json()["games"][0];
+    assert_eq!((game["players"]["X"].as_str(), game["players"]["O"].as_str()), (Some("alice"), Some("bob")));
+    assert_eq!(game["clock"], clock);
+    assert_eq!(ids(&app.request("GET", "/api/v1/players/bob/games", &[], None).json()), [untimed, public]);
+    let bobs = app.request("GET", "/api/v1/players/bob/games?limit=1", &[], None).json();
+    assert_eq!((ids(&bobs), bobs["games"][0]["clock"].clone()), (vec![untimed], Value::Null));
+    let rest = app.request(
+        "GET",
+        &format!("/api/v1/players/bob/games?cursor={}", bobs["next_cursor"].as_str().unwrap()),
+        &[],
+        None,
+    );
+    assert_eq!(ids(&rest.json()), [public]);
+    assert_eq!(
+        ids(&app.request("GET", "/api/v1/players/alice/games?status=finished", &[], None).json()),
+        Vec::<i64>::new()
+    );
+    // Her own list holds the private one.
+    assert_eq!(ids(&app.my_games(&alice, "")), [private, public]);
+    app.request("GET", "/api/v1/players/nobody/games", &[], None).assert_problem(404, "not_found");
+    app.request("GET", "/api/v1/players/n!/games", &[], None).assert_problem(400, "invalid_path");
+}
+
+#[test]
 fn a_taken_name_in_any_case_gets_409_and_a_name_that_is_none_400() {
     let app = TestApp::spawn();
     assert_eq!(app.create_player(Some("Alice")).status, 201);

@@ -64,10 +64,17 @@ fn a_game_walked_away_from_is_claimed_after_the_wait_and_refused_before() {
 
     let early = app.claim(id, &alice).assert_problem(422, "too_early");
     assert!(early["detail"].as_str().unwrap().starts_with("O is here"), "{early}");
+    // The view says from when, as the refusal does: O's last sighting, 30 s, then the minute.
+    let claim_from = app.get_game(id).json()["claim_from"].as_str().expect("a claim_from").to_string();
+    assert!(early["detail"].as_str().unwrap().ends_with(&format!("claimed from {claim_from}")), "{early} {claim_from}");
     app.claim(id, &bob).assert_problem(422, "claim_not_allowed");
 
     send_away(&database, id, "bob", true);
-    assert_eq!(app.get_game(id).json()["seats"]["O"]["present"], false);
+    let game = app.get_game(id).json();
+    assert_eq!(
+        (game["seats"]["O"]["present"].as_bool(), game["claim_from"].as_str()),
+        (Some(false), Some("2026-01-01T00:01:30.000Z"))
+    );
     let gone = next_presence(&mut alices);
     assert_eq!((gone.kind.as_str(), gone.data["player"].as_str()), ("opponent_gone", Some("O")));
     assert!(
@@ -80,6 +87,7 @@ fn a_game_walked_away_from_is_claimed_after_the_wait_and_refused_before() {
     assert_eq!(claimed.status, 201, "{}", claimed.body);
     let game = claimed.json();
     assert_eq!(game["end"], json!({"reason": "abandoned", "player": "O"}));
+    assert_eq!(game["claim_from"], json!(null), "a game over is claimed no more");
     assert_eq!((game["result"].as_str(), game["status"].as_str()), (Some("x_wins"), Some("finished")));
     let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
     assert_eq!(log["entries"].as_array().unwrap().last().unwrap()["kind"], "abandon");
@@ -108,6 +116,7 @@ fn a_player_who_comes_back_is_told_to_the_other_and_games_with_a_clock_or_a_bot_
 
     let (clocked, clocked_x, _) = app.two_player_game_with(json!({"clock": {"initial_ms": 600000, "increment_ms": 0}}));
     assert_eq!(app.place(clocked, &clocked_x, [0, 1]).status, 201);
+    assert_eq!(app.get_game(clocked).json()["claim_from"], json!(null), "a game with a clock");
     let refused = app.claim(clocked, &clocked_x).assert_problem(422, "claim_not_allowed");
     assert!(refused["detail"].as_str().unwrap().contains("clock"), "{refused}");
     let against_bot = app.create_game(json!({"opponent": {"bot": "random"}, "play_as": "O"}));

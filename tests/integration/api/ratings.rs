@@ -128,8 +128,17 @@ fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_
 fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players() {
     let app = TestApp::spawn();
     let alice = app.player("alice");
-    let id =
-        app.create_game_as(&alice, json!({"variant": "measurement", "rated": true, "opponent": {"bot": "random"}}));
+    let created = app.post_with_token(
+        "/api/v1/games",
+        &alice,
+        json!({"variant": "measurement", "rated": true, "opponent": {"bot": "random"}}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    // The creation's answer shows both seats' ratings, as a read of the game does.
+    let id = created.json()["game"]["id"].as_i64().unwrap();
+    let new = json!({"rating": 1500.0, "deviation": 350.0, "provisional": true, "rating_diff": null});
+    assert_eq!(created.json()["game"]["seats"]["X"]["rating"], new);
+    assert_eq!(created.json()["game"]["seats"]["O"]["rating"], new);
     let game = app.get_game(id).json();
     assert_eq!((game["rated"].clone(), game["hints"].clone()), (json!(true), json!(false)));
     act(&app, id, "resign", &alice);
@@ -151,6 +160,13 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     refused.assert_problem(422, "rated_game");
     let waiting = app.create_game_as(&alice, json!({"rated": true}));
     app.join(waiting).assert_problem(401, "unauthorized");
+    let joined = app.post_with_token(&format!("/api/v1/games/{waiting}/join"), &app.player("bob"), json!({}));
+    assert_eq!(joined.status, 201, "{}", joined.body);
+    let seats = &joined.json()["game"]["seats"];
+    assert_eq!(
+        (seats["X"]["rating"]["rating"].as_f64(), seats["O"]["rating"]["rating"].as_f64()),
+        (Some(alice_after.rating.rating), Some(1500.0))
+    );
     // A name a bot holds is taken, and a bot answers no challenge.
     app.create_player(Some("Perfect")).assert_problem(409, "name_taken");
     let challenge = app.post_with_token("/api/v1/players/perfect/challenges", &alice, json!({"rated": true}));
