@@ -8,6 +8,7 @@ import { explain } from "./advice.js";
 import { Board, collapseOutcomes } from "./board.js";
 import { button, html } from "./dom.js";
 import { entanglementGraph } from "./graph.js";
+import { diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
 import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 
 /** The kinds of events whose data carries the game; any other is answered by reading the game again. */
@@ -19,18 +20,8 @@ const REASONS: Record<Schemas["EndReasonName"], string> = {
   resignation: "by resignation",
   timeout: "on time",
   aborted: "aborted",
-  abandoned: "the other player walked away",
+  abandoned: "as the other player walked away",
 };
-
-/** The page's address of game `id`, with what else it should carry. */
-export function gameAddress(id: number, invite?: string): string {
-  const address = new URL("/play", location.origin);
-  address.searchParams.set("game", String(id));
-  if (invite !== undefined) {
-    address.searchParams.set("invite", invite);
-  }
-  return address.toString();
-}
 
 /** Minutes and seconds of `ms`, tenths under ten seconds. */
 function clockText(ms: number): string {
@@ -41,13 +32,32 @@ function clockText(ms: number): string {
   return `${minutes}:${shown}`;
 }
 
-/** Who holds a seat, in words. */
-function holderName(game: Game, player: Schemas["PlayerName"], mine: boolean): string {
+/** Who holds a seat: their name (a link to a player's profile), their rating and its change, and whether they are here. */
+function holderLine(game: Game, player: Schemas["PlayerName"], mine: boolean): HTMLElement {
   const holder = game.seats[player];
-  const who = holder === null ? "free" : (holder.bot !== null ? `${holder.bot} bot` : (holder.name ?? "anonymous"));
-  const rating = holder?.rating === null || holder?.rating === undefined ? "" : ` (${Math.round(holder.rating.rating)})`;
-  const away = holder !== null && !holder.present ? ", away" : "";
-  return `${player}: ${who}${rating}${mine ? " (you)" : ""}${away}`;
+  const name = holder?.name ?? null;
+  const who = name !== null ? html("a", { href: profileAddress(name) }, name) : holder === null ? "free" : holder.bot !== null ? `${holder.bot} bot` : "anonymous";
+  const rating = holder?.rating ?? null;
+  const diff = rating?.rating_diff ?? null;
+  const here = holder === null || holder.bot !== null ? "" : holder.present ? ", here" : ", away";
+  return html(
+    "span",
+    { class: "seat" },
+    `${player}: `,
+    who,
+    rating === null ? "" : ` (${ratingText(rating)})`,
+    diff === null ? "" : html("span", { class: "diff", "data-rating-diff": diffText(diff) }, ` ${diffText(diff)}`),
+    mine ? " (you)" : "",
+    here,
+  );
+}
+
+/** A wait in words: `45 seconds`, `1 minute 5 seconds`. */
+function inWords(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  const plural = (count: number, unit: string): string => `${count} ${unit}${count === 1 ? "" : "s"}`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes === 0 ? plural(seconds, "second") : `${plural(minutes, "minute")}${seconds % 60 === 0 ? "" : ` ${plural(seconds % 60, "second")}`}`;
 }
 
 /** Who won `game`, in words: to a seat's holder, whether they did. */
@@ -100,10 +110,13 @@ export class GameScreen {
   private following: { close(): void } | null = null;
   private clockShown: { at: number; game: Game } | null = null;
   private analysed = false;
+  /** Whether a rated game's end was read again for its rating changes. */
+  private ratedAgain = false;
 
   private readonly seatsLine = html("p", { class: "seats" });
   private readonly clocks = html("div", { class: "clocks", "aria-label": "Clocks" });
   private readonly status = html("p", { class: "status", role: "status", "aria-live": "polite" });
+  private readonly presence = html("p", { class: "presence" });
   private readonly notice = html("p", { class: "notice", role: "alert" });
   private readonly board: Board;
   private readonly outcomes = html("div", { class: "outcomes-place" });
@@ -130,10 +143,11 @@ export class GameScreen {
     this.element = html(
       "main",
       { class: "game" },
-      html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, game.variant === "player_choice" ? " · Goff's rule" : " · measurement")),
+      html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, ` · ${variantName(game.variant)}${game.rated ? " · rated" : ""}`)),
       this.seatsLine,
       this.clocks,
       this.status,
+      this.presence,
       this.notice,
       html("div", { class: "play" }, this.board.element, this.graph),
       this.outcomes,
@@ -163,7 +177,7 @@ export class GameScreen {
       this.game.id,
       {
         game: (game) => this.show(game),
-        event: (kind, data) => this.heard(kind, data),
+        event: (kind) => this.heard(kind),
         error: (error) => {
           // A dropped connection is resumed quietly; a refusal is told.
           if (error instanceof ProblemError) {
@@ -175,16 +189,19 @@ export class GameScreen {
     );
   }
 
-  /** An event: one this page does not know is answered by reading the game again. */
-  private heard(kind: string, data: unknown): void {
-    if (kind === "opponent_gone") {
-      const claimFrom = (data as Schemas["LivePresence"]).claim_from;
-      this.tell(claimFrom === null ? "The other player has gone." : `The other player has gone: you may claim the game from ${new Date(claimFrom).toLocaleTimeString()}.`);
-    } else if (kind === "opponent_back") {
-      this.tell("The other player is back.");
-    } else if (!GAME_EVENTS.has(kind)) {
-      void this.client.game(this.game.id, this.credentials()).then((game) => this.show(game), () => undefined);
+  /**
+   * An event: the other player going or coming back, or one this page does
+   * not know, is answered by reading the game again (who is here, and from
+   * when the game may be claimed, are not in the events).
+   */
+  private heard(kind: string): void {
+    if (!GAME_EVENTS.has(kind)) {
+      this.readAgain();
     }
+  }
+
+  private readAgain(): void {
+    void this.client.game(this.game.id, this.credentials()).then((game) => this.show(game), () => undefined);
   }
 
   private credentials(): Credentials {
@@ -204,7 +221,7 @@ export class GameScreen {
     const mine = this.seat?.player;
     const toAct = game.to_act;
     const myTurn = toAct !== null && toAct.player === mine && !this.busy;
-    this.seatsLine.textContent = `${holderName(game, "X", mine === "X")} · ${holderName(game, "O", mine === "O")}`;
+    this.seatsLine.replaceChildren(holderLine(game, "X", mine === "X"), " · ", holderLine(game, "O", mine === "O"));
     this.status.textContent = statusText(game, this.seat);
     const classical = new Set(game.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
     this.board.show(game, (square) => myTurn && toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square)), this.selected);
@@ -218,7 +235,6 @@ export class GameScreen {
     this.join.textContent = `Join as ${game.open_seats[0] ?? ""}`;
     this.resign.hidden = !seated || over || game.status !== "ongoing";
     this.abort.hidden = !seated || over || game.moves.length >= 2;
-    this.claim.hidden = !seated || over || game.clock !== null || game.opponent !== null || toAct === null || toAct.player === mine;
     this.hint.hidden = !seated || over || !game.hints || !myTurn;
     this.rematch.hidden = !seated || !over;
     const rematch = game.rematch?.game_id;
@@ -227,6 +243,11 @@ export class GameScreen {
     }
     this.showShare();
     this.tick();
+    // A rated game's answer may come before its rating changes were read.
+    if (over && game.rated && !this.ratedAgain && game.seats.X?.rating?.rating_diff === null) {
+      this.ratedAgain = true;
+      this.readAgain();
+    }
     if (over && !this.analysed && game.result !== "aborted") {
       this.analysed = true;
       void this.showAnalysis();
@@ -266,8 +287,28 @@ export class GameScreen {
     );
   }
 
-  /** Counts the running clock down from the last answer. */
+  /**
+   * When the other player, to act, has gone: the time left before the game
+   * may be claimed, 0 once it may; null while they are here, and in a game
+   * that cannot be claimed.
+   */
+  private claimIn(): number | null {
+    const { game, seat } = this;
+    const toAct = game.to_act;
+    if (seat === null || game.end !== null || game.claim_from === null || toAct === null || toAct.player === seat.player || game.seats[toAct.player]?.present !== false) {
+      return null;
+    }
+    return Math.max(0, Date.parse(game.claim_from) - Date.now());
+  }
+
+  /** Counts the running clock down from the last answer, and the wait before a claim. */
   private tick(): void {
+    const claimIn = this.claimIn();
+    this.claim.hidden = claimIn !== 0;
+    const presence = claimIn === null ? "" : claimIn === 0 ? "The other player has gone: you may claim the game." : `The other player has gone: you may claim the game in ${inWords(claimIn)}.`;
+    if (this.presence.textContent !== presence) {
+      this.presence.textContent = presence;
+    }
     const shown = this.clockShown;
     if (shown === null) {
       this.clocks.replaceChildren();

@@ -1,13 +1,14 @@
 """The play page in headless Chromium, against a real server: two people play
 each variant through a private game's link, then a rematch; a third plays the
-perfect bot; a fourth fails a puzzle, then solves it. Every step checks what the
-page shows against what the API says.
+perfect bot; a fourth fails a puzzle, then solves it; two become players, are
+paired for a rated game, challenge each other and claim a game walked away
+from. Every step checks what the page shows against what the API says.
 
 Run from the repository's root, after `cargo build`:
     python3 -m unittest discover -s clients/typescript/play/test -v
 QTTT_BIN names the server's binary (default target/debug/qttt), QTTT_TEST_CHROMIUM
 the browser (default chromium), QTTT_TEST_SCREENSHOTS a folder for the
-screenshot of a finished game (default the system's temporary folder). Needs
+screenshots (default the system's temporary folder). Needs
 pip's playwright; it drives the system's Chromium, never a browser of its own.
 """
 
@@ -82,8 +83,11 @@ class PlayPage(unittest.TestCase):
         cls.folder = tempfile.TemporaryDirectory()
         port = free_port()
         cls.base = f"http://127.0.0.1:{port}"
+        # A claim opens a second after the other player is gone, not a minute.
         env = dict(os.environ, HOST="127.0.0.1", PORT=str(port), RUST_LOG="warn", CREATE_RATE_LIMIT="0",
-                   DATABASE_URL=f"sqlite:{cls.folder.name}/qttt.db", RANDOM_SEED="7")
+                   DATABASE_URL=f"sqlite:{cls.folder.name}/qttt.db", RANDOM_SEED="7", CLAIM_AFTER_SECONDS="1")
+        # The bots' rated games against each other, so that the leaderboards list somebody.
+        subprocess.run([BINARY, "ladder", "--games", "20"], env=env, check=True, stdout=subprocess.DEVNULL)
         cls.server = subprocess.Popen([BINARY, "serve"], env=env)
         wait_until(lambda: cls.ready(), "the server to be ready")
         cls.playwright = sync_playwright().start()
@@ -118,6 +122,22 @@ class PlayPage(unittest.TestCase):
         page.on("console", lambda message: message.type in ("error", "warning") and self.complaints.append(message.text))
         page.on("pageerror", lambda error: self.complaints.append(str(error)))
         return page
+
+    def api(self, path: str, token: str | None = None) -> dict:
+        """The API's answer to a GET of `path` (under /api/v1), with `token` as the bearer."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        request = urllib.request.Request(f"{self.base}/api/v1{path}", headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.load(answer)
+
+    def become_player(self, page: Page, name: str) -> str:
+        """Makes `page`'s person the player `name`; answers their token, as the page shows it."""
+        page.goto(f"{self.base}/play")
+        page.get_by_label("Player name").fill(name)
+        page.get_by_role("button", name="Become a player").click()
+        page.locator("header").get_by_role("link", name=name, exact=True).wait_for()
+        page.locator("summary", has_text="Your token").click()
+        return page.get_by_label("Your token").input_value()
 
     def api_game(self, page: Page) -> dict:
         """The game `page` shows, as the API gives it (with its link's invite, for a private game)."""
@@ -281,14 +301,17 @@ class PlayPage(unittest.TestCase):
 
     def test_the_lobby_shows_a_game_created_elsewhere_without_a_reload(self):
         watcher, creator = self.open_page(), self.open_page()
+        started = time.monotonic()
         watcher.goto(f"{self.base}/play")
         waiting = watcher.get_by_role("region", name="Open games")
         wait_until(lambda: "Loading" not in waiting.inner_text(), "the lobby's first lists")
+        print(f"\nlobby and its lists rendered {1000 * (time.monotonic() - started):.0f} ms after navigation")
         # Gone if the page were loaded again.
         watcher.evaluate("window.sameLobby = true")
         self.create(creator, "measurement")
         created = game_id(creator)
         wait_until(lambda: f"Game {created} " in waiting.inner_text(), f"game {created} in the open games")
+        watcher.screenshot(path=str(SCREENSHOTS / "qttt-play-lobby.png"), full_page=True)
         self.assertTrue(watcher.evaluate("window.sameLobby === true"), "the lobby was loaded again")
         watcher.context.close()
         creator.context.close()
@@ -318,6 +341,104 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: status(page) == "Solved!", f"the solved puzzle, not {status(page)!r}")
         self.assertIn("Answer: O: move 5 lands in square 2.", page.get_by_role("alert").first.inner_text())
         page.context.close()
+
+    def test_two_players_are_paired_for_a_rated_game_then_one_challenges_the_other_and_claims_it(self):
+        alice, bob = self.open_page(), self.open_page()
+        tokens = {"alice": self.become_player(alice, "alice"), "bob": self.become_player(bob, "bob")}
+        self.assertEqual(self.api("/players/me", tokens["alice"])["name"], "alice")
+        # Both seek a rated game of Goff's rule without a clock: the second pairs with the first.
+        for page in (alice, bob):
+            page.get_by_label("Collapse rule").select_option("player_choice")
+            page.get_by_label("Clock").select_option("")
+            page.get_by_label("Rated").check()
+            self.assertTrue(page.get_by_label("Hints").is_disabled())
+        alice.get_by_role("button", name="Quick pairing").click()
+        alice.get_by_role("button", name="Cancel pairing").wait_for()
+        bob.get_by_role("button", name="Quick pairing").click()
+        for page in (alice, bob):
+            page.wait_for_url(re.compile(r"/play\?game=\d+$"))
+            page.get_by_role("button", name=re.compile(r"^Square 0")).wait_for()
+        self.assertEqual(game_id(alice), game_id(bob))
+        game = self.api_game(alice)
+        self.assertEqual((game["rated"], game["variant"], game["clock"]), (True, "player_choice", None))
+        seats = {game["seats"]["X"]["name"]: "X", game["seats"]["O"]["name"]: "O"}
+        self.assertEqual(set(seats), {"alice", "bob"})
+        pages = {seats["alice"]: alice, seats["bob"]: bob}
+        self.assertIn(f"{seats['alice']}: alice (1500?)", alice.locator(".seats").inner_text())
+        self.play_to_the_end(list(pages.values()), [])
+        finished = self.assert_result(pages)
+        # Each page shows both seats' rating changes, as the API gives them.
+        for page in pages.values():
+            for seat in "XO":
+                diff = round(finished["seats"][seat]["rating"]["rating_diff"])
+                text = f"+{diff}" if diff > 0 else f"−{-diff}" if diff < 0 else "0"
+                shown = page.locator(".seat").nth("XO".index(seat)).locator("[data-rating-diff]")
+                wait_until(lambda: shown.count() == 1, f"{seat}'s rating change")
+                self.assertEqual(shown.inner_text().strip(), text)
+
+        # Alice's profile: her rating moved, and the game is listed.
+        started = time.monotonic()
+        alice.goto(f"{self.base}/play?player=alice")
+        alice.get_by_role("heading", name="alice", level=1).wait_for()
+        ratings = alice.get_by_role("table", name="Ratings")
+        ratings.wait_for()
+        print(f"\nprofile rendered {1000 * (time.monotonic() - started):.0f} ms after navigation")
+        profile = self.api("/players/alice")
+        row = ratings.get_by_role("row", name=re.compile("^Goff's rule"))
+        rating = profile["ratings"]["player_choice"]
+        self.assertNotEqual(round(rating["rating"]), 1500)
+        self.assertEqual(row.get_by_role("cell").first.inner_text(), f"{round(rating['rating'])}?")
+        recent = alice.get_by_role("region", name="Recent games")
+        self.assertIn(f"Game {finished['id']} ", recent.inner_text())
+        alice.screenshot(path=str(SCREENSHOTS / "qttt-play-profile.png"), full_page=True)
+
+        # The leaderboard lists what the API lists, in its order.
+        alice.get_by_role("link", name="Leaderboards").click()
+        board = alice.get_by_role("table", name="Leaderboard")
+        board.wait_for()
+        listed = self.api("/leaderboards/player_choice")["players"]
+        self.assertTrue(listed, "the ladder's bots are on it")
+        rows = [[cell.strip() for cell in row.split("\t")] for row in board.locator("tbody tr").all_inner_texts()]
+        self.assertEqual(rows, [[str(p["rank"]), p["name"] + (" (bot)" if p["bot"] else ""), str(round(p["rating"])), str(p["games"])] for p in listed])
+
+        # Bob waits in the lobby; Alice challenges him from his profile, and he accepts there.
+        bob.goto(f"{self.base}/play")
+        bob.get_by_role("region", name="My games").wait_for()
+        alice.goto(f"{self.base}/play?player=bob")
+        alice.get_by_label("Your colour").select_option("X")
+        alice.get_by_role("button", name="Challenge", exact=True).click()
+        bob.get_by_role("button", name="Accept").click()
+        for page in (alice, bob):
+            page.wait_for_url(re.compile(r"/play\?game=\d+$"))
+        self.assertEqual(game_id(alice), game_id(bob))
+        challenged = self.api_game(alice)
+        self.assertEqual((challenged["seats"]["X"]["name"], challenged["seats"]["O"]["name"]), ("alice", "bob"))
+        wait_until(lambda: status(alice) == "You (X) to place move 1", "Alice's turn")
+        self.play_one_move(alice)
+
+        # On another device, Alice's token alone finds her games.
+        device = self.open_page()
+        device.goto(f"{self.base}/play")
+        device.get_by_label("Player token").fill(tokens["alice"])
+        device.get_by_role("button", name="Sign in").click()
+        device.locator("header").get_by_role("link", name="alice", exact=True).wait_for()
+        mine = device.get_by_role("region", name="My games")
+        wait_until(lambda: "Loading" not in mine.inner_text(), "her games")
+        self.assertIn(f"Game {challenged['id']} · Goff's rule · vs bob · their turn", mine.inner_text())
+        self.assertIn(f"Game {finished['id']} ", mine.inner_text())
+        device.context.close()
+
+        # While Bob is here, no claim; once his pages are closed and he is gone, a countdown, then the claim.
+        claim = alice.get_by_role("button", name="Claim victory")
+        self.assertFalse(claim.is_visible())
+        self.assertEqual(alice.locator(".presence").inner_text(), "")
+        bob.context.close()
+        said = wait_until(lambda: alice.locator(".presence").inner_text(), "the page to see Bob gone", seconds=60)
+        self.assertRegex(said, r"^The other player has gone: you may claim the game( in \d+ seconds?)?\.$")
+        claim.wait_for(timeout=30_000)
+        claim.click()
+        wait_until(lambda: status(alice).startswith("You won as the other player walked away."), "the claim")
+        alice.context.close()
 
 
 if __name__ == "__main__":
