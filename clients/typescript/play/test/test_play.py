@@ -416,16 +416,21 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: status(alice) == "You (X) to place move 1", "Alice's turn")
         self.play_one_move(alice)
 
-        # On another device, Alice's token alone finds her games.
-        device = self.open_page()
+        # On another device, a phone, Alice's token alone finds her games: those the API lists.
+        device = self.open_page(width=390, height=844)
         device.goto(f"{self.base}/play")
         device.get_by_label("Player token").fill(tokens["alice"])
         device.get_by_role("button", name="Sign in").click()
         device.locator("header").get_by_role("link", name="alice", exact=True).wait_for()
         mine = device.get_by_role("region", name="My games")
         wait_until(lambda: "Loading" not in mine.inner_text(), "her games")
-        self.assertIn(f"Game {challenged['id']} · Goff's rule · vs bob · their turn", mine.inner_text())
-        self.assertIn(f"Game {finished['id']} ", mine.inner_text())
+        listed = [g["id"] for g in self.api("/players/me/games", tokens["alice"])["games"]]
+        self.assertEqual(listed, [challenged["id"], finished["id"]])
+        self.assertEqual(mine.locator("li").all_inner_texts(), [
+            f"Game {challenged['id']} · Goff's rule · vs bob · their turn",
+            f"Game {finished['id']} · Goff's rule · vs bob · {'won' if finished['result'] == seats['alice'].lower() + '_wins' else 'draw' if finished['result'] == 'draw' else 'lost'}",
+        ])
+        self.assertLessEqual(device.evaluate("document.documentElement.scrollWidth"), 390, "the lobby is wider than a phone")
         device.context.close()
 
         # While Bob is here, no claim; once his pages are closed and he is gone, a countdown, then the claim.
