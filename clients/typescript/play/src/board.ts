@@ -9,6 +9,13 @@ import { html } from "./dom.js";
 /** What draws a board: a game's view, or a puzzle's position, which has the same fields. */
 export type Drawn = Pick<Game, "board" | "lines" | "moves" | "pending_collapse">;
 
+/** Squares to mark on the board: the last action's, a hint's, the best action's. */
+export interface Marks {
+  last?: number[];
+  hint?: number[];
+  best?: number[];
+}
+
 /** What a square's button says to a screen reader: `Square 4: X1, O2 spooky`. */
 function squareName(cell: Schemas["CellView"]): string {
   if (cell.classical !== null) {
@@ -24,7 +31,8 @@ export class Board {
 
   constructor(pressed: (square: number) => void) {
     this.squares = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((square) => {
-      const element = html("button", { type: "button", class: "square", "aria-label": `Square ${square}` });
+      // Its number is drawn by the style sheet, from data-square.
+      const element = html("button", { type: "button", class: "square", "aria-label": `Square ${square}`, "data-square": square });
       element.addEventListener("click", () => pressed(square));
       return element;
     });
@@ -33,10 +41,10 @@ export class Board {
 
   /**
    * Shows `game`: `playable` says which squares the viewer may press now,
-   * `selected` the first square of a move being made.
+   * `selected` the first square of a move being made, `marks` what to mark.
    */
-  show(game: Drawn, playable: (square: number) => boolean, selected: number | null): void {
-    const inLine = new Set(game.lines.flatMap((line) => line.squares));
+  show(game: Drawn, playable: (square: number) => boolean, selected: number | null, marks: Marks = {}): void {
+    const lineOf = new Map(game.lines.flatMap((line) => line.squares.map((square) => [square, line.player] as const)));
     for (const cell of game.board) {
       const element = this.squares[cell.square];
       if (element === undefined) {
@@ -45,7 +53,18 @@ export class Board {
       element.setAttribute("aria-label", squareName(cell));
       element.disabled = !playable(cell.square);
       element.setAttribute("aria-pressed", String(selected === cell.square));
-      element.classList.toggle("line", inLine.has(cell.square));
+      // Each player's lines in that player's colour.
+      const line = lineOf.get(cell.square);
+      element.classList.toggle("line", line !== undefined);
+      element.classList.toggle("line-x", line === "X");
+      element.classList.toggle("line-o", line === "O");
+      for (const [mark, squares] of [["data-last", marks.last], ["data-hint", marks.hint], ["data-best", marks.best]] as const) {
+        if (squares?.includes(cell.square) === true) {
+          element.setAttribute(mark, "true");
+        } else {
+          element.removeAttribute(mark);
+        }
+      }
       element.replaceChildren(
         ...(cell.classical === null
           ? cell.spooky.map((mark) => html("span", { class: `spooky ${mark.charAt(0).toLowerCase()}` }, mark))

@@ -5,11 +5,12 @@
 
 import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas, type Seat } from "../../src/index.js";
 import { explain } from "./advice.js";
-import { Board, collapseOutcomes } from "./board.js";
+import { Board, type Marks, collapseOutcomes } from "./board.js";
 import { button, html } from "./dom.js";
 import { entanglementGraph } from "./graph.js";
 import { diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
 import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
+import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
 
 /** The kinds of events whose data carries the game; any other is answered by reading the game again. */
 const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch", "end"]);
@@ -23,13 +24,30 @@ const REASONS: Record<Schemas["EndReasonName"], string> = {
   abandoned: "as the other player walked away",
 };
 
-/** Minutes and seconds of `ms`, tenths under ten seconds. */
+/** Under this a clock runs low: it shows tenths, and is marked. */
+const LOW_CLOCK_MS = 10_000;
+
+/** Minutes and seconds of `ms`, `m:ss`, with tenths when low: `0:05.7`. */
 function clockText(ms: number): string {
   const left = Math.max(0, ms);
   const minutes = Math.floor(left / 60_000);
   const seconds = (left % 60_000) / 1000;
-  const shown = left < 10_000 ? seconds.toFixed(1) : String(Math.floor(seconds)).padStart(2, "0");
+  const shown = left < LOW_CLOCK_MS ? seconds.toFixed(1).padStart(4, "0") : String(Math.floor(seconds)).padStart(2, "0");
   return `${minutes}:${shown}`;
+}
+
+/** Why the lines of a game that ended by them score what they do. */
+function linesText(game: Game): string {
+  if (game.end?.reason !== "lines" && game.end?.reason !== "full_board") {
+    return "";
+  }
+  if (game.lines.length === 0) {
+    return "Nobody made a line.";
+  }
+  const worth = (points: number): string => (points === 1 ? "1" : "½");
+  const lines = game.lines.map((line) => `${line.player}'s line ${line.squares.join("-")}, finished by move ${line.max_move}, scores ${worth(line.points)}`);
+  const later = game.lines.some((line) => line.points < 1) ? " A line whose highest subscript is higher, finished later than another, scores ½." : "";
+  return `${lines.join("; ")}.${later}`;
 }
 
 /** Who holds a seat: their name (a link to a player's profile), their rating and its change, and whether they are here. */
@@ -75,14 +93,16 @@ function statusText(game: Game, seat: HeldSeat | null): string {
   }
   if (game.result !== "ongoing" || game.end !== null) {
     const reason = game.end === null ? "" : ` ${REASONS[game.end.reason]}`;
-    const score = `Score: X ${game.score.X}, O ${game.score.O}.`;
+    // The board's points decide only an end by the rules.
+    const byRules = game.end === null || game.end.reason === "lines" || game.end.reason === "full_board";
+    const score = byRules ? ` Score: X ${game.score.X}, O ${game.score.O}.` : "";
     switch (game.result) {
       case "x_wins":
-        return `${winnerText("X", seat)}${reason}. ${score}`;
+        return `${winnerText("X", seat)}${reason}.${score}`;
       case "o_wins":
-        return `${winnerText("O", seat)}${reason}. ${score}`;
+        return `${winnerText("O", seat)}${reason}.${score}`;
       case "draw":
-        return `Draw${reason}. ${score}`;
+        return `Draw${reason}.${score}`;
       default:
         return `Game aborted${game.end?.player ? ` by ${game.end.player}` : ""}.`;
     }
@@ -106,6 +126,15 @@ export class GameScreen {
   private seat: HeldSeat | null;
   private readonly invite: string | undefined;
   private selected: number | null = null;
+  /** Every action so far and the game after it, from the stream, and the game before the first. */
+  private readonly steps: Step[] = [];
+  private start: Game | null = null;
+  /** The position shown: after that many actions; null for the latest, live. */
+  private viewing: number | null = null;
+  /** After the end, each action judged by perfect play, by its entry's seq. */
+  private judged = new Map<number, Schemas["JudgedActionView"]>();
+  /** The squares of the hint asked for at this version. */
+  private hinted: number[] = [];
   private busy = false;
   private following: { close(): void } | null = null;
   private clockShown: { at: number; game: Game } | null = null;
@@ -120,11 +149,32 @@ export class GameScreen {
   private readonly notice = html("p", { class: "notice", role: "alert" });
   private readonly board: Board;
   private readonly outcomes = html("div", { class: "outcomes-place" });
+  private readonly explanation = html("p", { class: "explain" });
+  private readonly moves = html("ol", { class: "moves", "aria-label": "Moves" });
+  private readonly first = button("First", () => this.view(0));
+  private readonly previous = button("Previous", () => this.view((this.viewing ?? this.steps.length) - 1));
+  private readonly next = button("Next", () => this.view((this.viewing ?? this.steps.length) + 1));
+  private readonly latest = button("Latest", () => this.view(null));
+  private readonly confirm = html(
+    "span",
+    { class: "confirm", hidden: true },
+    button("Confirm resignation", () => {
+      this.confirm.hidden = true;
+      void this.act((token) => this.client.resign(this.game.id, { token }));
+    }),
+    button("Keep playing", () => {
+      this.confirm.hidden = true;
+      this.show(this.game);
+    }),
+  );
   private readonly graph = html("figure", { class: "graph-place" });
   private readonly share = html("div", { class: "share" });
   private readonly analysis = html("section", { class: "analysis", "aria-label": "Analysis" });
   private readonly join = button("Join", () => void this.takeSeat());
-  private readonly resign = button("Resign", () => void this.act((token) => this.client.resign(this.game.id, { token })));
+  private readonly resign = button("Resign", () => {
+    this.resign.hidden = true;
+    this.confirm.hidden = false;
+  });
   private readonly abort = button("Abort", () => void this.act((token) => this.client.abort(this.game.id, { token })));
   private readonly claim = button("Claim victory", () => void this.act((token) => this.client.claimVictory(this.game.id, { token })));
   private readonly hint = button("Hint", () => void this.showHint());
@@ -149,13 +199,22 @@ export class GameScreen {
       this.status,
       this.presence,
       this.notice,
-      html("div", { class: "play" }, this.board.element, this.graph),
+      // Above the board, so that a phone shows them without scrolling.
       this.outcomes,
+      html(
+        "div",
+        { class: "play" },
+        this.board.element,
+        html("section", { class: "story", "aria-label": "The game so far" }, this.moves, html("div", { class: "steps" }, this.first, this.previous, this.next, this.latest)),
+        this.graph,
+      ),
+      this.explanation,
       html(
         "div",
         { class: "actions" },
         this.join,
         this.resign,
+        this.confirm,
         this.abort,
         this.claim,
         this.hint,
@@ -168,6 +227,43 @@ export class GameScreen {
     this.show(game);
     setInterval(() => this.tick(), 100);
     this.follow();
+    document.addEventListener("keydown", (event) => this.stepKey(event));
+  }
+
+  /** The arrow keys step through the game, Home and End to its start and its latest, outside the page's fields. */
+  private stepKey(event: KeyboardEvent): void {
+    const target = event.target as HTMLElement | null;
+    if (target !== null && ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) {
+      return;
+    }
+    const buttons: Record<string, HTMLButtonElement> = { ArrowLeft: this.previous, ArrowRight: this.next, Home: this.first, End: this.latest };
+    const pressed = buttons[event.key];
+    if (pressed !== undefined && !pressed.disabled) {
+      event.preventDefault();
+      pressed.click();
+    }
+  }
+
+  /** Shows the position after `actions` actions (null: the latest, live). */
+  private view(actions: number | null): void {
+    this.viewing = actions === null || actions >= this.steps.length ? null : Math.max(0, actions);
+    this.draw();
+  }
+
+  /** Keeps an action the stream told of, and the game after it; the game before the first is a seat's. */
+  private record(kind: string, data: unknown): void {
+    const event = data as Partial<Schemas["LiveEvent"]>;
+    if (event.entry === undefined || event.game === undefined) {
+      return;
+    }
+    if (kind === "seat" && this.steps.length === 0) {
+      this.start = event.game;
+    }
+    const last = this.steps[this.steps.length - 1]?.entry.seq ?? 0;
+    if (isAction(event.entry) && event.entry.seq > last) {
+      this.steps.push({ entry: event.entry, game: event.game });
+      this.drawMoves();
+    }
   }
 
   /** Follows the game's stream, with the seat's token (which keeps the seat present) or the invite. */
@@ -177,7 +273,10 @@ export class GameScreen {
       this.game.id,
       {
         game: (game) => this.show(game),
-        event: (kind) => this.heard(kind),
+        event: (kind, data) => {
+          this.record(kind, data);
+          this.heard(kind);
+        },
         error: (error) => {
           // A dropped connection is resumed quietly; a refusal is told.
           if (error instanceof ProblemError) {
@@ -215,6 +314,7 @@ export class GameScreen {
     }
     if (game.version > this.game.version) {
       this.selected = null;
+      this.hinted = [];
     }
     this.game = game;
     this.clockShown = game.clock === null ? null : { at: performance.now(), game };
@@ -223,17 +323,14 @@ export class GameScreen {
     const myTurn = toAct !== null && toAct.player === mine && !this.busy;
     this.seatsLine.replaceChildren(holderLine(game, "X", mine === "X"), " · ", holderLine(game, "O", mine === "O"));
     this.status.textContent = statusText(game, this.seat);
-    const classical = new Set(game.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
-    this.board.show(game, (square) => myTurn && toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square)), this.selected);
-    this.outcomes.replaceChildren(
-      collapseOutcomes(game, myTurn && toAct.kind === "collapse" ? (move, square) => void this.act((token) => this.client.collapse(game.id, move, square, { token })) : null) ?? "",
-    );
-    this.graph.replaceChildren(entanglementGraph(game), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.explanation.textContent = linesText(game);
+    this.draw();
     const over = game.end !== null;
     const seated = this.seat !== null;
     this.join.hidden = seated || over || game.open_seats.length === 0;
     this.join.textContent = `Join as ${game.open_seats[0] ?? ""}`;
-    this.resign.hidden = !seated || over || game.status !== "ongoing";
+    this.resign.hidden = !seated || over || game.status !== "ongoing" || !this.confirm.hidden;
+    this.confirm.hidden ||= over;
     this.abort.hidden = !seated || over || game.moves.length >= 2;
     this.hint.hidden = !seated || over || !game.hints || !myTurn;
     this.rematch.hidden = !seated || !over;
@@ -252,6 +349,56 @@ export class GameScreen {
       this.analysed = true;
       void this.showAnalysis();
     }
+  }
+
+  /**
+   * Draws the position viewed: the latest, which the seat acts on, or one
+   * stepped back to, with the action that led to it marked and, after the
+   * end, the best action in it where the one taken lost.
+   */
+  private draw(): void {
+    const live = this.viewing === null;
+    const shown = this.viewing === null ? this.game : this.viewing === 0 ? (this.start ?? this.game) : (this.steps[this.viewing - 1]?.game ?? this.game);
+    const count = this.viewing ?? this.steps.length;
+    const lastStep = this.steps[count - 1];
+    const nextJudged = this.steps[count] === undefined ? undefined : this.judged.get(this.steps[count].entry.seq);
+    const marks: Marks = {
+      last: lastStep === undefined ? [] : squaresOf(lastStep),
+      hint: live ? this.hinted : [],
+      best: nextJudged !== undefined && nextJudged.loss > 0 ? actionSquares(nextJudged.best) : [],
+    };
+    const toAct = shown.to_act;
+    const myTurn = live && toAct !== null && toAct.player === this.seat?.player && !this.busy;
+    const classical = new Set(shown.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
+    const playable = (square: number): boolean => myTurn && toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square));
+    this.board.show(shown, playable, this.selected, marks);
+    this.outcomes.replaceChildren(
+      (live && collapseOutcomes(shown, myTurn && toAct.kind === "collapse" ? (move, square) => void this.act((token) => this.client.collapse(shown.id, move, square, { token })) : null)) || "",
+    );
+    this.graph.replaceChildren(entanglementGraph(shown), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.first.disabled = count === 0;
+    this.previous.disabled = count === 0;
+    this.next.disabled = live;
+    this.latest.disabled = live;
+    this.drawMoves();
+  }
+
+  /** The move list: each action in words and notation, its loss once judged; the one viewed marked current. */
+  private drawMoves(): void {
+    const count = this.viewing ?? this.steps.length;
+    this.moves.replaceChildren(
+      ...this.steps.map((step, index) => {
+        const judged = this.judged.get(step.entry.seq);
+        return html(
+          "li",
+          { "aria-current": index + 1 === count ? "true" : false },
+          button(words(step, this.steps[index + 1]), () => this.view(index + 1)),
+          html("span", { class: "notation", title: "Goff's notation: squares 1-9" }, ` ${notation(step)}`),
+          judged === undefined ? "" : html("span", { class: judged.loss > 0 ? "loss" : "kept" }, judged.loss > 0 ? ` loss ${judged.loss} (best: ${actionWords(judged.best)})` : " loss 0"),
+        );
+      }),
+    );
+    this.moves.querySelector('[aria-current="true"]')?.scrollIntoView({ block: "nearest" });
   }
 
   /**
@@ -305,7 +452,8 @@ export class GameScreen {
   private tick(): void {
     const claimIn = this.claimIn();
     this.claim.hidden = claimIn !== 0;
-    const presence = claimIn === null ? "" : claimIn === 0 ? "The other player has gone: you may claim the game." : `The other player has gone: you may claim the game in ${inWords(claimIn)}.`;
+    const watching = this.seat === null && this.game.end === null ? "You are watching this game." : "";
+    const presence = claimIn === null ? watching : claimIn === 0 ? "The other player has gone: you may claim the game." : `The other player has gone: you may claim the game in ${inWords(claimIn)}.`;
     if (this.presence.textContent !== presence) {
       this.presence.textContent = presence;
     }
@@ -321,7 +469,11 @@ export class GameScreen {
     const elapsed = performance.now() - shown.at;
     const [x, o] = (["X", "O"] as const).map((player) => {
       const left = clock.remaining_ms[player] - (clock.running === player ? elapsed : 0);
-      return html("span", { class: `clock${clock.running === player ? " running" : ""}`, "aria-label": `${player}'s clock` }, `${player} ${clockText(left)}`);
+      return html(
+        "span",
+        { class: `clock${clock.running === player ? " running" : ""}`, "aria-label": `${player}'s clock`, "data-clock": player, "data-low": left < LOW_CLOCK_MS ? "true" : false },
+        `${player} ${clockText(left)}`,
+      );
     });
     this.clocks.replaceChildren(x ?? "", o ?? "");
   }
@@ -405,8 +557,9 @@ export class GameScreen {
   private async showHint(): Promise<void> {
     try {
       const hint = await this.client.hint(this.game.id, this.credentials());
-      const action = hint.action;
-      this.tell(action.kind === "move" ? `Hint: squares ${action.squares.join(" and ")}` : `Hint: move ${action.move} to square ${action.square}`);
+      this.hinted = actionSquares(hint.action);
+      this.tell(`Hint: ${actionWords(hint.action)}, marked on the board`);
+      this.draw();
     } catch (error) {
       this.tell(explain(error));
     }
@@ -417,22 +570,14 @@ export class GameScreen {
     this.analysis.replaceChildren(html("h2", {}, "Analysis"), html("p", {}, "Judging every action…"));
     try {
       const analysis = await this.client.analysis(this.game.id, this.credentials());
-      const describe = (action: Schemas["ActionView"]): string =>
-        action.kind === "move" ? `squares ${action.squares.join("–")}` : `move ${action.move} to square ${action.square}`;
-      const rows = analysis.actions.map((judged) =>
-        html(
-          "li",
-          { class: judged.loss > 0 ? "lost" : "kept" },
-          `${judged.player}: ${describe(judged.action)}`,
-          html("span", { class: "loss" }, judged.loss > 0 ? ` loss ${judged.loss} (best: ${describe(judged.best)})` : " loss 0"),
-        ),
-      );
+      this.judged = new Map(analysis.actions.map((judged) => [judged.seq, judged]));
       const { X: x, O: o } = analysis.players;
       this.analysis.replaceChildren(
         html("h2", {}, "Analysis"),
         html("p", {}, `Points given away: X ${x.loss} in ${x.actions_with_loss} of ${x.actions} actions, O ${o.loss} in ${o.actions_with_loss} of ${o.actions}.`),
-        html("ol", {}, ...rows),
+        html("p", {}, "Each action's loss is beside it in the moves; step to the position before one that lost to see the best action marked on the board."),
       );
+      this.draw();
     } catch (error) {
       this.analysis.replaceChildren(html("h2", {}, "Analysis"), html("p", {}, explain(error)));
     }

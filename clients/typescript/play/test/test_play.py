@@ -31,7 +31,8 @@ BINARY = os.environ.get("QTTT_BIN", str(ROOT / "target" / "debug" / "qttt"))
 CHROMIUM = shutil.which(os.environ.get("QTTT_TEST_CHROMIUM", "chromium"))
 SCREENSHOTS = Path(os.environ.get("QTTT_TEST_SCREENSHOTS", tempfile.gettempdir()))
 
-END = re.compile(r"^(You won|You lost|Draw) (by lines|on a full board|by resignation)\. Score: X ([\d.]+), O ([\d.]+)\.$")
+# The board's score is told only of an end by the rules.
+END = re.compile(r"^(You won|You lost|Draw) ((by lines|on a full board)\. Score: X [\d.]+, O [\d.]+|by resignation)\.$")
 WINNERS = {"x_wins": "X", "o_wins": "O", "draw": None}
 # The result as a spectator reads it.
 RESULTS = {"x_wins": "X wins", "o_wins": "O wins", "draw": "Draw"}
@@ -66,6 +67,8 @@ def wait_until(check, what: str, seconds: float = 20):
 
 def result_text(game: dict, words: str) -> str:
     """The status line at `game`'s end, its result said as `words`."""
+    if game["end"]["reason"] not in ("lines", "full_board"):
+        return f"{words} {REASONS[game['end']['reason']]}."
     return f"{words} {REASONS[game['end']['reason']]}. Score: X {game['score']['X']:g}, O {game['score']['O']:g}."
 
 
@@ -139,6 +142,17 @@ class PlayPage(unittest.TestCase):
         page.locator("summary", has_text="Your token").click()
         return page.get_by_label("Your token").input_value()
 
+    def positions(self, id: int) -> list[dict]:
+        """Game `id` as it stood after each of its actions, as its finished stream tells it."""
+        with urllib.request.urlopen(f"{self.base}/api/v1/games/{id}/events", timeout=10) as stream:
+            text = stream.read().decode()
+        events = [dict(line.split(": ", 1) for line in block.splitlines() if ": " in line) for block in text.split("\n\n")]
+        return [json.loads(e["data"])["game"] for e in events if e.get("event") in ("move", "collapse")]
+
+    def marked(self, page: Page, mark: str) -> list[int]:
+        """The squares of `page`'s board that carry `data-{mark}="true"`."""
+        return page.evaluate(f"() => [...document.querySelectorAll('.board [data-{mark}=true]')].map((b) => Number(b.dataset.square))")
+
     def api_game(self, page: Page) -> dict:
         """The game `page` shows, as the API gives it (with its link's invite, for a private game)."""
         invite = self.invites.get(game_id(page))
@@ -186,6 +200,11 @@ class PlayPage(unittest.TestCase):
                 cycles.append(len(game["pending_collapse"]["cycle_moves"]))
                 outcomes = acting.get_by_role("button", name=re.compile(r"^Outcome: "))
                 self.assertEqual(outcomes.count(), 2)
+                # Both outcomes are on the screen as the page opens, a phone's too.
+                acting.evaluate("window.scrollTo(0, 0)")
+                height = acting.viewport_size["height"]
+                for box in (outcome.bounding_box() for outcome in outcomes.all()):
+                    self.assertLessEqual(box["y"] + box["height"], height, f"an outcome below the screen's edge: {box}")
                 outcomes.first.click()
             else:
                 free = [b for b in acting.get_by_role("button", name=re.compile(r"^Square \d")).all() if b.is_enabled()]
@@ -196,7 +215,29 @@ class PlayPage(unittest.TestCase):
             game = self.api_game(acting)
             for page in pages:
                 self.assert_shows(page, game)
+                self.assert_story(page, game["id"])
         self.fail("the game did not end in 30 actions")
+
+    def assert_story(self, page: Page, id: int):
+        """`page`'s move list has an item for each action of game `id`'s log, a
+        collapse's naming its chooser and outcome, and the board marks the last
+        action's squares."""
+        invite = self.invites.get(id)
+        log = self.api(f"/games/{id}/log" + (f"?invite={invite}" if invite else ""))
+        actions = [e for e in log["entries"] if e["kind"] in ("move", "collapse")]
+        items = page.get_by_role("list", name="Moves").locator("li")
+        wait_until(lambda: items.count() == len(actions), f"{len(actions)} items in the moves, not {items.count()}")
+        players = {e["move"]: e["player"] for e in actions if e["kind"] == "move"}
+        for item, entry in zip(items.all_inner_texts(), actions):
+            if entry["kind"] == "collapse":
+                closing = f"{players[entry['closing_move']]}{entry['closing_move']}"
+                told = (f"Measured: {closing} in square {entry['square']} (1 in 2)" if entry["chooser"] == "measurement"
+                        else f"{entry['chooser']} chose: {closing} lands in square {entry['square']}")
+                self.assertTrue(item.startswith(told), f"{item!r} does not start with {told!r}")
+        last = actions[-1]
+        marked = sorted(set(last["squares"])) if last["kind"] == "move" else [last["square"]]
+        shown = lambda: page.evaluate("() => [...document.querySelectorAll('.board [data-last=true]')].map((b) => Number(b.dataset.square))")
+        wait_until(lambda: shown() == marked, f"squares {marked} marked as the last action's, not {shown()}")
 
     def assert_result(self, pages: dict[str, Page]) -> dict:
         """The page of each seat's holder (`pages`, by seat) states the API's
@@ -232,10 +273,12 @@ class PlayPage(unittest.TestCase):
                     x.get_by_role("listitem").first.wait_for()
                     x.screenshot(path=str(shot), full_page=True)
                     print(f"\nscreenshot of a finished game: {shot}")
-                # After the end, the analysis: every action, its loss beside it.
+                # After the end, the analysis: each action of a player, its loss beside it in the moves.
                 x.get_by_role("heading", name="Analysis").wait_for()
-                wait_until(lambda: x.locator(".analysis li").count() > 0, "the analysis")
-                self.assertTrue(all(re.search(r"loss [\d.]+", item) for item in x.locator(".analysis li").all_inner_texts()))
+                moves = x.get_by_role("list", name="Moves").locator("li")
+                wait_until(lambda: "loss" in moves.first.inner_text(), "the analysis")
+                judged = [item for item in moves.all_inner_texts() if not item.startswith("Measured")]
+                self.assertTrue(all(re.search(r"loss [\d.]+", item) for item in judged), judged)
                 # The rematch: colours swapped, both pages in the same new game.
                 x.get_by_role("button", name="Rematch").click()
                 x.wait_for_url(re.compile(r"/play\?game=\d+$"))
@@ -248,7 +291,13 @@ class PlayPage(unittest.TestCase):
                 # In it, X resigns after a move of each.
                 self.play_one_move(o)
                 self.play_one_move(x)
+                # Resigning asks first.
+                said = status(o)
                 o.get_by_role("button", name="Resign").click()
+                o.get_by_role("button", name="Keep playing").click()
+                self.assertEqual(status(o), said)
+                o.get_by_role("button", name="Resign").click()
+                o.get_by_role("button", name="Confirm resignation").click()
                 # Each page hears of it on its own way (the answer, the stream), in no set order.
                 wait_until(lambda: status(x).startswith("You won by resignation."), "the resignation on O's page")
                 wait_until(lambda: status(o).startswith("You lost by resignation."), "the resignation on X's page")
@@ -286,6 +335,32 @@ class PlayPage(unittest.TestCase):
         game = self.assert_result({"X": page})
         # Against the perfect bot, X playing the first free squares does not win.
         self.assertNotEqual(game["result"], "x_wins")
+        # Stepping back shows the board as it was, graph included; Latest brings it back.
+        positions = self.positions(game["id"])
+        self.assertEqual(page.get_by_role("list", name="Moves").locator("li").count(), len(positions))
+        page.get_by_role("button", name="Previous").click()
+        self.assert_shows(page, positions[-2])
+        page.keyboard.press("ArrowLeft")
+        self.assert_shows(page, positions[-3])
+        page.get_by_role("button", name="Latest").click()
+        self.assert_shows(page, self.api_game(page))
+        # After the end, the position before an action that lost marks the best action.
+        analysis = self.api(f"/games/{game['id']}/analysis")
+        seqs = [e["seq"] for e in self.api(f"/games/{game['id']}/log")["entries"] if e["kind"] in ("move", "collapse")]
+        lost = next(judged for judged in analysis["actions"] if judged["loss"] > 0)
+        before = seqs.index(lost["seq"])
+        page.get_by_role("button", name="First").click()
+        for _ in range(before):
+            page.get_by_role("button", name="Next").click()
+        if before > 0:
+            self.assert_shows(page, positions[before - 1])
+        else:
+            wait_until(lambda: page.evaluate(SHOWN) == {"squares": [[]] * 9, "edges": []}, "the empty board before the first move")
+        best = lost["best"]
+        self.assertEqual(self.marked(page, "best"), sorted(best["squares"]) if best["kind"] == "move" else [best["square"]])
+        self.assertIn(f"loss {lost['loss']:g}", page.get_by_role("list", name="Moves").locator("li").nth(before).inner_text())
+        page.keyboard.press("End")
+        self.assertEqual(self.marked(page, "best"), [])
         # Time to the first board of a game opened afresh, as a spectator.
         watcher = self.open_page()
         started = time.monotonic()
@@ -315,6 +390,20 @@ class PlayPage(unittest.TestCase):
         self.assertTrue(watcher.evaluate("window.sameLobby === true"), "the lobby was loaded again")
         watcher.context.close()
         creator.context.close()
+
+    def test_a_clock_under_ten_seconds_shows_tenths_and_is_marked_low(self):
+        body = json.dumps({"clock": {"initial_ms": 9000, "increment_ms": 0}, "opponent": {"bot": "random"}, "play_as": "O"}).encode()
+        request = urllib.request.Request(f"{self.base}/api/v1/games", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            created = json.load(answer)["game"]
+        page = self.open_page()
+        page.goto(f"{self.base}/play?game={created['id']}")
+        clock = page.locator('[data-clock="O"]')
+        clock.wait_for()
+        self.assertRegex(clock.inner_text(), r"^O 0:0\d\.\d$")
+        self.assertEqual(clock.get_attribute("data-low"), "true")
+        self.assertIn("You are watching this game.", page.locator(".presence").inner_text())
+        page.context.close()
 
     def test_a_puzzle_failed_shows_its_solution_and_solved_on_a_second_try(self):
         # Puzzle 923 of a new server, X to choose how O4's cycle lands: O4 in
