@@ -218,10 +218,17 @@ fn the_log_names_the_client_a_trusted_proxy_names_and_no_other() {
 
 #[test]
 fn metrics_can_be_served_apart_or_not_at_all() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let apart = format!("127.0.0.1:{port}");
     let (database, other) = (TestDatabase::sqlite(), TestDatabase::sqlite());
-    let server = Process::start_logging(&database.url(), "error", Stdio::inherit(), &[("METRICS_ADDR", &apart)]);
+    // A port found free may be taken by another test's server before this one
+    // listens on it (it then refuses to start): another is tried.
+    let (server, apart) = (0..3)
+        .find_map(|_| {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let apart = format!("127.0.0.1:{port}");
+            let vars = [("METRICS_ADDR", apart.as_str())];
+            Process::try_start_logging(&database.url(), "error", Stdio::inherit(), &vars).map(|server| (server, apart))
+        })
+        .expect("the server became ready on one of three ports");
     assert_eq!(server.send("GET", "/metrics", None, None).unwrap().status, 404, "not on the API's port");
     let scraped = try_request(apart.parse().unwrap(), "GET", "/metrics", &[], None).unwrap();
     assert_eq!(scraped.status, 200);

@@ -187,6 +187,7 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     html("h1", {}, "Quantum Tic-Tac-Toe"),
     html("p", {}, "Each move places one mark in two squares at once. Moves that share squares entangle; when they close a cycle, the board collapses."),
     notice,
+    html("p", { class: "learn-link" }, "New to it? ", html("a", { href: "/play?learn" }, "Learn the game in six short lessons"), ", each played on a real board."),
     playing === null ? becoming(client) : myGames(account),
     form,
     html(

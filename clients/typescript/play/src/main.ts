@@ -1,8 +1,8 @@
 // The play page: the lobby at /play, a game at /play?game=ID (with &invite=
 // for a private game's link, and #seat=X.token to carry a seat to another
 // device), a puzzle at /play?puzzle=ID (or next or daily, with &variant=), a
-// player's profile at /play?player=NAME and a leaderboard at
-// /play?leaderboard=VARIANT. It is built with qttt-client only, and is the
+// player's profile at /play?player=NAME, a leaderboard at
+// /play?leaderboard=VARIANT, and the lessons at /play?learn (=N for lesson N). It is built with qttt-client only, and is the
 // example a frontend developer reads first.
 
 import { QtttClient, type Game } from "../../src/index.js";
@@ -10,6 +10,7 @@ import { Account } from "./account.js";
 import { explain } from "./advice.js";
 import { html } from "./dom.js";
 import { GameScreen } from "./game.js";
+import { learnScreen } from "./learn.js";
 import { lobby } from "./lobby.js";
 import { leaderboardScreen, profileScreen } from "./profile.js";
 import { PuzzleScreen, puzzleAddress } from "./puzzle.js";
@@ -28,7 +29,9 @@ async function start(): Promise<void> {
   const player = query.get("player");
   const leaderboard = query.get("leaderboard");
   const id = Number(query.get("game"));
-  if (puzzle !== null) {
+  if (query.has("learn")) {
+    show(learnScreen(client, Number(query.get("learn") || "1") - 1));
+  } else if (puzzle !== null) {
     show(await puzzleScreen(client, puzzle, query.get("variant") === "measurement" ? "measurement" : "player_choice"));
   } else if (player !== null) {
     show(await profileScreen(client, account, player));

@@ -405,6 +405,40 @@ class PlayPage(unittest.TestCase):
         self.assertIn("You are watching this game.", page.locator(".presence").inner_text())
         page.context.close()
 
+    def test_every_lesson_is_completed_by_clicking_and_a_wrong_answer_is_told(self):
+        page = self.open_page(width=390, height=844)
+        page.goto(f"{self.base}/play")
+        page.get_by_role("link", name="Learn the game in six short lessons").click()
+        squares = lambda *numbers: [page.get_by_role("button", name=re.compile(rf"^Square {n}\b")).click() for n in numbers]
+        outcome = lambda name: page.get_by_role("button", name=f"Outcome: {name}").click()
+        lessons = [
+            ("1. The spooky move", "Your turn: X.", lambda: squares(0, 8)),
+            ("2. Entanglement", "Your turn: O.", lambda: squares(0, 5)),
+            ("3. A cycle, and its collapse by choice", "Your turn: O.", lambda: outcome("X3 in square 2")),
+            ("4. Measurement", "Your turn: X.", lambda: squares(0, 2)),
+            ("5. A stem is forced", "Click a square.", lambda: squares(0)),
+            ("6. Scoring, and the last square", "Your turn: X.", lambda: squares(8)),
+        ]
+        for index, (title, ready, answer) in enumerate(lessons):
+            page.get_by_role("heading", name=title, level=1).wait_for()
+            wait_until(lambda: status(page) == ready, f"{title}: {ready!r}, not {status(page)!r}")
+            if index == 0:
+                # A wrong answer is told, and the lesson starts again.
+                squares(0, 1)
+                wait_until(lambda: status(page) == "Not quite: X1 went in squares 0 and 1, not the ends of a diagonal.", "the wrong answer told")
+                page.get_by_role("button", name="Try again").click()
+                wait_until(lambda: status(page) == ready, "the lesson set up again")
+            if index == 4:
+                squares(4)
+                wait_until(lambda: status(page).startswith("Not quite: Not there: square 4 is in the cycle"), "the wrong square told")
+            answer()
+            wait_until(lambda: status(page).startswith("Right"), f"{title} done, not {status(page)!r}")
+            if index == 2:
+                page.screenshot(path=str(SCREENSHOTS / "qttt-play-lesson.png"), full_page=True)
+            page.get_by_role("button", name="Next lesson").click()
+        wait_until(lambda: status(page).startswith("That was the last lesson"), "the end of the lessons")
+        page.context.close()
+
     def test_a_puzzle_failed_shows_its_solution_and_solved_on_a_second_try(self):
         # Puzzle 923 of a new server, X to choose how O4's cycle lands: O4 in
         # square 0 (X's answer), then X5 in squares 2 and 5 wins whatever O chooses.
