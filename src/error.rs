@@ -42,6 +42,9 @@ pub enum Error {
     /// A claim of a game that cannot be claimed: a clocked one (its clock ends
     /// it), or one in which the claimant is the one to act.
     ClaimNotAllowed(String),
+    /// An offer of a draw, or its decline, that the game does not allow: against
+    /// a bot, or a decline with no offer of the other player's standing.
+    DrawNotAllowed(String),
     /// A player's token that is nobody's: never given, or replaced by a new one.
     Unauthenticated(String),
     /// No game has that id.
@@ -131,7 +134,7 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub(crate) const CODES: [&'static str; 21] = [
+    pub(crate) const CODES: [&'static str; 22] = [
         "hints_disabled",
         "rated_game",
         "waiting_for_opponent",
@@ -144,6 +147,7 @@ impl Error {
         "not_open",
         "too_early",
         "claim_not_allowed",
+        "draw_not_allowed",
         "unauthorized",
         "not_found",
         "forbidden",
@@ -171,6 +175,7 @@ impl Error {
             Error::NotOpen(_) => "not_open",
             Error::TooEarly(_) => "too_early",
             Error::ClaimNotAllowed(_) => "claim_not_allowed",
+            Error::DrawNotAllowed(_) => "draw_not_allowed",
             Error::Unauthenticated(_) => "unauthorized",
             Error::NotFound(_) => "not_found",
             Error::Forbidden(_) => "forbidden",
@@ -219,6 +224,7 @@ impl Error {
             | Error::NotOpen(detail)
             | Error::TooEarly(detail)
             | Error::ClaimNotAllowed(detail)
+            | Error::DrawNotAllowed(detail)
             | Error::RatedGame(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

@@ -172,7 +172,8 @@ pub(crate) struct UnsupportedMediaType(Problem);
 /// `waiting_for_opponent` (nobody acts before both seats are taken),
 /// `abort_not_allowed`, `game_not_over` (a rematch follows a finished game),
 /// `hints_disabled`, `too_early` and `claim_not_allowed` (a claim of a game
-/// walked away from); or of pairing: `self_challenge`, `too_many_open`. Nothing
+/// walked away from), `draw_not_allowed` (an offer of a draw against a bot, a
+/// decline with no offer to decline); or of pairing: `self_challenge`, `too_many_open`. Nothing
 /// is changed.
 #[derive(ToResponse)]
 #[response(content_type = "application/problem+json", examples(

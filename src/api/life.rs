@@ -1,4 +1,5 @@
-//! The life of a game around its rules: resigning, aborting, a rematch.
+//! The life of a game around its rules: resigning, aborting, a claim, a draw
+//! by agreement, a rematch.
 
 use actix_web::post;
 use actix_web::web::Data;
@@ -44,6 +45,30 @@ async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer 
     changed(&service, &service.claim_victory(seat.id, &seat.token, seat.expected_version).await?)
 }
 
+/// Offer a draw, or accept the other player's offer: the game is then drawn,
+/// `end.reason` `agreement`.
+///
+/// An offer stands, as the view's `draw_offer` shows, until the other player
+/// accepts it (with this same call) or declines it, or until the next move or
+/// collapse of either player; both players' streams hear it (`draw_offer`,
+/// `draw_decline`, `agreement`). Offering again while your offer stands changes
+/// nothing. A rated game drawn by agreement is rated as a draw. A bot takes no
+/// draw: 422 `draw_not_allowed`.
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
+#[post("/games/{id}/draw")]
+async fn offer_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service, &service.offer_draw(seat.id, &seat.token, seat.expected_version).await?)
+}
+
+/// Decline the other player's offer of a draw: the game goes on.
+///
+/// With no offer of the other player's standing, 422 `draw_not_allowed`.
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
+#[post("/games/{id}/draw/decline")]
+async fn decline_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service, &service.decline_draw(seat.id, &seat.token, seat.expected_version).await?)
+}
+
 /// Ask for a rematch of a finished game: a new game with the same variant, clock,
 /// opponent and hints, the colours swapped.
 ///
@@ -80,5 +105,11 @@ async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
 
 /// Registers the operations of a game's life.
 pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
-    config.service(resign).service(abort).service(claim_victory).service(rematch);
+    config
+        .service(resign)
+        .service(abort)
+        .service(claim_victory)
+        .service(offer_draw)
+        .service(decline_draw)
+        .service(rematch);
 }

@@ -135,7 +135,7 @@ fn codes_schema() -> Object {
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
              `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, \
-             `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, \
+             `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, \
              `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
              `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
@@ -185,6 +185,7 @@ impl ApiError {
             ApiError::Service(Error::NotOpen(_)) => "Not open".into(),
             ApiError::Service(Error::TooEarly(_)) => "Too early".into(),
             ApiError::Service(Error::ClaimNotAllowed(_)) => "Claim not allowed".into(),
+            ApiError::Service(Error::DrawNotAllowed(_)) => "Draw not allowed".into(),
             ApiError::Service(Error::Unauthenticated(_)) | ApiError::Unauthorized(_) => "Token needed".into(),
             ApiError::Service(Error::NotFound(_)) | ApiError::NoRoute(_) => "Not found".into(),
             ApiError::Service(Error::Forbidden(_)) => "Forbidden".into(),
@@ -295,7 +296,8 @@ impl ResponseError for ApiError {
                 | Error::SelfChallenge
                 | Error::TooManyOpen(_)
                 | Error::TooEarly(_)
-                | Error::ClaimNotAllowed(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                | Error::ClaimNotAllowed(_)
+                | Error::DrawNotAllowed(_) => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::AlreadyRematched(_) => StatusCode::CONFLICT,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
@@ -357,6 +359,7 @@ mod tests {
             ApiError::Service(Error::NotOpen(String::new())),
             ApiError::Service(Error::TooEarly(String::new())),
             ApiError::Service(Error::ClaimNotAllowed(String::new())),
+            ApiError::Service(Error::DrawNotAllowed(String::new())),
             ApiError::Service(Error::Unauthenticated(String::new())),
             ApiError::Service(Error::NotFound(String::new())),
             ApiError::Service(Error::Forbidden(String::new())),
@@ -392,6 +395,7 @@ mod tests {
                     | Error::NotOpen(_)
                     | Error::TooEarly(_)
                     | Error::ClaimNotAllowed(_)
+                    | Error::DrawNotAllowed(_)
                     | Error::Unauthenticated(_)
                     | Error::NotFound(_)
                     | Error::Forbidden(_)

@@ -132,17 +132,20 @@ pub enum EndReason {
     Aborted,
     /// The player to act walked away, and the other claimed the game.
     Abandoned,
+    /// One player offered a draw, and the other accepted it.
+    Agreement,
 }
 
 impl EndReason {
     /// Every reason, for listings and tests.
-    pub const ALL: [EndReason; 6] = [
+    pub const ALL: [EndReason; 7] = [
         EndReason::Lines,
         EndReason::FullBoard,
         EndReason::Resignation,
         EndReason::Timeout,
         EndReason::Aborted,
         EndReason::Abandoned,
+        EndReason::Agreement,
     ];
 
     /// The name used in the database and the API.
@@ -154,6 +157,7 @@ impl EndReason {
             EndReason::Timeout => "timeout",
             EndReason::Aborted => "aborted",
             EndReason::Abandoned => "abandoned",
+            EndReason::Agreement => "agreement",
         }
     }
 }
@@ -171,7 +175,7 @@ pub struct End {
 
 /// An ending the log records beside the rules' actions, each named as its log
 /// entry's kind is in the database and the API (`resign`, `timeout`, `abort`,
-/// `abandon`);
+/// `abandon`, `agreement`);
 /// the game's [`EndReason`] then names why it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -184,6 +188,8 @@ pub enum Ending {
     /// The player, to act, walked away, and the other claimed the game: the
     /// other wins.
     Abandon(Player),
+    /// The player accepted the other's offer of a draw.
+    Agreement(Player),
 }
 
 impl Ending {
@@ -194,6 +200,7 @@ impl Ending {
             Ending::Timeout(player) => End { reason: EndReason::Timeout, player: Some(player) },
             Ending::Abort(player) => End { reason: EndReason::Aborted, player },
             Ending::Abandon(player) => End { reason: EndReason::Abandoned, player: Some(player) },
+            Ending::Agreement(player) => End { reason: EndReason::Agreement, player: Some(player) },
         }
     }
 }
@@ -207,6 +214,11 @@ pub enum Event {
     Action(LogEntry),
     /// An ending beside the rules: a resignation, a timeout or an abort.
     Ended(Ending),
+    /// The player offered a draw: it stands until the other accepts or
+    /// declines it, or until the next action of either.
+    DrawOffer(Player),
+    /// The player declined the other's offer of a draw.
+    DrawDecline(Player),
     /// `player` asked for a rematch, which is played in game `game_id`.
     Rematch {
         /// Who asked first.

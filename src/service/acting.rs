@@ -288,19 +288,78 @@ impl GameService {
         id: GameId,
         ending: impl Fn(&GameRecord) -> Result<Option<Ending>, Error> + Send + 'static,
     ) -> Result<Option<GameRecord>, Error> {
+        self.log(id, move |record| Ok(ending(record)?.map(Event::Ended))).await
+    }
+
+    /// Logs the event `decide` decides from game `id` as read (nothing, when it
+    /// says none); answers the game if it logged one.
+    async fn log(
+        &self,
+        id: GameId,
+        decide: impl Fn(&GameRecord) -> Result<Option<Event>, Error> + Send + 'static,
+    ) -> Result<Option<GameRecord>, Error> {
         let now = self.now();
-        let ended = self
+        let logged = self
             .store
             .update(id, move |stored| {
                 let record = GameRecord::replay(stored, now)?;
-                let Some(ending) = ending(&record)? else { return Ok((None, None)) };
-                let (after, write) = record.with(&[(Event::Ended(ending), false)], None, now)?;
+                let Some(event) = decide(&record)? else { return Ok((None, None)) };
+                let (after, write) = record.with(&[(event, false)], None, now)?;
                 Ok::<_, Error>((Some(write), Some(after)))
             })
             .await?;
-        let Some(record) = ended else { return Ok(None) };
+        let Some(record) = logged else { return Ok(None) };
         self.announce(&record);
         self.with_ratings(record).await.map(Some)
+    }
+
+    /// Lets the seat holding `token` offer a draw in game `id`, or, when the
+    /// other player's offer stands, accept it: the game is drawn, `agreement`.
+    /// An offer of one's own that stands already changes nothing.
+    ///
+    /// # Errors
+    /// [`Error::DrawNotAllowed`] against a bot; as [`GameService::act`] otherwise.
+    pub(crate) async fn offer_draw(
+        &self,
+        id: GameId,
+        token: &str,
+        expected_version: Option<i64>,
+    ) -> Result<GameRecord, Error> {
+        self.answer_draw(id, token, expected_version, true).await
+    }
+
+    /// Lets the seat holding `token` decline the other player's offer of a draw
+    /// in game `id`.
+    ///
+    /// # Errors
+    /// [`Error::DrawNotAllowed`] with no offer of the other player's standing;
+    /// as [`GameService::act`] otherwise.
+    pub(crate) async fn decline_draw(
+        &self,
+        id: GameId,
+        token: &str,
+        expected_version: Option<i64>,
+    ) -> Result<GameRecord, Error> {
+        self.answer_draw(id, token, expected_version, false).await
+    }
+
+    /// Offers (`agree`) or declines a draw for the seat holding `token`, as
+    /// [`draw_step`] decides.
+    async fn answer_draw(
+        &self,
+        id: GameId,
+        token: &str,
+        expected_version: Option<i64>,
+        agree: bool,
+    ) -> Result<GameRecord, Error> {
+        let token_hash = self.check_seat(id, token).await?;
+        let logged = self
+            .log(id, move |record| draw_step(record, seat_of(record, &token_hash, expected_version)?, agree))
+            .await?;
+        match logged {
+            Some(record) => Ok(record),
+            None => self.record(id).await,
+        }
     }
 
     /// Plays `action` in the original app's game for the side to move (and the
@@ -316,5 +375,27 @@ impl GameService {
         let (id, play_as) = self.original_app_game_id().await?;
         let side_to_move = |record: &GameRecord| Ok(record.game.next_to_move().map_or(Player::X, |(player, _)| player));
         Ok((self.play(id, side_to_move, action, true).await?, play_as))
+    }
+}
+
+/// What `player`'s offer of a draw (`agree`) or decline writes in `record`'s
+/// game: an offer; the end, `agreement`, when the other player's offer stands;
+/// nothing when the player's own stands; a decline of the other's offer.
+fn draw_step(record: &GameRecord, player: Player, agree: bool) -> Result<Option<Event>, Error> {
+    match record.status() {
+        Status::Finished => return Err(Error::Rule(RuleError::GameOver)),
+        Status::Waiting => return Err(Error::WaitingForOpponent),
+        Status::Ongoing => {}
+    }
+    if record.bot_seat().is_some() {
+        return Err(Error::DrawNotAllowed("a bot plays every game to its end: it takes no draw".into()));
+    }
+    let standing = record.draw_offer();
+    match (agree, standing) {
+        (true, Some(offered)) if offered == player => Ok(None),
+        (true, Some(_)) => Ok(Some(Event::Ended(Ending::Agreement(player)))),
+        (true, None) => Ok(Some(Event::DrawOffer(player))),
+        (false, Some(offered)) if offered != player => Ok(Some(Event::DrawDecline(player))),
+        (false, _) => Err(Error::DrawNotAllowed("there is no offer of a draw by the other player to decline".into())),
     }
 }

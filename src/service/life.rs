@@ -181,6 +181,7 @@ impl Life {
                 player: Some(player),
             }) => win_for(player.other()),
             Some(End { reason: EndReason::Aborted, .. }) => GameResult::Aborted,
+            Some(End { reason: EndReason::Agreement, .. }) => GameResult::Draw,
             _ => game.result(),
         }
     }

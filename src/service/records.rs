@@ -57,7 +57,9 @@ impl GameRecord {
         let (game, life, at) = (&mut self.game, &mut self.life, entry.created_at);
         match entry.event {
             Event::SeatTaken(player) => life.seat_taken(player, entry.by_bot, game, at),
-            Event::Action(_) | Event::Ended(_) if self.ended_by.is_some() => {
+            Event::Action(_) | Event::Ended(_) | Event::DrawOffer(_) | Event::DrawDecline(_)
+                if self.ended_by.is_some() =>
+            {
                 return Err(Error::Internal(Fault::new(corrupt(format!("entry {} comes after the end", entry.seq)))));
             }
             Event::Action(logged) => {
@@ -68,7 +70,7 @@ impl GameRecord {
                 life.acted(logged.actor, game, at);
             }
             Event::Ended(ending) => life.ended(ending, game, at),
-            Event::Rematch { .. } => {}
+            Event::DrawOffer(_) | Event::DrawDecline(_) | Event::Rematch { .. } => {}
         }
         if self.ended_by.is_none() && life.is_over(game) {
             self.ended_by = Some(index);
@@ -224,6 +226,17 @@ impl GameRecord {
         }
     }
 
+    /// The player whose offer of a draw stands: the last offer, unless an
+    /// action, a decline or the end came after it.
+    pub fn draw_offer(&self) -> Option<Player> {
+        let last = self.stored.log.iter().rev().find_map(|entry| match entry.event {
+            Event::DrawOffer(player) => Some(Some(player)),
+            Event::Action(_) | Event::Ended(_) | Event::DrawDecline(_) => Some(None),
+            Event::SeatTaken(_) | Event::Rematch { .. } => None,
+        });
+        last.flatten().filter(|_| self.ended_by.is_none())
+    }
+
     /// The game a rematch of this one is played in, once asked for.
     pub fn rematch(&self) -> Option<GameId> {
         self.rematch_request().map(|(_, game_id)| game_id)
@@ -298,6 +311,8 @@ fn acted_by(event: Event) -> Option<Player> {
         Event::SeatTaken(player)
         | Event::Action(LogEntry { actor: Actor::Player(player), .. })
         | Event::Ended(Ending::Resign(player) | Ending::Abort(Some(player)))
+        | Event::DrawOffer(player)
+        | Event::DrawDecline(player)
         | Event::Rematch { player, .. } => Some(player),
         Event::Action(_) | Event::Ended(_) => None,
     }

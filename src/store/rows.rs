@@ -337,6 +337,9 @@ impl From<&StoredEntry> for EntryRow {
             Event::Ended(Ending::Timeout(player)) => row("timeout", player.to_string()),
             Event::Ended(Ending::Abort(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
             Event::Ended(Ending::Abandon(player)) => row("abandon", player.to_string()),
+            Event::Ended(Ending::Agreement(player)) => row("agreement", player.to_string()),
+            Event::DrawOffer(player) => row("draw_offer", player.to_string()),
+            Event::DrawDecline(player) => row("draw_decline", player.to_string()),
             Event::Rematch { player, game_id } => {
                 EntryRow { rematch: Some(game_id), ..row("rematch", player.to_string()) }
             }
@@ -382,6 +385,9 @@ impl EntryRow {
                 other => Some(player(other)?),
             })),
             "abandon" => Event::Ended(Ending::Abandon(player(&self.actor)?)),
+            "agreement" => Event::Ended(Ending::Agreement(player(&self.actor)?)),
+            "draw_offer" => Event::DrawOffer(player(&self.actor)?),
+            "draw_decline" => Event::DrawDecline(player(&self.actor)?),
             "rematch" => Event::Rematch {
                 player: player(&self.actor)?,
                 game_id: self.rematch.ok_or_else(|| corrupt("rematch", "none"))?,

@@ -232,6 +232,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{id}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a draw, or accept the other player's offer: the game is then drawn,
+         *     `end.reason` `agreement`.
+         * @description An offer stands, as the view's `draw_offer` shows, until the other player
+         *     accepts it (with this same call) or declines it, or until the next move or
+         *     collapse of either player; both players' streams hear it (`draw_offer`,
+         *     `draw_decline`, `agreement`). Offering again while your offer stands changes
+         *     nothing. A rated game drawn by agreement is rated as a draw. A bot takes no
+         *     draw: 422 `draw_not_allowed`.
+         */
+        post: operations["offer_draw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{id}/draw/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline the other player's offer of a draw: the game goes on.
+         * @description With no offer of the other player's standing, 422 `draw_not_allowed`.
+         */
+        post: operations["decline_draw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{id}/events": {
         parameters: {
             query?: never;
@@ -1484,7 +1530,7 @@ export interface components {
          * @description Why a game ended.
          * @enum {string}
          */
-        EndReasonName: "lines" | "full_board" | "resignation" | "timeout" | "aborted" | "abandoned";
+        EndReasonName: "lines" | "full_board" | "resignation" | "timeout" | "aborted" | "abandoned" | "agreement";
         /**
          * @description How a game ended.
          * @example {
@@ -1551,6 +1597,21 @@ export interface components {
             /** @enum {string} */
             kind: "abandon";
             /** @description Who walked away. */
+            player: components["schemas"]["PlayerName"];
+        } | {
+            /** @enum {string} */
+            kind: "agreement";
+            /** @description Who accepted it. */
+            player: components["schemas"]["PlayerName"];
+        } | {
+            /** @enum {string} */
+            kind: "draw_offer";
+            /** @description Who offered it. */
+            player: components["schemas"]["PlayerName"];
+        } | {
+            /** @enum {string} */
+            kind: "draw_decline";
+            /** @description Who declined it. */
             player: components["schemas"]["PlayerName"];
         } | {
             /**
@@ -1647,6 +1708,7 @@ export interface components {
             collapses: components["schemas"]["CollapseView"][];
             /** @description When the game was created (RFC 3339, UTC). */
             created_at: string;
+            draw_offer: components["schemas"]["PlayerName"] | null;
             end: components["schemas"]["EndView"] | null;
             /**
              * @description Whether `GET /games/{id}/hint` gives the best action while the game goes on
@@ -1913,7 +1975,7 @@ export interface components {
              * @description The event's kind.
              * @enum {string}
              */
-            event: "seat" | "move" | "collapse" | "resign" | "timeout" | "abort" | "abandon" | "rematch";
+            event: "seat" | "move" | "collapse" | "resign" | "timeout" | "abort" | "abandon" | "agreement" | "draw_offer" | "draw_decline" | "rematch";
             /** @description The entry's sequence number; send it back as Last-Event-ID to resume. */
             id: string;
         } | {
@@ -2336,10 +2398,10 @@ export interface components {
          */
         Problem: {
             /**
-             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
+             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
              * @enum {string}
              */
-            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "already_rematched" | "name_taken" | "self_challenge" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
+            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "already_rematched" | "name_taken" | "self_challenge" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "draw_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
             /**
              * Format: int64
              * @description With `conflict`: the game's version now.
@@ -2966,7 +3028,8 @@ export interface components {
          *     `waiting_for_opponent` (nobody acts before both seats are taken),
          *     `abort_not_allowed`, `game_not_over` (a rematch follows a finished game),
          *     `hints_disabled`, `too_early` and `claim_not_allowed` (a claim of a game
-         *     walked away from); or of pairing: `self_challenge`, `too_many_open`. Nothing
+         *     walked away from), `draw_not_allowed` (an offer of a draw against a bot, a
+         *     decline with no offer to decline); or of pairing: `self_challenge`, `too_many_open`. Nothing
          *     is changed.
          */
         RuleBroken: {
@@ -3443,6 +3506,80 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    offer_draw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only if the game is still at this version (an ETag); otherwise 409. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game after the action. */
+            201: {
+                headers: {
+                    /** @description The game's new version. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    decline_draw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only if the game is still at this version (an ETag); otherwise 409. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game after the action. */
+            201: {
+                headers: {
+                    /** @description The game's new version. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["RuleBroken"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];

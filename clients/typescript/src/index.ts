@@ -263,6 +263,16 @@ export class QtttClient {
     return this.call("POST", `/games/${id}/abort`, { ...(credentials && { credentials }) });
   }
 
+  /** Offers a draw, or accepts the other player's offer: the game is then drawn, `agreement`. */
+  offerDraw(id: number, credentials?: Credentials): Promise<Game> {
+    return this.call("POST", `/games/${id}/draw`, { ...(credentials && { credentials }) });
+  }
+
+  /** Declines the other player's offer of a draw. */
+  declineDraw(id: number, credentials?: Credentials): Promise<Game> {
+    return this.call("POST", `/games/${id}/draw/decline`, { ...(credentials && { credentials }) });
+  }
+
   /** A new game after a finished one, colours swapped; the other player's call joins it. */
   rematch(id: number, credentials?: Credentials): Promise<SeatedGame> {
     return this.call("POST", `/games/${id}/rematch`, { ...(credentials && { credentials }) });

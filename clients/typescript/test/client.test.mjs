@@ -100,6 +100,17 @@ test("a rematch: the first to ask gets the new game with colours swapped, the ot
   assert.equal(again.problem.game_id, asked.game.id);
 });
 
+test("a draw: offered, declined, offered again and accepted", async () => {
+  const { id, tokens } = await gameBetweenTwo("player_choice");
+  assert.equal((await client.offerDraw(id, { token: tokens.X })).draw_offer, "X");
+  assert.equal((await client.declineDraw(id, { token: tokens.O })).draw_offer, null);
+  const refused = await client.declineDraw(id, { token: tokens.O }).catch((error) => error);
+  assert.equal(refused.code, "draw_not_allowed");
+  assert.equal((await client.offerDraw(id, { token: tokens.O })).draw_offer, "O");
+  const agreed = await client.offerDraw(id, { token: tokens.X });
+  assert.deepEqual([agreed.result, agreed.end], ["draw", { reason: "agreement", player: "X" }]);
+});
+
 test("a stream resumed after it dropped sees every event once, and ends with the game", async () => {
   const { id, tokens } = await gameBetweenTwo("measurement");
   const seen = [];

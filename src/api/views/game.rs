@@ -91,6 +91,10 @@ pub struct GameView {
     /// the version: an answer of 304 to `If-None-Match` may keep an older one.
     #[schema(required = true)]
     pub claim_from: Option<String>,
+    /// The seat whose offer of a draw stands (`POST /games/{id}/draw`): the
+    /// other player may accept it or decline it. Null when none does.
+    #[schema(required = true)]
+    pub draw_offer: Option<PlayerName>,
     /// The rematch of this game, once a player asked for it: the other player
     /// joins it with `POST /games/{id}/rematch` too. Null before.
     #[schema(required = true)]
@@ -440,6 +444,7 @@ impl GameView {
             end: end.map(EndView::from),
             clock: record.clock().map(ClockView::from),
             claim_from: record.claimable(claim_after).map(|(_, from)| stamp(from)),
+            draw_offer: record.draw_offer().map(PlayerName::from),
             rematch: record.rematch().map(|game_id| RematchView { game_id }),
             rematch_of: record.stored.rematch_of,
             score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },

@@ -164,6 +164,22 @@ pub(crate) enum EventView {
         /// Who walked away.
         player: PlayerName,
     },
+    /// One player accepted the other's offer of a draw: the game is drawn.
+    Agreement {
+        /// Who accepted it.
+        player: PlayerName,
+    },
+    /// A player offered a draw. It stands until the other accepts or declines
+    /// it, or until the next move or collapse of either.
+    DrawOffer {
+        /// Who offered it.
+        player: PlayerName,
+    },
+    /// A player declined the other's offer of a draw.
+    DrawDecline {
+        /// Who declined it.
+        player: PlayerName,
+    },
     /// A player asked for a rematch, which is played in a new game.
     Rematch {
         /// Who asked first.
@@ -185,13 +201,27 @@ impl EventView {
             EventView::Timeout { .. } => "timeout",
             EventView::Abort { .. } => "abort",
             EventView::Abandon { .. } => "abandon",
+            EventView::Agreement { .. } => "agreement",
+            EventView::DrawOffer { .. } => "draw_offer",
+            EventView::DrawDecline { .. } => "draw_decline",
             EventView::Rematch { .. } => "rematch",
         }
     }
 
     /// Every kind, for the live events' documentation.
-    pub const KINDS: [&'static str; 8] =
-        ["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch"];
+    pub const KINDS: [&'static str; 11] = [
+        "seat",
+        "move",
+        "collapse",
+        "resign",
+        "timeout",
+        "abort",
+        "abandon",
+        "agreement",
+        "draw_offer",
+        "draw_decline",
+        "rematch",
+    ];
 }
 
 impl From<&ListedGame> for GameSummary {
@@ -238,6 +268,9 @@ impl LogEntryView {
             Event::Ended(Ending::Timeout(player)) => EventView::Timeout { player: player.into() },
             Event::Ended(Ending::Abort(player)) => EventView::Abort { player: player.map(PlayerName::from) },
             Event::Ended(Ending::Abandon(player)) => EventView::Abandon { player: player.into() },
+            Event::Ended(Ending::Agreement(player)) => EventView::Agreement { player: player.into() },
+            Event::DrawOffer(player) => EventView::DrawOffer { player: player.into() },
+            Event::DrawDecline(player) => EventView::DrawDecline { player: player.into() },
             Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },
         };
         LogEntryView { seq: entry.seq, created_at: stamp(entry.created_at), by_bot: entry.by_bot, event }

@@ -133,6 +133,8 @@ pub enum EndReasonName {
     Aborted,
     /// The player to act walked away, and the other claimed the game.
     Abandoned,
+    /// One player offered a draw, and the other accepted it (`end.player`).
+    Agreement,
 }
 
 impl From<EndReason> for EndReasonName {
@@ -144,6 +146,7 @@ impl From<EndReason> for EndReasonName {
             EndReason::Timeout => EndReasonName::Timeout,
             EndReason::Aborted => EndReasonName::Aborted,
             EndReason::Abandoned => EndReasonName::Abandoned,
+            EndReason::Agreement => EndReasonName::Agreement,
         }
     }
 }

@@ -258,6 +258,44 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn migrating_games_of_the_release_before_draws_keeps_them_their_logs_and_their_references() {
+        let folder = tempfile::tempdir().unwrap();
+        let url = migrated_before(
+            folder.path(),
+            "0018",
+            "INSERT INTO games (id, variant, created_at, status, result, end_reason, end_player, ended_at, rated)
+             VALUES (1, 'player_choice', '2026-12-01T00:00:00.000Z', 'finished', 'o_wins', 'resignation', 'X',
+                     '2026-12-01T00:01:00.000Z', 1),
+                    (2, 'player_choice', '2026-12-01T00:02:00.000Z', 'waiting', 'ongoing', NULL, NULL, NULL, 0);
+             UPDATE games SET rematch_of = 1 WHERE id = 2;
+             INSERT INTO seats (game_id, player, token_hash) VALUES (1, 'X', zeroblob(32)), (1, 'O', randomblob(32));
+             INSERT INTO log_entries (game_id, seq, kind, actor, square_a, square_b, rematch, created_at) VALUES
+                 (1, 1, 'seat', 'X', NULL, NULL, NULL, '2026-12-01T00:00:00.000Z'),
+                 (1, 2, 'seat', 'O', NULL, NULL, NULL, '2026-12-01T00:00:01.000Z'),
+                 (1, 3, 'move', 'X', 0, 8, NULL, '2026-12-01T00:00:02.000Z'),
+                 (1, 4, 'resign', 'X', NULL, NULL, NULL, '2026-12-01T00:01:00.000Z'),
+                 (1, 5, 'rematch', 'O', NULL, NULL, 2, '2026-12-01T00:02:00.000Z');",
+        )
+        .await;
+        let store = Store::connect(&url, SqliteSettings::default(), PoolSettings::default()).await.unwrap();
+        let game = store.load_game(crate::record::GameId::new(1)).await.unwrap();
+        let rematch = store.load_game(crate::record::GameId::new(2)).await.unwrap();
+        store.close().await;
+        assert_eq!(game.log.len(), 5);
+        assert_eq!(game.log[3].event, Event::Ended(crate::record::Ending::Resign(Player::X)));
+        assert_eq!(game.seats.len(), 2);
+        assert!(game.rated);
+        assert_eq!(rematch.rematch_of, Some(crate::record::GameId::new(1)));
+        let file = Connection::open(folder.path().join("qttt.db")).unwrap();
+        let broken: i64 =
+            file.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |row| row.get(0)).unwrap();
+        assert_eq!(broken, 0);
+        let agreed = "INSERT INTO log_entries (game_id, seq, kind, actor, created_at) \
+                      VALUES (2, 1, 'agreement', 'O', '2026-12-01T00:03:00.000Z')";
+        assert_eq!(file.execute(agreed, []).unwrap(), 1, "the new kinds are taken");
+    }
+
+    #[tokio::test]
     async fn migrating_an_earlier_database_keeps_every_row_and_reference() {
         let folder = tempfile::tempdir().unwrap();
         // A database as the release before migration 0005 left it: a game

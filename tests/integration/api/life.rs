@@ -1,5 +1,5 @@
-//! The life of a game: no move before both seats are taken, resignation, clocks
-//! and timeouts, abort, a game that waits too long, rematch.
+//! The life of a game: no move before both seats are taken, resignation, a draw
+//! by agreement, clocks and timeouts, abort, a game that waits too long, rematch.
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +62,66 @@ fn either_player_may_resign_in_either_variant_and_the_other_wins() {
     app.request("POST", "/api/v1/games/404/resign", &[("Authorization", "Bearer x")], None)
         .assert_problem(404, "not_found");
     app.request("POST", "/api/v1/games/1/resign", &[], None).assert_problem(401, "unauthorized");
+}
+
+#[test]
+fn a_draw_offered_stands_until_declined_or_the_next_move_and_accepted_ends_the_game_drawn() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let id = app.create_game_as(&alice, json!({"variant": "player_choice", "rated": true}));
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({})).status, 201);
+    let mut watching = app.watch_at(&format!("/api/v1/games/{id}/events"), &[]);
+    assert_eq!(app.place(id, &alice, [0, 1]).status, 201);
+
+    // Offered, offered again (nothing changes), declined by the other alone.
+    let offered = post(&app, id, "draw", &alice);
+    assert_eq!((offered.status, offered.json()["draw_offer"].as_str()), (201, Some("X")), "{}", offered.body);
+    let again = post(&app, id, "draw", &alice).json();
+    assert_eq!(
+        (again["version"].clone(), again["draw_offer"].clone()),
+        (offered.json()["version"].clone(), json!("X"))
+    );
+    post(&app, id, "draw/decline", &alice).assert_problem(422, "draw_not_allowed");
+    let declined = post(&app, id, "draw/decline", &bob);
+    assert_eq!((declined.status, declined.json()["draw_offer"].clone()), (201, json!(null)), "{}", declined.body);
+    post(&app, id, "draw/decline", &bob).assert_problem(422, "draw_not_allowed");
+
+    // An offer lapses with the next move, whoever makes it.
+    assert_eq!(post(&app, id, "draw", &alice).json()["draw_offer"], "X");
+    assert_eq!(app.place(id, &bob, [2, 3]).json()["draw_offer"], json!(null));
+
+    // Accepted: the game is drawn by agreement, and rated as a draw.
+    assert_eq!(post(&app, id, "draw", &bob).json()["draw_offer"], "O");
+    let agreed = post(&app, id, "draw", &alice);
+    assert_eq!(agreed.status, 201, "{}", agreed.body);
+    let game = agreed.json();
+    assert_eq!((game["status"].as_str(), game["result"].as_str()), (Some("finished"), Some("draw")));
+    assert_eq!(
+        (game["end"].clone(), game["draw_offer"].clone()),
+        (json!({"reason": "agreement", "player": "X"}), json!(null))
+    );
+    assert_eq!(
+        log_kinds(&app, id)[2..],
+        ["move", "draw_offer", "draw_decline", "draw_offer", "move", "draw_offer", "agreement"]
+    );
+    let profile = app.request("GET", "/api/v1/players/bob", &[], None).json();
+    assert_eq!(
+        (profile["games"]["drawn"].as_i64(), profile["ratings"]["player_choice"]["games"].as_i64()),
+        (Some(1), Some(1))
+    );
+    post(&app, id, "draw", &bob).assert_problem(422, "game_over");
+    // The stream told each step.
+    let mut kinds = Vec::new();
+    while kinds.last().is_none_or(|kind| kind != "agreement") {
+        kinds.push(watching.next_event(PATIENCE).expect("the stream's next event").kind);
+    }
+    assert_eq!(kinds[2..], ["move", "draw_offer", "draw_decline", "draw_offer", "move", "draw_offer", "agreement"]);
+
+    // A bot takes no draw.
+    let against_bot = app.create_game(json!({"opponent": {"bot": "random"}})).json();
+    let (bot_game, mine) =
+        (against_bot["game"]["id"].as_i64().unwrap(), against_bot["seat"]["token"].as_str().unwrap());
+    post(&app, bot_game, "draw", mine).assert_problem(422, "draw_not_allowed");
 }
 
 #[test]

@@ -43,6 +43,7 @@ export function advice(code: ProblemCode): string {
     case "too_early":
       return "Wait a little longer.";
     case "claim_not_allowed":
+    case "draw_not_allowed":
       return "Play on.";
     case "not_found":
       return "Check the link.";

@@ -13,7 +13,7 @@ import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
 
 /** The kinds of events whose data carries the game; any other is answered by reading the game again. */
-const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "rematch", "end"]);
+const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "agreement", "draw_offer", "draw_decline", "rematch", "end"]);
 
 const REASONS: Record<Schemas["EndReasonName"], string> = {
   lines: "by lines",
@@ -22,6 +22,7 @@ const REASONS: Record<Schemas["EndReasonName"], string> = {
   timeout: "on time",
   aborted: "aborted",
   abandoned: "as the other player walked away",
+  agreement: "by agreement",
 };
 
 /** Under this a clock runs low: it shows tenths, and is marked. */
@@ -146,6 +147,7 @@ export class GameScreen {
   private readonly clocks = html("div", { class: "clocks", "aria-label": "Clocks" });
   private readonly status = html("p", { class: "status", role: "status", "aria-live": "polite" });
   private readonly presence = html("p", { class: "presence" });
+  private readonly drawNotice = html("p", { class: "draw", "aria-live": "polite" });
   private readonly notice = html("p", { class: "notice", role: "alert" });
   private readonly board: Board;
   private readonly outcomes = html("div", { class: "outcomes-place" });
@@ -178,6 +180,9 @@ export class GameScreen {
   private readonly abort = button("Abort", () => void this.act((token) => this.client.abort(this.game.id, { token })));
   private readonly claim = button("Claim victory", () => void this.act((token) => this.client.claimVictory(this.game.id, { token })));
   private readonly hint = button("Hint", () => void this.showHint());
+  private readonly offerDraw = button("Offer draw", () => void this.act((token) => this.client.offerDraw(this.game.id, { token })));
+  private readonly acceptDraw = button("Accept draw", () => void this.act((token) => this.client.offerDraw(this.game.id, { token })));
+  private readonly declineDraw = button("Decline draw", () => void this.act((token) => this.client.declineDraw(this.game.id, { token })));
   private readonly rematch = button("Rematch", () => void this.askForRematch());
 
   constructor(
@@ -198,6 +203,7 @@ export class GameScreen {
       this.clocks,
       this.status,
       this.presence,
+      this.drawNotice,
       this.notice,
       // Above the board, so that a phone shows them without scrolling.
       this.outcomes,
@@ -215,6 +221,9 @@ export class GameScreen {
         this.join,
         this.resign,
         this.confirm,
+        this.offerDraw,
+        this.acceptDraw,
+        this.declineDraw,
         this.abort,
         this.claim,
         this.hint,
@@ -331,6 +340,14 @@ export class GameScreen {
     this.join.textContent = `Join as ${game.open_seats[0] ?? ""}`;
     this.resign.hidden = !seated || over || game.status !== "ongoing" || !this.confirm.hidden;
     this.confirm.hidden ||= over;
+    // A draw is offered to a person, and answered by the other player.
+    const drawable = seated && !over && game.status === "ongoing" && game.opponent === null;
+    const offered = game.draw_offer;
+    this.offerDraw.hidden = !drawable || offered !== null;
+    this.acceptDraw.hidden = !drawable || offered === null || offered === mine;
+    this.declineDraw.hidden = this.acceptDraw.hidden;
+    this.drawNotice.textContent =
+      !drawable || offered === null ? "" : offered === mine ? "You offered a draw: it stands until the other player answers it, or until the next move." : "The other player offers a draw.";
     this.abort.hidden = !seated || over || game.moves.length >= 2;
     this.hint.hidden = !seated || over || !game.hints || !myTurn;
     this.rematch.hidden = !seated || !over;

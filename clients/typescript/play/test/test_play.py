@@ -391,6 +391,24 @@ class PlayPage(unittest.TestCase):
         watcher.context.close()
         creator.context.close()
 
+    def test_a_draw_offered_and_accepted_ends_the_game_by_agreement_on_both_pages(self):
+        x, o = self.open_page(), self.open_page()
+        self.create(x, "player_choice")
+        o.goto(x.get_by_label("Share link").input_value())
+        o.get_by_role("button", name="Join as O").click()
+        self.play_one_move(x)
+        x.get_by_role("button", name="Offer draw").click()
+        o.get_by_role("button", name="Decline draw").click()
+        wait_until(lambda: x.get_by_role("button", name="Offer draw").is_visible(), "the offer declined on X's page")
+        x.get_by_role("button", name="Offer draw").click()
+        wait_until(lambda: o.locator(".draw").inner_text() == "The other player offers a draw.", "the offer on O's page")
+        o.get_by_role("button", name="Accept draw").click()
+        for page in (x, o):
+            wait_until(lambda: status(page) == "Draw by agreement.", f"the draw on both pages, not {status(page)!r}")
+        self.assertEqual(self.api_game(x)["end"], {"reason": "agreement", "player": "O"})
+        x.context.close()
+        o.context.close()
+
     def test_a_clock_under_ten_seconds_shows_tenths_and_is_marked_low(self):
         body = json.dumps({"clock": {"initial_ms": 9000, "increment_ms": 0}, "opponent": {"bot": "random"}, "play_as": "O"}).encode()
         request = urllib.request.Request(f"{self.base}/api/v1/games", data=body, headers={"Content-Type": "application/json"})
