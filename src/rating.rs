@@ -158,15 +158,6 @@ pub fn rate_game(
     Some((after(x, x_now, o_now, Player::X)?, after(o, o_now, x_now, Player::O)?))
 }
 
-/// A new puzzle's rating: an estimate from its depth, how many actions of its
-/// side its solution takes, 1100 for one and 200 more for each further one
-/// (2300 at most); as unsure as a new player's, so that the first attempts
-/// move it most.
-pub fn puzzle_estimate(depth: usize) -> Rating {
-    let further = u32::try_from(depth.saturating_sub(1)).unwrap_or(u32::MAX).min(6);
-    Rating { rating: 1100.0 + 200.0 * f64::from(further), ..Rating::START }
-}
-
 /// A player's puzzle standing and a puzzle's rating once the player's rated
 /// attempt at it ended at `at`, a rating period of its own for each: a win
 /// for the player when they solved it, a loss when not (the puzzle's the
@@ -241,9 +232,7 @@ mod tests {
         let week = SignedDuration::from_hours(24 * 7);
         let start = Timestamp::from_second(1_800_000_000).unwrap();
         let player = Standing { rating: rating(1500.0, 100.0), games: 4, rated_at: Some(start) };
-        let puzzle = puzzle_estimate(2);
-        assert_eq!((puzzle.rating, puzzle.deviation), (1300.0, 350.0));
-        assert_eq!(puzzle_estimate(20).rating, 2300.0);
+        let puzzle = Rating { rating: 1300.0, ..Rating::START };
         let at = start + SignedDuration::from_hours(24 * 15);
         let (solver, solved) = rate_attempt(&player, puzzle, true, at, week);
         let player_now = player.rating.idle(2);

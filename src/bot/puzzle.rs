@@ -9,9 +9,9 @@
 //!
 //! The set that ships with the server is a text file per variant, compiled in
 //! ([`shipped`]): a puzzle a line, written by [`write_line`] and read by
-//! [`read_line`], `position | solution | theme | source`, the position and its
-//! solution as transcripts (the solution goes on from the position, after a
-//! `; `); lines that start with `#` say how the file was made. Make it again
+//! [`read_line`], `position | solution | theme | rating | source`, the
+//! position and its solution as transcripts (the solution goes on from the
+//! position, after a `; `) and its first rating ([`starting_rating`]); lines that start with `#` say how the file was made. Make it again
 //! with `qttt puzzles generate` after any change to the rules or the solver.
 
 use std::collections::HashSet;
@@ -40,6 +40,10 @@ pub struct Puzzle {
     pub solution: Vec<LogEntry>,
     /// What the solution turns on.
     pub theme: Theme,
+    /// Its rating: before any attempt, how hard the perfect player finds it
+    /// (see [`starting_rating`]), as found or read from a puzzle file; as it
+    /// stands, as read from the store.
+    pub rating: f64,
     /// Where the position came from, in words.
     pub source: String,
 }
@@ -132,6 +136,7 @@ impl Puzzle {
         position: &str,
         solution: &str,
         theme: Theme,
+        rating: f64,
         source: &str,
     ) -> Result<Puzzle, String> {
         let position = replay(variant, position)?;
@@ -143,7 +148,7 @@ impl Puzzle {
             return Err("the solution stops before the end of the game".into());
         }
         let solution = end.log()[position.log().len()..].to_vec();
-        Ok(Puzzle { position, solution, theme, source: source.to_string() })
+        Ok(Puzzle { position, solution, theme, rating, source: source.to_string() })
     }
 
     /// The game of an attempt at the puzzle that has played `line`, a
@@ -271,7 +276,27 @@ pub fn find(game: &Game, source: &str, solver: &mut Solver) -> Option<Puzzle> {
     let end = line(game, player, best.action, solver)?;
     let solution = end.log()[game.log().len()..].to_vec();
     let theme = theme_of(game, player, best.action, &end);
-    Some(Puzzle { position: *game, solution, theme, source: source.to_string() })
+    let mut puzzle = Puzzle { position: *game, solution, theme, rating: 0.0, source: source.to_string() };
+    puzzle.rating = starting_rating(&choices, player, puzzle.depth());
+    Some(puzzle)
+}
+
+/// A puzzle's rating before any attempt, from how hard the perfect player
+/// finds it, with `choices` the classes of its first action, best first, and
+/// `depth` its solution's actions: 700; 150 for each doubling of the classes
+/// to choose from; up to 300 more as the wrong ones give away less, 150 for
+/// each point of their mean loss under 2 (a subtle mistake is harder to see);
+/// and 150 for each further action of the solution. Rounded to a whole number.
+fn starting_rating(choices: &[Choice], player: Player, depth: usize) -> f64 {
+    let sign = for_player(player);
+    let best = choices.first().map_or(0.0, |best| sign * best.value.points);
+    let wrong = &choices[1.min(choices.len())..];
+    let mean_loss =
+        wrong.iter().map(|choice| best - sign * choice.value.points).sum::<f64>() / wrong.len().max(1) as f64;
+    let choosing = 150.0 * (choices.len().max(1) as f64).log2();
+    let subtlety = 150.0 * (2.0 - mean_loss).clamp(0.0, 2.0);
+    let further = 150.0 * depth.saturating_sub(1) as f64;
+    (700.0 + choosing + subtlety + further).round()
 }
 
 /// The game at the end of the line that `first`, `player`'s action in `game`,
@@ -391,7 +416,7 @@ const SOLVER_LIMIT: usize = 5_000_000;
 /// `puzzle` as a line of a puzzle file.
 pub fn write_line(puzzle: &Puzzle) -> String {
     let (position, solution) = puzzle.transcripts();
-    format!("{position} | {solution} | {} | {}", puzzle.theme.code(), puzzle.source)
+    format!("{position} | {solution} | {} | {} | {}", puzzle.theme.code(), puzzle.rating, puzzle.source)
 }
 
 /// The puzzle of `variant` that a line of a puzzle file holds. The theme is
@@ -402,11 +427,12 @@ pub fn write_line(puzzle: &Puzzle) -> String {
 pub fn read_line(line: &str, variant: Variant) -> Result<Puzzle, PuzzleFileError> {
     let fail = |reason: String| PuzzleFileError { line: line.to_string(), reason };
     let fields: Vec<&str> = line.split(" | ").collect();
-    let [position, solution, theme, source] = fields.as_slice() else {
-        return Err(fail("expected four fields: position | solution | theme | source".into()));
+    let [position, solution, theme, rating, source] = fields.as_slice() else {
+        return Err(fail("expected five fields: position | solution | theme | rating | source".into()));
     };
     let theme = Theme::of_code(theme).ok_or_else(|| fail(format!("no theme is called {theme:?}")))?;
-    Puzzle::from_transcripts(variant, position, solution, theme, source).map_err(fail)
+    let rating = rating.parse().map_err(|_| fail(format!("the rating {rating:?} is not a number")))?;
+    Puzzle::from_transcripts(variant, position, solution, theme, rating, source).map_err(fail)
 }
 
 static PLAYER_CHOICE: &str = include_str!("../../data/puzzles-player_choice.txt");
@@ -508,11 +534,15 @@ mod tests {
 
     /// Checks every shipped puzzle of `variant`: a position that replays, whose
     /// solution's first action is the only best one up to symmetry, by at least
-    /// [`LEAST_MARGIN`], with a line to the end and a theme that fits it; and
-    /// no two of them the same up to symmetry.
+    /// [`LEAST_MARGIN`], with a line to the end, a theme that fits it and the
+    /// rating the perfect player measures; no two of them the same up to
+    /// symmetry; and ratings that span at least 600 points before any attempt.
     fn check_shipped(variant: Variant) {
         let puzzles = shipped(variant).unwrap();
         assert!(puzzles.len() >= 500, "{variant:?}: {} puzzles", puzzles.len());
+        let ratings = puzzles.iter().map(|puzzle| puzzle.rating);
+        let (least, most) = ratings.fold((f64::INFINITY, 0.0_f64), |(least, most), r| (least.min(r), most.max(r)));
+        assert!(most - least >= 600.0, "{variant:?}: ratings from {least} to {most}");
         let mut solver = Solver::default();
         let mut keys = HashSet::new();
         for puzzle in &puzzles {
@@ -529,6 +559,9 @@ mod tests {
             let best_other = others.map(|(_, &worth)| worth).fold(f64::NEG_INFINITY, f64::max);
             assert!(worth[&answer] - best_other >= LEAST_MARGIN, "{line}: {worth:?}");
             assert!(puzzle.end().is_over(), "{line}");
+            let player = puzzle.player();
+            let measured = starting_rating(&choices(&puzzle.position, player, &mut solver), player, puzzle.depth());
+            assert_eq!(puzzle.rating, measured, "{line}");
             let closes = after(&puzzle.position, first.actor, first.action).pending_collapse().is_some();
             match puzzle.theme {
                 Theme::CollapseChoice => assert!(matches!(first.action, Action::Collapse { .. }), "{line}"),
@@ -591,7 +624,7 @@ mod tests {
         // leaves the position as it is. The solution's O4+(2,5) has a mirror,
         // O4+(4,5), which is as good; after it every answer is mirrored.
         let line = "X1+(1,9); O2+(6,8); X3+(1,9); O4!X3(1) | O4+(2,5); X5+(5,8); O6+(2,5); X7!O6(2); X7+(4,7); \
-                    O8+(4,7); X9!O8(4) {X1.0,O0.5} | quiet | here";
+                    O8+(4,7); X9!O8(4) {X1.0,O0.5} | quiet | 1200 | here";
         let puzzle = read_line(line, Variant::PlayerChoice).unwrap();
         let mut attempt = puzzle.position;
         let mut answers = Vec::new();
@@ -642,13 +675,15 @@ mod tests {
     fn a_line_that_does_not_hold_a_puzzle_is_refused_with_the_reason() {
         let refused = |line: &str| read_line(line, Variant::PlayerChoice).unwrap_err().reason;
         assert_eq!(
-            refused("X1+(1,2) | O2+(3,4) | quiet"),
-            "expected four fields: position | solution | theme | source"
+            refused("X1+(1,2) | O2+(3,4) | quiet | here"),
+            "expected five fields: position | solution | theme | rating | source"
         );
-        assert_eq!(refused("X1+(1,2) | O2+(3,4) | quiet | here"), "the solution stops before the end of the game");
+        let short = "X1+(1,2) | O2+(3,4) | quiet | 1200 | here";
+        assert_eq!(refused(short), "the solution stops before the end of the game");
         let whole = "X1+(1,9); O2+(1,8); X3+(3,7); O4+(3,8); X5+(3,7); O6!X5(7) | \
                      O6+(2,5); X7+(5,6); O8+(2,5); X9!O8(5) {X1.0,O0.5}";
-        assert_eq!(refused(&format!("{whole} | sharp | here")), "no theme is called \"sharp\"");
-        assert!(refused("X1+(1,1) | O2+(3,4) | quiet | here").contains("same_square_twice"));
+        assert_eq!(refused(&format!("{whole} | sharp | 1200 | here")), "no theme is called \"sharp\"");
+        assert_eq!(refused(&format!("{whole} | quiet | hard | here")), "the rating \"hard\" is not a number");
+        assert!(refused("X1+(1,1) | O2+(3,4) | quiet | 1200 | here").contains("same_square_twice"));
     }
 }

@@ -14,7 +14,7 @@ use crate::bot::Solver;
 use crate::bot::puzzle::{self, Puzzle, Step};
 use crate::engine::{Action, Game, LogEntry, Variant};
 use crate::error::Fault;
-use crate::rating::{Rating, puzzle_estimate};
+use crate::rating::Rating;
 use crate::record::{
     AttemptId, AttemptStep, Holder, NewPuzzle, Outcome, PlayerId, PuzzleId, Status, SteppedAttempt, StoredAttempt,
     StoredPuzzle,
@@ -84,7 +84,7 @@ pub struct Attempted {
     pub rating_change: Option<(Rating, Rating)>,
 }
 
-/// `puzzle` as the store adds it, rated at first by its depth.
+/// `puzzle` as the store adds it, rated at first as hard as the perfect player found it.
 fn new_puzzle(puzzle: &Puzzle) -> NewPuzzle {
     let (position, solution) = puzzle.transcripts();
     NewPuzzle {
@@ -94,7 +94,7 @@ fn new_puzzle(puzzle: &Puzzle) -> NewPuzzle {
         theme: puzzle.theme,
         source: puzzle.source.clone(),
         position_key: position_key(puzzle),
-        rating: puzzle_estimate(puzzle.depth()),
+        rating: Rating { rating: puzzle.rating, ..Rating::START },
     }
 }
 
@@ -244,7 +244,8 @@ const SECONDS_A_DAY: i64 = 24 * 60 * 60;
 /// The puzzle of `stored`, read back.
 fn served(stored: StoredPuzzle) -> Result<ServedPuzzle, Error> {
     let StoredPuzzle { id, puzzle: new, attempts } = stored;
-    let puzzle = Puzzle::from_transcripts(new.variant, &new.position, &new.solution, new.theme, &new.source)
+    let (variant, rating) = (new.variant, new.rating.rating);
+    let puzzle = Puzzle::from_transcripts(variant, &new.position, &new.solution, new.theme, rating, &new.source)
         .map_err(|reason| corrupt(id, &reason))?;
     Ok(ServedPuzzle { id, puzzle, rating: new.rating, attempts })
 }

@@ -2505,8 +2505,9 @@ export interface components {
             position: components["schemas"]["PositionView"];
             /**
              * Format: double
-             * @description Its puzzle rating (Glicko-2): an estimate from how deep the solution
-             *     is at first, then as its attempts make it.
+             * @description Its puzzle rating (Glicko-2): at first how hard the perfect player finds
+             *     it (how many actions to choose from, how little the wrong ones lose,
+             *     how long the solution is), then as its attempts make it.
              */
             rating: number;
             /** @description Where the position came from, in words. */

@@ -27,8 +27,9 @@ pub(crate) struct PuzzleView {
     pub theme: ThemeName,
     /// The side to find the action for.
     pub player: PlayerName,
-    /// Its puzzle rating (Glicko-2): an estimate from how deep the solution
-    /// is at first, then as its attempts make it.
+    /// Its puzzle rating (Glicko-2): at first how hard the perfect player finds
+    /// it (how many actions to choose from, how little the wrong ones lose,
+    /// how long the solution is), then as its attempts make it.
     pub rating: f64,
     /// How many rated attempts the rating counts.
     pub attempts: i64,
