@@ -8,6 +8,7 @@ import { explain } from "./advice.js";
 import { Board, collapseOutcomes } from "./board.js";
 import { button, html } from "./dom.js";
 import { entanglementGraph } from "./graph.js";
+import { actionSquares } from "./story.js";
 
 const THEMES: Record<Schemas["ThemeName"], string> = {
   double_line: "two lines at once",
@@ -63,6 +64,11 @@ export class PuzzleScreen {
       { class: "game puzzle" },
       html("h1", {}, `Puzzle ${puzzle.id}`, html("span", { class: "variant" }, ` · ${puzzle.variant === "player_choice" ? "Goff's rule" : "measurement"} · rated ${Math.round(puzzle.rating)}`)),
       html("p", { class: "seats" }, `${puzzle.player} to play and win more. Theme: ${THEMES[puzzle.theme]}.`),
+      html(
+        "p",
+        { class: "explain" },
+        `Win more: one action leaves ${puzzle.player} at least half a point better off at the end than any other, when both sides play their best from there${puzzle.variant === "measurement" ? " (on average over the measurements)" : ""}. Find it, and then each next action of the line.`,
+      ),
       this.status,
       this.notice,
       html("div", { class: "play" }, this.board.element, this.graph),
@@ -91,10 +97,13 @@ export class PuzzleScreen {
     const selected = this.selected;
     const playable = (square: number): boolean =>
       mayAct && moves.some((squares) => squares.includes(square) && (selected === null || selected === square || squares.includes(selected)));
-    this.board.show(this.position, playable, selected);
+    // After a failed attempt, where the line's first action would have gone, on the puzzle's position.
+    const first = over && attempt.status === "failed" ? attempt.solution?.[0] : undefined;
+    const board = first === undefined ? this.position : this.puzzle.position;
+    this.board.show(board, playable, selected, { best: first === undefined ? [] : actionSquares(first.action) });
     const choose = mayAct && toAct.kind === "collapse" ? (move: number, square: number) => void this.act({ kind: "collapse", move, square }) : null;
-    this.outcomes.replaceChildren(collapseOutcomes(this.position, choose) ?? "");
-    this.graph.replaceChildren(entanglementGraph(this.position), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.outcomes.replaceChildren(collapseOutcomes(board, choose) ?? "");
+    this.graph.replaceChildren(entanglementGraph(board), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
     this.status.textContent = this.statusText();
     this.again.hidden = !over;
     const steps = attempt?.solution ?? null;
@@ -111,7 +120,7 @@ export class PuzzleScreen {
       return `Solved!${change}`;
     }
     if (attempt?.status === "failed") {
-      return `Not the best: the solution is below.${change}`;
+      return `Not the best: the solution is below, its first action marked on the puzzle's position.${change}`;
     }
     const kind = this.position.to_act?.kind === "collapse" ? "collapse" : "move";
     return `${attempt === null ? "" : "Right. "}${this.puzzle.player} to play: find the best ${kind}`;

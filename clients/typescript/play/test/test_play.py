@@ -470,7 +470,10 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: status(page) == "X to play: find the best collapse", f"the puzzle, not {status(page)!r}")
         self.assert_shows(page, puzzle["position"])
         page.get_by_role("button", name="Outcome: O4 in square 8").click()
-        wait_until(lambda: status(page).startswith("Not the best: the solution is below."), "the failure")
+        wait_until(lambda: status(page).startswith("Not the best: the solution is below"), "the failure")
+        # The line's first action, move 4 landing in square 0, is marked on the puzzle's position.
+        self.assert_shows(page, puzzle["position"])
+        self.assertEqual(self.marked(page, "best"), [0])
         solution = page.get_by_role("region", name="Solution").locator("li").all_inner_texts()
         self.assertEqual(solution, ["X: move 4 lands in square 0", "X: a move in squares 2 and 5", "O: move 5 lands in square 2"])
         page.get_by_role("button", name="Try again").click()
