@@ -187,6 +187,13 @@ class LessonScreen {
     }
   }
 
+  /** Ends a lesson's game that goes on, once the lesson is done with it, so that no game of it is left open. */
+  private close(game: Game): void {
+    if (game.end === null) {
+      this.client.resign(game.id, { token: this.tokens.X }).catch(() => undefined);
+    }
+  }
+
   /** Plays `action` for the seat to act in `game`. */
   private play(game: Game, action: Setup): Promise<Game> {
     const token = this.tokens[game.to_act?.player ?? "X"];
@@ -250,6 +257,7 @@ class LessonScreen {
     try {
       const after = await this.play(game, action);
       this.draw(after);
+      this.close(after);
       const wrong = this.lesson.check(after);
       if (wrong === null) {
         this.say(this.lesson.right(after));
