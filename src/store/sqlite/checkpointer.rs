@@ -243,7 +243,6 @@ impl Drop for SqliteConnection {
 
 #[cfg(test)]
 mod tests {
-    use super::super::worker::{Connections, MOST_WRITES_PER_COMMIT};
     use super::*;
 
     /// The write-ahead log's size after a burst of `pages` pages in one
@@ -293,51 +292,31 @@ mod tests {
     }
 
     #[test]
-    fn the_log_stays_bounded_under_writes_that_never_pause() {
-        // More writers than a batch takes, each queueing its next write as soon
-        // as the last is answered, so that the writer is busy from one batch to
-        // the next; each write adds rows along an index, as a game does, so
-        // that each commit logs many pages. For 4 s: without the checkpointer's
-        // turn, the log grew past 300 MB a second in the scale benchmark.
-        const WRITERS: usize = MOST_WRITES_PER_COMMIT * 3;
+    fn the_writer_alone_keeps_the_log_within_its_bound_under_writes_that_never_pause() {
+        // The checkpointer stopped, and no reader: what bounds the log is the
+        // writer's own copy after a commit past LOG_PAGES_MOST, which nothing
+        // here can hold up. (How the checkpointer's turns keep the log far
+        // smaller depends on the scheduler: the scale benchmark measures it.)
+        // The commits write three times as many bytes as the bound holds.
         let folder = tempfile::tempdir().unwrap();
-        let (connection, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
-        connection
-            .execute_batch("CREATE TABLE filler (n INTEGER, text TEXT); CREATE INDEX by_n ON filler (n)")
-            .unwrap();
-        let writer = Arc::new(Connections::writer(connection, Some(checkpointer.log_restart()), true));
-        let log = folder.path().join("qttt.db-wal");
-        let deadline = Instant::now() + Duration::from_secs(4);
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
-        let (largest, written) = runtime.block_on(async {
-            let writers = (0..WRITERS).map(|_| {
-                let (writer, log) = (Arc::clone(&writer), log.clone());
-                tokio::spawn(async move {
-                    let (mut largest, mut written) = (0, 0);
-                    while Instant::now() < deadline {
-                        writer
-                            .write(|tx| {
-                                let mut insert = tx.prepare_cached("INSERT INTO filler (n, text) VALUES (?, ?)")?;
-                                for _ in 0..12 {
-                                    insert.execute(rusqlite::params![rand::random::<i64>(), "x".repeat(300)])?;
-                                }
-                                Ok(Ok::<_, StoreError>(()))
-                            })
-                            .await
-                            .unwrap();
-                        written += 12;
-                        largest = largest.max(std::fs::metadata(&log).unwrap().len());
-                    }
-                    (largest, written)
-                })
-            });
-            let ends = futures_util::future::join_all(writers).await.into_iter().map(Result::unwrap);
-            ends.fold((0, 0), |(largest, written), end| (largest.max(end.0), written + end.1))
-        });
+        let (mut writer, checkpointer) = open_writer(&folder.path().join("qttt.db"), Durability::Normal, None).unwrap();
         checkpointer.stop();
-        writer.close();
+        writer.execute_batch("CREATE TABLE filler (n INTEGER, text TEXT); CREATE INDEX by_n ON filler (n)").unwrap();
+        let log = folder.path().join("qttt.db-wal");
+        let (mut written, mut largest) = (0, 0);
+        while written < 3 * LOG_PAGES_MOST * PAGE_BYTES {
+            let commit = writer.transaction().unwrap();
+            for _ in 0..12 {
+                commit
+                    .execute("INSERT INTO filler (n, text) VALUES (?, ?)", (rand::random::<i64>(), "x".repeat(4000)))
+                    .unwrap();
+                written += 4000;
+            }
+            commit.commit().unwrap();
+            largest = largest.max(std::fs::metadata(&log).unwrap().len());
+        }
         let bound = u64::try_from(LOG_PAGES_BEFORE_RESTART * PAGE_BYTES * 2).unwrap();
-        assert!(largest < bound, "{written} rows written, the log grew to {largest} bytes");
+        assert!(largest < bound, "{written} bytes written, the log grew to {largest} bytes");
     }
 
     #[test]
