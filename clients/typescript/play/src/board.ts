@@ -16,6 +16,29 @@ export interface Marks {
   best?: number[];
 }
 
+/** Whether a move may be placed in `square` of `game` now: a move is to make, the square is not classical, and it is one of a forced move's squares, if the move is forced. */
+export function placeable(game: Pick<Game, "board" | "to_act">, square: number): boolean {
+  const toAct = game.to_act;
+  const forced = toAct?.forced_squares ?? null;
+  return toAct?.kind === "move" && game.board[square]?.classical === null && (forced === null || forced.includes(square));
+}
+
+/**
+ * What pressing `square` does to a move being made, `selected` its first
+ * square so far, `forced` the squares of a forced move: the move's two
+ * squares once it is whole; else the first square selected now (null when
+ * pressing it again lets it go).
+ */
+export function pressed(square: number, selected: number | null, forced: number[] | null): { squares: [number, number] } | { selected: number | null } {
+  if (forced !== null) {
+    return { squares: [forced[0] as number, forced[1] as number] };
+  }
+  if (selected === null || selected === square) {
+    return { selected: selected === null ? square : null };
+  }
+  return { squares: [selected, square] };
+}
+
 /** What a square's button says to a screen reader: `Square 4: X1, O2 spooky`. */
 function squareName(cell: Schemas["CellView"]): string {
   if (cell.classical !== null) {

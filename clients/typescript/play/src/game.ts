@@ -5,9 +5,9 @@
 
 import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas, type Seat } from "../../src/index.js";
 import { explain } from "./advice.js";
-import { Board, type Marks, collapseOutcomes } from "./board.js";
+import { Board, type Marks, collapseOutcomes, placeable, pressed } from "./board.js";
 import { button, html } from "./dom.js";
-import { entanglementGraph } from "./graph.js";
+import { graphFigure } from "./graph.js";
 import { diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
 import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
@@ -386,13 +386,11 @@ export class GameScreen {
     };
     const toAct = shown.to_act;
     const myTurn = live && toAct !== null && toAct.player === this.seat?.player && !this.busy;
-    const classical = new Set(shown.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
-    const playable = (square: number): boolean => myTurn && toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square));
-    this.board.show(shown, playable, this.selected, marks);
+    this.board.show(shown, (square) => myTurn && placeable(shown, square), this.selected, marks);
     this.outcomes.replaceChildren(
       (live && collapseOutcomes(shown, myTurn && toAct.kind === "collapse" ? (move, square) => void this.act((token) => this.client.collapse(shown.id, move, square, { token })) : null)) || "",
     );
-    this.graph.replaceChildren(entanglementGraph(shown), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.graph.replaceChildren(...graphFigure(shown));
     this.first.disabled = count === 0;
     this.previous.disabled = count === 0;
     this.next.disabled = live;
@@ -505,19 +503,13 @@ export class GameScreen {
     if (toAct === null || toAct.kind !== "move") {
       return;
     }
-    const forced = toAct.forced_squares;
-    if (forced !== null) {
-      await this.act((token) => this.client.move(this.game.id, [forced[0] as number, forced[1] as number], { token }));
-    } else if (this.selected === null) {
-      this.selected = square;
-      this.show(this.game);
-    } else if (this.selected === square) {
-      this.selected = null;
+    const next = pressed(square, this.selected, toAct.forced_squares);
+    if ("selected" in next) {
+      this.selected = next.selected;
       this.show(this.game);
     } else {
-      const first = this.selected;
       this.selected = null;
-      await this.act((token) => this.client.move(this.game.id, [first, square], { token }));
+      await this.act((token) => this.client.move(this.game.id, next.squares, { token }));
     }
   }
 

@@ -5,7 +5,7 @@
 // bends around it.
 
 import type { Drawn } from "./board.js";
-import { svg } from "./dom.js";
+import { html, svg } from "./dom.js";
 
 const CELL = 100;
 const RADIUS = 17;
@@ -28,6 +28,11 @@ function crossesANode(a: number, b: number): boolean {
     const along = (ox - ax) * (bx - ax) + (oy - ay) * (by - ay);
     return cross === 0 && along > 0 && along < (bx - ax) ** 2 + (by - ay) ** 2;
   });
+}
+
+/** `game`'s entanglement graph with its caption, to fill a figure. */
+export function graphFigure(game: Drawn): [SVGSVGElement, HTMLElement] {
+  return [entanglementGraph(game), html("figcaption", {}, "Entanglement: each spooky move joins its two squares")];
 }
 
 /** The SVG of `game`'s entanglement graph. */

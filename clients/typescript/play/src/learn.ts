@@ -5,9 +5,9 @@
 
 import type { Game, QtttClient, Schemas } from "../../src/index.js";
 import { explain } from "./advice.js";
-import { Board, collapseOutcomes } from "./board.js";
+import { Board, collapseOutcomes, placeable, pressed } from "./board.js";
 import { button, html } from "./dom.js";
-import { entanglementGraph } from "./graph.js";
+import { graphFigure } from "./graph.js";
 
 type Seat = Schemas["PlayerName"];
 /** An action of a lesson's setup: a move's two squares, or a collapse, "move k ends in square s". */
@@ -209,13 +209,10 @@ class LessonScreen {
     const toAct = game.to_act;
     const open = !this.busy && game.end === null && toAct !== null;
     const predicting = this.lesson.predict !== undefined && !this.predicted;
-    const classical = new Set(game.board.filter((cell) => cell.classical !== null).map((cell) => cell.square));
-    const playable = (square: number): boolean =>
-      open && (predicting || (toAct.kind === "move" && !classical.has(square) && (toAct.forced_squares === null || toAct.forced_squares.includes(square))));
-    this.board.show(game, playable, this.selected);
+    this.board.show(game, (square) => open && (predicting || placeable(game, square)), this.selected);
     const choose = open && !predicting && toAct.kind === "collapse" ? (move: number, square: number) => void this.act({ move, square }) : null;
     this.outcomes.replaceChildren(collapseOutcomes(game, choose) ?? "");
-    this.graph.replaceChildren(entanglementGraph(game), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.graph.replaceChildren(...graphFigure(game));
   }
 
   /** A square pressed: a prediction, or a move's first or second square. */
@@ -234,16 +231,13 @@ class LessonScreen {
       await this.act(predict.then);
       return;
     }
-    const forced = game.to_act?.forced_squares ?? null;
-    if (forced !== null) {
-      await this.act({ squares: [forced[0] as number, forced[1] as number] });
-    } else if (this.selected === null || this.selected === square) {
-      this.selected = this.selected === null ? square : null;
+    const next = pressed(square, this.selected, game.to_act?.forced_squares ?? null);
+    if ("selected" in next) {
+      this.selected = next.selected;
       this.draw(game);
     } else {
-      const first = this.selected;
       this.selected = null;
-      await this.act({ squares: [first, square] });
+      await this.act(next);
     }
   }
 

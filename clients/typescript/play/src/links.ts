@@ -52,3 +52,27 @@ export function diffText(diff: number): string {
   const rounded = Math.round(diff);
   return rounded > 0 ? `+${rounded}` : rounded < 0 ? `−${-rounded}` : "0";
 }
+
+/** The seat the player named `name` (in any case) holds in a listed game: X, else O. */
+export function seatNamed(game: Schemas["GameSummary"], name: string): Schemas["PlayerName"] {
+  return game.players.X?.toLowerCase() === name.toLowerCase() ? "X" : "O";
+}
+
+/** How a listed game went, or goes, for `seat`: won, lost, draw, aborted, goes on or waiting. */
+export function resultFor(game: Schemas["GameSummary"], seat: Schemas["PlayerName"]): string {
+  switch (game.result) {
+    case "ongoing":
+      return game.status === "waiting" ? "waiting" : "goes on";
+    case "aborted":
+    case "draw":
+      return game.result;
+    default:
+      return game.result === (seat === "X" ? "x_wins" : "o_wins") ? "won" : "lost";
+  }
+}
+
+/** The collapse rules to choose from in a form. */
+export const RULES: [Schemas["VariantName"], string][] = [
+  ["player_choice", "Goff's rule: the other player chooses"],
+  ["measurement", "Measurement: chance chooses"],
+];

@@ -7,7 +7,7 @@ import type { QtttClient, Schemas } from "../../src/index.js";
 import { type Account, signIn } from "./account.js";
 import { explain } from "./advice.js";
 import { button, html } from "./dom.js";
-import { clockName, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
+import { RULES, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
 import { puzzleAddress } from "./puzzle.js";
 import { holdSeat } from "./seats.js";
 
@@ -92,10 +92,7 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     "form",
     { class: "create", "aria-label": "New game" },
     html("h2", {}, "New game"),
-    choice("Collapse rule", "variant", [
-      ["player_choice", "Goff's rule: the other player chooses"],
-      ["measurement", "Measurement: chance chooses"],
-    ]),
+    choice("Collapse rule", "variant", RULES),
     choice("Opponent", "opponent", [
       ["", "A person, with a link"],
       ["perfect", "The perfect bot"],
@@ -259,18 +256,14 @@ function myGames(account: Account): HTMLElement {
     return view.to_act?.player === mine ? "your turn" : "their turn";
   };
   const line = (game: Schemas["GameSummary"], state: string): HTMLElement => {
-    const seat = game.players.X === player.name ? "X" : "O";
-    const other = game.players[seat === "X" ? "O" : "X"] ?? (game.bot === null ? "anonymous" : `the ${game.bot} bot`);
+    const other = game.players[seatNamed(game, player.name) === "X" ? "O" : "X"] ?? (game.bot === null ? "anonymous" : `the ${game.bot} bot`);
     return html("li", {}, html("a", { href: gameAddress(game.id) }, `Game ${game.id}`), ` · ${variantName(game.variant)} · vs ${other} · ${state}`);
   };
   Promise.all([playing.myGames({ status: "ongoing", limit: 10 }), playing.myGames({ status: "waiting", limit: 5 }), playing.myGames({ status: "finished", limit: 5 })])
     .then(async ([ongoing, waiting, finished]) => {
       const current = [...ongoing.games, ...waiting.games];
       const states = await Promise.all(current.map(turn));
-      const done = finished.games.map((game) => {
-        const seat = game.players.X === player.name ? "x" : "o";
-        return line(game, game.result === "draw" ? "draw" : game.result === "aborted" ? "aborted" : game.result === `${seat}_wins` ? "won" : "lost");
-      });
+      const done = finished.games.map((game) => line(game, resultFor(game, seatNamed(game, player.name))));
       const items = [...current.map((game, index) => line(game, states[index] ?? "")), ...done];
       section.replaceChildren(section.firstChild ?? "", items.length === 0 ? html("p", {}, "None yet.") : html("ul", { class: "games" }, ...items));
     })

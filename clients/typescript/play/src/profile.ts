@@ -5,7 +5,7 @@ import type { Account } from "./account.js";
 import { explain } from "./advice.js";
 import { button, html } from "./dom.js";
 import { CLOCKS, choice, termsOf } from "./lobby.js";
-import { diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, variantName } from "./links.js";
+import { RULES, diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
 
 const VARIANTS: Schemas["VariantName"][] = ["player_choice", "measurement"];
 
@@ -16,12 +16,10 @@ function failed(title: string, error: unknown): HTMLElement {
 
 /** How `game` went for the player named `name`, in a few words. */
 function gameLine(game: Schemas["GameSummary"], name: string): HTMLElement {
-  const seat: Schemas["PlayerName"] = game.players.X?.toLowerCase() === name.toLowerCase() ? "X" : "O";
+  const seat = seatNamed(game, name);
   const other = seat === "X" ? "O" : "X";
   const opponentName = game.players[other];
   const opponent = game.bot !== null ? `the ${game.bot} bot` : (opponentName ?? (game.status === "waiting" ? "nobody yet" : "anonymous"));
-  const result =
-    game.result === "ongoing" ? (game.status === "waiting" ? "waiting" : "goes on") : game.result === "aborted" ? "aborted" : game.result === "draw" ? "draw" : game.result === `${seat.toLowerCase()}_wins` ? "won" : "lost";
   const diff = game.ratings[seat]?.rating_diff;
   return html(
     "li",
@@ -29,7 +27,7 @@ function gameLine(game: Schemas["GameSummary"], name: string): HTMLElement {
     html("a", { href: gameAddress(game.id) }, `Game ${game.id}`),
     ` · ${variantName(game.variant)} · vs `,
     opponentName !== null && game.bot === null ? html("a", { href: profileAddress(opponentName) }, opponentName) : opponent,
-    ` · ${result}`,
+    ` · ${resultFor(game, seat)}`,
     diff === null || diff === undefined ? "" : html("span", { class: "diff" }, ` ${diffText(diff)}`),
     ` · ${new Date(game.created_at).toLocaleDateString()}`,
   );
@@ -83,10 +81,7 @@ function challengeForm(account: Account, name: string): HTMLElement {
     "form",
     { class: "create", "aria-label": `Challenge ${name}` },
     html("h2", {}, `Challenge ${name}`),
-    choice("Collapse rule", "variant", [
-      ["player_choice", "Goff's rule: the other player chooses"],
-      ["measurement", "Measurement: chance chooses"],
-    ]),
+    choice("Collapse rule", "variant", RULES),
     choice("Clock", "clock", CLOCKS),
     choice("Your colour", "colour", [
       ["random", "At random"],

@@ -5,9 +5,9 @@
 
 import type { Action, Puzzle, PuzzleAttempt, QtttClient, Schemas } from "../../src/index.js";
 import { explain } from "./advice.js";
-import { Board, collapseOutcomes } from "./board.js";
+import { Board, collapseOutcomes, pressed } from "./board.js";
 import { button, html } from "./dom.js";
-import { entanglementGraph } from "./graph.js";
+import { graphFigure } from "./graph.js";
 import { actionSquares } from "./story.js";
 
 const THEMES: Record<Schemas["ThemeName"], string> = {
@@ -103,7 +103,7 @@ export class PuzzleScreen {
     this.board.show(board, playable, selected, { best: first === undefined ? [] : actionSquares(first.action) });
     const choose = mayAct && toAct.kind === "collapse" ? (move: number, square: number) => void this.act({ kind: "collapse", move, square }) : null;
     this.outcomes.replaceChildren(collapseOutcomes(board, choose) ?? "");
-    this.graph.replaceChildren(entanglementGraph(board), html("figcaption", {}, "Entanglement: each spooky move joins its two squares"));
+    this.graph.replaceChildren(...graphFigure(board));
     this.status.textContent = this.statusText();
     this.again.hidden = !over;
     const steps = attempt?.solution ?? null;
@@ -132,16 +132,13 @@ export class PuzzleScreen {
 
   /** A square pressed: the first square of a move, or the second, which sends it. */
   private async press(square: number): Promise<void> {
-    const forced = this.position.to_act?.forced_squares ?? null;
-    if (forced !== null) {
-      await this.act({ kind: "move", squares: [forced[0] as number, forced[1] as number] });
-    } else if (this.selected === null || this.selected === square) {
-      this.selected = this.selected === null ? square : null;
+    const next = pressed(square, this.selected, this.position.to_act?.forced_squares ?? null);
+    if ("selected" in next) {
+      this.selected = next.selected;
       this.show();
     } else {
-      const first = this.selected;
       this.selected = null;
-      await this.act({ kind: "move", squares: [first, square] });
+      await this.act({ kind: "move", squares: next.squares });
     }
   }
 
