@@ -11,8 +11,9 @@
 //! ([`shipped`]): a puzzle a line, written by [`write_line`] and read by
 //! [`read_line`], `position | solution | theme | rating | source`, the
 //! position and its solution as transcripts (the solution goes on from the
-//! position, after a `; `) and its first rating ([`starting_rating`]); lines that start with `#` say how the file was made. Make it again
-//! with `qttt puzzles generate` after any change to the rules or the solver.
+//! position, after a `; `) and its first rating ([`starting_rating`]); lines
+//! that start with `#` say how the file was made. Make it again with `qttt
+//! puzzles generate` after any change to the rules or the solver.
 
 use std::collections::HashSet;
 use std::fmt;

@@ -31,7 +31,7 @@ use crate::store::StoreError;
 
 /// The most writes committed together. A write's answer waits for the last of its
 /// batch, so this bounds that wait (at some tens of microseconds a write).
-pub(super) const MOST_WRITES_PER_COMMIT: usize = 64;
+const MOST_WRITES_PER_COMMIT: usize = 64;
 
 /// Work for a connection's thread.
 enum Job {
