@@ -13,9 +13,9 @@ use ipnet::IpNet;
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
 use crate::service::{
-    DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_MOST_OPEN_SEEKS,
-    DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_UNJOINED_RETENTION, DEFAULT_WAITING_TIMEOUT,
-    default_search_threads,
+    DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_FIRST_MOVE, DEFAULT_MAX_CLOCK_OFFSET,
+    DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_UNJOINED_RETENTION,
+    DEFAULT_WAITING_TIMEOUT, default_search_threads,
 };
 use crate::store::{Durability, PoolSettings, SqliteSettings, is_postgres};
 
@@ -163,6 +163,12 @@ pub struct Settings {
     #[arg(long, env = "CLAIM_AFTER_SECONDS", value_name = "SECONDS",
         default_value_t = DEFAULT_CLAIM_AFTER.as_secs(), value_parser = whole_number::<0, 604_800>)]
     claim_after_seconds: u64,
+    /// How long a player in a clocked game has for their first move, once it is
+    /// theirs, in seconds: the clocks start after both first moves, and a
+    /// player who makes none in time aborts the game (no_first_move).
+    #[arg(long, env = "FIRST_MOVE_SECONDS", value_name = "SECONDS",
+        default_value_t = DEFAULT_FIRST_MOVE.as_secs(), value_parser = whole_number::<1, 86_400>)]
+    first_move_seconds: u64,
     /// How long a rating period lasts, in days: a player's rating deviation
     /// grows once for every whole period since their last rated game, as
     /// Glicko-2 has it grow over a period without games.
@@ -244,6 +250,9 @@ pub struct Config {
     /// How long the player to act must be gone before the other may claim an
     /// untimed game: `CLAIM_AFTER_SECONDS`.
     pub claim_after: Duration,
+    /// How long a player in a clocked game has for their first move:
+    /// `FIRST_MOVE_SECONDS`.
+    pub first_move: Duration,
     /// How long a rating period lasts: `RATING_PERIOD_DAYS`.
     pub rating_period: jiff::SignedDuration,
     /// How the log's lines are written: `LOG_FORMAT`.
@@ -425,6 +434,7 @@ impl TryFrom<Settings> for Config {
             seek_timeout: Duration::from_secs(settings.seek_timeout_seconds),
             max_open_seeks_per_player: u32::try_from(settings.max_open_seeks_per_player).expect("at most 100"),
             claim_after: Duration::from_secs(settings.claim_after_seconds),
+            first_move: Duration::from_secs(settings.first_move_seconds),
             rating_period: jiff::SignedDuration::from_hours(
                 i64::try_from(settings.rating_period_days * 24).expect("at most 365 days"),
             ),
@@ -616,6 +626,7 @@ mod tests {
                 seek_timeout: Duration::from_secs(120),
                 max_open_seeks_per_player: 3,
                 claim_after: Duration::from_secs(60),
+                first_move: Duration::from_secs(30),
                 rating_period: jiff::SignedDuration::from_hours(7 * 24),
                 log_format: LogFormat::Text,
                 metrics: MetricsAt::ServerPort,
@@ -665,11 +676,13 @@ mod tests {
             ("SEEK_TIMEOUT_SECONDS", "20"),
             ("MAX_OPEN_SEEKS_PER_PLAYER", "1"),
             ("CLAIM_AFTER_SECONDS", "0"),
+            ("FIRST_MOVE_SECONDS", "5"),
             ("SQLITE_RESIDENT_MIB", "64"),
         ])
         .unwrap();
         assert_eq!((read.challenge_timeout, read.seek_timeout), (Duration::from_secs(30), Duration::from_secs(20)));
         assert_eq!((read.max_open_seeks_per_player, read.claim_after), (1, Duration::ZERO));
+        assert_eq!(read.first_move, Duration::from_secs(5));
         assert_eq!(read.log_format, LogFormat::Json);
         assert_eq!(read.metrics, MetricsAt::Address("127.0.0.1:9100".parse().unwrap()));
         assert_eq!(config(&[("METRICS", "off")]).unwrap().metrics, MetricsAt::Off);

@@ -126,6 +126,7 @@ pub fn service_options(config: &Config) -> ServiceOptions {
         seek_timeout: config.seek_timeout,
         most_open_seeks: config.max_open_seeks_per_player,
         claim_after: config.claim_after,
+        first_move: config.first_move,
     }
 }
 

@@ -134,11 +134,14 @@ pub enum EndReason {
     Abandoned,
     /// One player offered a draw, and the other accepted it.
     Agreement,
+    /// In a clocked game, a player made no first move in time: nothing is
+    /// decided.
+    NoFirstMove,
 }
 
 impl EndReason {
     /// Every reason, for listings and tests.
-    pub const ALL: [EndReason; 7] = [
+    pub const ALL: [EndReason; 8] = [
         EndReason::Lines,
         EndReason::FullBoard,
         EndReason::Resignation,
@@ -146,6 +149,7 @@ impl EndReason {
         EndReason::Aborted,
         EndReason::Abandoned,
         EndReason::Agreement,
+        EndReason::NoFirstMove,
     ];
 
     /// The name used in the database and the API.
@@ -158,6 +162,7 @@ impl EndReason {
             EndReason::Aborted => "aborted",
             EndReason::Abandoned => "abandoned",
             EndReason::Agreement => "agreement",
+            EndReason::NoFirstMove => "no_first_move",
         }
     }
 }
@@ -175,7 +180,7 @@ pub struct End {
 
 /// An ending the log records beside the rules' actions, each named as its log
 /// entry's kind is in the database and the API (`resign`, `timeout`, `abort`,
-/// `abandon`, `agreement`);
+/// `abandon`, `agreement`, `no_first_move`);
 /// the game's [`EndReason`] then names why it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -190,6 +195,8 @@ pub enum Ending {
     Abandon(Player),
     /// The player accepted the other's offer of a draw.
     Agreement(Player),
+    /// The player, in a clocked game, made no first move in time: an abort.
+    NoFirstMove(Player),
 }
 
 impl Ending {
@@ -201,6 +208,7 @@ impl Ending {
             Ending::Abort(player) => End { reason: EndReason::Aborted, player },
             Ending::Abandon(player) => End { reason: EndReason::Abandoned, player: Some(player) },
             Ending::Agreement(player) => End { reason: EndReason::Agreement, player: Some(player) },
+            Ending::NoFirstMove(player) => End { reason: EndReason::NoFirstMove, player: Some(player) },
         }
     }
 }

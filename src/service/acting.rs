@@ -162,9 +162,9 @@ impl GameService {
         action: Action,
         plays_forced_moves: bool,
     ) -> Result<GameRecord, Error> {
-        let (randomness, now) = (self.options.randomness.clone(), self.now());
+        let (randomness, now, first_move) = (self.options.randomness.clone(), self.now(), self.options.first_move);
         let decided = self.store.update(id, move |stored| {
-            let record = GameRecord::replay(stored, now)?;
+            let record = GameRecord::replay(stored, now, first_move)?;
             let player = seat(&record)?;
             let played = Played::new(record, player, action, plays_forced_moves, randomness.rng())?;
             if let Some((bot, seat)) = played.bot_to_answer() {
@@ -298,11 +298,11 @@ impl GameService {
         id: GameId,
         decide: impl Fn(&GameRecord) -> Result<Option<Event>, Error> + Send + 'static,
     ) -> Result<Option<GameRecord>, Error> {
-        let now = self.now();
+        let (now, first_move) = (self.now(), self.options.first_move);
         let logged = self
             .store
             .update(id, move |stored| {
-                let record = GameRecord::replay(stored, now)?;
+                let record = GameRecord::replay(stored, now, first_move)?;
                 let Some(event) = decide(&record)? else { return Ok((None, None)) };
                 let (after, write) = record.with(&[(event, false)], None, now)?;
                 Ok::<_, Error>((Some(write), Some(after)))

@@ -193,5 +193,5 @@ fn rematch_entry(first: &StoredGame, rematch: GameId) -> Option<RematchOf> {
 
 /// Checks that `game` replays: its log is one the rules accept.
 fn replays(game: StoredGame) -> Result<(), Error> {
-    GameRecord::replay(game, Timestamp::UNIX_EPOCH).map(drop)
+    GameRecord::replay(game, Timestamp::UNIX_EPOCH, super::DEFAULT_FIRST_MOVE).map(drop)
 }

@@ -3,6 +3,8 @@
 //! entry by entry with the times they were written. Pure: the time now is an
 //! argument, so that the arithmetic is tested with chosen times.
 
+use std::time::Duration;
+
 use jiff::Timestamp;
 
 use super::time::timestamp_of_millis;
@@ -16,10 +18,12 @@ pub struct ClockState {
     pub settings: ClockSettings,
     /// X's and O's time left, in milliseconds; never below zero.
     pub remaining_ms: [i64; 2],
-    /// The player whose clock runs: the one to act, once both seats are taken
-    /// (never a bot); none before, between and after.
+    /// The player whose clock runs: the one to act, once both players made
+    /// their first move (never a bot); none before, between and after.
     pub running: Option<Player>,
-    /// When the running clock reaches zero.
+    /// When the game ends if the player to act does not act: when the running
+    /// clock reaches zero, or, before both first moves, when the first move's
+    /// time is up.
     pub deadline: Option<Timestamp>,
 }
 
@@ -51,6 +55,12 @@ pub(crate) struct Life {
     /// The bot's seat: its actions take no time of anyone's.
     bot: Option<Player>,
     seated: [bool; 2],
+    /// Whether each player has made an action: the clocks start once both have.
+    moved: [bool; 2],
+    /// How long a player has for their first move, from when it is theirs.
+    first_move: Duration,
+    /// The person who owes the game a first move, and since when.
+    first_move_due: Option<(Player, Timestamp)>,
     /// Each player's time left when their clock last stopped or started.
     remaining_ms: [i64; 2],
     /// The player whose clock runs, and since when.
@@ -59,10 +69,21 @@ pub(crate) struct Life {
 }
 
 impl Life {
-    /// The life of a game with `clock`, before anyone took a seat.
-    pub fn new(clock: Option<ClockSettings>) -> Life {
+    /// The life of a game with `clock`, before anyone took a seat, in which
+    /// each player has `first_move` for their first move once it is theirs.
+    pub fn new(clock: Option<ClockSettings>, first_move: Duration) -> Life {
         let initial = clock.map_or(0, |clock| clock.initial_ms);
-        Life { clock, bot: None, seated: [false; 2], remaining_ms: [initial; 2], running: None, ended: None }
+        Life {
+            clock,
+            bot: None,
+            seated: [false; 2],
+            moved: [false; 2],
+            first_move,
+            first_move_due: None,
+            remaining_ms: [initial; 2],
+            running: None,
+            ended: None,
+        }
     }
 
     /// Takes in that `player`, the game's bot when `by_bot`, took a seat at
@@ -87,20 +108,25 @@ impl Life {
         self.after_entry(None, game, at);
     }
 
-    /// Stops the running clock at `at`, charging its player, and gives an acting
-    /// player the increment; then starts the clock of whoever acts now.
+    /// Stops the running clock at `at`, charging its player, and gives them
+    /// the increment when they acted on it; then starts the clock of whoever
+    /// acts now, once both players made their first move, or before that gives
+    /// them the time of a first move.
     fn after_entry(&mut self, actor: Option<Actor>, game: &Game, at: Timestamp) {
         let Some(clock) = self.clock else { return };
         if let Some((player, since)) = self.running.take() {
             let left = &mut self.remaining_ms[seat(player)];
             *left = (*left - spent(since, at)).max(0);
+            if actor == Some(Actor::Player(player)) {
+                *left += clock.increment_ms;
+            }
         }
-        if let Some(Actor::Player(player)) = actor
-            && Some(player) != self.bot
-        {
-            self.remaining_ms[seat(player)] += clock.increment_ms;
+        if let Some(Actor::Player(player)) = actor {
+            self.moved[seat(player)] = true;
         }
-        self.running = self.player_to_act(game).map(|player| (player, at));
+        let to_act = self.player_to_act(game);
+        self.first_move_due = to_act.filter(|&player| !self.moved[seat(player)]).map(|player| (player, at));
+        self.running = to_act.filter(|_| self.moved == [true; 2]).map(|player| (player, at));
     }
 
     /// Whether the game is over by an entry or by the rules (a clock that ran
@@ -122,6 +148,11 @@ impl Life {
         }
     }
 
+    /// How long each player has for their first move.
+    pub(super) fn first_move(&self) -> Duration {
+        self.first_move
+    }
+
     /// The seat the game's bot took, if it has one.
     pub fn bot(&self) -> Option<Player> {
         self.bot
@@ -136,22 +167,31 @@ impl Life {
     pub fn clock(&self, now: Timestamp) -> Option<ClockState> {
         let settings = self.clock?;
         let mut remaining_ms = self.remaining_ms;
-        let (running, deadline) = match self.running {
-            Some((player, since)) => {
-                let left = &mut remaining_ms[seat(player)];
-                let deadline = timestamp_of_millis(since.as_millisecond() + *left);
-                *left = (*left - spent(since, now)).max(0);
-                (Some(player), Some(deadline))
-            }
-            None => (None, None),
-        };
+        if let Some((player, since)) = self.running {
+            let left = &mut remaining_ms[seat(player)];
+            *left = (*left - spent(since, now)).max(0);
+        }
+        let running = self.running.map(|(player, _)| player);
+        let deadline = self.overdue_at().map(|(_, at)| timestamp_of_millis(at));
         Some(ClockState { settings, remaining_ms, running, deadline })
     }
 
-    /// The player whose clock has run out by `now`, before any entry says so.
-    pub fn flagged(&self, now: Timestamp) -> Option<Player> {
-        let (player, since) = self.running?;
-        (spent(since, now) >= self.remaining_ms[seat(player)]).then_some(player)
+    /// The ending that time brings if the player to act does not act, and the
+    /// moment (in milliseconds after the epoch) it comes: a timeout when their
+    /// clock runs out, or before both first moves, an abort when their first
+    /// move's time is up.
+    fn overdue_at(&self) -> Option<(Ending, i64)> {
+        if let Some((player, since)) = self.running {
+            return Some((Ending::Timeout(player), since.as_millisecond() + self.remaining_ms[seat(player)]));
+        }
+        let (player, since) = self.first_move_due?;
+        let first_move_ms = i64::try_from(self.first_move.as_millis()).unwrap_or(i64::MAX);
+        Some((Ending::NoFirstMove(player), since.as_millisecond().saturating_add(first_move_ms)))
+    }
+
+    /// The ending that time brought by `now`, before any entry says so.
+    pub fn overdue(&self, now: Timestamp) -> Option<Ending> {
+        self.overdue_at().filter(|&(_, at)| now.as_millisecond() >= at).map(|(ending, _)| ending)
     }
 
     /// How the game ended as of `now`, if it has: by an entry of its life, by
@@ -164,12 +204,12 @@ impl Life {
             let reason = if game.lines().is_empty() { EndReason::FullBoard } else { EndReason::Lines };
             return Some(End { reason, player: None });
         }
-        self.flagged(now).map(|player| Ending::Timeout(player).end())
+        self.overdue(now).map(Ending::end)
     }
 
     /// The result as of `now`: a resignation, a timeout or a game walked away
-    /// from is a win for the other player whatever the board's points; an abort
-    /// decides nothing.
+    /// from is a win for the other player whatever the board's points; an abort,
+    /// or a first move not made, decides nothing.
     pub fn result(&self, game: &Game, now: Timestamp) -> GameResult {
         let win_for = |player: Player| match player {
             Player::X => GameResult::XWins,
@@ -180,7 +220,7 @@ impl Life {
                 reason: EndReason::Resignation | EndReason::Timeout | EndReason::Abandoned,
                 player: Some(player),
             }) => win_for(player.other()),
-            Some(End { reason: EndReason::Aborted, .. }) => GameResult::Aborted,
+            Some(End { reason: EndReason::Aborted | EndReason::NoFirstMove, .. }) => GameResult::Aborted,
             Some(End { reason: EndReason::Agreement, .. }) => GameResult::Draw,
             _ => game.result(),
         }
@@ -199,6 +239,9 @@ mod tests {
 
     const CLOCK: ClockSettings = ClockSettings { initial_ms: 10_000, increment_ms: 2_000 };
 
+    /// The time of a first move in these tests.
+    const FIRST_MOVE: Duration = Duration::from_secs(30);
+
     fn squares(a: usize, b: usize) -> Action {
         Action::Move { squares: [Square::ALL[a], Square::ALL[b]] }
     }
@@ -207,7 +250,7 @@ mod tests {
     /// was created at 0) by X and O in turn, both seated at `seated_at`.
     fn life_of(moves: &[(i64, Action)], seated_at: i64, bot: Option<Player>) -> (Life, Game) {
         let mut game = Game::new(Variant::PlayerChoice);
-        let mut life = Life::new(Some(CLOCK));
+        let mut life = Life::new(Some(CLOCK), FIRST_MOVE);
         life.seat_taken(Player::X, bot == Some(Player::X), &game, ms(0));
         life.seat_taken(Player::O, bot == Some(Player::O), &game, ms(seated_at));
         for &(at, action) in moves {
@@ -219,44 +262,62 @@ mod tests {
     }
 
     #[test]
-    fn the_clock_of_the_player_to_act_runs_from_the_second_seat_and_gains_the_increment() {
-        // Seated at 1 s; X moves at 4 s (3 s spent), O at 4.5 s (0.5 s spent).
-        let (life, game) = life_of(&[(4_000, squares(0, 1)), (4_500, squares(2, 3))], 1_000, None);
-        let clock = life.clock(ms(5_000)).unwrap();
-        assert_eq!(clock.running, Some(Player::X));
-        // X: 10 - 3 + 2 = 9 s left at O's move, then 0.5 s more on its clock now.
-        assert_eq!(clock.remaining_ms, [8_500, 11_500]);
-        assert_eq!(clock.deadline, Some(ms(4_500 + 9_000)));
-        assert_eq!(life.end(&game, ms(5_000)), None);
-        assert_eq!(life.clock(ms(700_000)).unwrap().remaining_ms, [0, 11_500], "never below zero");
+    fn the_clocks_start_once_both_players_made_their_first_move_and_an_action_gains_the_increment() {
+        // First moves at 4 s and 4.5 s cost nothing; X's clock runs from 4.5 s.
+        let moves = [(4_000, squares(0, 1)), (4_500, squares(2, 3)), (6_000, squares(4, 5))];
+        let (life, game) = life_of(&moves, 1_000, None);
+        let clock = life.clock(ms(7_000)).unwrap();
+        assert_eq!(clock.running, Some(Player::O));
+        // X: 10 - 1.5 + 2 = 10.5 s; O: 1 s on its clock since X's move at 6 s.
+        assert_eq!(clock.remaining_ms, [10_500, 9_000]);
+        assert_eq!(clock.deadline, Some(ms(6_000 + 10_000)));
+        assert_eq!(life.end(&game, ms(7_000)), None);
+        assert_eq!(life.clock(ms(700_000)).unwrap().remaining_ms, [10_500, 0], "never below zero");
     }
 
     #[test]
-    fn before_both_seats_are_taken_no_clock_runs() {
-        let mut life = Life::new(Some(CLOCK));
+    fn before_both_seats_are_taken_no_clock_runs_and_no_first_move_is_owed() {
+        let mut life = Life::new(Some(CLOCK), FIRST_MOVE);
         let game = Game::new(Variant::PlayerChoice);
         life.seat_taken(Player::X, false, &game, ms(0));
         let clock = life.clock(ms(60_000)).unwrap();
         assert_eq!((clock.running, clock.deadline, clock.remaining_ms), (None, None, [10_000, 10_000]));
-        assert_eq!(life.flagged(ms(60_000)), None);
+        assert_eq!(life.overdue(ms(600_000)), None);
+    }
+
+    #[test]
+    fn a_first_move_not_made_in_time_aborts_the_game_and_decides_nothing() {
+        // Seated at 1 s: X owes a first move until 31 s.
+        let (life, game) = life_of(&[], 1_000, None);
+        let clock = life.clock(ms(20_000)).unwrap();
+        assert_eq!((clock.running, clock.deadline, clock.remaining_ms), (None, Some(ms(31_000)), [10_000, 10_000]));
+        assert_eq!(life.overdue(ms(30_999)), None);
+        assert_eq!(life.overdue(ms(31_000)), Some(Ending::NoFirstMove(Player::X)));
+        assert_eq!(life.end(&game, ms(31_000)), Some(End { reason: EndReason::NoFirstMove, player: Some(Player::X) }));
+        assert_eq!(life.result(&game, ms(31_000)), GameResult::Aborted);
+        // X's first move at 20 s gives O until 50 s for theirs.
+        let (life, game) = life_of(&[(20_000, squares(0, 1))], 1_000, None);
+        assert_eq!(life.clock(ms(20_000)).unwrap().deadline, Some(ms(50_000)));
+        assert_eq!(life.end(&game, ms(50_000)), Some(End { reason: EndReason::NoFirstMove, player: Some(Player::O) }));
     }
 
     #[test]
     fn a_clock_that_runs_out_ends_the_game_for_the_other_player() {
-        let (life, game) = life_of(&[(2_000, squares(0, 1))], 0, None);
-        // O to move since 2 s, with 10 s: out at 12 s.
+        let (life, game) = life_of(&[(1_000, squares(0, 1)), (2_000, squares(2, 3))], 0, None);
+        // X to move since 2 s, with 10 s: out at 12 s.
         assert_eq!(life.clock(ms(0)).unwrap().deadline, Some(ms(12_000)));
-        assert_eq!(life.flagged(ms(11_999)), None);
-        assert_eq!(life.flagged(ms(12_000)), Some(Player::O));
-        assert_eq!(life.end(&game, ms(12_000)), Some(End { reason: EndReason::Timeout, player: Some(Player::O) }));
-        assert_eq!(life.result(&game, ms(12_000)), GameResult::XWins);
+        assert_eq!(life.overdue(ms(11_999)), None);
+        assert_eq!(life.overdue(ms(12_000)), Some(Ending::Timeout(Player::X)));
+        assert_eq!(life.end(&game, ms(12_000)), Some(End { reason: EndReason::Timeout, player: Some(Player::X) }));
+        assert_eq!(life.result(&game, ms(12_000)), GameResult::OWins);
     }
 
     #[test]
     fn an_entry_stamped_before_the_last_takes_no_time_and_gives_none() {
-        // O's move stamped 0.3 s before X's, by another instance's clock.
-        let (life, _) = life_of(&[(5_000, squares(0, 1)), (4_700, squares(2, 3))], 0, None);
-        assert_eq!(life.clock(ms(4_700)).unwrap().remaining_ms, [7_000, 12_000]);
+        // X's second move stamped 0.3 s before O's first, by another instance's clock.
+        let moves = [(1_000, squares(0, 1)), (5_000, squares(2, 3)), (4_700, squares(4, 5))];
+        let (life, _) = life_of(&moves, 0, None);
+        assert_eq!(life.clock(ms(4_700)).unwrap().remaining_ms, [12_000, 10_000]);
     }
 
     #[test]
@@ -270,26 +331,27 @@ mod tests {
     #[test]
     fn against_a_bot_only_the_persons_clock_runs() {
         // The bot is O: its moves take no time of anyone's and gain nothing.
-        let (life, _) = life_of(&[(1_000, squares(0, 1)), (9_000, squares(2, 3))], 0, Some(Player::O));
-        let clock = life.clock(ms(9_000)).unwrap();
+        let moves = [(1_000, squares(0, 1)), (9_000, squares(2, 3)), (10_000, squares(4, 5)), (10_500, squares(6, 7))];
+        let (life, _) = life_of(&moves, 0, Some(Player::O));
+        let clock = life.clock(ms(10_500)).unwrap();
         assert_eq!(clock.remaining_ms, [11_000, 10_000], "X: 10 - 1 + 2; the bot's clock stands");
         assert_eq!(clock.running, Some(Player::X));
     }
 
     #[test]
     fn a_resignation_wins_for_the_other_player_whatever_the_points_and_stops_the_clocks() {
-        let (mut life, game) = life_of(&[(1_000, squares(0, 1))], 0, None);
+        let (mut life, game) = life_of(&[(1_000, squares(0, 1)), (2_000, squares(2, 3))], 0, None);
         life.ended(Ending::Resign(Player::O), &game, ms(5_000));
         assert_eq!(life.end(&game, ms(6_000)), Some(End { reason: EndReason::Resignation, player: Some(Player::O) }));
         assert_eq!(life.result(&game, ms(6_000)), GameResult::XWins);
         let clock = life.clock(ms(99_000)).unwrap();
-        assert_eq!((clock.running, clock.remaining_ms), (None, [11_000, 6_000]));
+        assert_eq!((clock.running, clock.deadline, clock.remaining_ms), (None, None, [7_000, 10_000]));
         assert!(life.is_over(&game));
     }
 
     #[test]
     fn an_abort_decides_nothing() {
-        let mut life = Life::new(None);
+        let mut life = Life::new(None, FIRST_MOVE);
         let game = Game::new(Variant::Measurement);
         life.seat_taken(Player::X, false, &game, ms(0));
         life.ended(Ending::Abort(None), &game, ms(3_600_000));
@@ -299,25 +361,28 @@ mod tests {
     }
 
     /// Random whole games with random times: `check` sees the life after each
-    /// entry, and the moments of the game so far.
-    fn random_lives(check: impl Fn(&Life, &Game, i64, i64)) {
+    /// entry, the moment both first moves were made, and the moment now.
+    fn random_lives(check: impl Fn(&Life, &Game, Option<i64>, i64)) {
         use rand::rngs::StdRng;
         use rand::{RngExt, SeedableRng};
         let mut rng = StdRng::seed_from_u64(17);
         for _ in 0..300 {
             let mut game = Game::new(Variant::PlayerChoice);
-            let mut life = Life::new(Some(CLOCK));
-            let seated_at = rng.random_range(0..5_000);
+            let mut life = Life::new(Some(CLOCK), FIRST_MOVE);
+            let mut at = rng.random_range(0..5_000);
             life.seat_taken(Player::X, false, &game, ms(0));
-            life.seat_taken(Player::O, false, &game, ms(seated_at));
-            let mut at = seated_at;
+            life.seat_taken(Player::O, false, &game, ms(at));
+            let mut started = None;
             while let Some(actor) = game.actor_to_act() {
                 let actions = game.legal_actions();
                 // At most the increment per action: no clock runs dry.
                 at += rng.random_range(0..=CLOCK.increment_ms);
                 game.play(actor, actions[rng.random_range(0..actions.len())]).unwrap();
                 life.acted(actor, &game, ms(at));
-                check(&life, &game, seated_at, at);
+                if started.is_none() && actor == Actor::Player(Player::O) {
+                    started = Some(at);
+                }
+                check(&life, &game, started, at);
             }
         }
     }
@@ -333,14 +398,15 @@ mod tests {
     }
 
     #[test]
-    fn the_time_both_players_spent_is_the_time_since_both_seats_were_taken() {
-        random_lives(|life, game, seated_at, at| {
+    fn the_time_both_players_spent_is_the_time_since_both_first_moves() {
+        random_lives(|life, game, started, at| {
             let clock = life.clock(ms(at)).unwrap();
-            let actions = game.log().iter().filter(|entry| matches!(entry.actor, Actor::Player(_)));
-            let gained = i64::try_from(actions.count()).unwrap() * CLOCK.increment_ms;
+            let actions = game.log().iter().filter(|entry| matches!(entry.actor, Actor::Player(_))).count();
+            // The two first moves gain nothing.
+            let gained = i64::try_from(actions.saturating_sub(2)).unwrap() * CLOCK.increment_ms;
             let spent = 2 * CLOCK.initial_ms + gained - clock.remaining_ms[0] - clock.remaining_ms[1];
-            // Every moment since the second seat is on one clock or the other.
-            assert_eq!(spent, at - seated_at, "{clock:?}");
+            // Every moment since both first moves is on one clock or the other.
+            assert_eq!(spent, started.map_or(0, |started| at - started), "{clock:?}");
         });
     }
 }

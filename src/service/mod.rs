@@ -137,6 +137,10 @@ pub(crate) const DEFAULT_MOST_OPEN_SEEKS: u8 = 3;
 /// other may claim it, unless configured otherwise.
 pub(crate) const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
 
+/// How long a player in a clocked game has for their first move, once it is
+/// theirs, unless configured otherwise.
+pub(crate) const DEFAULT_FIRST_MOVE: Duration = Duration::from_secs(30);
+
 /// How the service runs: where its randomness and its time come from, and how
 /// long a game may wait for its second player.
 #[derive(Debug, Clone)]
@@ -170,6 +174,10 @@ pub struct ServiceOptions {
     /// How long the player to act in an untimed game must be gone before the
     /// other may claim it.
     pub claim_after: Duration,
+    /// How long a player in a clocked game has for their first move, once it
+    /// is theirs, before the game is aborted; the clocks start after both
+    /// first moves.
+    pub first_move: Duration,
 }
 
 impl Default for ServiceOptions {
@@ -187,6 +195,7 @@ impl Default for ServiceOptions {
             seek_timeout: DEFAULT_SEEK_TIMEOUT,
             most_open_seeks: DEFAULT_MOST_OPEN_SEEKS.into(),
             claim_after: DEFAULT_CLAIM_AFTER,
+            first_move: DEFAULT_FIRST_MOVE,
         }
     }
 }
@@ -349,7 +358,7 @@ impl GameService {
         if !credentials.may_read(&stored) {
             return Err(StoreError::NotFound { id }.into());
         }
-        let mut record = GameRecord::replay(stored, self.now())?;
+        let mut record = GameRecord::replay(stored, self.now(), self.options.first_move)?;
         if let Some(seat) = credentials.seat(&record.stored) {
             self.seen_in(&mut record, seat).await;
         }
@@ -380,7 +389,7 @@ impl GameService {
     /// [`Error::NotFound`]; a corrupt log; database failures.
     pub(crate) async fn record(&self, id: GameId) -> Result<GameRecord, Error> {
         let stored = self.store.load_game(id).await?;
-        GameRecord::replay(stored, self.now())
+        GameRecord::replay(stored, self.now(), self.options.first_move)
     }
 
     /// Checks, on a read, that `token` holds a seat of game `id`, before its

@@ -30,6 +30,7 @@ fn between(
     x: Holder,
     o: Holder,
     now: Timestamp,
+    first_move: std::time::Duration,
 ) -> Result<(GameRecord, PlayerEvents, [String; 2]), Error> {
     let seats = [(Player::X, x), (Player::O, o)].map(|(player, holder)| new_seat(player, Some(holder)));
     let [(x_seat, x_token), (o_seat, o_token)] = seats;
@@ -44,7 +45,7 @@ fn between(
         seats: vec![x_seat, o_seat],
     };
     let events = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
-    let (record, write) = GameRecord::replay(new.stored(now), now)?.with(&events, None, now)?;
+    let (record, write) = GameRecord::replay(new.stored(now), now, first_move)?.with(&events, None, now)?;
     Ok((record, write.player_events, [x_token, o_token]))
 }
 
@@ -148,7 +149,7 @@ impl GameService {
             Player::X => (challenger, caller.clone()),
             Player::O => (caller.clone(), challenger),
         };
-        let (record, game_events, tokens) = between(challenge.terms, x, o, now)?;
+        let (record, game_events, tokens) = between(challenge.terms, x, o, now, self.options.first_move)?;
         let tell = vec![(challenge.challenger.id, PlayerEventKind::ChallengeAccepted)];
         let Some(game_id) =
             self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?
@@ -257,7 +258,7 @@ impl GameService {
                 "a casual seek pairs with any player: rating_range is for rated seeks".into(),
             ));
         }
-        let now = self.now();
+        let (now, first_move) = (self.now(), self.options.first_move);
         let expires_at = after(now, self.options.seek_timeout);
         let new = NewSeek { player: seeker.id, terms, rating_range, created_at: now, expires_at };
         let seeker_plays = self.draw_colour();
@@ -267,7 +268,7 @@ impl GameService {
                 Player::X => (holder.clone(), partner),
                 Player::O => (partner, holder.clone()),
             };
-            let (record, game_events, _) = between(terms, x, o, now)?;
+            let (record, game_events, _) = between(terms, x, o, now, first_move)?;
             Ok::<_, Error>((record.stored, game_events))
         };
         let id = match self.store.seek(new, self.options.most_open_seeks, pair).await? {
@@ -279,7 +280,7 @@ impl GameService {
             }
             Sought::Waiting(id) => id,
             Sought::Paired { seek, game } => {
-                let record = GameRecord::replay(*game, now)?;
+                let record = GameRecord::replay(*game, now, first_move)?;
                 let events: Vec<_> = record
                     .stored
                     .seats

@@ -43,7 +43,8 @@ pub async fn puzzles_in_games(
         if stored.variant != variant || stored.summary.status != Status::Finished {
             continue;
         }
-        let record = GameRecord::replay(stored, Timestamp::UNIX_EPOCH)?;
+        // Only the game's state is looked at: no clock runs, nor any first move's time.
+        let record = GameRecord::replay(stored, Timestamp::UNIX_EPOCH, super::DEFAULT_FIRST_MOVE)?;
         found.extend(puzzle::find_in_game(&record.game, &format!("game {id}"), seen, &mut solver));
     }
     found.truncate(count);

@@ -32,13 +32,14 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// Rebuilds the game and its life from its stored log, as of `now`.
+    /// Rebuilds the game and its life from its stored log, as of `now`, each
+    /// player having `first_move` for their first move in a clocked game.
     ///
     /// # Errors
     /// [`Error::Internal`] when the log breaks a rule, goes on after the game's
     /// end: it is corrupt, and it is never silently repaired.
-    pub(super) fn replay(stored: StoredGame, now: Timestamp) -> Result<GameRecord, Error> {
-        let (game, life) = (Game::new(stored.variant), Life::new(stored.clock));
+    pub(super) fn replay(stored: StoredGame, now: Timestamp, first_move: Duration) -> Result<GameRecord, Error> {
+        let (game, life) = (Game::new(stored.variant), Life::new(stored.clock, first_move));
         let mut record = GameRecord { stored, game, life, now, ended_by: None };
         for index in 0..record.stored.log.len() {
             record.fold(index)?;
@@ -140,7 +141,8 @@ impl GameRecord {
     /// # Errors
     /// [`Error::Internal`] when the log is corrupt.
     pub fn history(&self, after: i64) -> Result<Vec<GameRecord>, Error> {
-        let mut then = GameRecord::replay(StoredGame { log: Vec::new(), ..self.stored.clone() }, self.now)?;
+        let unplayed = StoredGame { log: Vec::new(), ..self.stored.clone() };
+        let mut then = GameRecord::replay(unplayed, self.now, self.life.first_move())?;
         let mut history = Vec::new();
         for (index, entry) in self.stored.log.iter().enumerate() {
             then.stored.log.push(entry.clone());
@@ -207,9 +209,10 @@ impl GameRecord {
         self.life.clock(self.now)
     }
 
-    /// The player whose clock has run out, before the log says so.
-    pub fn flagged(&self) -> Option<Player> {
-        self.life.flagged(self.now)
+    /// The ending that time brought, before the log says so: a clock that ran
+    /// out, or a first move not made in time.
+    pub fn overdue(&self) -> Option<Ending> {
+        self.life.overdue(self.now)
     }
 
     /// The record's moment.
@@ -327,6 +330,7 @@ pub(super) mod tests {
     use crate::bot::{RandomBot, Strategy};
     use crate::engine::Variant;
     use crate::record::ClockSettings;
+    use crate::service::DEFAULT_FIRST_MOVE;
     use crate::service::time::timestamp_of_millis;
 
     /// A new casual game of Goff's rule, created at 0, with `clock` and `seats`.
@@ -366,11 +370,11 @@ pub(super) mod tests {
     fn folding_new_entries_onto_a_record_gives_the_record_its_whole_log_replays_to() {
         for seed in 0..50 {
             let (stored, events) = random_events(seed);
-            let mut record = GameRecord::replay(stored, timestamp_of_millis(0)).unwrap();
+            let mut record = GameRecord::replay(stored, timestamp_of_millis(0), DEFAULT_FIRST_MOVE).unwrap();
             for (step, event) in events.iter().enumerate() {
                 let at = timestamp_of_millis(1_000 * i64::try_from(step).unwrap());
                 let (after, write) = record.with(std::slice::from_ref(event), None, at).unwrap();
-                let replayed = GameRecord::replay(after.stored.clone(), at).unwrap();
+                let replayed = GameRecord::replay(after.stored.clone(), at, DEFAULT_FIRST_MOVE).unwrap();
                 assert_eq!((after.game, after.life, after.ended_by), (replayed.game, replayed.life, replayed.ended_by));
                 assert_eq!(after.summary(), replayed.summary(), "seed {seed}, step {step}");
                 assert_eq!(write.version(), after.version());
@@ -391,11 +395,11 @@ pub(super) mod tests {
         };
         let stored = new_game(clock, vec![seat(Player::X), seat(Player::O)]);
         let seated = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
-        let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0))
+        let (record, _) = GameRecord::replay(stored, timestamp_of_millis(0), DEFAULT_FIRST_MOVE)
             .unwrap()
             .with(&seated, None, timestamp_of_millis(0))
             .unwrap();
-        GameRecord::replay(record.stored, timestamp_of_millis(now_ms)).unwrap()
+        GameRecord::replay(record.stored, timestamp_of_millis(now_ms), DEFAULT_FIRST_MOVE).unwrap()
     }
 
     #[test]

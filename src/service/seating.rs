@@ -124,8 +124,8 @@ impl GameService {
         events: &[(Event, bool)],
         rematch: Option<RematchOf>,
     ) -> Result<GameRecord, Error> {
-        let now = self.now();
-        let (mut record, write) = GameRecord::replay(new.stored(now), now)?.with(events, None, now)?;
+        let (now, first_move) = (self.now(), self.options.first_move);
+        let (mut record, write) = GameRecord::replay(new.stored(now), now, first_move)?.with(events, None, now)?;
         record.stored.id = self.store.create_game(record.stored.clone(), rematch, write.player_events.clone()).await?;
         crate::metrics::games_created(record.stored.variant).increment(1);
         self.hub.publish(record.stored.id, record.version());
@@ -173,12 +173,12 @@ impl GameService {
         let token = token::new_token();
         let seat_hash = token::hash(&token);
         let token_hash = seat_hash.clone();
-        let now = self.now();
+        let (now, first_move) = (self.now(), self.options.first_move);
         let conflict = |detail: String| Error::Conflict { detail, current_version: None };
         let record = self
             .store
             .update(id, move |stored| {
-                let record = GameRecord::replay(stored, now)?;
+                let record = GameRecord::replay(stored, now, first_move)?;
                 let kept_for = match &seating {
                     Seating::Join { invite_hash } => {
                         if record.stored.invite_hash.as_ref().is_some_and(|needed| invite_hash.as_ref() != Some(needed))

@@ -42,7 +42,7 @@ impl GameService {
         let mut ended = 0;
         loop {
             let due = self.store.timed_out_games(self.now(), TIMER_BATCH).await?;
-            let batch = self.end_each(&due, |record| Ok(record.flagged().map(Ending::Timeout))).await;
+            let batch = self.end_each(&due, |record| Ok(record.overdue())).await;
             ended += batch;
             // A batch that ended nothing was ended elsewhere, or fails: the next turn looks again.
             if due.len() < TIMER_BATCH as usize || batch == 0 {

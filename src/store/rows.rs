@@ -338,6 +338,7 @@ impl From<&StoredEntry> for EntryRow {
             Event::Ended(Ending::Abort(player)) => row("abort", player.map_or("server".into(), |p| p.to_string())),
             Event::Ended(Ending::Abandon(player)) => row("abandon", player.to_string()),
             Event::Ended(Ending::Agreement(player)) => row("agreement", player.to_string()),
+            Event::Ended(Ending::NoFirstMove(player)) => row("no_first_move", player.to_string()),
             Event::DrawOffer(player) => row("draw_offer", player.to_string()),
             Event::DrawDecline(player) => row("draw_decline", player.to_string()),
             Event::Rematch { player, game_id } => {
@@ -386,6 +387,7 @@ impl EntryRow {
             })),
             "abandon" => Event::Ended(Ending::Abandon(player(&self.actor)?)),
             "agreement" => Event::Ended(Ending::Agreement(player(&self.actor)?)),
+            "no_first_move" => Event::Ended(Ending::NoFirstMove(player(&self.actor)?)),
             "draw_offer" => Event::DrawOffer(player(&self.actor)?),
             "draw_decline" => Event::DrawDecline(player(&self.actor)?),
             "rematch" => Event::Rematch {

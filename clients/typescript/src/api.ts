@@ -1389,8 +1389,11 @@ export interface components {
          */
         ClockView: {
             /**
-             * @description When the running clock reaches zero (RFC 3339, UTC), or null: a frontend
-             *     counts down to it, and the player to act loses then.
+             * @description When the game ends if the player to act does not act (RFC 3339, UTC), or
+             *     null: a frontend counts down to it. With a clock `running`, its player
+             *     loses then (`timeout`). Before both first moves, no clock runs, and the
+             *     player to act has `FIRST_MOVE_SECONDS` (30) for their first move: the
+             *     game is aborted then (`no_first_move`).
              */
             deadline: string | null;
             /**
@@ -1530,7 +1533,7 @@ export interface components {
          * @description Why a game ended.
          * @enum {string}
          */
-        EndReasonName: "lines" | "full_board" | "resignation" | "timeout" | "aborted" | "abandoned" | "agreement";
+        EndReasonName: "lines" | "full_board" | "resignation" | "timeout" | "aborted" | "abandoned" | "agreement" | "no_first_move";
         /**
          * @description How a game ended.
          * @example {
@@ -1540,10 +1543,7 @@ export interface components {
          */
         EndView: {
             player: components["schemas"]["PlayerName"] | null;
-            /**
-             * @description `lines` (a collapse made a line), `full_board`, `resignation`, `timeout`
-             *     or `aborted`.
-             */
+            /** @description Why: see the values of EndReasonName. */
             reason: components["schemas"]["EndReasonName"];
         };
         /** @description What happened, by kind. */
@@ -1602,6 +1602,11 @@ export interface components {
             /** @enum {string} */
             kind: "agreement";
             /** @description Who accepted it. */
+            player: components["schemas"]["PlayerName"];
+        } | {
+            /** @enum {string} */
+            kind: "no_first_move";
+            /** @description Who made no first move. */
             player: components["schemas"]["PlayerName"];
         } | {
             /** @enum {string} */
@@ -1975,7 +1980,7 @@ export interface components {
              * @description The event's kind.
              * @enum {string}
              */
-            event: "seat" | "move" | "collapse" | "resign" | "timeout" | "abort" | "abandon" | "agreement" | "draw_offer" | "draw_decline" | "rematch";
+            event: "seat" | "move" | "collapse" | "resign" | "timeout" | "abort" | "abandon" | "agreement" | "no_first_move" | "draw_offer" | "draw_decline" | "rematch";
             /** @description The entry's sequence number; send it back as Last-Event-ID to resume. */
             id: string;
         } | {

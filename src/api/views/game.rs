@@ -196,11 +196,11 @@ pub struct ProbabilitiesView {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"reason": "resignation", "player": "O"}))]
 pub struct EndView {
-    /// `lines` (a collapse made a line), `full_board`, `resignation`, `timeout`
-    /// or `aborted`.
+    /// Why: see the values of EndReasonName.
     pub reason: EndReasonName,
-    /// The seat that resigned, ran out of time or aborted; null for `lines`,
-    /// `full_board`, and a game the server aborted because nobody took its seat.
+    /// The seat that resigned, ran out of time, made no first move, aborted,
+    /// walked away or accepted a draw; null for `lines`, `full_board`, and a
+    /// game the server aborted because nobody took its seat.
     #[schema(required = true)]
     pub player: Option<PlayerName>,
 }
@@ -216,12 +216,15 @@ pub struct ClockView {
     pub increment_ms: i64,
     /// Each player's time left as of this answer, in milliseconds.
     pub remaining_ms: RemainingView,
-    /// The player whose clock runs (the one to act, once both seats are taken;
-    /// never a bot), or null.
+    /// The player whose clock runs (the one to act, once both players made
+    /// their first move; never a bot), or null.
     #[schema(required = true)]
     pub running: Option<PlayerName>,
-    /// When the running clock reaches zero (RFC 3339, UTC), or null: a frontend
-    /// counts down to it, and the player to act loses then.
+    /// When the game ends if the player to act does not act (RFC 3339, UTC), or
+    /// null: a frontend counts down to it. With a clock `running`, its player
+    /// loses then (`timeout`). Before both first moves, no clock runs, and the
+    /// player to act has `FIRST_MOVE_SECONDS` (30) for their first move: the
+    /// game is aborted then (`no_first_move`).
     #[schema(required = true)]
     pub deadline: Option<String>,
 }

@@ -169,6 +169,12 @@ pub(crate) enum EventView {
         /// Who accepted it.
         player: PlayerName,
     },
+    /// In a clocked game, the player made no first move in time: the server
+    /// aborted the game.
+    NoFirstMove {
+        /// Who made no first move.
+        player: PlayerName,
+    },
     /// A player offered a draw. It stands until the other accepts or declines
     /// it, or until the next move or collapse of either.
     DrawOffer {
@@ -202,6 +208,7 @@ impl EventView {
             EventView::Abort { .. } => "abort",
             EventView::Abandon { .. } => "abandon",
             EventView::Agreement { .. } => "agreement",
+            EventView::NoFirstMove { .. } => "no_first_move",
             EventView::DrawOffer { .. } => "draw_offer",
             EventView::DrawDecline { .. } => "draw_decline",
             EventView::Rematch { .. } => "rematch",
@@ -209,7 +216,7 @@ impl EventView {
     }
 
     /// Every kind, for the live events' documentation.
-    pub const KINDS: [&'static str; 11] = [
+    pub const KINDS: [&'static str; 12] = [
         "seat",
         "move",
         "collapse",
@@ -218,6 +225,7 @@ impl EventView {
         "abort",
         "abandon",
         "agreement",
+        "no_first_move",
         "draw_offer",
         "draw_decline",
         "rematch",
@@ -269,6 +277,7 @@ impl LogEntryView {
             Event::Ended(Ending::Abort(player)) => EventView::Abort { player: player.map(PlayerName::from) },
             Event::Ended(Ending::Abandon(player)) => EventView::Abandon { player: player.into() },
             Event::Ended(Ending::Agreement(player)) => EventView::Agreement { player: player.into() },
+            Event::Ended(Ending::NoFirstMove(player)) => EventView::NoFirstMove { player: player.into() },
             Event::DrawOffer(player) => EventView::DrawOffer { player: player.into() },
             Event::DrawDecline(player) => EventView::DrawDecline { player: player.into() },
             Event::Rematch { player, game_id } => EventView::Rematch { player: player.into(), game_id },

@@ -135,6 +135,9 @@ pub enum EndReasonName {
     Abandoned,
     /// One player offered a draw, and the other accepted it (`end.player`).
     Agreement,
+    /// In a clocked game, a player (`end.player`) made no first move in time:
+    /// the game is aborted, and unrated.
+    NoFirstMove,
 }
 
 impl From<EndReason> for EndReasonName {
@@ -147,6 +150,7 @@ impl From<EndReason> for EndReasonName {
             EndReason::Aborted => EndReasonName::Aborted,
             EndReason::Abandoned => EndReasonName::Abandoned,
             EndReason::Agreement => EndReasonName::Agreement,
+            EndReason::NoFirstMove => EndReasonName::NoFirstMove,
         }
     }
 }

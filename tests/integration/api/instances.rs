@@ -341,9 +341,16 @@ fn an_instance_whose_clock_runs_five_seconds_ahead_keeps_the_databases_time_and_
         let id = created["game"]["id"].as_i64().unwrap();
         let joined = on_time.send("POST", &format!("/api/v1/games/{id}/join"), None, None).unwrap();
         assert_eq!(joined.status, 201, "{}", joined.body);
+        let x = created["seat"]["token"].as_str().unwrap().to_string();
+        let o = joined.json()["seat"]["token"].as_str().unwrap().to_string();
+        for (token, squares) in [(&x, [0, 1]), (&o, [2, 3])] {
+            let path = format!("/api/v1/games/{id}/moves");
+            let moved = on_time.send("POST", &path, Some(token), Some(serde_json::json!({ "squares": squares })));
+            assert_eq!(moved.unwrap().status, 201);
+        }
         let log = on_time.send("GET", &format!("/api/v1/games/{id}/log"), None, None).unwrap().json();
-        // The clock starts with the second seat, the log's second entry.
-        (id, created["seat"]["token"].as_str().unwrap().to_string(), stamped_ms(&log["entries"][1]))
+        // The clocks start with O's first move, the log's fourth entry.
+        (id, x, stamped_ms(&log["entries"][3]))
     };
     let (flagged, _, started_ms) = timed(10_000);
     let timeout = loop {
@@ -371,7 +378,7 @@ fn an_instance_whose_clock_runs_five_seconds_ahead_keeps_the_databases_time_and_
     let (id, x, started_ms) = timed(8_000);
     std::thread::sleep(Duration::from_millis(u64::try_from(3_500 - (machine_ms() - started_ms)).unwrap_or(0)));
     let moved = ahead
-        .send("POST", &format!("/api/v1/games/{id}/moves"), Some(&x), Some(serde_json::json!({ "squares": [0, 1] })))
+        .send("POST", &format!("/api/v1/games/{id}/moves"), Some(&x), Some(serde_json::json!({ "squares": [4, 5] })))
         .unwrap();
     assert_eq!(moved.status, 201, "{}", moved.body);
     let charged = 8_000 - moved.json()["clock"]["remaining_ms"]["X"].as_i64().unwrap();

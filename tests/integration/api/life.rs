@@ -170,11 +170,16 @@ fn a_game_nobody_joins_in_time_is_aborted_by_the_server() {
     assert_eq!(app.get_game(joined).json()["status"], "ongoing", "a game with both seats taken never expires");
 }
 
-/// A timed game of two people, X to move once both are seated.
+/// A timed game of two people whose clocks run: both have made their first
+/// move, and X's clock runs.
 fn timed_game(app: &TestApp, initial_ms: i64, increment_ms: i64) -> (i64, String, String) {
     let body =
         json!({ "variant": "player_choice", "clock": { "initial_ms": initial_ms, "increment_ms": increment_ms } });
-    app.two_player_game_with(body)
+    let (id, x, o) = app.two_player_game_with(body);
+    for (token, squares) in [(&x, [0, 1]), (&o, [2, 3])] {
+        assert_eq!(app.place(id, token, squares).status, 201);
+    }
+    (id, x, o)
 }
 
 fn millis(stamp: &Value) -> i64 {
@@ -257,10 +262,60 @@ fn a_move_just_after_the_deadline_is_refused_and_the_game_shows_the_timeout() {
     let deadline = millis(&app.get_game(id).json()["clock"]["deadline"]);
     let wait = deadline - jiff::Timestamp::now().as_millisecond();
     std::thread::sleep(Duration::from_millis(u64::try_from(wait).unwrap_or(0) + 20));
-    app.place(id, &x, [0, 1]).assert_problem(422, "game_over");
+    app.place(id, &x, [4, 5]).assert_problem(422, "game_over");
     let view = app.get_game(id).json();
     assert_eq!((&view["status"], &view["end"]["reason"]), (&json!("finished"), &json!("timeout")));
-    assert_eq!(view["moves"], json!([]));
+    assert_eq!(view["moves"].as_array().unwrap().len(), 2, "the first moves only");
+}
+
+/// When the log's entry `index` of game `id` was written, in milliseconds.
+fn stamped_ms(app: &TestApp, id: i64, index: usize) -> i64 {
+    let log = app.request("GET", &format!("/api/v1/games/{id}/log"), &[], None).json();
+    millis(&log["entries"][index]["created_at"])
+}
+
+#[test]
+fn the_clocks_start_with_the_second_first_move_and_a_first_move_not_made_in_time_aborts_unrated() {
+    let app = TestApp::spawn_with(|config| config.first_move = Duration::from_secs(2));
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let clocked = json!({"rated": true, "clock": {"initial_ms": 60_000, "increment_ms": 1_000}});
+    let id = app.game_between(&alice, &bob, clocked.clone());
+    // No clock runs before both first moves: X owes one from the second seat,
+    // then O from X's; the first moves cost nothing and gain nothing.
+    let clock_of = |view: &Value| {
+        let clock = &view["clock"];
+        (clock["running"].clone(), clock["remaining_ms"].clone(), millis(&clock["deadline"]))
+    };
+    let untouched = json!({"X": 60_000, "O": 60_000});
+    assert_eq!(clock_of(&app.get_game(id).json()), (json!(null), untouched.clone(), stamped_ms(&app, id, 1) + 2_000));
+    let moved = app.place(id, &alice, [0, 1]).json();
+    assert_eq!(clock_of(&moved), (json!(null), untouched.clone(), stamped_ms(&app, id, 2) + 2_000));
+    let moved = app.place(id, &bob, [2, 3]).json();
+    assert_eq!(clock_of(&moved), (json!("X"), untouched, stamped_ms(&app, id, 3) + 60_000));
+    // Games in which X, then O, makes no first move are aborted by the timer:
+    // no_first_move, whose player, unrated.
+    let unmoved = app.game_between(&alice, &bob, clocked.clone());
+    let o_unmoved = app.game_between(&alice, &bob, clocked);
+    let mut watchers = [app.watch(unmoved, Some(2)), app.watch(o_unmoved, Some(2))];
+    assert_eq!(app.place(o_unmoved, &alice, [4, 5]).status, 201);
+    for (watcher, player) in watchers.iter_mut().zip(["X", "O"]) {
+        let event = loop {
+            let event = watcher.next_event(PATIENCE).expect("the abort comes by itself");
+            if event.kind != "move" {
+                break event;
+            }
+        };
+        assert_eq!((event.kind.as_str(), &event.data["entry"]["player"]), ("no_first_move", &json!(player)));
+        let game = &event.data["game"];
+        assert_eq!(
+            (&game["status"], &game["result"], &game["end"]),
+            (&json!("finished"), &json!("aborted"), &json!({"reason": "no_first_move", "player": player}))
+        );
+    }
+    for name in ["alice", "bob"] {
+        assert_eq!(app.rating_of(name, "player_choice")["games"], 0, "{name}: an aborted game is not rated");
+    }
+    assert_eq!(app.get_game(id).json()["status"], "ongoing", "a game whose clocks run is not aborted");
 }
 
 #[test]
@@ -268,7 +323,7 @@ fn a_restarted_server_keeps_both_clocks_where_they_were() {
     let database = TestDatabase::new();
     let app = TestApp::spawn_on(&database);
     let (id, x, _) = timed_game(&app, 600_000, 5_000);
-    app.place(id, &x, [0, 1]);
+    app.place(id, &x, [4, 5]);
     let before = app.get_game(id).json()["clock"].clone();
     app.stop();
     std::thread::sleep(Duration::from_millis(300));
@@ -325,31 +380,33 @@ fn increments_add_up_and_a_timeout_is_written_once_by_the_timer() {
         let id = game.stored.id;
         time.advance(Duration::from_secs(30));
         let (_, o) = service.join(id, None).await.unwrap();
-        // X thinks 4 s, O 1 s, X 2 s: each gains 3 s per action.
-        for (thinking, token, action) in [(4, &x, squares(0, 1)), (1, &o, squares(2, 3)), (2, &x, squares(4, 5))] {
+        // X thinks 4 s, O 1 s (first moves: on no clock), X 2 s, O 1 s: each
+        // action on a running clock gains 3 s.
+        let thoughts = [(4, &x, squares(0, 1)), (1, &o, squares(2, 3)), (2, &x, squares(4, 5)), (1, &o, squares(6, 7))];
+        for (thinking, token, action) in thoughts {
             time.advance(Duration::from_secs(thinking));
             service.act(id, &token.token, action, None).await.unwrap();
         }
         let clock = service.game(id, &Credentials::default()).await.unwrap().clock().unwrap();
-        assert_eq!(clock.remaining_ms, [10_000 - 4_000 + 3_000 - 2_000 + 3_000, 10_000 - 1_000 + 3_000]);
-        assert_eq!(clock.running, Some(qttt::engine::Player::O));
-        // O's 12 s run out; nothing has been written yet, and an action is refused.
-        time.advance(Duration::from_millis(12_000));
+        assert_eq!(clock.remaining_ms, [10_000 - 2_000 + 3_000, 10_000 - 1_000 + 3_000]);
+        assert_eq!(clock.running, Some(qttt::engine::Player::X));
+        // X's 11 s run out; nothing has been written yet, and an action is refused.
+        time.advance(Duration::from_millis(11_000));
         let flagged = service.game(id, &Credentials::default()).await.unwrap();
         assert_eq!(
             (flagged.status(), flagged.end().map(|end| end.reason)),
             (Status::Finished, Some(EndReason::Timeout))
         );
         let version = flagged.version();
-        let late = service.act(id, &o.token, squares(6, 7), None).await.unwrap_err();
+        let late = service.act(id, &x.token, squares(8, 0), None).await.unwrap_err();
         assert_eq!(late.code(), "game_over");
         // The timer writes it, once however often it runs.
         assert_eq!(service.end_timed_out_games().await.unwrap(), 1);
         assert_eq!(service.end_timed_out_games().await.unwrap(), 0);
         let written = service.game(id, &Credentials::default()).await.unwrap();
         assert_eq!(written.version(), version + 1);
-        assert_eq!(written.result(), qttt::engine::GameResult::XWins);
-        assert_eq!(written.clock().unwrap().remaining_ms[1], 0);
+        assert_eq!(written.result(), qttt::engine::GameResult::OWins);
+        assert_eq!(written.clock().unwrap().remaining_ms[0], 0);
     });
 }
 
@@ -424,21 +481,30 @@ fn against_a_bot_the_rematch_seats_the_bot_at_once() {
 
 #[test]
 #[ignore = "needs PostgreSQL: QTTT_TEST_POSTGRES (see .ci/run)"]
-fn two_instances_running_the_timer_write_one_timeout() {
+fn two_instances_running_the_timer_write_each_timeout_and_each_first_move_abort_once() {
     let database = TestDatabase::new();
     assert!(matches!(database, TestDatabase::Postgres(_)), "set QTTT_TEST_POSTGRES to run this test");
-    let instances = [TestApp::spawn_on(&database), TestApp::spawn_on(&database)];
+    let first_move = |config: &mut qttt::config::Config| config.first_move = Duration::from_secs(1);
+    let instances =
+        [TestApp::spawn_with_database(&database, first_move), TestApp::spawn_with_database(&database, first_move)];
+    // Four games whose clocks run out, and four in which X makes no first move.
     let mut ids = Vec::new();
-    for _ in 0..4 {
-        let body = json!({ "clock": { "initial_ms": 1_000, "increment_ms": 0 } });
-        let created = instances[0].create_game(body).json();
-        let id = created["game"]["id"].as_i64().unwrap();
-        assert_eq!(instances[1].join(id).status, 201);
-        ids.push(id);
+    for moved in [true, false] {
+        for _ in 0..4 {
+            let body = json!({ "clock": { "initial_ms": 1_000, "increment_ms": 0 } });
+            let created = instances[0].create_game(body).json();
+            let (id, x) = (created["game"]["id"].as_i64().unwrap(), created["seat"]["token"].as_str().unwrap());
+            let o = instances[1].join(id).json()["seat"]["token"].as_str().unwrap().to_string();
+            if moved {
+                assert_eq!(instances[0].place(id, x, [0, 1]).status, 201);
+                assert_eq!(instances[1].place(id, &o, [2, 3]).status, 201);
+            }
+            ids.push((id, if moved { "timeout" } else { "no_first_move" }));
+        }
     }
     std::thread::sleep(Duration::from_millis(2_500));
-    for id in ids {
-        let timeouts = log_kinds(&instances[1], id).iter().filter(|kind| *kind == "timeout").count();
-        assert_eq!(timeouts, 1, "game {id}");
+    for (id, ending) in ids {
+        let endings = log_kinds(&instances[1], id).iter().filter(|kind| *kind == ending).count();
+        assert_eq!(endings, 1, "game {id}: {ending}");
     }
 }

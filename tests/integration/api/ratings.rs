@@ -19,7 +19,7 @@ fn act(app: &TestApp, id: i64, operation: &str, token: &str) -> Value {
 impl Client {
     /// A game created by the player of `x` with `body`, joined by the player
     /// of `o`; answers its id.
-    fn game_between(&self, x: &str, o: &str, body: Value) -> i64 {
+    pub(super) fn game_between(&self, x: &str, o: &str, body: Value) -> i64 {
         let id = self.create_game_as(x, body);
         let joined = self.post_with_token(&format!("/api/v1/games/{id}/join"), o, json!({}));
         assert_eq!(joined.status, 201, "{}", joined.body);
@@ -27,7 +27,7 @@ impl Client {
     }
 
     /// Player `name`'s rating in `variant` as their profile shows it.
-    fn rating_of(&self, name: &str, variant: &str) -> Value {
+    pub(super) fn rating_of(&self, name: &str, variant: &str) -> Value {
         let profile = self.request("GET", &format!("/api/v1/players/{name}"), &[], None);
         assert_eq!(profile.status, 200, "{}", profile.body);
         profile.json()["ratings"][variant].clone()
@@ -301,8 +301,9 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
 }
 
 /// Four rated games with a clock of a second, each created on the first of
-/// `instances` and joined on the last, left to run out: each is rated once,
-/// by whichever instance's timer writes its timeout.
+/// `instances` and joined on the last, left to run out once both players made
+/// their first move: each is rated once, by whichever instance's timer writes
+/// its timeout.
 fn rated_timeouts_are_rated_once(database: &TestDatabase, instances: &[TestApp]) {
     let (first, last) = (&instances[0], &instances[instances.len() - 1]);
     let (alice, bob) = (first.player("alice"), first.player("bob"));
@@ -312,6 +313,8 @@ fn rated_timeouts_are_rated_once(database: &TestDatabase, instances: &[TestApp])
             first.create_game_as(&alice, json!({"rated": true, "clock": {"initial_ms": 1_000, "increment_ms": 0}}));
         let joined = last.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({}));
         assert_eq!(joined.status, 201, "{}", joined.body);
+        assert_eq!(first.place(id, &alice, [0, 1]).status, 201);
+        assert_eq!(last.place(id, &bob, [2, 3]).status, 201);
         ids.push(id);
     }
     std::thread::sleep(std::time::Duration::from_millis(2_500));

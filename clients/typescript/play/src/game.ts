@@ -13,7 +13,7 @@ import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
 
 /** The kinds of events whose data carries the game; any other is answered by reading the game again. */
-const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "agreement", "draw_offer", "draw_decline", "rematch", "end"]);
+const GAME_EVENTS = new Set(["seat", "move", "collapse", "resign", "timeout", "abort", "abandon", "agreement", "no_first_move", "draw_offer", "draw_decline", "rematch", "end"]);
 
 const REASONS: Record<Schemas["EndReasonName"], string> = {
   lines: "by lines",
@@ -23,6 +23,7 @@ const REASONS: Record<Schemas["EndReasonName"], string> = {
   aborted: "aborted",
   abandoned: "as the other player walked away",
   agreement: "by agreement",
+  no_first_move: "as a player made no first move in time",
 };
 
 /** Under this a clock runs low: it shows tenths, and is marked. */
@@ -105,6 +106,9 @@ function statusText(game: Game, seat: HeldSeat | null): string {
       case "draw":
         return `Draw${reason}.${score}`;
       default:
+        if (game.end?.reason === "no_first_move") {
+          return `Game aborted: ${game.end.player} made no first move in time.`;
+        }
         return `Game aborted${game.end?.player ? ` by ${game.end.player}` : ""}.`;
     }
   }
@@ -490,7 +494,9 @@ export class GameScreen {
         `${player} ${clockText(left)}`,
       );
     });
-    this.clocks.replaceChildren(x ?? "", o ?? "");
+    // Before both first moves no clock runs: the deadline is the first move's.
+    const firstMove = clock.running === null && clock.deadline !== null && this.game.end === null && this.game.to_act !== null ? html("span", { class: "first-move", "data-first-move": this.game.to_act.player }, `${this.game.to_act.player} to make a first move within ${inWords(Math.max(0, Date.parse(clock.deadline) - Date.now()))}; the clocks start after both first moves.`) : "";
+    this.clocks.replaceChildren(x ?? "", o ?? "", firstMove);
   }
 
   private tell(text: string): void {
