@@ -35,7 +35,8 @@ pub enum Error {
     /// A player has as many challenges or seeks open as they may.
     TooManyOpen(String),
     /// A challenge or a seek that is no longer open (answered, paired,
-    /// cancelled or expired), or an attempt at a puzzle that is over.
+    /// cancelled or expired), an attempt at a puzzle that is over, or a
+    /// rematch to decline that the other player did not ask for or that began.
     NotOpen(String),
     /// A claim of a game whose player to act has not been gone long enough.
     TooEarly(String),

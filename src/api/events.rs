@@ -16,7 +16,7 @@ use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::extract::Reader;
-use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, Snapshot, Wanted};
+use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, Snapshot, Spectator, Wanted};
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::{EventView, PlayerName};
@@ -96,7 +96,16 @@ impl utoipa::PartialSchema for LiveEventMessage {
             "To a seat's holder only (a stream opened with a seat's or its player's token): the other player went \
                  or came back. It has no id.",
         ));
-        OneOfBuilder::new().item(entry).item(end).item(presence).description(Some("One Server-Sent Event.")).into()
+        let spectators = data(LiveSpectators::name().as_ref(), &["spectators"], "A LiveSpectators, as JSON.").description(
+            Some("How many watch the game without a seat: when the stream opens, and within 5 s of a change. It has no id."),
+        );
+        OneOfBuilder::new()
+            .item(entry)
+            .item(end)
+            .item(presence)
+            .item(spectators)
+            .description(Some("One Server-Sent Event."))
+            .into()
     }
 }
 
@@ -105,6 +114,7 @@ impl ToSchema for LiveEventMessage {
         schemas.push((LiveEvent::name().into(), LiveEvent::schema()));
         schemas.push((LiveEnd::name().into(), LiveEnd::schema()));
         schemas.push((LivePresence::name().into(), LivePresence::schema()));
+        schemas.push((LiveSpectators::name().into(), LiveSpectators::schema()));
         <LiveEvent as ToSchema>::schemas(schemas);
     }
 }
@@ -145,6 +155,21 @@ pub(crate) struct LivePresence {
     pub claim_from: Option<String>,
 }
 
+/// The data of `spectators`: how many watch the game.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct LiveSpectators {
+    /// The streams of the game open without a seat's token (or its player's),
+    /// on the instance that serves this stream: behind several instances, each
+    /// counts its own.
+    pub spectators: usize,
+}
+
+/// The event that tells how many `spectators` watch.
+fn spectators(spectators: usize) -> Bytes {
+    let data = serde_json::to_string(&LiveSpectators { spectators }).expect("an event serialises");
+    Bytes::from(format!("event: spectators\ndata: {data}\n\n"))
+}
+
 /// The event that tells that `other`, in `record`'s game, is `present` again, or gone.
 fn presence(service: &GameService, record: &GameRecord, other: Player, present: bool) -> Bytes {
     let claim_from = service.claimable(record).filter(|&(gone, _)| gone == other && !present);
@@ -183,9 +208,22 @@ struct Watch {
     /// The reader's seat, if a seat's holder reads, and whether the other
     /// seat's holder was present when last looked at.
     seat: Option<(Player, bool)>,
+    /// A spectator's place in the count, given back with the stream.
+    _spectator: Option<Spectator>,
+    /// The count of spectators told last.
+    spectators_told: Option<usize>,
 }
 
 impl Watch {
+    /// Queues the count of spectators, if it changed since it was told.
+    fn tell_spectators(&mut self) {
+        let count = self.feed.spectators();
+        if self.spectators_told != Some(count) && !self.ended {
+            self.spectators_told = Some(count);
+            self.queue.push_back(spectators(count));
+        }
+    }
+
     /// For a seat's holder, while the game goes on: notes that they are here,
     /// and queues `opponent_gone` or `opponent_back` when the other player went
     /// or came back since the last look. A read that fails is left to the next.
@@ -293,6 +331,7 @@ impl Watch {
                 }
                 _ = self.keep_alive.tick() => {
                     self.look_at_the_other_seat().await;
+                    self.tell_spectators();
                     self.queue.push_back(Bytes::from_static(b": keep-alive\n\n"));
                     Ok(())
                 }
@@ -362,7 +401,9 @@ pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i6
 /// `EventSource`), the stream keeps that seat present while it is open, and
 /// tells its holder when the other player goes (`opponent_gone`: not seen for
 /// 30 s) and comes back (`opponent_back`), events with no id whose data is a
-/// `LivePresence`. Kinds may be added: a client that reads the game again
+/// `LivePresence`. Every stream tells how many watch the game without a seat:
+/// `spectators`, with no id, its data a `LiveSpectators`, when it opens and
+/// within 5 s of a change. Kinds may be added: a client that reads the game again
 /// (`GET /games/{id}`) on a kind it does not know stays right.
 ///
 /// ```js
@@ -412,6 +453,7 @@ async fn events(
         return Ok(HttpResponse::NoContent().finish());
     }
     let feed = feeds.of(id);
+    let spectator = seat.is_none().then(|| feed.spectate());
     let snapshot = feed.offer(record, service.claim_after()).await?;
     let mut watch = Watch {
         service,
@@ -428,9 +470,12 @@ async fn events(
         _place: place,
         credentials: reader.0,
         seat,
+        _spectator: spectator,
+        spectators_told: None,
     };
     watch.queue.push_back(reconnect_field());
     watch.enqueue(&snapshot);
+    watch.tell_spectators();
     Ok(event_stream(futures_util::stream::unfold(watch, Watch::next)))
 }
 

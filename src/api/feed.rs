@@ -6,6 +6,7 @@
 //! read and take what it found. A feed lives as long as a stream holds it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -72,10 +73,24 @@ impl Feeds {
     }
 }
 
-/// One game's feed, behind a lock that the stream reading a newer snapshot
-/// holds while it reads.
+/// One game's feed: the last snapshot, behind a lock that the stream reading
+/// a newer one holds while it reads; and how many of its streams here are
+/// spectators'.
 #[derive(Debug, Default)]
-pub(crate) struct Feed(tokio::sync::Mutex<Latest>);
+pub(crate) struct Feed {
+    latest: tokio::sync::Mutex<Latest>,
+    spectators: AtomicUsize,
+}
+
+/// A spectator's stream, counted among its feed's spectators while it lives.
+#[derive(Debug)]
+pub(crate) struct Spectator(Arc<Feed>);
+
+impl Drop for Spectator {
+    fn drop(&mut self) {
+        self.0.spectators.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// What the last read of a feed found.
 #[derive(Debug, Default)]
@@ -143,7 +158,7 @@ impl Feed {
         wanted: Wanted,
     ) -> Result<Arc<Snapshot>, Error> {
         let asked_at = Instant::now();
-        let mut latest = self.0.lock().await;
+        let mut latest = self.latest.lock().await;
         if let Some(snapshot) = latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(wanted)) {
             return Ok(Arc::clone(snapshot));
         }
@@ -166,11 +181,22 @@ impl Feed {
     /// # Errors
     /// A log that does not replay.
     pub(super) async fn offer(&self, record: GameRecord, claim_after: Duration) -> Result<Arc<Snapshot>, Error> {
-        let mut latest = self.0.lock().await;
+        let mut latest = self.latest.lock().await;
         match latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(Wanted::Version(record.version()))) {
             Some(snapshot) => Ok(Arc::clone(snapshot)),
             None => latest.hold(record, claim_after),
         }
+    }
+
+    /// Counts a spectator's stream in, until the answer is dropped.
+    pub(super) fn spectate(self: &Arc<Feed>) -> Spectator {
+        self.spectators.fetch_add(1, Ordering::Relaxed);
+        Spectator(Arc::clone(self))
+    }
+
+    /// How many spectators' streams of the game are open here.
+    pub(super) fn spectators(&self) -> usize {
+        self.spectators.load(Ordering::Relaxed)
     }
 }
 

@@ -103,6 +103,18 @@ async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
     seated(&service, &record, seat)
 }
 
+/// Decline the rematch the other player asked for: the rematch, which waits
+/// for you, is aborted in the name of the seat kept for you (`end.player`), and
+/// its watchers (the player who asked) get an `abort` event.
+///
+/// Answers the rematch. With no rematch asked for by the other player, or one
+/// already begun, 409 `not_open`; a rematch aborted already is answered as it is.
+#[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
+#[post("/games/{id}/rematch/decline")]
+async fn decline_rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
+    changed(&service, &service.decline_rematch(seat.id, &seat.token, seat.expected_version).await?)
+}
+
 /// Registers the operations of a game's life.
 pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
     config
@@ -111,5 +123,6 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(claim_victory)
         .service(offer_draw)
         .service(decline_draw)
-        .service(rematch);
+        .service(rematch)
+        .service(decline_rematch);
 }

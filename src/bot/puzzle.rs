@@ -100,6 +100,15 @@ impl Puzzle {
         self.after(&self.solution)
     }
 
+    /// The position after each step of the solution, in order.
+    pub fn solution_positions(&self) -> Vec<Game> {
+        let replay = |game: &mut Game, entry: &LogEntry| {
+            game.play(entry.actor, entry.action).expect("a puzzle's solution replays");
+            Some(*game)
+        };
+        self.solution.iter().scan(self.position, replay).collect()
+    }
+
     /// The position after `entries`, the first of the solution's.
     fn after(&self, entries: &[LogEntry]) -> Game {
         let mut game = self.position;

@@ -7,7 +7,7 @@ use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
 use crate::engine::{Game, Player, Variant};
 use crate::error::Error;
-use crate::record::{Event, GameId, GameSettings, Holder, RematchOf, Status, StoredSeat};
+use crate::record::{Ending, Event, GameId, GameSettings, Holder, RematchOf, Status, StoredSeat};
 use crate::token;
 
 /// Who takes a seat.
@@ -285,6 +285,42 @@ impl GameService {
                 Err(Error::Conflict { .. }) if attempts > 0 => {}
                 created => return created,
             }
+        }
+    }
+
+    /// Declines the rematch of finished game `id` that its other player asked
+    /// for, for the seat holding `token`: the rematch, which waits for the
+    /// caller, is aborted in the name of the seat kept for them. Answers the
+    /// rematch as it stands.
+    ///
+    /// # Errors
+    /// [`Error::NotOpen`] when the other player asked for no rematch, or it
+    /// began; as [`GameService::rematch`] otherwise.
+    pub async fn decline_rematch(
+        &self,
+        id: GameId,
+        token: &str,
+        expected_version: Option<i64>,
+    ) -> Result<GameRecord, Error> {
+        let token_hash = self.check_seat(id, token).await?;
+        let record = self.record(id).await?;
+        let player = seat_of(&record, &token_hash, expected_version)?;
+        let not_open = |detail: &str| Error::NotOpen(detail.into());
+        let Some((_, rematch)) = record.rematch_request().filter(|&(asked_by, _)| asked_by != player) else {
+            return Err(not_open("the other player has asked for no rematch of this game"));
+        };
+        // The seat of the rematch kept for this player: the colours swap.
+        let kept = player.other();
+        let declined = self
+            .end(rematch, move |rematch| match rematch.status() {
+                Status::Waiting if rematch.open_seats() == [kept] => Ok(Some(Ending::Abort(Some(kept)))),
+                Status::Finished => Ok(None),
+                Status::Waiting | Status::Ongoing => Err(not_open("the rematch has begun")),
+            })
+            .await?;
+        match declined {
+            Some(declined) => Ok(declined),
+            None => self.record(rematch).await,
         }
     }
 

@@ -308,7 +308,9 @@ export interface paths {
          *     `EventSource`), the stream keeps that seat present while it is open, and
          *     tells its holder when the other player goes (`opponent_gone`: not seen for
          *     30 s) and comes back (`opponent_back`), events with no id whose data is a
-         *     `LivePresence`. Kinds may be added: a client that reads the game again
+         *     `LivePresence`. Every stream tells how many watch the game without a seat:
+         *     `spectators`, with no id, its data a `LiveSpectators`, when it opens and
+         *     within 5 s of a change. Kinds may be added: a client that reads the game again
          *     (`GET /games/{id}`) on a kind it does not know stays right.
          *
          *     ```js
@@ -459,6 +461,29 @@ export interface paths {
          *     `already_rematched`, its `game_id` naming the rematch).
          */
         post: operations["rematch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{id}/rematch/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline the rematch the other player asked for: the rematch, which waits
+         *     for you, is aborted in the name of the seat kept for you (`end.player`), and
+         *     its watchers (the player who asked) get an `abort` event.
+         * @description Answers the rematch. With no rematch asked for by the other player, or one
+         *     already begun, 409 `not_open`; a rematch aborted already is answered as it is.
+         */
+        post: operations["decline_rematch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1205,7 +1230,7 @@ export interface components {
              * @description The answer to a right action: the other side's best defence and the
              *     measurements, in order, up to your next turn; empty otherwise.
              */
-            reply: components["schemas"]["SolutionStepView"][];
+            reply: components["schemas"]["ReplyStepView"][];
             /**
              * @description The solution from the puzzle's position, every action of both sides,
              *     once the attempt is over; null while it goes on.
@@ -1999,6 +2024,14 @@ export interface components {
              * @enum {string}
              */
             event: "opponent_gone" | "opponent_back";
+        } | {
+            /** @description A LiveSpectators, as JSON. */
+            data: string;
+            /**
+             * @description The event's kind.
+             * @enum {string}
+             */
+            event: "spectators";
         };
         /**
          * @description The data of `opponent_gone` and `opponent_back`, which only a seat's holder
@@ -2013,6 +2046,15 @@ export interface components {
             claim_from: string | null;
             /** @description The other player's seat. */
             player: components["schemas"]["PlayerName"];
+        };
+        /** @description The data of `spectators`: how many watch the game. */
+        LiveSpectators: {
+            /**
+             * @description The streams of the game open without a seat's token (or its player's),
+             *     on the instance that serves this stream: behind several instances, each
+             *     counts its own.
+             */
+            spectators: number;
         };
         /** @description One entry of a game's log. */
         LogEntryView: components["schemas"]["EventView"] & {
@@ -2636,6 +2678,13 @@ export interface components {
              */
             game_id: number;
         };
+        /** @description An action of a reply, and who took it. */
+        ReplyStepView: {
+            /** @description The action. */
+            action: components["schemas"]["ActionView"];
+            /** @description A player, or the measurement. */
+            actor: components["schemas"]["ActorName"];
+        };
         /**
          * @description The outcome of a game; its `status` says where it is in its life, its `end`
          *     how it ended.
@@ -2866,12 +2915,17 @@ export interface components {
             /** @description How cycles collapse in its game. */
             variant: components["schemas"]["VariantName"];
         };
-        /** @description An action of a solution, and who took it. */
+        /**
+         * @description An action of a solution, who took it, and the position it leaves: a page
+         *     steps through the solution on the board.
+         */
         SolutionStepView: {
             /** @description The action. */
             action: components["schemas"]["ActionView"];
             /** @description A player, or the measurement. */
             actor: components["schemas"]["ActorName"];
+            /** @description The position right after it. */
+            position: components["schemas"]["PositionView"];
         };
         /**
          * @description Where a game is in its life; its `result` says who won.
@@ -3852,6 +3906,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SeatedGame"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    decline_rematch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Apply only if the game is still at this version (an ETag); otherwise 409. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The game's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game after the action. */
+            201: {
+                headers: {
+                    /** @description The game's new version. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameView"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -278,6 +278,11 @@ export class QtttClient {
     return this.call("POST", `/games/${id}/rematch`, { ...(credentials && { credentials }) });
   }
 
+  /** Declines the rematch the other player asked for: answers the rematch, aborted. */
+  declineRematch(id: number, credentials?: Credentials): Promise<Game> {
+    return this.call("POST", `/games/${id}/rematch/decline`, { ...(credentials && { credentials }) });
+  }
+
   /** Wins a game without a clock whose player to act walked away. */
   claimVictory(id: number, credentials?: Credentials): Promise<Game> {
     return this.call("POST", `/games/${id}/claim-victory`, { ...(credentials && { credentials }) });

@@ -8,7 +8,7 @@ use super::{
     ActionView, ActorName, CellView, CollapseView, LineView, MoveView, PlayerName, ScoreView, ToAct, VariantName,
     board_of,
 };
-use crate::bot::puzzle::Theme;
+use crate::bot::puzzle::{Puzzle, Theme};
 use crate::engine::{Actor, Game, LogEntry, notation};
 use crate::record::{AttemptId, Outcome, PuzzleId};
 use crate::service::{Attempted, ServedPuzzle};
@@ -99,7 +99,7 @@ pub(crate) struct AttemptView {
     pub status: AttemptStatus,
     /// The answer to a right action: the other side's best defence and the
     /// measurements, in order, up to your next turn; empty otherwise.
-    pub reply: Vec<SolutionStepView>,
+    pub reply: Vec<ReplyStepView>,
     /// The position after the action and the reply.
     pub position: PositionView,
     /// The solution from the puzzle's position, every action of both sides,
@@ -126,13 +126,25 @@ pub(crate) enum AttemptStatus {
     Failed,
 }
 
-/// An action of a solution, and who took it.
+/// An action of a reply, and who took it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SolutionStepView {
+pub struct ReplyStepView {
     /// A player, or the measurement.
     pub actor: ActorName,
     /// The action.
     pub action: ActionView,
+}
+
+/// An action of a solution, who took it, and the position it leaves: a page
+/// steps through the solution on the board.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct SolutionStepView {
+    /// A player, or the measurement.
+    pub actor: ActorName,
+    /// The action.
+    pub action: ActionView,
+    /// The position right after it.
+    pub position: PositionView,
 }
 
 /// What a rated attempt did to its player's puzzle rating.
@@ -196,10 +208,22 @@ impl From<&ServedPuzzle> for PuzzleView {
     }
 }
 
-impl From<&LogEntry> for SolutionStepView {
-    fn from(entry: &LogEntry) -> SolutionStepView {
-        SolutionStepView { actor: entry.actor.into(), action: entry.action.into() }
+impl From<&LogEntry> for ReplyStepView {
+    fn from(entry: &LogEntry) -> ReplyStepView {
+        ReplyStepView { actor: entry.actor.into(), action: entry.action.into() }
     }
+}
+
+/// The steps of `puzzle`'s solution, each with the position it leaves.
+fn solution_of(puzzle: &Puzzle) -> Vec<SolutionStepView> {
+    let steps = puzzle.solution.iter().zip(puzzle.solution_positions());
+    steps
+        .map(|(entry, after)| SolutionStepView {
+            actor: entry.actor.into(),
+            action: entry.action.into(),
+            position: PositionView::from(&after),
+        })
+        .collect()
 }
 
 impl From<&Attempted> for AttemptView {
@@ -214,11 +238,9 @@ impl From<&Attempted> for AttemptView {
             puzzle_id: attempted.puzzle.id,
             correct: attempted.correct,
             status,
-            reply: attempted.reply.iter().map(SolutionStepView::from).collect(),
+            reply: attempted.reply.iter().map(ReplyStepView::from).collect(),
             position: PositionView::from(&attempted.game),
-            solution: attempted
-                .outcome
-                .map(|_| attempted.puzzle.puzzle.solution.iter().map(SolutionStepView::from).collect()),
+            solution: attempted.outcome.map(|_| solution_of(&attempted.puzzle.puzzle)),
             rated: attempted.rated,
             rating: attempted.rating_change.map(|(before, after)| PuzzleRatingChange {
                 rating_before: before.rating,

@@ -73,3 +73,22 @@ fn watching_an_unknown_game_or_with_a_bad_last_event_id_is_refused() {
     app.request("GET", &format!("/api/v1/games/{id}/events"), &[("Last-Event-ID", "seven")], None)
         .assert_problem(400, "invalid_header");
 }
+
+#[test]
+fn every_stream_tells_how_many_watch_without_a_seat() {
+    let app = TestApp::spawn();
+    let (id, x, _) = app.two_player_game("player_choice");
+    let bearer = format!("Bearer {x}");
+    let mut player = app.watch_at(&format!("/api/v1/games/{id}/events"), &[("Authorization", &bearer)]);
+    assert!(player.tells_spectators(0, PATIENCE), "a seat's holder is no spectator: {}", player.received());
+    let mut first = app.watch(id, None);
+    assert!(first.tells_spectators(1, PATIENCE), "{}", first.received());
+    let mut second = app.watch(id, None);
+    assert!(second.tells_spectators(2, PATIENCE), "{}", second.received());
+    // The others hear of a change at their next keep-alive, within 5 s.
+    let keep_alive = Duration::from_secs(5);
+    assert!(player.tells_spectators(2, keep_alive + PATIENCE), "{}", player.received());
+    drop(first);
+    assert!(player.tells_spectators(1, keep_alive + PATIENCE), "{}", player.received());
+    assert!(second.tells_spectators(1, keep_alive + PATIENCE), "{}", second.received());
+}

@@ -296,6 +296,9 @@ pub struct EventStream {
     head: Option<Head>,
     /// Each event, or why the stream failed; closed when the body ends.
     events: mpsc::Receiver<Result<Event, String>>,
+    /// The count of spectators the stream told last: its `spectators` events
+    /// are kept aside, as they come at no set place among the others.
+    spectators: Option<i64>,
     /// The body as it came, comments and fields the parser keeps to itself too.
     received: Arc<Mutex<String>>,
     /// Dropped to stop the reading thread, which then closes the connection.
@@ -346,22 +349,42 @@ impl EventStream {
             let reading = read_events(client(from), url, headers, body, tell_head, tell, stopped);
             actix_web::rt::System::new().block_on(reading);
         });
-        EventStream { heads, head: None, events, received, stop: Some(stop), reader: Some(reader) }
+        EventStream { heads, head: None, events, spectators: None, received, stop: Some(stop), reader: Some(reader) }
     }
 
-    /// The next event, waiting at most `patience`; none once the stream ended.
+    /// The next event but `spectators`, waiting at most `patience`; none once
+    /// the stream ended.
     pub fn next_event(&mut self, patience: Duration) -> Option<Event> {
-        match self.events.recv_timeout(patience) {
-            Ok(Ok(event)) => Some(event),
-            Ok(Err(error)) => panic!("the event stream failed: {error}"),
-            Err(_) => None,
+        let deadline = Instant::now() + patience;
+        loop {
+            match self.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Ok(event)) if event.kind == "spectators" => self.spectators = event.data["spectators"].as_i64(),
+                Ok(Ok(event)) => return Some(event),
+                Ok(Err(error)) => panic!("the event stream failed: {error}"),
+                Err(_) => return None,
+            }
         }
     }
 
     /// Whether the stream ends (its body's last chunk comes) within `patience`,
-    /// with no event left unread.
+    /// with no event but `spectators` left unread.
     pub fn ends_within(&mut self, patience: Duration) -> bool {
-        matches!(self.events.recv_timeout(patience), Err(mpsc::RecvTimeoutError::Disconnected))
+        self.next_event(patience).is_none() && matches!(self.events.try_recv(), Err(mpsc::TryRecvError::Disconnected))
+    }
+
+    /// Whether the stream tells `count` spectators within `patience`; the
+    /// other events it reads meanwhile are dropped.
+    pub fn tells_spectators(&mut self, count: i64, patience: Duration) -> bool {
+        let deadline = Instant::now() + patience;
+        while self.spectators != Some(count) {
+            match self.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Ok(event)) if event.kind == "spectators" => self.spectators = event.data["spectators"].as_i64(),
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => panic!("the event stream failed: {error}"),
+                Err(_) => return false,
+            }
+        }
+        true
     }
 
     /// Everything of the body received so far, events and comments alike.

@@ -450,6 +450,30 @@ fn both_players_asking_for_a_rematch_end_up_in_one_new_game_with_the_colours_swa
 }
 
 #[test]
+fn a_rematch_declined_is_aborted_in_the_name_of_the_seat_kept_for_the_decliner() {
+    let app = TestApp::spawn();
+    let (id, x, o) = app.two_player_game("player_choice");
+    app.place(id, &x, [0, 1]);
+    post(&app, id, "resign", &o);
+    let unasked = post(&app, id, "rematch/decline", &o).assert_problem(409, "not_open");
+    assert!(unasked["detail"].as_str().unwrap().contains("asked for no rematch"), "{unasked}");
+    let asked = post(&app, id, "rematch", &x).json();
+    let rematch = asked["game"]["id"].as_i64().unwrap();
+    let mut asker = app.watch(rematch, Some(asked["game"]["version"].as_i64().unwrap()));
+    post(&app, id, "rematch/decline", &x).assert_problem(409, "not_open");
+    let declined = post(&app, id, "rematch/decline", &o);
+    assert_eq!(declined.status, 201, "{}", declined.body);
+    // O was O: the seat of the rematch kept for them is X.
+    let aborted = json!({"reason": "aborted", "player": "X"});
+    let game = declined.json();
+    assert_eq!((&game["id"], &game["result"], &game["end"]), (&json!(rematch), &json!("aborted"), &aborted));
+    let told = asker.next_event(PATIENCE).expect("the player who asked hears of it");
+    assert_eq!((told.kind.as_str(), &told.data["game"]["end"]), ("abort", &aborted));
+    let again = post(&app, id, "rematch/decline", &o);
+    assert_eq!((again.status, again.json()["version"].clone()), (201, game["version"].clone()), "{}", again.body);
+}
+
+#[test]
 fn rematch_calls_at_the_same_moment_make_one_game() {
     let app = TestApp::spawn();
     for _ in 0..5 {

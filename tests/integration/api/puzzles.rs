@@ -1,7 +1,7 @@
 //! Puzzles: served with their positions, tried an action at a time, rated;
 //! and found in the games a database holds.
 
-use qttt::api::views::{ActionView, SolutionStepView};
+use qttt::api::views::{ActionView, ReplyStepView};
 use qttt::bot::puzzle::{Puzzle, Step, shipped};
 use qttt::engine::{Action, Actor, LogEntry, Variant};
 use serde_json::{Value, json};
@@ -85,9 +85,24 @@ fn action_json(action: Action) -> Value {
     serde_json::to_value(ActionView::from(action)).unwrap()
 }
 
-/// `entries` as the API writes a solution or a reply.
+/// `entries` as the API writes a reply, or a solution without its positions.
 fn steps_json(entries: &[LogEntry]) -> Value {
-    Value::Array(entries.iter().map(|entry| serde_json::to_value(SolutionStepView::from(entry)).unwrap()).collect())
+    Value::Array(entries.iter().map(|entry| serde_json::to_value(ReplyStepView::from(entry)).unwrap()).collect())
+}
+
+/// Checks that `attempt` shows `puzzle`'s solution, each step with the
+/// position it leaves: as many moves as then, and at the end the end's score.
+fn assert_shows_solution(attempt: &Value, puzzle: &Puzzle) {
+    let shown = attempt["solution"].as_array().expect("a solution");
+    let steps: Vec<Value> =
+        shown.iter().map(|step| json!({"actor": step["actor"], "action": step["action"]})).collect();
+    assert_eq!(Value::Array(steps), steps_json(&puzzle.solution), "{attempt}");
+    for (step, after) in shown.iter().zip(puzzle.solution_positions()) {
+        assert_eq!(step["position"]["moves"].as_array().unwrap().len(), after.moves().len(), "{step}");
+    }
+    let end = puzzle.end().score();
+    let score = json!({"X": end.x.as_f64(), "O": end.o.as_f64()});
+    assert_eq!(shown.last().unwrap()["position"]["score"], score, "{attempt}");
 }
 
 impl Client {
@@ -128,7 +143,7 @@ fn a_puzzle_solved_step_by_step_is_answered_with_the_defence_and_rated_as_a_win(
         let last = step + 1 == own.len();
         assert_eq!(attempt["status"], if last { "solved" } else { "ongoing" }, "{attempt}");
         if last {
-            assert_eq!(attempt["solution"], steps_json(&puzzle.solution));
+            assert_shows_solution(&attempt, &puzzle);
             assert!(attempt["rating"]["rating_diff"].as_f64().unwrap() > 0.0, "{attempt}");
             assert_eq!(attempt["rating"]["rating_before"], 1500.0);
         } else {
@@ -172,7 +187,7 @@ fn a_wrong_action_is_answered_with_the_solution_and_a_loss_and_a_second_attempt_
         (&json!(false), &json!("failed"), &json!(true))
     );
     assert_eq!(failed["reply"], json!([]));
-    assert_eq!(failed["solution"], steps_json(&puzzle.solution));
+    assert_shows_solution(&failed, &puzzle);
     let loss = failed["rating"]["rating_diff"].as_f64().unwrap();
     assert!(loss < 0.0, "{failed}");
     let puzzle_after = app.request("GET", &format!("/api/v1/puzzles/{id}"), &[], None).json();
