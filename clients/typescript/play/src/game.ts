@@ -106,6 +106,9 @@ function statusText(game: Game, seat: HeldSeat | null): string {
       case "draw":
         return `Draw${reason}.${score}`;
       default:
+        if (game.rematch_of !== null && game.end?.reason === "aborted" && game.end.player !== null && seat !== null && game.end.player !== seat.player) {
+          return "The other player declined the rematch.";
+        }
         if (game.end?.reason === "no_first_move") {
           return `Game aborted: ${game.end.player} made no first move in time.`;
         }
@@ -151,6 +154,8 @@ export class GameScreen {
   private readonly clocks = html("div", { class: "clocks", "aria-label": "Clocks" });
   private readonly status = html("p", { class: "status", role: "status", "aria-live": "polite" });
   private readonly presence = html("p", { class: "presence" });
+  /** How many watch without a seat, as the stream tells. */
+  private readonly spectators = html("span", { class: "spectators", "aria-label": "Spectators", hidden: true });
   private readonly drawNotice = html("p", { class: "draw", "aria-live": "polite" });
   private readonly notice = html("p", { class: "notice", role: "alert" });
   private readonly board: Board;
@@ -188,6 +193,15 @@ export class GameScreen {
   private readonly acceptDraw = button("Accept draw", () => void this.act((token) => this.client.offerDraw(this.game.id, { token })));
   private readonly declineDraw = button("Decline draw", () => void this.act((token) => this.client.declineDraw(this.game.id, { token })));
   private readonly rematch = button("Rematch", () => void this.askForRematch());
+  /** The other player's rematch that this page declined. */
+  private rematchDeclined: number | null = null;
+  private readonly rematchOffer = html(
+    "p",
+    { class: "rematch-offer", hidden: true },
+    "The other player asks for a rematch. ",
+    button("Accept rematch", () => void this.askForRematch()),
+    button("Decline rematch", () => void this.declineRematch()),
+  );
 
   constructor(
     private readonly client: QtttClient,
@@ -203,11 +217,12 @@ export class GameScreen {
       "main",
       { class: "game" },
       html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, ` · ${variantName(game.variant)}${game.rated ? " · rated" : ""}`)),
-      this.seatsLine,
+      html("div", { class: "seats-line" }, this.seatsLine, this.spectators),
       this.clocks,
       this.status,
       this.presence,
       this.drawNotice,
+      this.rematchOffer,
       this.notice,
       // Above the board, so that a phone shows them without scrolling.
       this.outcomes,
@@ -287,6 +302,10 @@ export class GameScreen {
       {
         game: (game) => this.show(game),
         event: (kind, data) => {
+          if (kind === "spectators") {
+            this.countSpectators((data as Schemas["LiveSpectators"]).spectators);
+            return;
+          }
           this.record(kind, data);
           this.heard(kind);
         },
@@ -299,6 +318,12 @@ export class GameScreen {
       },
       this.credentials(),
     );
+  }
+
+  private countSpectators(count: number): void {
+    this.spectators.hidden = count === 0;
+    this.spectators.dataset["spectators"] = String(count);
+    this.spectators.textContent = `${count} watching`;
   }
 
   /**
@@ -354,11 +379,11 @@ export class GameScreen {
       !drawable || offered === null ? "" : offered === mine ? "You offered a draw: it stands until the other player answers it, or until the next move." : "The other player offers a draw.";
     this.abort.hidden = !seated || over || game.moves.length >= 2;
     this.hint.hidden = !seated || over || !game.hints || !myTurn;
-    this.rematch.hidden = !seated || !over;
+    // A rematch the other player asked for, unless declined here (a private one cannot be read before it is joined).
     const rematch = game.rematch?.game_id;
-    if (seated && rematch !== undefined && heldSeat(rematch) === null) {
-      this.tell("The other player asks for a rematch: press Rematch to play it.");
-    }
+    const rematchOffered = seated && rematch !== undefined && heldSeat(rematch) === null && this.rematchDeclined !== rematch;
+    this.rematchOffer.hidden = !rematchOffered;
+    this.rematch.hidden = !seated || !over || rematchOffered;
     this.showShare();
     this.tick();
     // A rated game's answer may come before its rating changes were read.
@@ -545,6 +570,21 @@ export class GameScreen {
       holdSeat(this.game.id, this.seat);
       this.show(seated.game);
       this.follow();
+    } catch (error) {
+      this.tell(explain(error));
+    }
+  }
+
+  private async declineRematch(): Promise<void> {
+    const rematch = this.game.rematch?.game_id;
+    if (this.seat === null || rematch === undefined) {
+      return;
+    }
+    try {
+      await this.client.declineRematch(this.game.id, { token: this.seat.token });
+      this.rematchDeclined = rematch;
+      this.show(this.game);
+      this.tell("You declined the rematch.");
     } catch (error) {
       this.tell(explain(error));
     }

@@ -1,8 +1,9 @@
 // The entanglement graph, drawn: the nine squares as nodes where they sit on
 // the board, each spooky move as an edge between its two squares, and the
 // cycle that waits for a collapse highlighted. Several moves between the same
-// two squares bend apart, and an edge that would cross a third square's node
-// bends around it.
+// two squares bend apart; an edge bends as far as it must to pass no other
+// square's node; and each label slides along its edge until it overlaps no
+// other label and no node.
 
 import type { Drawn } from "./board.js";
 import { html, svg } from "./dom.js";
@@ -10,24 +11,80 @@ import { html, svg } from "./dom.js";
 const CELL = 100;
 const RADIUS = 17;
 
+type Point = [number, number];
+
 /** Where square `square`'s node sits. */
-function centre(square: number): [number, number] {
+function centre(square: number): Point {
   return [(square % 3) * CELL + CELL / 2, Math.floor(square / 3) * CELL + CELL / 2];
 }
 
-/** Whether the straight line from `a` to `b` runs through another square's node. */
-function crossesANode(a: number, b: number): boolean {
+/** The control point of the edge from `a` to `b` bent by `bend`: a quadratic curve whose middle lies `bend` off the straight line. */
+function control(a: number, b: number, bend: number): Point {
   const [ax, ay] = centre(a);
   const [bx, by] = centre(b);
+  const length = Math.hypot(bx - ax, by - ay);
+  return [(ax + bx) / 2 - ((by - ay) / length) * bend * 2, (ay + by) / 2 + ((bx - ax) / length) * bend * 2];
+}
+
+/** The point at `t` (0 to 1) of the edge from `a` to `b` bent by `bend`. */
+function along(a: number, b: number, bend: number, t: number): Point {
+  const [[ax, ay], [bx, by], [cx, cy]] = [centre(a), centre(b), control(a, b, bend)];
+  const [p, q, r] = [(1 - t) ** 2, 2 * (1 - t) * t, t ** 2];
+  return [p * ax + q * cx + r * bx, p * ay + q * cy + r * by];
+}
+
+/** Whether the edge from `a` to `b` bent by `bend` comes near a node other than its own two. */
+function passesANode(a: number, b: number, bend: number): boolean {
+  const near = RADIUS + 4;
   return [0, 1, 2, 3, 4, 5, 6, 7, 8].some((other) => {
     if (other === a || other === b) {
       return false;
     }
     const [ox, oy] = centre(other);
-    const cross = (bx - ax) * (oy - ay) - (by - ay) * (ox - ax);
-    const along = (ox - ax) * (bx - ax) + (oy - ay) * (by - ay);
-    return cross === 0 && along > 0 && along < (bx - ax) ** 2 + (by - ay) ** 2;
+    return Array.from({ length: 19 }, (_, step) => (step + 1) / 20).some((t) => {
+      const [x, y] = along(a, b, bend, t);
+      return Math.hypot(x - ox, y - oy) < near;
+    });
   });
+}
+
+/** Bends from the straight line out, each side in turn, the space between parallel edges apart. */
+const BENDS = [0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7].map((step) => step * 20);
+
+/** Half a label's box, wide and high, with a margin. */
+const [HALF_WIDTH, HALF_HEIGHT] = [12, 10];
+
+/** Places along an edge for its label, from the middle out: 0.5, 0.47, 0.53, ... 0.14, 0.86. */
+const LABEL_PLACES = Array.from({ length: 25 }, (_, step) => 0.5 + (step % 2 === 0 ? 1 : -1) * Math.ceil(step / 2) * 0.03);
+
+/** Whether a label at `place` keeps clear of the `labels` placed already and of every node. */
+function labelFits([x, y]: Point, labels: Point[]): boolean {
+  return (
+    labels.every(([lx, ly]) => Math.abs(lx - x) >= 2 * HALF_WIDTH || Math.abs(ly - y) >= 2 * HALF_HEIGHT) &&
+    [0, 1, 2, 3, 4, 5, 6, 7, 8].every((square) => {
+      const [cx, cy] = centre(square);
+      return Math.hypot(Math.max(Math.abs(cx - x) - HALF_WIDTH, 0), Math.max(Math.abs(cy - y) - HALF_HEIGHT, 0)) >= RADIUS;
+    })
+  );
+}
+
+/**
+ * How an edge from `a` to `b` is drawn: the first bend that keeps clear of the
+ * pair's edges bent already (`taken`) and passes no other node, and a place
+ * on it where its label overlaps no other label and no node; failing that, the
+ * first such bend with its label in the middle.
+ */
+function placeEdge(a: number, b: number, taken: number[], labels: Point[]): { bend: number; label: Point } {
+  const bends = BENDS.filter((bend) => taken.every((other) => Math.abs(other - bend) >= 20));
+  const clear = bends.filter((bend) => !passesANode(a, b, bend));
+  for (const bend of clear) {
+    const label = LABEL_PLACES.map((t) => along(a, b, bend, t)).find((place) => labelFits(place, labels));
+    if (label !== undefined) {
+      return { bend, label };
+    }
+  }
+  const bend = clear[0] ?? bends[0] ?? 0;
+  return { bend, label: along(a, b, bend, 0.5) };
 }
 
 /** `game`'s entanglement graph with its caption, to fill a figure. */
@@ -45,32 +102,24 @@ export function entanglementGraph(game: Drawn): SVGSVGElement {
     "aria-label": "Entanglement graph",
     class: "graph",
   });
-  const pairs = new Map<string, number>();
+  const bends = new Map<string, number[]>();
+  const labels: Point[] = [];
   for (const move of spooky) {
     const [a, b] = move.squares as [number, number];
-    pairs.set(`${a}-${b}`, (pairs.get(`${a}-${b}`) ?? 0) + 1);
-  }
-  const drawn = new Map<string, number>();
-  for (const move of spooky) {
-    const [a, b] = move.squares as [number, number];
-    const pair = `${a}-${b}`;
-    const count = pairs.get(pair) ?? 1;
-    const index = drawn.get(pair) ?? 0;
-    drawn.set(pair, index + 1);
+    const taken = bends.get(`${a}-${b}`) ?? [];
+    const { bend, label } = placeEdge(a, b, taken, labels);
+    bends.set(`${a}-${b}`, [...taken, bend]);
+    labels.push(label);
     const [ax, ay] = centre(a);
     const [bx, by] = centre(b);
-    const length = Math.hypot(bx - ax, by - ay);
-    const bend = (index - (count - 1) / 2) * 34 + (crossesANode(a, b) ? 30 : 0);
-    const [nx, ny] = [-(by - ay) / length, (bx - ax) / length];
-    const [cx, cy] = [(ax + bx) / 2 + nx * bend * 2, (ay + by) / 2 + ny * bend * 2];
-    const [lx, ly] = [(ax + bx) / 2 + nx * bend, (ay + by) / 2 + ny * bend];
-    const mark = `${move.player}${move.move}`;
+    const [cx, cy] = control(a, b, bend);
+    const [lx, ly] = label;
     root.append(
       svg(
         "g",
         { "data-move": move.move, class: `edge ${move.player.toLowerCase()}${cycle.has(move.move) ? " cycle" : ""}` },
         svg("path", { d: `M ${ax} ${ay} Q ${cx} ${cy} ${bx} ${by}` }),
-        svg("text", { x: lx, y: ly + 5, "text-anchor": "middle" }, mark),
+        svg("text", { x: lx, y: ly + 5, "text-anchor": "middle" }, `${move.player}${move.move}`),
       ),
     );
   }

@@ -29,7 +29,7 @@ export function puzzleAddress(which: number | "next" | "daily", variant?: Schema
 }
 
 /** A step of a solution or a reply, in words: `O: move 5 lands in square 2`. */
-function stepText(step: Schemas["SolutionStepView"]): string {
+function stepText(step: Schemas["ReplyStepView"]): string {
   const who = step.actor === "measurement" ? "Measurement" : step.actor;
   const action = step.action;
   return action.kind === "move"
@@ -44,6 +44,8 @@ export class PuzzleScreen {
   private attempt: PuzzleAttempt | null = null;
   private selected: number | null = null;
   private busy = false;
+  /** Once the attempt is over, how many steps of the solution the board shows played. */
+  private solutionStep = 0;
 
   private readonly status = html("p", { class: "status", role: "status", "aria-live": "polite" });
   private readonly notice = html("p", { class: "notice", role: "alert" });
@@ -52,6 +54,8 @@ export class PuzzleScreen {
   private readonly graph = html("figure", { class: "graph-place" });
   private readonly solution = html("section", { class: "solution", "aria-label": "Solution" });
   private readonly again = button("Try again", () => this.start());
+  private readonly previous = button("Previous", () => this.showStep(this.solutionStep - 1));
+  private readonly next = button("Next", () => this.showStep(this.solutionStep + 1));
 
   constructor(
     private readonly client: QtttClient,
@@ -84,6 +88,7 @@ export class PuzzleScreen {
     this.attempt = null;
     this.position = this.puzzle.position;
     this.selected = null;
+    this.solutionStep = 0;
     this.tell("");
     this.show();
   }
@@ -97,19 +102,44 @@ export class PuzzleScreen {
     const selected = this.selected;
     const playable = (square: number): boolean =>
       mayAct && moves.some((squares) => squares.includes(square) && (selected === null || selected === square || squares.includes(selected)));
-    // After a failed attempt, where the line's first action would have gone, on the puzzle's position.
-    const first = over && attempt.status === "failed" ? attempt.solution?.[0] : undefined;
-    const board = first === undefined ? this.position : this.puzzle.position;
-    this.board.show(board, playable, selected, { best: first === undefined ? [] : actionSquares(first.action) });
+    // Once the attempt is over, the solution step by step: before its first step (which is marked), or after one.
+    const steps = over ? (attempt.solution ?? []) : [];
+    const shown = steps[this.solutionStep - 1];
+    const coming = steps[this.solutionStep];
+    const board = steps.length === 0 ? this.position : (shown?.position ?? this.puzzle.position);
+    this.board.show(board, playable, selected, {
+      last: shown === undefined ? [] : actionSquares(shown.action),
+      best: coming === undefined ? [] : actionSquares(coming.action),
+    });
     const choose = mayAct && toAct.kind === "collapse" ? (move: number, square: number) => void this.act({ kind: "collapse", move, square }) : null;
     this.outcomes.replaceChildren(collapseOutcomes(board, choose) ?? "");
     this.graph.replaceChildren(...graphFigure(board));
     this.status.textContent = this.statusText();
     this.again.hidden = !over;
-    const steps = attempt?.solution ?? null;
+    this.previous.disabled = this.solutionStep === 0;
+    this.next.disabled = this.solutionStep >= steps.length;
     this.solution.replaceChildren(
-      ...(steps === null ? [] : [html("h2", {}, "Solution"), html("ol", {}, ...steps.map((step) => html("li", {}, stepText(step))))]),
+      ...(steps.length === 0
+        ? []
+        : [
+            html("h2", {}, "Solution"),
+            html("p", {}, "Step through it on the board: the next action's squares are marked, the last one's too."),
+            html("div", { class: "steps" }, this.previous, this.next),
+            html(
+              "ol",
+              { "aria-label": "Solution steps" },
+              ...steps.map((step, index) =>
+                html("li", { "aria-current": index + 1 === this.solutionStep ? "step" : false }, button(stepText(step), () => this.showStep(index + 1))),
+              ),
+            ),
+          ]),
     );
+  }
+
+  /** Shows the board after `count` steps of the solution. */
+  private showStep(count: number): void {
+    this.solutionStep = Math.max(0, Math.min(count, this.attempt?.solution?.length ?? 0));
+    this.show();
   }
 
   private statusText(): string {
@@ -120,7 +150,7 @@ export class PuzzleScreen {
       return `Solved!${change}`;
     }
     if (attempt?.status === "failed") {
-      return `Not the best: the solution is below, its first action marked on the puzzle's position.${change}`;
+      return `Not the best: the solution is below, its first action marked on the puzzle's position; step through it on the board.${change}`;
     }
     const kind = this.position.to_act?.kind === "collapse" ? "collapse" : "move";
     return `${attempt === null ? "" : "Right. "}${this.puzzle.player} to play: find the best ${kind}`;
@@ -153,6 +183,8 @@ export class PuzzleScreen {
       const attempt = await this.client.attemptPuzzle(this.puzzle.id, action, this.attempt?.id);
       this.attempt = attempt;
       this.position = attempt.position;
+      // A failed attempt's solution starts from the puzzle's position; a solved one's shows where it ended.
+      this.solutionStep = attempt.status === "solved" ? (attempt.solution?.length ?? 0) : 0;
       if (attempt.reply.length > 0) {
         this.tell(`Answer: ${attempt.reply.map(stepText).join("; ")}.`);
       }

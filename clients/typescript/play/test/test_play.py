@@ -46,6 +46,37 @@ SHOWN = """() => ({
     .map((e) => [Number(e.dataset.move), e.classList.contains('cycle')]),
 })"""
 
+# What overlaps in the entanglement graph: a label over another label or over a
+# node, an edge through a node that is not one of its ends.
+GRAPH_CLASHES = """() => {
+  const graph = document.querySelector('svg[role=img][aria-label="Entanglement graph"]');
+  if (graph === null) return [];
+  const nodes = [...graph.querySelectorAll('.node circle')].map((c) => ['cx', 'cy', 'r'].map((name) => Number(c.getAttribute(name))));
+  const labels = [...graph.querySelectorAll('.edge text')].map((t) => [t.textContent, t.getBBox()]);
+  const clashes = [];
+  labels.forEach(([name, box], i) => {
+    for (const [other, next] of labels.slice(i + 1)) {
+      if (box.x < next.x + next.width && next.x < box.x + box.width && box.y < next.y + next.height && next.y < box.y + box.height) clashes.push(`${name} over ${other}`);
+    }
+    nodes.forEach(([x, y, r], square) => {
+      const dx = Math.max(box.x - x, 0, x - box.x - box.width), dy = Math.max(box.y - y, 0, y - box.y - box.height);
+      if (Math.hypot(dx, dy) < r) clashes.push(`${name} over square ${square}`);
+    });
+  });
+  for (const path of graph.querySelectorAll('.edge path')) {
+    const length = path.getTotalLength();
+    const ends = [path.getPointAtLength(0), path.getPointAtLength(length)];
+    nodes.forEach(([x, y, r], square) => {
+      if (ends.some((end) => Math.hypot(end.x - x, end.y - y) < 1)) return;
+      for (let step = 1; step < 40; step++) {
+        const point = path.getPointAtLength((length * step) / 40);
+        if (Math.hypot(point.x - x, point.y - y) < r) { clashes.push(`${path.parentNode.textContent} through square ${square}`); break; }
+      }
+    });
+  }
+  return clashes;
+}"""
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -167,6 +198,7 @@ class PlayPage(unittest.TestCase):
         edges = [[move["move"], move["move"] in cycle] for move in game["moves"] if move["landed"] is None]
         expected = {"squares": squares, "edges": edges}
         wait_until(lambda: page.evaluate(SHOWN) == expected, f"the page to show {expected}, not {page.evaluate(SHOWN)}")
+        self.assertEqual(page.evaluate(GRAPH_CLASHES), [], "the graph's labels and edges keep clear")
 
     def create(self, page: Page, variant: str, opponent: str = "", private: bool = False, hints: bool = True):
         page.goto(f"{self.base}/")
@@ -282,7 +314,16 @@ class PlayPage(unittest.TestCase):
                 # The rematch: colours swapped, both pages in the same new game.
                 x.get_by_role("button", name="Rematch").click()
                 x.wait_for_url(re.compile(r"/play\?game=\d+$"))
-                o.get_by_role("button", name="Rematch").click()
+                if variant == "player_choice":
+                    # Declined, the rematch is called off, and the page of the player who asked says so.
+                    o.get_by_role("button", name="Decline rematch").click()
+                    wait_until(lambda: status(x) == "The other player declined the rematch.", f"the decline on X's page, not {status(x)!r}")
+                    wait_until(lambda: o.locator(".notice").inner_text() == "You declined the rematch.", "the decline told")
+                    self.assertTrue(o.get_by_role("button", name="Accept rematch").is_hidden())
+                    x.context.close()
+                    o.context.close()
+                    continue
+                o.get_by_role("button", name="Accept rematch").click()
                 o.wait_for_url(re.compile(r"/play\?game=\d+$"))
                 self.assertEqual(game_id(x), game_id(o))
                 self.assertNotEqual(game_id(x), finished["id"])
@@ -330,6 +371,7 @@ class PlayPage(unittest.TestCase):
             page.keyboard.press("Enter")
         wait_until(lambda: re.match(r"You \(X\)(?! to place move 1$)", status(page)), "the move made from the keyboard, and the bot's answer")
         self.assertIn("X1", page.get_by_role("button", name=re.compile(r"^Square 4")).inner_text())
+        page.screenshot(path=str(SCREENSHOTS / "qttt-play-moves.png"), full_page=True)
         cycles = []
         self.play_to_the_end([page], cycles)
         game = self.assert_result({"X": page})
@@ -359,6 +401,7 @@ class PlayPage(unittest.TestCase):
         best = lost["best"]
         self.assertEqual(self.marked(page, "best"), sorted(best["squares"]) if best["kind"] == "move" else [best["square"]])
         self.assertIn(f"loss {lost['loss']:g}", page.get_by_role("list", name="Moves").locator("li").nth(before).inner_text())
+        page.screenshot(path=str(SCREENSHOTS / "qttt-play-analysis.png"), full_page=True)
         page.keyboard.press("End")
         self.assertEqual(self.marked(page, "best"), [])
         # Time to the first board of a game opened afresh, as a spectator.
@@ -421,6 +464,7 @@ class PlayPage(unittest.TestCase):
         self.assertRegex(clock.inner_text(), r"^O 0:0\d\.\d$")
         self.assertEqual(clock.get_attribute("data-low"), "true")
         self.assertIn("You are watching this game.", page.locator(".presence").inner_text())
+        wait_until(lambda: page.get_by_label("Spectators").inner_text() == "1 watching", "the count of spectators")
         page.context.close()
 
     def test_every_lesson_is_completed_by_clicking_and_a_wrong_answer_is_told(self):
@@ -476,6 +520,20 @@ class PlayPage(unittest.TestCase):
         self.assertEqual(self.marked(page, "best"), [0])
         solution = page.get_by_role("region", name="Solution").locator("li").all_inner_texts()
         self.assertEqual(solution, ["X: move 4 lands in square 0", "X: a move in squares 2 and 5", "O: move 5 lands in square 2"])
+        # Stepped through on the board: each step's position, its squares marked as the last, the next one's as the best.
+        body = json.dumps({"action": {"kind": "collapse", "move": 4, "square": 8}}).encode()
+        request = urllib.request.Request(f"{self.base}/api/v1/puzzles/923/attempts", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            steps = json.load(answer)["solution"]
+        page.get_by_role("button", name="Next").click()
+        self.assert_shows(page, steps[0]["position"])
+        self.assertEqual((self.marked(page, "last"), self.marked(page, "best")), ([0], [2, 5]))
+        page.get_by_role("button", name="O: move 5 lands in square 2").click()
+        self.assert_shows(page, steps[2]["position"])
+        self.assertEqual((self.marked(page, "last"), self.marked(page, "best")), ([2], []))
+        page.get_by_role("button", name="Previous").click()
+        self.assert_shows(page, steps[1]["position"])
+        self.assertEqual(self.marked(page, "last"), [2, 5])
         page.get_by_role("button", name="Try again").click()
         wait_until(lambda: status(page) == "X to play: find the best collapse", "a new attempt")
         page.get_by_role("button", name="Outcome: O4 in square 0").click()
