@@ -7,6 +7,7 @@ pub mod book;
 pub mod bookmaker;
 mod parasite;
 mod perfect;
+pub mod protocol;
 pub mod puzzle;
 mod random;
 mod symmetry;

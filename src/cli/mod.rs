@@ -68,6 +68,13 @@ pub(super) enum Command {
     },
     /// Play two bots against each other from both seats and print the results.
     Arena(ArenaArgs),
+    /// Speak the engine protocol (QTP, docs/ENGINE.md) on standard input and
+    /// output as one of the server's bots, so that any program can play it.
+    Engine {
+        /// The bot that answers `go`.
+        #[arg(long, value_enum, default_value_t = BotArg::Perfect)]
+        bot: BotArg,
+    },
     /// Make puzzles with the perfect player.
     #[command(subcommand)]
     Puzzles(PuzzlesCommand),
@@ -398,6 +405,7 @@ pub(super) async fn run(command: Command) -> Result<(), CliError> {
             database::generate_puzzles(variant.into(), count, seed, from_database, store, settings).await
         }
         Command::Arena(options) => offline::arena(&options),
+        Command::Engine { bot } => offline::engine(bot.bot(qttt::bot::Bot::DEFAULT_MISTAKE_CHANCE)),
         Command::Copy(options) => database::copy(&options).await,
         Command::Ladder(options) => database::ladder(options).await,
         Command::Ratings { action, settings } => database::ratings(action, settings).await,

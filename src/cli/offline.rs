@@ -2,7 +2,7 @@
 //! terminal, the bots' arena, the opening book, and what perfect play makes of
 //! a transcript.
 
-use std::io::Read;
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
@@ -10,7 +10,8 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use super::{ArenaArgs, ArenaVariant, CliError, PlayArgs};
-use qttt::bot::{Analysis, Solver, arena};
+use qttt::bot::protocol::Session;
+use qttt::bot::{Analysis, Bot, Solver, arena};
 use qttt::engine::{Game, Variant, notation};
 use qttt::{api, board_text, terminal};
 
@@ -68,6 +69,26 @@ pub(super) fn play(options: &PlayArgs) -> Result<(), CliError> {
         std::fs::write(path, notation::write(&game) + "\n")
             .map_err(CliError::io(format!("cannot write {}", path.display())))?;
         println!("The transcript is in {}.", path.display());
+    }
+    Ok(())
+}
+
+/// Speaks the engine protocol as `bot` on standard input and output, a line
+/// at a time, until `quit` or the end of the input.
+pub(super) fn engine(bot: Bot) -> Result<(), CliError> {
+    let mut session = Session::new(bot);
+    let mut rng = StdRng::from_rng(&mut rand::rng());
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let answer = session.answer(&line.map_err(CliError::io("cannot read standard input"))?, &mut rng);
+        for written in &answer.lines {
+            writeln!(out, "{written}").map_err(CliError::io("cannot write standard output"))?;
+        }
+        // Each answer goes out at once: the other side waits for it.
+        out.flush().map_err(CliError::io("cannot write standard output"))?;
+        if answer.quit {
+            break;
+        }
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The `qttt` command's arguments, as a clap program reads them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
 
 /// Runs `qttt` with `args`, `input` on its standard input.
 pub fn qttt(args: &[&str], input: &str) -> Output {
@@ -32,9 +32,20 @@ fn help_lists_every_command_and_each_commands_options() {
     let help = qttt(&["--help"], "");
     assert!(help.status.success());
     let printed = text(&help.stdout);
-    for command in
-        ["serve", "openapi", "healthcheck", "play", "show", "solve", "analyse", "book", "arena", "copy", "backup"]
-    {
+    for command in [
+        "serve",
+        "openapi",
+        "healthcheck",
+        "play",
+        "show",
+        "solve",
+        "analyse",
+        "book",
+        "arena",
+        "engine",
+        "copy",
+        "backup",
+    ] {
         assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
     }
     let arena = qttt(&["arena", "--help"], "");
@@ -242,5 +253,80 @@ fn start_up_refuses_a_file_that_is_not_a_good_qttt_database_in_one_line_and_leav
         assert_eq!(said.lines().count(), 1, "{name}: {said}");
         assert!(said.starts_with(&expected), "{name}: {said}");
         assert_eq!(std::fs::read(file(name)).unwrap(), before, "{name} is left as it was");
+    }
+}
+
+/// A `qttt engine` process as a referee drives it: a line at a time.
+struct Engine {
+    child: Child,
+    answers: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    fn start(bot: &str) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
+            .args(["engine", "--bot", bot])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the engine runs");
+        let answers = BufReader::new(child.stdout.take().unwrap());
+        Engine { child, answers }
+    }
+
+    /// Sends `line`, then reads answers until one starts with `last`: all of them.
+    fn ask(&mut self, line: &str, last: &str) -> Vec<String> {
+        writeln!(self.child.stdin.as_mut().unwrap(), "{line}").unwrap();
+        let mut answers = Vec::new();
+        while answers.last().is_none_or(|answer: &String| !answer.starts_with(last)) {
+            let mut answer = String::new();
+            assert!(self.answers.read_line(&mut answer).unwrap() > 0, "the engine stopped after {answers:?}");
+            answers.push(answer.trim_end().to_string());
+        }
+        answers
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.child.stdin.as_mut().unwrap(), "quit");
+        let ended = self.child.wait().unwrap();
+        assert!(ended.success(), "the engine ends cleanly on quit");
+    }
+}
+
+#[test]
+fn two_engines_play_whole_games_through_the_protocol_and_the_perfect_one_never_loses() {
+    use qttt::engine::{Actor, Game, Player, Variant, notation};
+    let mut perfect = Engine::start("perfect");
+    assert_eq!(perfect.ask("qtp", "qtpok"), ["id name qttt perfect bot", "id author qttt", "qtpok"]);
+    assert_eq!(perfect.ask("isready", "readyok"), ["readyok"]);
+    let opening = perfect.ask("position variant player_choice\nisready", "readyok");
+    assert_eq!(opening, ["readyok"], "a position is taken in silence");
+    let opened = perfect.ask("go", "bestaction");
+    assert_eq!(opened[0], "info value 0.5");
+    let mut random = Engine::start("random");
+    for game_number in 0..20 {
+        let mut actions: Vec<String> = Vec::new();
+        for engine in [&mut perfect, &mut random] {
+            assert_eq!(engine.ask("newgame\nisready", "readyok"), ["readyok"]);
+        }
+        loop {
+            let log = notation::parse(&actions.join("; "), Variant::PlayerChoice).unwrap();
+            let game = Game::replay(Variant::PlayerChoice, &log).unwrap_or_else(|error| panic!("{actions:?}: {error}"));
+            if game.is_over() {
+                let score = game.score();
+                assert!(score.x >= score.o, "game {game_number}: the perfect player, X, lost: {actions:?}");
+                break;
+            }
+            let engine = match game.actor_to_act() {
+                Some(Actor::Player(Player::X)) => &mut perfect,
+                _ => &mut random,
+            };
+            let position = format!("position variant player_choice actions {}", actions.join(" "));
+            assert_eq!(engine.ask(&format!("{}\nisready", position.trim_end()), "readyok"), ["readyok"]);
+            let answer = engine.ask("go", "bestaction").pop().unwrap();
+            actions.push(answer.strip_prefix("bestaction ").unwrap().to_string());
+        }
     }
 }
