@@ -14,8 +14,8 @@ pub enum Error {
     /// The action breaks a rule of the game; the rule's code names it.
     Rule(RuleError),
     /// A hint or an analysis was asked for while the game goes on, in a game
-    /// without hints.
-    HintsDisabled,
+    /// without hints, or a hint by a bot account.
+    HintsDisabled(String),
     /// What a rated game does not allow: a hint or an analysis while it goes
     /// on, hints asked for at its creation, a bot below its rated level, a
     /// rating range for a casual seek.
@@ -164,7 +164,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Rule(rule) => rule.code(),
-            Error::HintsDisabled => "hints_disabled",
+            Error::HintsDisabled(_) => "hints_disabled",
             Error::RatedGame(_) => "rated_game",
             Error::WaitingForOpponent => "waiting_for_opponent",
             Error::AbortNotAllowed => "abort_not_allowed",
@@ -193,11 +193,6 @@ impl Error {
     pub fn detail(&self) -> String {
         match self {
             Error::Rule(rule) => rule.to_string(),
-            Error::HintsDisabled => {
-                "this game gives neither hints nor analysis while it goes on; its creator can ask for them with \"hints\": \
-                 true"
-                    .into()
-            }
             Error::WaitingForOpponent => "nobody can act before both seats are taken".into(),
             Error::AbortNotAllowed => {
                 "a game can be aborted only while it waits for its second player or before both have moved".into()
@@ -226,6 +221,7 @@ impl Error {
             | Error::TooEarly(detail)
             | Error::ClaimNotAllowed(detail)
             | Error::DrawNotAllowed(detail)
+            | Error::HintsDisabled(detail)
             | Error::RatedGame(detail) => detail.clone(),
             Error::Conflict { detail, .. } => detail.clone(),
             // The details of an internal error are for the log, not the client.

@@ -99,6 +99,27 @@ async fn profile(service: Data<GameService>, name: web::Path<String>) -> Answer 
     Ok(HttpResponse::Ok().json(PlayerView::new(&service.profile(&path_name(&name)?).await?)))
 }
 
+/// Make yourself a bot: a program plays your games from now on, for good.
+///
+/// Only a player who holds no seat of any game may, before their first: 409
+/// `conflict` afterwards, and for a bot. A bot's profile, and the seats it
+/// holds, say `bot: true`; docs/ENGINE.md tells how a program plays.
+#[utoipa::path(
+    tag = "players",
+    security(("player_token" = [])),
+    responses(
+        (status = 200, description = "You, a bot.", body = PlayerView),
+        (status = 409, response = super::docs::Conflict),
+        super::docs::PlayerRefusals,
+    )
+)]
+#[post("/players/me/bot")]
+async fn make_bot(service: Data<GameService>, token: PlayerToken) -> Answer {
+    let caller = player(&service, &token).await?;
+    service.make_bot(&caller).await?;
+    Ok(HttpResponse::Ok().json(PlayerView::new(&service.profile(&caller.name).await?)))
+}
+
 /// Get a new token: the old one stops working at once, on every instance.
 ///
 /// For a token that may have leaked. Every seat the player holds follows the
@@ -213,6 +234,7 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
     config
         .service(create_player)
         .service(own_player)
+        .service(make_bot)
         .service(new_token)
         .service(my_games)
         .service(profile)

@@ -173,7 +173,7 @@ impl ApiError {
                 title.push_str(&words[1..]);
                 title
             }
-            ApiError::Service(Error::HintsDisabled) => "Hints disabled".into(),
+            ApiError::Service(Error::HintsDisabled(_)) => "Hints disabled".into(),
             ApiError::Service(Error::RatedGame(_)) => "Rated game".into(),
             ApiError::Service(Error::WaitingForOpponent) => "Waiting for opponent".into(),
             ApiError::Service(Error::AbortNotAllowed) => "Abort not allowed".into(),
@@ -288,7 +288,7 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Service(error) => match error {
                 Error::Rule(_)
-                | Error::HintsDisabled
+                | Error::HintsDisabled(_)
                 | Error::RatedGame(_)
                 | Error::WaitingForOpponent
                 | Error::AbortNotAllowed
@@ -347,7 +347,7 @@ mod tests {
     /// of error cannot be added without one here.
     fn one_of_each() -> Vec<ApiError> {
         let every_kind = RuleError::ALL.into_iter().map(|rule| ApiError::Service(Error::Rule(rule))).chain([
-            ApiError::Service(Error::HintsDisabled),
+            ApiError::Service(Error::HintsDisabled(String::new())),
             ApiError::Service(Error::RatedGame(String::new())),
             ApiError::Service(Error::WaitingForOpponent),
             ApiError::Service(Error::AbortNotAllowed),
@@ -383,7 +383,7 @@ mod tests {
             .inspect(|error| match error {
                 ApiError::Service(
                     Error::Rule(_)
-                    | Error::HintsDisabled
+                    | Error::HintsDisabled(_)
                     | Error::RatedGame(_)
                     | Error::WaitingForOpponent
                     | Error::AbortNotAllowed

@@ -69,8 +69,18 @@ pub struct StoredPlayer {
     pub name: Username,
     /// When they were created.
     pub created_at: Timestamp,
-    /// Whether they are one of the server's bots, rated as a player of its own.
+    /// Whether a program plays their games: one of the server's bots, or a
+    /// bot account.
     pub bot: bool,
+    /// Whether they are one of the server's bots, rated as a player of its own.
+    pub server_bot: bool,
+}
+
+impl StoredPlayer {
+    /// Whether they are a bot account: a program of somebody's plays for them.
+    pub fn bot_account(&self) -> bool {
+        self.bot && !self.server_bot
+    }
 }
 
 /// The player who holds a seat, as a game is read with it.
@@ -86,6 +96,8 @@ pub struct Holder {
     /// When they were last seen anywhere: a request with their token, their
     /// event stream held open.
     pub last_seen_at: Option<Timestamp>,
+    /// Whether they are a bot account.
+    pub bot_account: bool,
 }
 
 /// A seat taken, as stored.
@@ -475,6 +487,7 @@ mod tests {
                 name: Username::parse("someone").unwrap(),
                 token_hash: vec![],
                 last_seen_at: None,
+                bot_account: false,
             },
             rating,
         }
@@ -488,6 +501,7 @@ mod tests {
             name: Username::parse("someone").unwrap(),
             created_at: at(0),
             bot: false,
+            server_bot: false,
         };
         let challenge = |status| StoredChallenge {
             id: ChallengeId::new(1),

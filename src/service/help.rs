@@ -22,6 +22,14 @@ pub struct Hint {
     pub solution: Solution,
 }
 
+/// The refusal of a hint or an analysis in a game without hints, while it goes on.
+fn no_hints() -> Error {
+    Error::HintsDisabled(
+        "this game gives neither hints nor analysis while it goes on; its creator can ask for them with \"hints\": true"
+            .into(),
+    )
+}
+
 impl GameService {
     /// The best action of game `id` for the seat holding `token`, by exact
     /// search, when that seat is to act: a hint is advice to a player, never to
@@ -31,7 +39,8 @@ impl GameService {
     /// [`Error::NotFound`]; [`Error::Forbidden`] for a token that is no seat of
     /// the game; [`RuleError::GameOver`] when nobody is to act;
     /// [`Error::RatedGame`] in a rated game; [`Error::HintsDisabled`] in a game
-    /// without hints; [`RuleError::NotYourTurn`] when the other side is to act; [`Error::Busy`]
+    /// without hints, and to a bot account, an engine already;
+    /// [`RuleError::NotYourTurn`] when the other side is to act; [`Error::Busy`]
     /// when too many searches wait; a corrupt log; database failures.
     pub async fn hint(&self, id: GameId, token: &str) -> Result<(GameRecord, Hint), Error> {
         let record = self.record(id).await?;
@@ -43,7 +52,10 @@ impl GameService {
             return Err(no_help_in_rated_games());
         }
         if !record.stored.hints {
-            return Err(Error::HintsDisabled);
+            return Err(no_hints());
+        }
+        if record.stored.seat(seat).and_then(|seat| seat.holder.as_ref()).is_some_and(|holder| holder.bot_account) {
+            return Err(Error::HintsDisabled("a bot gets no hints: it is an engine already".into()));
         }
         if player != seat {
             return Err(Error::Rule(RuleError::NotYourTurn));
@@ -70,7 +82,7 @@ impl GameService {
                 return Err(no_help_in_rated_games());
             }
             if !record.stored.hints {
-                return Err(Error::HintsDisabled);
+                return Err(no_hints());
             }
             if credentials.seat(&record.stored).is_none() {
                 return Err(Error::Forbidden(

@@ -32,7 +32,8 @@ impl GameService {
     ) -> Result<GameResult, Error> {
         let name = Username::parse(seated.code()).map_err(|_| Error::Internal(Fault::new("a bot's name")))?;
         let player = self.named(&name).await?;
-        let holder = Holder { id: player.id, name: player.name, token_hash: Vec::new(), last_seen_at: None };
+        let holder =
+            Holder { id: player.id, name: player.name, token_hash: Vec::new(), last_seen_at: None, bot_account: false };
         let settings = GameSettings {
             variant,
             play_as: seat,

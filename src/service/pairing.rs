@@ -69,7 +69,7 @@ impl GameService {
         if challenged.id == challenger.id {
             return Err(Error::SelfChallenge);
         }
-        if challenged.bot {
+        if challenged.server_bot {
             return Err(Error::Forbidden(format!(
                 "{} is a bot, which answers no challenge: play it with POST /api/v1/games and \
                  {{\"opponent\": {{\"bot\": \"{}\"}}}}",
@@ -144,6 +144,7 @@ impl GameService {
             // Known to the store, which the game is read back from.
             token_hash: Vec::new(),
             last_seen_at: None,
+            bot_account: challenge.challenger.bot_account(),
         };
         let (x, o) = match challenger_plays {
             Player::X => (challenger, caller.clone()),

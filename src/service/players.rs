@@ -96,7 +96,7 @@ impl GameService {
         loop {
             let name = names.next().ok_or(Error::NameTaken)?;
             match self.store.create_player(&name, token::hash(&token), created_at).await {
-                Ok(id) => return Ok((StoredPlayer { id, name, created_at, bot: false }, token)),
+                Ok(id) => return Ok((StoredPlayer { id, name, created_at, bot: false, server_bot: false }, token)),
                 // A drawn name that is taken: draw another.
                 Err(crate::store::StoreError::NameTaken) if drawn => {}
                 Err(error) => return Err(error.into()),
@@ -112,7 +112,8 @@ impl GameService {
     pub async fn player(&self, token: &str) -> Result<Holder, Error> {
         let token_hash = token::hash(token);
         let (player, last_seen_at) = self.store.player_by_token(&token_hash).await?.ok_or_else(unknown_player)?;
-        let holder = Holder { id: player.id, name: player.name, token_hash, last_seen_at };
+        let bot_account = player.bot_account();
+        let holder = Holder { id: player.id, name: player.name, token_hash, last_seen_at, bot_account };
         self.seen(holder).await
     }
 
@@ -191,6 +192,23 @@ impl GameService {
     /// [`Error::NotFound`]; database failures.
     pub(super) async fn named(&self, name: &Username) -> Result<StoredPlayer, Error> {
         self.store.player_by_name(name).await?.ok_or_else(|| Error::NotFound(format!("there is no player {name}")))
+    }
+
+    /// Makes `holder` a bot, for good: a program plays their games from now on.
+    ///
+    /// # Errors
+    /// [`Error::Conflict`] for a bot, and for a player who holds a seat of a
+    /// game already; database failures.
+    pub(crate) async fn make_bot(&self, holder: &Holder) -> Result<(), Error> {
+        if self.store.make_bot(holder.id, self.now()).await? {
+            return Ok(());
+        }
+        let detail = if self.named(&holder.name).await?.bot {
+            format!("{} is a bot already", holder.name)
+        } else {
+            format!("{} has played: only a player who has played no game becomes a bot", holder.name)
+        };
+        Err(Error::Conflict { detail, current_version: None })
     }
 
     /// Gives `holder` a new token, which is answered, shown only this once: the

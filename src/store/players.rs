@@ -17,7 +17,8 @@ use crate::record::{GameId, PlayerEventKind, PlayerId, Results, StoredPlayer, St
 pub(super) fn player_columns(table: &str, prefix: &str) -> String {
     format!(
         "{table}.id AS {prefix}id, {table}.name AS {prefix}name, {table}.created_at AS {prefix}created_at, \
-         {table}.bot IS NOT NULL AS {prefix}bot"
+         {table}.bot IS NOT NULL AS {prefix}server_bot, \
+         ({table}.bot IS NOT NULL OR {table}.bot_since IS NOT NULL) AS {prefix}bot"
     )
 }
 
@@ -28,6 +29,7 @@ pub(super) fn player_from_row(row: &Row<'_>, prefix: &str) -> Result<StoredPlaye
         name: username(&row.get::<String>(&format!("{prefix}name"))?)?,
         created_at: row.get(&format!("{prefix}created_at"))?,
         bot: row.get(&format!("{prefix}bot"))?,
+        server_bot: row.get(&format!("{prefix}server_bot"))?,
     })
 }
 
@@ -40,6 +42,11 @@ static PLAYER_BY: LazyLock<[Sql; 2]> = LazyLock::new(|| {
         Sql::built(format!("SELECT {}, last_seen_at FROM players WHERE {key} = $1", player_columns("players", "")))
     })
 });
+/// A player who holds no seat of any game becomes a bot, for good.
+static MAKE_BOT: Sql = Sql::new(
+    "UPDATE players SET bot_since = $2 WHERE id = $1 AND bot IS NULL AND bot_since IS NULL \
+     AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = $1)",
+);
 static SET_PLAYER_TOKEN: Sql = Sql::new("UPDATE players SET token_hash = $2 WHERE id = $1");
 static TOUCH_PLAYER: Sql = Sql::new("UPDATE players SET last_seen_at = $2 WHERE id = $1");
 static TOUCH_SEAT: Sql = Sql::new("UPDATE seats SET last_seen_at = $3 WHERE game_id = $1 AND player = $2");
@@ -100,6 +107,12 @@ impl Store {
     /// working with this write.
     pub(crate) async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
         self.write_one(&SET_PLAYER_TOKEN, vec![id.into(), token_hash.into()]).await.map(drop)
+    }
+
+    /// Makes player `id` a bot as of `at`, unless they are a bot already or
+    /// hold a seat of any game: answers whether it did.
+    pub(crate) async fn make_bot(&self, id: PlayerId, at: Timestamp) -> Result<bool, StoreError> {
+        Ok(self.write_one(&MAKE_BOT, vec![id.into(), at.into()]).await? == 1)
     }
 
     /// Notes that player `id` was seen at `at`.

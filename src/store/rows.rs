@@ -42,7 +42,8 @@ static GAME_ROWS: LazyLock<[Sql; 3]> = LazyLock::new(|| {
 
 /// The columns of a seat, with its holder's.
 const SEAT_COLUMNS: &str = "seats.player, seats.token_hash, seats.last_seen_at, seats.player_id, players.name, \
-     players.token_hash AS player_token_hash, players.last_seen_at AS player_last_seen_at";
+     players.token_hash AS player_token_hash, players.last_seen_at AS player_last_seen_at, \
+     players.bot_since IS NOT NULL AS player_bot_account";
 const SEATS_WITH_HOLDERS: &str = "seats LEFT JOIN players ON players.id = seats.player_id";
 
 /// A game, its log and its seats in one statement, the log and the seats as
@@ -232,13 +233,23 @@ struct SeatRow {
     #[serde(deserialize_with = "hex_bytes_or_none")]
     player_token_hash: Option<Vec<u8>>,
     player_last_seen_at: Option<Timestamp>,
+    player_bot_account: bool,
 }
 
 impl SeatRow {
     fn from_row(row: &Row<'_>) -> Result<SeatRow, StoreError> {
         Ok(by_name!(
             row,
-            SeatRow { player, token_hash, last_seen_at, player_id, name, player_token_hash, player_last_seen_at }
+            SeatRow {
+                player,
+                token_hash,
+                last_seen_at,
+                player_id,
+                name,
+                player_token_hash,
+                player_last_seen_at,
+                player_bot_account
+            }
         ))
     }
 
@@ -250,6 +261,7 @@ impl SeatRow {
                 name: Username::parse(&name).map_err(|_| corrupt("name", &name))?,
                 token_hash,
                 last_seen_at: self.player_last_seen_at,
+                bot_account: self.player_bot_account,
             }),
             (Some(id), ..) => return Err(corrupt("player_id", &id.to_string())),
         };

@@ -31,6 +31,7 @@ static OPEN_SEEKS: Sql =
 static OPEN_SEEKS_OF_TERMS: LazyLock<Sql> = LazyLock::new(|| {
     Sql::built(format!(
         "SELECT {SEEK_COLUMNS}, players.name, players.token_hash, players.last_seen_at, \
+         players.bot_since IS NOT NULL AS bot_account, \
          coalesce(ratings.rating, {START}) AS player_rating FROM seeks \
          JOIN players ON players.id = seeks.player_id \
          LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
@@ -181,6 +182,7 @@ fn open_seek_from_row(row: &Row<'_>) -> Result<OpenSeek, StoreError> {
         name: username(&row.get::<String>("name")?)?,
         token_hash: row.get("token_hash")?,
         last_seen_at: row.get("last_seen_at")?,
+        bot_account: row.get("bot_account")?,
     };
     Ok(OpenSeek { seek, holder, rating: row.get("player_rating")? })
 }

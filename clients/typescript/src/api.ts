@@ -596,6 +596,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/me/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make yourself a bot: a program plays your games from now on, for good.
+         * @description Only a player who holds no seat of any game may, before their first: 409
+         *     `conflict` afterwards, and for a bot. A bot's profile, and the seats it
+         *     holds, say `bot: true`; docs/ENGINE.md tells how a program plays.
+         */
+        post: operations["make_bot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/me/challenges": {
         parameters: {
             query?: never;
@@ -2736,6 +2758,7 @@ export interface components {
          * @description Who holds a seat: a player, a bot, or someone with the seat's token alone.
          * @example {
          *       "bot": null,
+         *       "bot_account": false,
          *       "name": "alice",
          *       "present": true,
          *       "rating": {
@@ -2748,6 +2771,11 @@ export interface components {
          */
         SeatHolderView: {
             bot: components["schemas"]["BotName"] | null;
+            /**
+             * @description Whether the player who holds it is a bot account: a program plays for
+             *     them (`POST /players/me/bot`, docs/ENGINE.md).
+             */
+            bot_account: boolean;
             /**
              * @description The name of the player who holds it; null for a bot and for a seat taken
              *     without a player's token (anonymous).
@@ -4107,6 +4135,31 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    make_bot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description You, a bot. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerView"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -330,6 +330,11 @@ export class QtttClient {
     return this.call("GET", `/players/${encodeURIComponent(name)}`);
   }
 
+  /** Makes your player a bot, for good: only before your first game. */
+  makeBot(): Promise<Schemas["PlayerView"]> {
+    return this.call("POST", "/players/me/bot");
+  }
+
   /** A new token; the old one stops at once. */
   newToken(): Promise<Schemas["PlayerTokenView"]> {
     return this.call("POST", "/players/me/token");

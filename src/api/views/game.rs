@@ -126,16 +126,19 @@ pub struct SeatsView {
 
 /// Who holds a seat: a player, a bot, or someone with the seat's token alone.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"name": "alice", "bot": null, "present": true,
+#[schema(example = json!({"name": "alice", "bot": null, "bot_account": false, "present": true,
     "rating": {"rating": 1612.4, "deviation": 84.1, "provisional": false, "rating_diff": -9.7}}))]
 pub struct SeatHolderView {
     /// The name of the player who holds it; null for a bot and for a seat taken
     /// without a player's token (anonymous).
     #[schema(required = true)]
     pub name: Option<String>,
-    /// The bot that holds it, or null.
+    /// The server's bot that holds it, or null.
     #[schema(required = true)]
     pub bot: Option<BotName>,
+    /// Whether the player who holds it is a bot account: a program plays for
+    /// them (`POST /players/me/bot`, docs/ENGINE.md).
+    pub bot_account: bool,
     /// Whether its holder is here: seen within the last 30 s (an action, a read
     /// of the game with their token, its live stream held open with it, or,
     /// for a player, their own event stream); a bot always is.
@@ -490,11 +493,12 @@ fn seat_holder(record: &GameRecord, player: Player) -> Option<SeatHolderView> {
     let present = record.is_present(player);
     let rating = SeatRatingView::of(&record.stored.ratings, player);
     if let Some(bot) = record.stored.opponent.filter(|_| record.bot_seat() == Some(player)) {
-        return Some(SeatHolderView { name: None, bot: Some(bot.into()), present, rating });
+        return Some(SeatHolderView { name: None, bot: Some(bot.into()), bot_account: false, present, rating });
     }
     let seat = record.stored.seat(player)?;
     let name = seat.holder.as_ref().map(|holder| holder.name.to_string());
-    Some(SeatHolderView { name, bot: None, present, rating })
+    let bot_account = seat.holder.as_ref().is_some_and(|holder| holder.bot_account);
+    Some(SeatHolderView { name, bot: None, bot_account, present, rating })
 }
 
 fn forced_squares(game: &Game) -> Option<[u8; 2]> {

@@ -206,3 +206,36 @@ fn a_rematch_asked_for_with_the_players_tokens_keeps_each_seat_with_its_player()
     assert_eq!(ids(&app.my_games(&alice, "")), [rematch, id]);
     assert_eq!(app.place(rematch, &bob, [4, 5]).status, 201, "bob's player's token plays X");
 }
+
+#[test]
+fn a_new_player_becomes_a_bot_for_good_and_one_who_has_played_does_not() {
+    let app = TestApp::spawn();
+    let engine = app.player("engine");
+    let made = app.post_with_token("/api/v1/players/me/bot", &engine, json!({}));
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert_eq!((&made.json()["name"], &made.json()["bot"]), (&json!("engine"), &json!(true)));
+    assert_eq!(app.request("GET", "/api/v1/players/engine", &[], None).json()["bot"], true);
+    let again = app.post_with_token("/api/v1/players/me/bot", &engine, json!({})).assert_problem(409, "conflict");
+    assert_eq!(again["detail"], "engine is a bot already");
+    // A player who has held a seat stays a person.
+    let alice = app.player("alice");
+    app.create_game_as(&alice, json!({"variant": "measurement"}));
+    let refused = app.post_with_token("/api/v1/players/me/bot", &alice, json!({})).assert_problem(409, "conflict");
+    assert_eq!(refused["detail"], "alice has played: only a player who has played no game becomes a bot");
+    assert_eq!(app.request("GET", "/api/v1/players/alice", &[], None).json()["bot"], false);
+    // A bot account is challenged as any player is, and its seat says it is a bot.
+    let challenge = app.challenge(&alice, "engine", json!({"variant": "player_choice"}));
+    assert_eq!(challenge.status, 201, "{}", challenge.body);
+    let id = challenge.json()["id"].as_i64().unwrap();
+    let accepted = app.answer(&engine, id, "accept", json!({}));
+    assert_eq!(accepted.status, 201, "{}", accepted.body);
+    let game = app.get_game(accepted.json()["game"]["id"].as_i64().unwrap()).json();
+    let seats = [&game["seats"]["X"], &game["seats"]["O"]];
+    let engine_seat = seats.iter().find(|seat| seat["name"] == "engine").expect("the bot's seat");
+    assert_eq!((&engine_seat["bot"], &engine_seat["bot_account"]), (&json!(null), &json!(true)));
+    // A bot gets no hints, even in a game that gives them.
+    let own = app.create_game_as(&engine, json!({"variant": "player_choice", "hints": true}));
+    assert_eq!(app.join(own).status, 201);
+    let hint = app.hint(own, &engine).assert_problem(422, "hints_disabled");
+    assert_eq!(hint["detail"], "a bot gets no hints: it is an engine already");
+}

@@ -65,6 +65,7 @@ function holderLine(game: Game, player: Schemas["PlayerName"], mine: boolean): H
     { class: "seat" },
     `${player}: `,
     who,
+    holder?.bot_account === true ? " (bot)" : "",
     rating === null ? "" : ` (${ratingText(rating)})`,
     diff === null ? "" : html("span", { class: "diff", "data-rating-diff": diffText(diff) }, ` ${diffText(diff)}`),
     mine ? " (you)" : "",

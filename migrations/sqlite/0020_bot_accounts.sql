@@ -1,0 +1,5 @@
+-- A bot account: a player whose games a program plays, as they asked before
+-- their first game (`POST /players/me/bot`), for good. `bot` still names the
+-- server's own bots; a bot account has none, and `bot_since` says when it
+-- became one. PostgreSQL's 0018 does the same.
+ALTER TABLE players ADD COLUMN bot_since TEXT;
