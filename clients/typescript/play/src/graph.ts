@@ -11,7 +11,7 @@ import { html, svg } from "./dom.js";
 const CELL = 100;
 const RADIUS = 17;
 
-type Point = [number, number];
+export type Point = [number, number];
 
 /** Where square `square`'s node sits. */
 function centre(square: number): Point {
@@ -87,6 +87,26 @@ function placeEdge(a: number, b: number, taken: number[], labels: Point[]): { be
   return { bend, label: along(a, b, bend, 0.5) };
 }
 
+/**
+ * How the edges between the squares of `pairs` (each pair ascending, in move
+ * order) are drawn: each one's bend, and where its label sits. Pure, for the
+ * tests to lay out many graphs.
+ */
+export function layOut(pairs: [number, number][]): { bend: number; label: Point }[] {
+  const bends = new Map<string, number[]>();
+  const labels: Point[] = [];
+  return pairs.map(([a, b]) => {
+    const taken = bends.get(`${a}-${b}`) ?? [];
+    const placed = placeEdge(a, b, taken, labels);
+    bends.set(`${a}-${b}`, [...taken, placed.bend]);
+    labels.push(placed.label);
+    return placed;
+  });
+}
+
+/** Where square `square`'s node sits, and a point `t` (0 to 1) along the edge from `a` to `b` bent by `bend`: for the tests. */
+export const geometry = { centre, along, radius: RADIUS };
+
 /** `game`'s entanglement graph with its caption, to fill a figure. */
 export function graphFigure(game: Drawn): [SVGSVGElement, HTMLElement] {
   return [entanglementGraph(game), html("figcaption", {}, "Entanglement: each spooky move joins its two squares")];
@@ -102,14 +122,10 @@ export function entanglementGraph(game: Drawn): SVGSVGElement {
     "aria-label": "Entanglement graph",
     class: "graph",
   });
-  const bends = new Map<string, number[]>();
-  const labels: Point[] = [];
-  for (const move of spooky) {
+  const edges = layOut(spooky.map((move) => move.squares as [number, number]));
+  spooky.forEach((move, index) => {
     const [a, b] = move.squares as [number, number];
-    const taken = bends.get(`${a}-${b}`) ?? [];
-    const { bend, label } = placeEdge(a, b, taken, labels);
-    bends.set(`${a}-${b}`, [...taken, bend]);
-    labels.push(label);
+    const { bend, label } = edges[index]!;
     const [ax, ay] = centre(a);
     const [bx, by] = centre(b);
     const [cx, cy] = control(a, b, bend);
@@ -122,7 +138,7 @@ export function entanglementGraph(game: Drawn): SVGSVGElement {
         svg("text", { x: lx, y: ly + 5, "text-anchor": "middle" }, `${move.player}${move.move}`),
       ),
     );
-  }
+  });
   for (const cell of game.board) {
     const [x, y] = centre(cell.square);
     const mark = cell.classical;
