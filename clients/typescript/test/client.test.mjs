@@ -114,8 +114,11 @@ test("a draw: offered, declined, offered again and accepted", async () => {
 test("a stream resumed after it dropped sees every event once, and ends with the game", async () => {
   const { id, tokens } = await gameBetweenTwo("measurement");
   const seen = [];
+  const spectators = [];
   let games = 0;
-  const first = client.follow(id, { event: (kind, data, eventId) => seen.push([kind, eventId]), game: () => (games += 1) });
+  // The count of spectators comes beside the log's events: this follower, without a token, is one.
+  const heard = (events) => (kind, data, eventId) => (kind === "spectators" ? spectators.push(data.spectators) : events.push([kind, eventId]));
+  const first = client.follow(id, { event: heard(seen), game: () => (games += 1) });
   await client.move(id, [0, 1], { token: tokens.X });
   await client.move(id, [2, 3], { token: tokens.O });
   await waitFor(() => seen.length >= 4);
@@ -127,11 +130,12 @@ test("a stream resumed after it dropped sees every event once, and ends with the
   await client.move(id, [4, 5], { token: tokens.X });
   await client.resign(id, { token: tokens.X });
   const kinds = [];
-  const second = client.follow(id, { event: (kind, data, eventId) => kinds.push([kind, eventId]) }, { lastEventId: resumeAfter });
+  const second = client.follow(id, { event: heard(kinds) }, { lastEventId: resumeAfter });
   await second.finished;
   assert.deepEqual(seen, [["seat", 1], ["seat", 2], ["move", 3], ["move", 4]]);
   assert.deepEqual(kinds, [["move", 5], ["resign", 6], ["end", null]]);
   assert.equal(games, 4);
+  assert.deepEqual(spectators, [1, 1]);
   // A game over whose events were all seen: the server answers 204, and the stream is done.
   const third = client.follow(id, {}, { lastEventId: 6 });
   await third.finished;
