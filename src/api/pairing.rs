@@ -13,9 +13,6 @@ use super::views::{ChallengeList, ChallengeRequest, ChallengeView, DeclineReques
 use crate::record::{ChallengeId, SeekId, StoredChallenge};
 use crate::service::GameService;
 
-/// The longest reason for declining a challenge, in characters.
-const MOST_REASON_CHARS: usize = 200;
-
 /// A body's field that is not as the operation takes it.
 fn invalid_body(detail: String) -> ApiError {
     ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail }
@@ -148,10 +145,7 @@ async fn decline_challenge(
     token: PlayerToken,
     body: JsonBody<DeclineRequest>,
 ) -> Answer {
-    let reason = body.0.reason.filter(|reason| !reason.trim().is_empty());
-    if reason.as_ref().is_some_and(|reason| reason.chars().count() > MOST_REASON_CHARS) {
-        return Err(invalid_body(format!("a reason has at most {MOST_REASON_CHARS} characters")));
-    }
+    let reason = body.0.reason().map_err(invalid_body)?;
     let caller = player(&service, &token).await?;
     let challenge = service.decline_challenge(&caller, id.into_inner(), reason).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::new(&challenge, service.now())))

@@ -194,6 +194,8 @@ impl GameService {
     }
 
     /// Lets the seat holding `token` resign game `id`: the other player wins.
+    /// In a rated game before both players have moved, resigning aborts the
+    /// game instead, unrated: a rating is not given away without a game.
     ///
     /// # Errors
     /// As [`GameService::act`]: no seat, a free seat, a game already over.
@@ -204,6 +206,9 @@ impl GameService {
             match record.status() {
                 Status::Finished => Err(Error::Rule(RuleError::GameOver)),
                 Status::Waiting => Err(Error::WaitingForOpponent),
+                Status::Ongoing if record.stored.rated && record.game.moves().len() < 2 => {
+                    Ok(Some(Ending::Abort(Some(player))))
+                }
                 Status::Ongoing => Ok(Some(Ending::Resign(player))),
             }
         })

@@ -122,9 +122,9 @@ impl GameRecord {
     }
 
     /// The end that `summary` tells, to rate, in a rated game that ended with
-    /// a result to rate (not an abort) between two raters.
+    /// a result to rate (not an abort) between two raters, both of whom moved.
     fn rated_end(&self, summary: &Summary) -> Option<RatedEnd> {
-        if !self.stored.rated || summary.result == GameResult::Aborted {
+        if !self.stored.rated || summary.result == GameResult::Aborted || self.game.moves().len() < 2 {
             return None;
         }
         let rater = |player: Player| match self.stored.seat(player).and_then(|seat| seat.holder.as_ref()) {

@@ -1573,7 +1573,11 @@ export interface components {
          *     }
          */
         DeclineRequest: {
-            /** @description Up to 200 characters, shown to the challenger. */
+            /**
+             * @description Up to 200 characters, shown to the challenger: none of them a control
+             *     character (NUL, a line break) or an invisible one that reorders or
+             *     hides text (a right-to-left override, a zero-width space).
+             */
             reason?: string | null;
         };
         /**

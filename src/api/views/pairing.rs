@@ -61,10 +61,44 @@ pub(crate) struct ChallengeRequest {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"reason": "later, please"}))]
 pub(crate) struct DeclineRequest {
-    /// Up to 200 characters, shown to the challenger.
+    /// Up to 200 characters, shown to the challenger: none of them a control
+    /// character (NUL, a line break) or an invisible one that reorders or
+    /// hides text (a right-to-left override, a zero-width space).
     #[serde(default)]
     #[schema(max_length = 200)]
     pub reason: Option<String>,
+}
+
+/// The longest reason for declining a challenge, in characters.
+const MOST_REASON_CHARS: usize = 200;
+
+impl DeclineRequest {
+    /// The reason to show the challenger, none for a blank one.
+    ///
+    /// # Errors
+    /// What is wrong with it: too long, or a character that is no text to show.
+    pub fn reason(self) -> Result<Option<String>, String> {
+        let Some(reason) = self.reason.filter(|reason| !reason.trim().is_empty()) else { return Ok(None) };
+        if reason.chars().count() > MOST_REASON_CHARS {
+            return Err(format!("a reason has at most {MOST_REASON_CHARS} characters"));
+        }
+        match reason.chars().find(|&character| hides_or_controls(character)) {
+            Some(character) => Err(format!("a reason is text to show: U+{:04X} is not", u32::from(character))),
+            None => Ok(Some(reason)),
+        }
+    }
+}
+
+/// Whether `character` is a control character, or an invisible one that
+/// reorders or hides the text around it (Unicode's format characters a
+/// reason could carry: bidirectional controls, zero-width ones, the byte order
+/// mark, the soft hyphen).
+fn hides_or_controls(character: char) -> bool {
+    character.is_control()
+        || matches!(
+            character,
+            '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}'
+        )
 }
 
 /// A challenger's colour: the seat they take, `X` or `O` as seats are written

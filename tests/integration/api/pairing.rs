@@ -110,6 +110,12 @@ fn a_challenge_declined_another_cancelled_another_expired_and_each_refusal_its_c
     app.get_with_token(&format!("/api/v1/challenges/{declined}"), &carol).assert_problem(403, "forbidden");
     app.answer(&alice, declined, "accept", json!({})).assert_problem(403, "forbidden");
     app.answer(&bob, declined, "cancel", json!({})).assert_problem(403, "forbidden");
+    // A reason is text to show: no control character, nothing that reorders or hides text.
+    for (reason, named) in [("later\u{202E}esaelp", "U+202E"), ("la\u{200B}ter", "U+200B"), ("later\u{0}", "U+0000")] {
+        let refused =
+            app.answer(&bob, declined, "decline", json!({ "reason": reason })).assert_problem(400, "invalid_body");
+        assert_eq!(refused["detail"], format!("a reason is text to show: {named} is not"));
+    }
     let answered = app.answer(&bob, declined, "decline", json!({"reason": "later, please"}));
     assert_eq!((answered.status, answered.json()["status"].as_str()), (200, Some("declined")));
     let told = next_of(&mut alices, "challenge_declined");

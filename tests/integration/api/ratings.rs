@@ -16,6 +16,22 @@ fn act(app: &TestApp, id: i64, operation: &str, token: &str) -> Value {
     done.json()
 }
 
+/// Resigns game `id` for the player of `resigner` once both sides made their
+/// first move, the tokens of `seats` (X's, O's; a bot's is never used) moving
+/// for them: before, a resignation aborts a rated game. Answers the game.
+fn resign_once_both_moved(app: &TestApp, id: i64, seats: [&str; 2], resigner: &str) -> Value {
+    loop {
+        let game = app.get_game(id).json();
+        let moved = game["moves"].as_array().unwrap().len();
+        if moved >= 2 {
+            return act(app, id, "resign", resigner);
+        }
+        let token = if game["to_act"]["player"] == "X" { seats[0] } else { seats[1] };
+        let squares = [[0, 1], [2, 3]][moved];
+        assert_eq!(app.place(id, token, squares).status, 201);
+    }
+}
+
 impl Client {
     /// A game created by the player of `x` with `body`, joined by the player
     /// of `o`; answers its id.
@@ -74,7 +90,7 @@ fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_
         None,
     )
     .assert_problem(422, "rated_game");
-    act(&app, first, "resign", &bob);
+    resign_once_both_moved(&app, first, [&alice, &bob], &bob);
     rated(0, 1, GameResult::XWins);
     let analysed = app.request("GET", &format!("/api/v1/games/{first}/analysis"), &[], None);
     assert_eq!(analysed.status, 200, "after its end a rated game is analysed: {}", analysed.body);
@@ -90,7 +106,7 @@ fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_
 
     // Carol beats Alice, who resigns as O.
     let third = app.game_between(&carol, &alice, rated_game.clone());
-    act(&app, third, "resign", &alice);
+    resign_once_both_moved(&app, third, [&carol, &alice], &alice);
     rated(2, 0, GameResult::XWins);
 
     // A casual game, and an aborted rated one, change nothing.
@@ -141,7 +157,7 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     assert_eq!(created.json()["game"]["seats"]["O"]["rating"], new);
     let game = app.get_game(id).json();
     assert_eq!((game["rated"].clone(), game["hints"].clone()), (json!(true), json!(false)));
-    act(&app, id, "resign", &alice);
+    resign_once_both_moved(&app, id, [&alice, ""], &alice);
     let (alice_after, random_after) =
         rate_game(&Standing::NEW, &Standing::NEW, GameResult::OWins, Timestamp::now(), SignedDuration::from_hours(168))
             .unwrap();
@@ -179,7 +195,7 @@ fn rated_seeks_pair_only_when_each_players_rating_lies_in_the_others_range() {
     let [alice, bob, carol] = ["alice", "bob", "carol"].map(|name| app.player(name));
     // Alice beats Bob in a rated game: about 1662 against 1338.
     let first = app.game_between(&alice, &bob, json!({"variant": "measurement", "rated": true}));
-    act(&app, first, "resign", &bob);
+    resign_once_both_moved(&app, first, [&alice, &bob], &bob);
     let (alice_rating, bob_rating) = (app.rating_of("alice", "measurement"), app.rating_of("bob", "measurement"));
     assert!(alice_rating["rating"].as_f64().unwrap() > 1650.0, "{alice_rating}");
     assert!(bob_rating["rating"].as_f64().unwrap() < 1350.0, "{bob_rating}");
@@ -241,7 +257,7 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
         assert_eq!(seats["O"]["rating"]["rating"].as_f64(), Some(random_standing.rating.rating), "{seats}");
         assert_eq!(seats["X"]["rating"]["rating_diff"], Value::Null);
         // The answer to the resignation shows the ratings it changed, as the game does after.
-        let ended = act(&app, id, "resign", &alice);
+        let ended = resign_once_both_moved(&app, id, [&alice, ""], &alice);
         assert_eq!(app.get_game(id).json()["seats"], ended["seats"]);
         let before = alice_standing;
         (alice_standing, random_standing) =
@@ -278,14 +294,14 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
     for round in 0..60 {
         let (winner, loser) = if round % 2 == 0 { (&alice, &bob) } else { (&bob, &alice) };
         let id = app.game_between(winner, loser, json!({"variant": "player_choice", "rated": true}));
-        act(&app, id, "resign", loser);
+        resign_once_both_moved(&app, id, [winner, loser], loser);
         let [alice_now, bob_now] = ["alice", "bob"].map(|name| app.rating_of(name, "player_choice"));
         if alice_now["provisional"] == false && bob_now["provisional"] == false {
             break;
         }
     }
     let one = app.game_between(&carol, &alice, json!({"variant": "player_choice", "rated": true}));
-    act(&app, one, "resign", &alice);
+    resign_once_both_moved(&app, one, [&carol, &alice], &alice);
     assert_eq!(app.rating_of("carol", "player_choice")["provisional"], true);
     assert_eq!(app.rating_of("random", "player_choice")["provisional"], true);
     let board = app.request("GET", "/api/v1/leaderboards/player_choice", &[], None).json();
@@ -376,4 +392,25 @@ fn the_ladder_plays_the_bots_rated_games_against_each_other_and_the_perfect_bot_
     let leaders = board["players"].as_array().unwrap();
     assert!(!leaders.is_empty(), "{board}");
     assert!(leaders.iter().all(|leader| leader["bot"] == true), "{board}");
+}
+
+#[test]
+fn a_rated_game_resigned_before_both_players_moved_is_aborted_and_unrated() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let rated = json!({"variant": "player_choice", "rated": true});
+    // Before any move, and after X's first alone: an abort in the resigner's name.
+    let unmoved = app.game_between(&alice, &bob, rated.clone());
+    let ended = act(&app, unmoved, "resign", &bob);
+    assert_eq!((&ended["result"], &ended["end"]), (&json!("aborted"), &json!({"reason": "aborted", "player": "O"})));
+    let one_move = app.game_between(&alice, &bob, rated.clone());
+    assert_eq!(app.place(one_move, &alice, [0, 1]).status, 201);
+    assert_eq!(act(&app, one_move, "resign", &alice)["result"], "aborted");
+    for name in ["alice", "bob"] {
+        assert_eq!(app.rating_of(name, "player_choice")["games"], 0, "{name}");
+    }
+    // Once both moved, a resignation is a loss, and rated.
+    let played = app.game_between(&alice, &bob, rated);
+    assert_eq!(resign_once_both_moved(&app, played, [&alice, &bob], &bob)["result"], "x_wins");
+    assert_eq!(app.rating_of("alice", "player_choice")["games"], 1);
 }
