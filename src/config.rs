@@ -63,22 +63,27 @@ pub struct Settings {
     /// cookies).
     #[arg(long, env = "CORS_ALLOWED_ORIGINS", default_value = "*", value_parser = origins)]
     cors_allowed_origins: CorsOrigins,
-    /// The most rows one client address may create per minute: games created
-    /// (new, and by the original app's /reset) and seats taken by joining; 0 for
-    /// no limit. Beyond it, 429 with Retry-After.
+    /// The rate at which one client address may create rows, per minute: games
+    /// (new, rematches, the original app's /reset), seats taken by joining,
+    /// players, challenges and seeks; 0 for no limit. With the burst, an address
+    /// creates at most the burst at once and the burst plus this rate in any
+    /// minute; beyond, 429 with Retry-After.
     #[arg(long, env = "CREATE_RATE_LIMIT", default_value_t = DEFAULT_CREATE_RATE.per_minute, value_parser = rate_limit)]
     create_rate_limit: u32,
-    /// How many rows one client address may create at once, within its rate.
+    /// How many rows one client address may create at once: a bucket of this
+    /// many, refilled at CREATE_RATE_LIMIT a minute.
     #[arg(long, env = "CREATE_RATE_BURST", default_value_t = DEFAULT_CREATE_RATE.burst, value_parser = burst)]
     create_rate_burst: u32,
-    /// The most failed authentications (a seat token that holds no seat of the
-    /// game, a wrong invite) one client address may make per minute; 0 for no
-    /// limit. Beyond it, every request with a token or an invite gets 429 with
-    /// Retry-After.
+    /// The rate at which one client address may fail to authenticate, per
+    /// minute (a seat token that holds no seat of the game, a wrong invite); 0
+    /// for no limit. With the burst, at most the burst at once and the burst
+    /// plus this rate in any minute; beyond, every request with a token or an
+    /// invite gets 429 with Retry-After.
     #[arg(long, env = "FAILED_AUTH_RATE_LIMIT", default_value_t = DEFAULT_FAILED_AUTH_RATE.per_minute,
         value_parser = rate_limit)]
     failed_auth_rate_limit: u32,
-    /// How many failed authentications one client address may make at once, within its rate.
+    /// How many failed authentications one client address may make at once: a
+    /// bucket of this many, refilled at FAILED_AUTH_RATE_LIMIT a minute.
     #[arg(long, env = "FAILED_AUTH_BURST", default_value_t = DEFAULT_FAILED_AUTH_RATE.burst, value_parser = burst)]
     failed_auth_burst: u32,
     /// The proxies whose word on a client's address is taken (a connection from

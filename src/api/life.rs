@@ -6,6 +6,7 @@ use actix_web::web::Data;
 
 use super::extract::SeatRequest;
 use super::games::{Answer, changed, seated};
+use super::limit::{ClientAddress, Limits};
 use crate::service::GameService;
 
 /// Resign: the other player wins, whatever the board's points.
@@ -78,7 +79,8 @@ async fn decline_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
 /// game (it is kept for them: nobody else can join it). Against a bot, the bot
 /// takes its seat at once. Refused while the game goes on (`game_not_over`),
 /// and to a player who holds a seat of the rematch already (409
-/// `already_rematched`, its `game_id` naming the rematch).
+/// `already_rematched`, its `game_id` naming the rematch). Each call counts
+/// against `CREATE_RATE_LIMIT`, as creating a game does (429 beyond).
 #[utoipa::path(
     tag = "games",
     security(("seat_token" = [])),
@@ -98,7 +100,9 @@ async fn decline_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
     )
 )]
 #[post("/games/{id}/rematch")]
-async fn rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
+async fn rematch(service: Data<GameService>, seat: SeatRequest, limits: Data<Limits>, client: ClientAddress) -> Answer {
+    // A rematch creates a game, or takes its seat: it counts as a creation.
+    limits.admit_creation(client)?;
     let (record, seat) = service.rematch(seat.id, &seat.token, seat.expected_version).await?;
     seated(&service, &record, seat)
 }

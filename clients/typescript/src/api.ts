@@ -458,7 +458,8 @@ export interface paths {
          *     game (it is kept for them: nobody else can join it). Against a bot, the bot
          *     takes its seat at once. Refused while the game goes on (`game_not_over`),
          *     and to a player who holds a seat of the rematch already (409
-         *     `already_rematched`, its `game_id` naming the rematch).
+         *     `already_rematched`, its `game_id` naming the rematch). Each call counts
+         *     against `CREATE_RATE_LIMIT`, as creating a game does (429 beyond).
          */
         post: operations["rematch"];
         delete?: never;

@@ -196,3 +196,26 @@ fn with_a_creation_limit_a_client_that_creates_too_many_games_waits() {
     let unlimited = TestApp::spawn();
     assert!((0..5).all(|_| unlimited.create_game(json!({})).status == 201));
 }
+
+#[test]
+fn a_resign_and_rematch_loop_is_held_to_the_creation_limit() {
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = limited(5));
+    let created = app.create_game(json!({"opponent": {"bot": "random"}})).json();
+    let (mut id, mut token) =
+        (created["game"]["id"].as_i64().unwrap(), created["seat"]["token"].as_str().unwrap().to_string());
+    // The game counts one; each rematch another, until the fifth row.
+    for rematches in 1..=4 {
+        let resigned = app.post_with_token(&format!("/api/v1/games/{id}/resign"), &token, json!({}));
+        assert_eq!(resigned.status, 201, "{}", resigned.body);
+        let rematch = app.post_with_token(&format!("/api/v1/games/{id}/rematch"), &token, json!({}));
+        assert_eq!(rematch.status, 201, "rematch {rematches}: {}", rematch.body);
+        (id, token) = (
+            rematch.json()["game"]["id"].as_i64().unwrap(),
+            rematch.json()["seat"]["token"].as_str().unwrap().to_string(),
+        );
+    }
+    app.post_with_token(&format!("/api/v1/games/{id}/resign"), &token, json!({}));
+    let refused = app.post_with_token(&format!("/api/v1/games/{id}/rematch"), &token, json!({}));
+    refused.assert_problem(429, "rate_limited");
+    assert!(refused.header("retry-after").is_some());
+}
