@@ -99,6 +99,10 @@ fn players_their_challenges_seeks_and_events_are_copied_onto_postgres_and_their_
     let against_bob = app.create_game_as(&alice, json!({"rated": true}));
     let joined = app.post_with_token(&format!("/api/v1/games/{against_bob}/join"), &bob, json!({}));
     assert_eq!(joined.status, 201, "{}", joined.body);
+    // Both sides move first: a rated game resigned before is aborted, unrated.
+    assert_eq!(app.place(against_bot, &alice, [0, 1]).status, 201);
+    assert_eq!(app.place(against_bob, &alice, [0, 1]).status, 201);
+    assert_eq!(app.place(against_bob, &bob, [2, 3]).status, 201);
     for id in [against_bot, against_bob] {
         let resigned = app.post_with_token(&format!("/api/v1/games/{id}/resign"), &alice, json!({}));
         assert_eq!(resigned.status, 201, "{}", resigned.body);
