@@ -28,8 +28,9 @@
 //! prints seeks paired per second, on SQLite, and with `--postgres URL` on
 //! PostgreSQL with one instance and with two (client i on instance i mod 2).
 //! With `--rated` the seeks are rated, a player whose seek's answer shows it
-//! paired resigns the game at once (so every pairing ends a rated game), and
-//! at the end `qttt ratings check` checks each database's ratings.
+//! paired resigns the game at once, and at the end `qttt ratings check` checks
+//! each database's ratings. A rated game resigned before both players moved
+//! is aborted, unrated: the pairings end games, but rate none.
 //!
 //! `QTTT_BIN=path` serves with another build of qttt, to compare it with this one.
 //!
@@ -672,7 +673,7 @@ fn main() {
 /// One seek of the player of `token`, `rated` or not, until it is paired: the
 /// answer to the seek, or the seek as asked for after it, every 2 ms;
 /// cancelled at `deadline`, the phase's end, when nobody paired it by then. A
-/// rated seek paired by its answer resigns its game at once.
+/// rated seek paired by its answer resigns its game at once, which aborts it.
 fn seek_until_paired(
     client: &mut Client,
     tally: &mut Tally,
