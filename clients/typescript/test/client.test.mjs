@@ -190,6 +190,14 @@ test("a rate limit's refusal carries its Retry-After", async () => {
   }
 });
 
+/** Both first moves of game `id`, each made by the client of `byName` whose player is to act: a rated game resigned before is aborted, unrated. */
+async function firstMoves(id, byName) {
+  for (const squares of [[0, 1], [2, 3]]) {
+    const game = await client.game(id);
+    await byName[game.seats[game.to_act.player].name].move(id, squares);
+  }
+}
+
 test("players, a rated challenge, ratings and the leaderboard", async () => {
   const alice = client.withToken((await client.createPlayer("alice")).token);
   const bob = client.withToken((await client.createPlayer("bob")).token);
@@ -201,6 +209,7 @@ test("players, a rated challenge, ratings and the leaderboard", async () => {
   assert.equal(accepted.seat.player, "O");
   const hint = await alice.hint(accepted.game.id).catch((error) => error);
   assert.equal(hint.code, "rated_game");
+  await firstMoves(accepted.game.id, { alice, bob });
   const resigned = await bob.resign(accepted.game.id);
   assert.equal(resigned.result, "x_wins");
   assert.ok((resigned.seats.X?.rating?.rating_diff ?? 0) > 0, JSON.stringify(resigned.seats));
@@ -250,6 +259,7 @@ test("a player's stream: challenges sent, declined and cancelled, a seek paired,
   const resumed = dave.followPlayer({ event: (kind) => again.push(kind) }, { lastEventId: lastId });
   const spare = await dave.seek({ variant: "measurement" });
   assert.equal((await dave.cancelSeek(spare.id)).status, "cancelled");
+  await firstMoves(paired.game_id, { carol, dave });
   await carol.resign(paired.game_id);
   await waitFor(() => again.length > 0);
   assert.deepEqual(again, ["game_finish"]);
