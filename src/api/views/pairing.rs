@@ -65,7 +65,10 @@ pub(crate) struct DeclineRequest {
     /// character (NUL, a line break) or an invisible one that reorders or
     /// hides text (a right-to-left override, a zero-width space).
     #[serde(default)]
-    #[schema(max_length = 200)]
+    #[schema(
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]*$"
+    )]
     pub reason: Option<String>,
 }
 
