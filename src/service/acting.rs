@@ -206,9 +206,7 @@ impl GameService {
             match record.status() {
                 Status::Finished => Err(Error::Rule(RuleError::GameOver)),
                 Status::Waiting => Err(Error::WaitingForOpponent),
-                Status::Ongoing if record.stored.rated && record.game.moves().len() < 2 => {
-                    Ok(Some(Ending::Abort(Some(player))))
-                }
+                Status::Ongoing if record.stored.rated && !record.both_moved() => Ok(Some(Ending::Abort(Some(player)))),
                 Status::Ongoing => Ok(Some(Ending::Resign(player))),
             }
         })
@@ -228,7 +226,7 @@ impl GameService {
             let player = seat_of(record, &token_hash, expected_version)?;
             match record.status() {
                 Status::Finished => Err(Error::Rule(RuleError::GameOver)),
-                Status::Ongoing if record.game.moves().len() >= 2 => Err(Error::AbortNotAllowed),
+                Status::Ongoing if record.both_moved() => Err(Error::AbortNotAllowed),
                 Status::Waiting | Status::Ongoing => Ok(Some(Ending::Abort(Some(player)))),
             }
         })

@@ -40,6 +40,12 @@ fn spent(since: Timestamp, now: Timestamp) -> i64 {
     (now.as_millisecond() - since.as_millisecond()).max(0)
 }
 
+/// Whether both players have made their first move in `game`: from then on the
+/// clocks run, nobody may abort it, and a rated game is rated.
+pub(crate) fn both_moved(game: &Game) -> bool {
+    game.moves().len() >= 2
+}
+
 fn seat(player: Player) -> usize {
     match player {
         Player::X => 0,
@@ -55,8 +61,6 @@ pub(crate) struct Life {
     /// The bot's seat: its actions take no time of anyone's.
     bot: Option<Player>,
     seated: [bool; 2],
-    /// Whether each player has made an action: the clocks start once both have.
-    moved: [bool; 2],
     /// How long a player has for their first move, from when it is theirs.
     first_move: Duration,
     /// The person who owes the game a first move, and since when.
@@ -77,7 +81,6 @@ impl Life {
             clock,
             bot: None,
             seated: [false; 2],
-            moved: [false; 2],
             first_move,
             first_move_due: None,
             remaining_ms: [initial; 2],
@@ -121,12 +124,10 @@ impl Life {
                 *left += clock.increment_ms;
             }
         }
-        if let Some(Actor::Player(player)) = actor {
-            self.moved[seat(player)] = true;
-        }
-        let to_act = self.player_to_act(game);
-        self.first_move_due = to_act.filter(|&player| !self.moved[seat(player)]).map(|player| (player, at));
-        self.running = to_act.filter(|_| self.moved == [true; 2]).map(|player| (player, at));
+        // Before both first moves, the player to act is the one who has not moved.
+        let (to_act, started) = (self.player_to_act(game), both_moved(game));
+        self.first_move_due = to_act.filter(|_| !started).map(|player| (player, at));
+        self.running = to_act.filter(|_| started).map(|player| (player, at));
     }
 
     /// Whether the game is over by an entry or by the rules (a clock that ran

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use std::time::Duration;
 
-use super::life::{ClockState, Life};
+use super::life::{self, ClockState, Life};
 use super::presence::PRESENT_FOR;
 use super::time::after;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
@@ -124,7 +124,7 @@ impl GameRecord {
     /// The end that `summary` tells, to rate, in a rated game that ended with
     /// a result to rate (not an abort) between two raters, both of whom moved.
     fn rated_end(&self, summary: &Summary) -> Option<RatedEnd> {
-        if !self.stored.rated || summary.result == GameResult::Aborted || self.game.moves().len() < 2 {
+        if !self.stored.rated || summary.result == GameResult::Aborted || !self.both_moved() {
             return None;
         }
         let rater = |player: Player| match self.stored.seat(player).and_then(|seat| seat.holder.as_ref()) {
@@ -213,6 +213,11 @@ impl GameRecord {
     /// out, or a first move not made in time.
     pub fn overdue(&self) -> Option<Ending> {
         self.life.overdue(self.now)
+    }
+
+    /// Whether both players have made their first move.
+    pub(crate) fn both_moved(&self) -> bool {
+        life::both_moved(&self.game)
     }
 
     /// The record's moment.
