@@ -13,9 +13,9 @@ use ipnet::IpNet;
 use crate::logging::LogFormat;
 use crate::metrics::MetricsAt;
 use crate::service::{
-    DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_FIRST_MOVE, DEFAULT_MAX_CLOCK_OFFSET,
-    DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT, DEFAULT_UNJOINED_RETENTION,
-    DEFAULT_WAITING_TIMEOUT, default_search_threads,
+    DEFAULT_BOT_GAMES_PER_DAY, DEFAULT_CHALLENGE_TIMEOUT, DEFAULT_CLAIM_AFTER, DEFAULT_FIRST_MOVE,
+    DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT,
+    DEFAULT_UNJOINED_RETENTION, DEFAULT_WAITING_TIMEOUT, default_search_threads,
 };
 use crate::store::{Durability, PoolSettings, SqliteSettings, is_postgres};
 
@@ -63,14 +63,15 @@ pub struct Settings {
     /// cookies).
     #[arg(long, env = "CORS_ALLOWED_ORIGINS", default_value = "*", value_parser = origins)]
     cors_allowed_origins: CorsOrigins,
-    /// The rate at which one client address may create rows, per minute: games
-    /// (new, rematches, the original app's /reset), seats taken by joining,
-    /// players, challenges and seeks; 0 for no limit. With the burst, an address
-    /// creates at most the burst at once and the burst plus this rate in any
-    /// minute; beyond, 429 with Retry-After.
+    /// The rate at which one client address, or one player, may create rows,
+    /// per minute: games (new, rematches, the original app's /reset), seats
+    /// taken by joining, players, challenges and seeks; 0 for no limit. A
+    /// request with a player's token counts for the player, one without for its
+    /// address. With the burst, at most the burst at once and the burst plus
+    /// this rate in any minute; beyond, 429 with Retry-After.
     #[arg(long, env = "CREATE_RATE_LIMIT", default_value_t = DEFAULT_CREATE_RATE.per_minute, value_parser = rate_limit)]
     create_rate_limit: u32,
-    /// How many rows one client address may create at once: a bucket of this
+    /// How many rows one client address or player may create at once: a bucket of this
     /// many, refilled at CREATE_RATE_LIMIT a minute.
     #[arg(long, env = "CREATE_RATE_BURST", default_value_t = DEFAULT_CREATE_RATE.burst, value_parser = burst)]
     create_rate_burst: u32,
@@ -174,6 +175,11 @@ pub struct Settings {
     #[arg(long, env = "FIRST_MOVE_SECONDS", value_name = "SECONDS",
         default_value_t = DEFAULT_FIRST_MOVE.as_secs(), value_parser = whole_number::<1, 86_400>)]
     first_move_seconds: u64,
+    /// The most rated games a bot account starts against bots (the server's
+    /// or other accounts) in a day, the last 24 hours: more are refused.
+    #[arg(long, env = "BOT_GAMES_PER_DAY", value_name = "GAMES",
+        default_value_t = DEFAULT_BOT_GAMES_PER_DAY.into(), value_parser = whole_number::<0, 100_000>)]
+    bot_games_per_day: u64,
     /// How long a rating period lasts, in days: a player's rating deviation
     /// grows once for every whole period since their last rated game, as
     /// Glicko-2 has it grow over a period without games.
@@ -209,8 +215,8 @@ pub struct Config {
     pub sqlite: SqliteSettings,
     /// The browser origins allowed to call the API: `CORS_ALLOWED_ORIGINS`.
     pub cors_allowed_origins: CorsOrigins,
-    /// The rows one client address may create, if limited: `CREATE_RATE_LIMIT`
-    /// and `CREATE_RATE_BURST`.
+    /// The rows one client address or player may create, if limited:
+    /// `CREATE_RATE_LIMIT` and `CREATE_RATE_BURST`.
     pub create_rate_limit: Option<RateLimit>,
     /// The failed authentications one client address may make, if limited:
     /// `FAILED_AUTH_RATE_LIMIT` and `FAILED_AUTH_BURST`.
@@ -258,6 +264,9 @@ pub struct Config {
     /// How long a player in a clocked game has for their first move:
     /// `FIRST_MOVE_SECONDS`.
     pub first_move: Duration,
+    /// The most rated games a bot account starts against bots in a day:
+    /// `BOT_GAMES_PER_DAY`.
+    pub bot_games_per_day: u32,
     /// How long a rating period lasts: `RATING_PERIOD_DAYS`.
     pub rating_period: jiff::SignedDuration,
     /// How the log's lines are written: `LOG_FORMAT`.
@@ -440,6 +449,7 @@ impl TryFrom<Settings> for Config {
             max_open_seeks_per_player: u32::try_from(settings.max_open_seeks_per_player).expect("at most 100"),
             claim_after: Duration::from_secs(settings.claim_after_seconds),
             first_move: Duration::from_secs(settings.first_move_seconds),
+            bot_games_per_day: u32::try_from(settings.bot_games_per_day).expect("at most 100,000"),
             rating_period: jiff::SignedDuration::from_hours(
                 i64::try_from(settings.rating_period_days * 24).expect("at most 365 days"),
             ),
@@ -632,6 +642,7 @@ mod tests {
                 max_open_seeks_per_player: 3,
                 claim_after: Duration::from_secs(60),
                 first_move: Duration::from_secs(30),
+                bot_games_per_day: 100,
                 rating_period: jiff::SignedDuration::from_hours(7 * 24),
                 log_format: LogFormat::Text,
                 metrics: MetricsAt::ServerPort,
@@ -682,12 +693,13 @@ mod tests {
             ("MAX_OPEN_SEEKS_PER_PLAYER", "1"),
             ("CLAIM_AFTER_SECONDS", "0"),
             ("FIRST_MOVE_SECONDS", "5"),
+            ("BOT_GAMES_PER_DAY", "7"),
             ("SQLITE_RESIDENT_MIB", "64"),
         ])
         .unwrap();
         assert_eq!((read.challenge_timeout, read.seek_timeout), (Duration::from_secs(30), Duration::from_secs(20)));
         assert_eq!((read.max_open_seeks_per_player, read.claim_after), (1, Duration::ZERO));
-        assert_eq!(read.first_move, Duration::from_secs(5));
+        assert_eq!((read.first_move, read.bot_games_per_day), (Duration::from_secs(5), 7));
         assert_eq!(read.log_format, LogFormat::Json);
         assert_eq!(read.metrics, MetricsAt::Address("127.0.0.1:9100".parse().unwrap()));
         assert_eq!(config(&[("METRICS", "off")]).unwrap().metrics, MetricsAt::Off);

@@ -127,6 +127,7 @@ pub fn service_options(config: &Config) -> ServiceOptions {
         most_open_seeks: config.max_open_seeks_per_player,
         claim_after: config.claim_after,
         first_move: config.first_move,
+        bot_games_per_day: config.bot_games_per_day,
     }
 }
 

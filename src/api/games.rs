@@ -83,10 +83,10 @@ async fn create_game(
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
-    limits.admit_creation(client)?;
     let settings =
         body.0.settings().map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
     let creator = caller(&service, bearer).await?;
+    limits.admit_creation(client, creator.as_ref())?;
     let (record, seat) = service.create_game_by(settings, creator).await?;
     seated(&service, &record, seat)
 }
@@ -128,8 +128,8 @@ async fn join_game(
     if body.0.invite.is_some() {
         limits.admit_authentication(client)?;
     }
-    limits.admit_creation(client)?;
     let joiner = caller(&service, bearer).await?;
+    limits.admit_creation(client, joiner.as_ref())?;
     let (record, seat) = service.join_by(id.into_inner(), body.0.invite.as_deref(), joiner).await?;
     seated(&service, &record, seat)
 }

@@ -102,7 +102,7 @@ async fn decline_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[post("/games/{id}/rematch")]
 async fn rematch(service: Data<GameService>, seat: SeatRequest, limits: Data<Limits>, client: ClientAddress) -> Answer {
     // A rematch creates a game, or takes its seat: it counts as a creation.
-    limits.admit_creation(client)?;
+    limits.admit_creation(client, None)?;
     let (record, seat) = service.rematch(seat.id, &seat.token, seat.expected_version).await?;
     seated(&service, &record, seat)
 }

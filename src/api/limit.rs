@@ -16,6 +16,7 @@ use ipnet::{IpNet, Ipv6Net};
 use super::problem::ApiError;
 use crate::config::RateLimit;
 use crate::metrics::LIVE_WATCHERS;
+use crate::record::{Holder, PlayerId};
 
 /// How long a client over a stream cap waits before trying again.
 const STREAMS_RETRY_AFTER: u64 = 5;
@@ -35,9 +36,8 @@ pub struct Limits {
     trusted_proxies: Vec<IpNet>,
 }
 
-/// What each address has spent of a rate limit: a bucket of `burst` tokens for
-/// each, refilled at `per_minute`. An address is counted by itself, or for
-/// IPv6 by its /64, which one machine is given whole.
+/// What each spender has spent of a rate limit: a bucket of `burst` tokens for
+/// each, refilled at `per_minute`.
 #[derive(Debug)]
 struct Budget {
     limit: RateLimit,
@@ -46,47 +46,57 @@ struct Budget {
 
 #[derive(Debug)]
 struct Spent {
-    /// The tokens each address had spent, and when that was counted.
-    by_address: HashMap<IpAddr, (Instant, f64)>,
+    /// The tokens each spender had spent, and when that was counted.
+    by_spender: HashMap<Spender, (Instant, f64)>,
     forgotten_at: Instant,
 }
 
 impl Budget {
     fn new(limit: RateLimit) -> Budget {
-        Budget { limit, spent: Mutex::new(Spent { by_address: HashMap::new(), forgotten_at: Instant::now() }) }
+        Budget { limit, spent: Mutex::new(Spent { by_spender: HashMap::new(), forgotten_at: Instant::now() }) }
     }
 
-    /// Spends a token of `client`'s, when `spend`, or only looks whether one is
-    /// left; answers the whole seconds until one is, when none is.
-    fn take(&self, client: ClientAddress, spend: bool) -> Result<(), u64> {
+    /// Spends a token of `spender`'s, when `spend`, or only looks whether one
+    /// is left; answers the whole seconds until one is, when none is.
+    fn take(&self, spender: Spender, spend: bool) -> Result<(), u64> {
         let per_second = f64::from(self.limit.per_minute) / 60.0;
         let (now, burst) = (Instant::now(), f64::from(self.limit.burst));
         let mut spent = self.spent.lock().expect("a budget's lock is never poisoned");
         let refilled =
             |(at, tokens): (Instant, f64)| (tokens - now.duration_since(at).as_secs_f64() * per_second).max(0.0);
         if now.duration_since(spent.forgotten_at) >= FORGET_EVERY {
-            spent.by_address.retain(|_, &mut entry| refilled(entry) > 0.0);
+            spent.by_spender.retain(|_, &mut entry| refilled(entry) > 0.0);
             spent.forgotten_at = now;
         }
-        let key = budget_key(client.0);
-        let tokens = spent.by_address.get(&key).map_or(0.0, |&entry| refilled(entry));
+        let tokens = spent.by_spender.get(&spender).map_or(0.0, |&entry| refilled(entry));
         if tokens + 1.0 > burst {
             // Whole seconds, rounded up: trying again then finds a token.
             #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a few minutes at most")]
             return Err(((tokens + 1.0 - burst) / per_second).ceil().max(1.0) as u64);
         }
         if spend {
-            spent.by_address.insert(key, (now, tokens + 1.0));
+            spent.by_spender.insert(spender, (now, tokens + 1.0));
         }
         Ok(())
     }
 }
 
-/// Whom a budget counts for `address`: an IPv4 address, or an IPv6 /64.
-fn budget_key(address: IpAddr) -> IpAddr {
-    match address {
-        IpAddr::V4(_) => address,
-        IpAddr::V6(v6) => IpAddr::V6(Ipv6Net::new(v6, 64).expect("64 is a prefix length").network()),
+/// Whom a budget counts: a player, whatever address they come from, so that
+/// two bots on one host have a budget each; or an address, by itself, or for
+/// IPv6 by its /64, which one machine is given whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Spender {
+    Player(PlayerId),
+    Address(IpAddr),
+}
+
+impl Spender {
+    /// The spender `client` is: its address, or its /64.
+    fn address(client: ClientAddress) -> Spender {
+        Spender::Address(match client.0 {
+            IpAddr::V4(_) => client.0,
+            IpAddr::V6(v6) => IpAddr::V6(Ipv6Net::new(v6, 64).expect("64 is a prefix length").network()),
+        })
     }
 }
 
@@ -118,15 +128,20 @@ impl Limits {
         }
     }
 
-    /// Counts a creation (a game, a seat) by `client`.
+    /// Counts a creation (a game, a seat, a challenge) by `player` when a
+    /// player asks, else by `client`.
     ///
     /// # Errors
     /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
-    pub(crate) fn admit_creation(&self, client: ClientAddress) -> Result<(), ApiError> {
+    pub(crate) fn admit_creation(&self, client: ClientAddress, player: Option<&Holder>) -> Result<(), ApiError> {
         let Some(budget) = &self.creations else { return Ok(()) };
-        budget.take(client, true).map_err(|retry_after| ApiError::RateLimited {
+        let (spender, who) = match player {
+            Some(player) => (Spender::Player(player.id), "you"),
+            None => (Spender::address(client), "this address"),
+        };
+        budget.take(spender, true).map_err(|retry_after| ApiError::RateLimited {
             retry_after,
-            detail: format!("this address created too many games and seats; try again in {retry_after} s"),
+            detail: format!("{who} created too many games and seats; try again in {retry_after} s"),
         })
     }
 
@@ -137,7 +152,7 @@ impl Limits {
     /// [`ApiError::RateLimited`] with the seconds to wait, beyond the limit.
     pub(crate) fn admit_authentication(&self, client: ClientAddress) -> Result<(), ApiError> {
         let Some(budget) = &self.failed_authentications else { return Ok(()) };
-        budget.take(client, false).map_err(|retry_after| ApiError::RateLimited {
+        budget.take(Spender::address(client), false).map_err(|retry_after| ApiError::RateLimited {
             retry_after,
             detail: format!(
                 "this address presented too many tokens or invites that were wrong; try again in {retry_after} s"
@@ -150,7 +165,7 @@ impl Limits {
         if let Some(budget) = &self.failed_authentications {
             // Over the budget already (failures that were let in together): it
             // stays spent, and the client waits for the first token back.
-            let _ = budget.take(client, true);
+            let _ = budget.take(Spender::address(client), true);
         }
     }
 
@@ -288,25 +303,29 @@ mod tests {
     #[test]
     fn a_budget_lets_a_burst_through_then_one_at_its_rate_for_each_address() {
         let budget = Budget::new(RateLimit { per_minute: 30, burst: 3 });
-        let (a, b) = (ClientAddress(address("192.0.2.1")), ClientAddress(address("192.0.2.2")));
+        let [a, b] = ["192.0.2.1", "192.0.2.2"].map(|text| Spender::address(ClientAddress(address(text))));
         assert_eq!((0..3).map(|_| budget.take(a, true)).collect::<Vec<_>>(), [Ok(()), Ok(()), Ok(())]);
         assert_eq!(budget.take(a, true), Err(2), "a token is back every 2 s");
         assert_eq!(budget.take(a, false), Err(2), "looking spends nothing, and finds none");
         assert_eq!(budget.take(b, true), Ok(()), "each address has a budget of its own");
         // Half a minute later, 15 tokens have come back: the bucket is full again.
         let earlier = Instant::now().checked_sub(Duration::from_secs(30)).unwrap();
-        budget.spent.lock().unwrap().by_address.insert(a.0, (earlier, 3.0));
+        budget.spent.lock().unwrap().by_spender.insert(a, (earlier, 3.0));
         assert_eq!(budget.take(a, false), Ok(()));
         assert!((0..3).all(|_| budget.take(a, true).is_ok()));
         assert!(budget.take(a, true).is_err());
+        // A player's budget is their own, whatever address they come from.
+        let [one, two] = [1, 2].map(|id| Spender::Player(PlayerId::new(id)));
+        assert_eq!((0..4).map(|_| budget.take(one, true).is_ok()).collect::<Vec<_>>(), [true, true, true, false]);
+        assert_eq!(budget.take(two, true), Ok(()));
     }
 
     #[test]
     fn an_ipv6_client_is_counted_by_its_64() {
         let budget = Budget::new(RateLimit { per_minute: 1, burst: 1 });
-        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:2::1")), true), Ok(()));
-        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:2:ffff::9")), true), Err(60));
-        assert_eq!(budget.take(ClientAddress(address("2001:db8:1:3::1")), true), Ok(()));
+        assert_eq!(budget.take(Spender::address(ClientAddress(address("2001:db8:1:2::1"))), true), Ok(()));
+        assert_eq!(budget.take(Spender::address(ClientAddress(address("2001:db8:1:2:ffff::9"))), true), Err(60));
+        assert_eq!(budget.take(Spender::address(ClientAddress(address("2001:db8:1:3::1"))), true), Ok(()));
     }
 
     #[test]

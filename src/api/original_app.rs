@@ -179,7 +179,7 @@ async fn reset(
     limits: web::Data<Limits>,
     client: ClientAddress,
 ) -> Result<HttpResponse, OriginalAppError> {
-    limits.admit_creation(client)?;
+    limits.admit_creation(client, None)?;
     let JsonBody(request) = body?;
     let against_bot = request.mode == OriginalAppMode::PlayerVsBot;
     let (record, play_as) = service.reset_original_app_game(against_bot, request.player_mark.into()).await?;

@@ -23,8 +23,10 @@ fn invalid_body(detail: String) -> ApiError {
 /// The challenged player hears of it on their event stream (`challenge`), and
 /// accepts or declines it; you may cancel it. It expires after
 /// `CHALLENGE_TIMEOUT_SECONDS` (300 by default) unanswered. At most 20 of
-/// yours wait at once (422 `too_many_open`). A bot answers no challenge (403):
-/// play it with `POST /games`.
+/// yours wait at once (422 `too_many_open`). The server's bots (`random`,
+/// `parasite`, `perfect`) accept at once: the answer is the challenge,
+/// `accepted`, with its `game_id`, and you hear `challenge_accepted` and
+/// `game_start`; your player's token acts in that game.
 #[utoipa::path(
     tag = "players",
     security(("player_token" = [])),
@@ -52,7 +54,7 @@ async fn send_challenge(
     let challenged = name_of(&name).map_err(ApiError::InvalidPath)?;
     let terms = body.0.terms().map_err(invalid_body)?;
     let challenger = player(&service, &token).await?;
-    limits.admit_creation(client)?;
+    limits.admit_creation(client, Some(&challenger))?;
     let challenge = service.challenge(&challenger, &challenged, terms, body.0.colour.into()).await?;
     Ok(HttpResponse::Created().json(ChallengeView::new(&challenge, service.now())))
 }
@@ -204,7 +206,7 @@ async fn create_seek(
 ) -> Answer {
     let (terms, rating_range) = body.0.sought().map_err(invalid_body)?;
     let seeker = player(&service, &token).await?;
-    limits.admit_creation(client)?;
+    limits.admit_creation(client, Some(&seeker))?;
     let seek = service.seek(&seeker, terms, rating_range).await?;
     Ok(HttpResponse::Created().json(SeekView::new(&seek, service.now())))
 }

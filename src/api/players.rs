@@ -4,14 +4,16 @@
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, get, post, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use super::extract::{JsonBody, PlayerToken, player};
 use super::games::{Answer, ListQuery, game_list};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
-    CreatePlayerRequest, CreatedPlayer, GameList, Leaderboard, PlayerTokenView, PlayerView, RatingHistory, VariantName,
-    name_of,
+    BotList, BotView, CreatePlayerRequest, CreatedPlayer, GameList, Leaderboard, PlayerTokenView, PlayerView,
+    RatingHistory, VariantName, name_of,
 };
 use crate::engine::Variant;
 use crate::service::{GameService, Profile};
@@ -59,7 +61,7 @@ async fn create_player(
 ) -> Answer {
     let name = body.0.name.as_deref().map(name_of).transpose();
     let name = name.map_err(|detail| ApiError::InvalidBody { status: StatusCode::BAD_REQUEST, detail })?;
-    limits.admit_creation(client)?;
+    limits.admit_creation(client, None)?;
     let (player, token) = service.create_player(name).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/players/{}", player.name)))
@@ -228,6 +230,49 @@ async fn leaderboard(service: Data<GameService>, variant: web::Path<String>) -> 
     Ok(HttpResponse::Ok().json(Leaderboard::new(variant, &service.leaderboard(variant).await?)))
 }
 
+/// The query of the list of bots.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct BotsQuery {
+    /// Bots per page, 1-100; default 50.
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u32>,
+    /// The `next_cursor` of the previous page: the last name it showed.
+    #[param(pattern = "^[A-Za-z0-9_-]{3,20}$")]
+    cursor: Option<String>,
+}
+
+/// List the bots, by name, a page at a time: the server's own (`random`,
+/// `parasite`, `perfect`), which accept a challenge at once, and the bot
+/// accounts, which programs play through the API; each with its ratings and
+/// whether it is online.
+#[utoipa::path(
+    tag = "players",
+    params(BotsQuery),
+    responses(
+        (status = 200, description = "A page of bots.", body = BotList),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 500, response = super::docs::Internal),
+        (status = 503, response = super::docs::Unavailable),
+    )
+)]
+#[get("/bots")]
+async fn bots(service: Data<GameService>, query: web::Query<BotsQuery>) -> Answer {
+    let limit = query.limit.unwrap_or(50);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::InvalidQuery(format!("limit must be from 1 to 100, not {limit}")));
+    }
+    let after = query.cursor.as_deref().map(name_of).transpose().map_err(ApiError::InvalidQuery)?;
+    let mut bots = service.bots(after.as_ref(), limit + 1).await?;
+    // The one beyond the page tells that another follows.
+    let next_cursor = (bots.len() > limit as usize).then(|| {
+        bots.truncate(limit as usize);
+        bots.last().map(|bot| bot.player.name.to_string())
+    });
+    Ok(HttpResponse::Ok()
+        .json(BotList { bots: bots.iter().map(BotView::new).collect(), next_cursor: next_cursor.flatten() }))
+}
+
 /// Registers the player operations, `/players/me` before `/players/{name}`
 /// (no name is two letters long, but the order says so anyway).
 pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
@@ -240,5 +285,6 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(profile)
         .service(player_games)
         .service(rating_history)
-        .service(leaderboard);
+        .service(leaderboard)
+        .service(bots);
 }

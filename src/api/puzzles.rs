@@ -120,8 +120,8 @@ async fn attempt_puzzle(
     limits: Data<Limits>,
     client: ClientAddress,
 ) -> Answer {
-    limits.admit_creation(client)?;
     let player = caller(&service, bearer).await?;
+    limits.admit_creation(client, player.as_ref())?;
     let attempted = service.attempt_puzzle(id.into_inner(), player.as_ref(), body.0.action.action()?).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/puzzles/{}/attempts/{}", attempted.puzzle.id, attempted.id)))

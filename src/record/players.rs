@@ -5,7 +5,8 @@
 
 use jiff::Timestamp;
 
-use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId, StoredGame};
+use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId, StoredGame, VariantRating};
+use crate::bot::Bot;
 use crate::engine::{Player, Variant};
 
 /// A player's name: 3-20 letters, digits, `_` or `-`, unique regardless of case.
@@ -61,7 +62,7 @@ impl std::fmt::Display for Username {
 }
 
 /// A player as stored, without their token's hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredPlayer {
     /// The database's id.
     pub id: PlayerId,
@@ -72,15 +73,27 @@ pub struct StoredPlayer {
     /// Whether a program plays their games: one of the server's bots, or a
     /// bot account.
     pub bot: bool,
-    /// Whether they are one of the server's bots, rated as a player of its own.
-    pub server_bot: bool,
+    /// The bot they are, when they are one of the server's bots: a player of
+    /// its own, rated at the strength it plays rated games at.
+    pub server_bot: Option<Bot>,
 }
 
 impl StoredPlayer {
     /// Whether they are a bot account: a program of somebody's plays for them.
     pub fn bot_account(&self) -> bool {
-        self.bot && !self.server_bot
+        self.bot && self.server_bot.is_none()
     }
+}
+
+/// A bot as the list of bots shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredBot {
+    /// The bot's player.
+    pub player: StoredPlayer,
+    /// When it was last seen: a request with its token, its event stream held open.
+    pub last_seen_at: Option<Timestamp>,
+    /// Its ratings, in the variants it played rated games in.
+    pub ratings: Vec<VariantRating>,
 }
 
 /// The player who holds a seat, as a game is read with it.
@@ -263,7 +276,7 @@ pub struct Terms {
 }
 
 /// A challenge as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredChallenge {
     /// Its id.
     pub id: ChallengeId,
@@ -501,7 +514,7 @@ mod tests {
             name: Username::parse("someone").unwrap(),
             created_at: at(0),
             bot: false,
-            server_bot: false,
+            server_bot: None,
         };
         let challenge = |status| StoredChallenge {
             id: ChallengeId::new(1),

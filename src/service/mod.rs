@@ -5,6 +5,7 @@
 //! own writes when a clock runs out or a game waits too long (`timer.rs`).
 
 mod acting;
+mod bots;
 mod copy;
 mod help;
 mod ladder;
@@ -45,7 +46,7 @@ pub use help::Hint;
 pub use ladder::LADDER_BOTS;
 pub use life::ClockState;
 pub use pairing::MOST_OPEN_CHALLENGES;
-pub use players::{About, EVENTS_AT_ONCE, PlayerEvent, Profile};
+pub use players::{About, EVENTS_AT_ONCE, ListedBot, PlayerEvent, Profile};
 pub use presence::{PRESENT_FOR, SEEN_EVERY};
 pub use puzzles::{Attempted, ServedPuzzle, add_puzzles, add_shipped_puzzles, puzzles_in_games};
 pub use randomness::Randomness;
@@ -141,6 +142,10 @@ pub(crate) const DEFAULT_CLAIM_AFTER: Duration = Duration::from_secs(60);
 /// theirs, unless configured otherwise.
 pub(crate) const DEFAULT_FIRST_MOVE: Duration = Duration::from_secs(30);
 
+/// The most rated games a bot account plays against bots in a day, unless
+/// configured otherwise: lichess's cap.
+pub(crate) const DEFAULT_BOT_GAMES_PER_DAY: u32 = 100;
+
 /// How the service runs: where its randomness and its time come from, and how
 /// long a game may wait for its second player.
 #[derive(Debug, Clone)]
@@ -178,6 +183,8 @@ pub struct ServiceOptions {
     /// is theirs, before the game is aborted; the clocks start after both
     /// first moves.
     pub first_move: Duration,
+    /// The most rated games a bot account starts against bots in a day.
+    pub bot_games_per_day: u32,
 }
 
 impl Default for ServiceOptions {
@@ -196,6 +203,7 @@ impl Default for ServiceOptions {
             most_open_seeks: DEFAULT_MOST_OPEN_SEEKS.into(),
             claim_after: DEFAULT_CLAIM_AFTER,
             first_move: DEFAULT_FIRST_MOVE,
+            bot_games_per_day: DEFAULT_BOT_GAMES_PER_DAY,
         }
     }
 }

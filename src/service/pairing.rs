@@ -6,9 +6,11 @@
 use jiff::Timestamp;
 use rand::RngExt;
 
+use super::bots::Side;
 use super::seating::new_seat;
 use super::time::after;
 use super::{GameRecord, GameService, NewGame, Seat};
+use crate::bot::Bot;
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
@@ -51,11 +53,11 @@ fn between(
 
 impl GameService {
     /// Sends a challenge from `challenger` to the player named `challenged`, for
-    /// a game on `terms` with the challenger as `colour`.
+    /// a game on `terms` with the challenger as `colour`. One of the server's
+    /// bots accepts it at once: its game has started when this answers.
     ///
     /// # Errors
     /// [`Error::NotFound`] for a name that is nobody's; [`Error::SelfChallenge`];
-    /// [`Error::Forbidden`] for a bot;
     /// [`Error::TooManyOpen`] when the challenger has [`MOST_OPEN_CHALLENGES`]
     /// waiting already; database failures.
     pub async fn challenge(
@@ -69,13 +71,7 @@ impl GameService {
         if challenged.id == challenger.id {
             return Err(Error::SelfChallenge);
         }
-        if challenged.server_bot {
-            return Err(Error::Forbidden(format!(
-                "{} is a bot, which answers no challenge: play it with POST /api/v1/games and \
-                 {{\"opponent\": {{\"bot\": \"{}\"}}}}",
-                challenged.name, challenged.name
-            )));
-        }
+        self.admit_bot_game(terms.rated, [Side::held_by(challenger), Side::of(&challenged)]).await?;
         let now = self.now();
         let new = NewChallenge {
             challenger: challenger.id,
@@ -85,14 +81,59 @@ impl GameService {
             created_at: now,
             expires_at: after(now, self.options.challenge_timeout),
         };
-        let tell = vec![(challenged.id, PlayerEventKind::Challenge)];
+        // The server's bots answer at once, and hear nothing.
+        let tell =
+            if challenged.server_bot.is_some() { vec![] } else { vec![(challenged.id, PlayerEventKind::Challenge)] };
         let id = self.store.create_challenge(new, MOST_OPEN_CHALLENGES, tell.clone()).await?.ok_or_else(|| {
             Error::TooManyOpen(format!(
                 "you have {MOST_OPEN_CHALLENGES} challenges waiting for an answer, the most you may; cancel one first"
             ))
         })?;
         self.tell_players(&tell);
+        if let Some(bot) = challenged.server_bot {
+            self.bot_accepts(id, challenger, bot, terms, colour).await?;
+        }
         self.challenge_by_id(id).await
+    }
+
+    /// Accepts challenge `id` from `challenger` to the server's bot `bot`, on
+    /// `terms` with the challenger as `colour`: starts its game, the bot in
+    /// the other seat, as a game created against it starts.
+    ///
+    /// # Errors
+    /// When the bot's search or the database fails.
+    async fn bot_accepts(
+        &self,
+        id: ChallengeId,
+        challenger: &Holder,
+        bot: Bot,
+        terms: Terms,
+        colour: Colour,
+    ) -> Result<(), Error> {
+        let challenger_plays = self.colour_of(colour);
+        let (seat, _) = new_seat(challenger_plays, Some(challenger.clone()));
+        let mut events = vec![(Event::SeatTaken(challenger_plays), false)];
+        events.extend(self.bot_seated(terms.variant, bot, challenger_plays.other()).await?);
+        let new = NewGame {
+            variant: terms.variant,
+            opponent: Some(bot),
+            hints: false,
+            rated: terms.rated,
+            clock: terms.clock,
+            rematch_of: None,
+            invite_hash: None,
+            seats: vec![seat],
+        };
+        let now = self.now();
+        let (record, write) =
+            GameRecord::replay(new.stored(now), now, self.options.first_move)?.with(&events, None, now)?;
+        let tell = vec![(challenger.id, PlayerEventKind::ChallengeAccepted)];
+        let game_events = write.player_events;
+        let game_id = self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?;
+        let game_id = game_id.ok_or_else(|| Error::NotOpen("this challenge was answered before the bot".into()))?;
+        self.started(&self.record(game_id).await?, &game_events);
+        self.tell_players(&tell);
+        Ok(())
     }
 
     /// Challenge `id`.
@@ -132,11 +173,8 @@ impl GameService {
     /// player; [`Error::NotOpen`] for a challenge answered or expired; database failures.
     pub(crate) async fn accept_challenge(&self, caller: &Holder, id: ChallengeId) -> Result<(GameRecord, Seat), Error> {
         let challenge = self.answerable(caller, id, |challenge| challenge.challenged.id).await?;
-        let challenger_plays = match challenge.colour {
-            Colour::X => Player::X,
-            Colour::O => Player::O,
-            Colour::Random => self.draw_colour(),
-        };
+        self.admit_bot_game(challenge.terms.rated, [Side::of(&challenge.challenger), Side::held_by(caller)]).await?;
+        let challenger_plays = self.colour_of(challenge.colour);
         let now = self.now();
         let challenger = Holder {
             id: challenge.challenger.id,
@@ -259,6 +297,8 @@ impl GameService {
                 "a casual seek pairs with any player: rating_range is for rated seeks".into(),
             ));
         }
+        // Whoever it pairs with may be a bot.
+        self.admit_bot_game(terms.rated, [Side::held_by(seeker), Side::ServerBot]).await?;
         let (now, first_move) = (self.now(), self.options.first_move);
         let expires_at = after(now, self.options.seek_timeout);
         let new = NewSeek { player: seeker.id, terms, rating_range, created_at: now, expires_at };
@@ -329,6 +369,15 @@ impl GameService {
     /// A colour at random, from the service's randomness.
     fn draw_colour(&self) -> Player {
         if self.options.randomness.rng().random_bool(0.5) { Player::X } else { Player::O }
+    }
+
+    /// The seat a challenger who asked for `colour` plays: a random one drawn now.
+    fn colour_of(&self, colour: Colour) -> Player {
+        match colour {
+            Colour::X => Player::X,
+            Colour::O => Player::O,
+            Colour::Random => self.draw_colour(),
+        }
     }
 
     /// Tells the watchers of `record`'s game, just started, and its players.

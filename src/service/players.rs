@@ -6,7 +6,7 @@
 
 use rand::RngExt;
 
-use super::presence::is_stale;
+use super::presence::{is_present, is_stale};
 use super::{GameService, unknown_player};
 use crate::engine::Variant;
 use crate::error::Error;
@@ -70,6 +70,17 @@ pub struct Profile {
     pub puzzle_ratings: [(Variant, Rating, i64); 2],
 }
 
+/// A bot, as the list of bots shows it.
+#[derive(Debug, Clone)]
+pub struct ListedBot {
+    /// The bot's player.
+    pub player: StoredPlayer,
+    /// Whether it is online: one of the server's, or seen within [`super::PRESENT_FOR`].
+    pub online: bool,
+    /// Its rating in each variant as it stands now, and how many rated games it counts.
+    pub ratings: [(Variant, Rating, i64); 2],
+}
+
 impl Profile {
     /// The profile of `player`, who has just come: no games, and the start's ratings.
     pub(crate) fn of_new(player: StoredPlayer) -> Profile {
@@ -96,7 +107,7 @@ impl GameService {
         loop {
             let name = names.next().ok_or(Error::NameTaken)?;
             match self.store.create_player(&name, token::hash(&token), created_at).await {
-                Ok(id) => return Ok((StoredPlayer { id, name, created_at, bot: false, server_bot: false }, token)),
+                Ok(id) => return Ok((StoredPlayer { id, name, created_at, bot: false, server_bot: None }, token)),
                 // A drawn name that is taken: draw another.
                 Err(crate::store::StoreError::NameTaken) if drawn => {}
                 Err(error) => return Err(error.into()),
@@ -184,6 +195,24 @@ impl GameService {
             let standing = stored.iter().find(|rating| rating.variant == variant).map_or(Standing::NEW, |r| r.standing);
             (variant, standing.at(now, period), standing.games)
         })
+    }
+
+    /// At most `most` bots whose names come after `after` (in any case), by
+    /// name: the server's, which are always online, and the bot accounts.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) async fn bots(&self, after: Option<&Username>, most: u32) -> Result<Vec<ListedBot>, Error> {
+        let now = self.now();
+        let stored = self.store.bots(after.map(Username::key).unwrap_or_default(), most).await?;
+        Ok(stored
+            .into_iter()
+            .map(|bot| ListedBot {
+                online: bot.player.server_bot.is_some() || is_present(bot.last_seen_at, now),
+                ratings: self.as_it_stands(&bot.ratings),
+                player: bot.player,
+            })
+            .collect())
     }
 
     /// The player named `name`, in any case.

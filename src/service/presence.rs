@@ -16,6 +16,11 @@ pub const SEEN_EVERY: Duration = Duration::from_secs(10);
 /// How long a seat's holder counts as present after they were last seen.
 pub const PRESENT_FOR: Duration = Duration::from_secs(30);
 
+/// Whether a player last seen at `last_seen_at` is present at `now`.
+pub(super) fn is_present(last_seen_at: Option<Timestamp>, now: Timestamp) -> bool {
+    last_seen_at.is_some_and(|seen| after(seen, PRESENT_FOR) > now)
+}
+
 /// Whether a sighting at `last_seen_at` is to be written again at `now`.
 pub(super) fn is_stale(last_seen_at: Option<Timestamp>, now: Timestamp) -> bool {
     last_seen_at.is_none_or(|seen| after(seen, SEEN_EVERY) <= now)

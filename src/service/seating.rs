@@ -2,6 +2,7 @@
 //! app's one game.
 
 use super::acting::bot_turns;
+use super::bots::Side;
 use super::seat_of;
 use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
@@ -76,25 +77,16 @@ impl GameService {
                 Bot::DEFAULT_MISTAKE_CHANCE
             )));
         }
+        if opponent.is_some() {
+            let creator_side = creator.as_ref().map_or(Side::Person, Side::held_by);
+            self.admit_bot_game(rated, [creator_side, Side::ServerBot]).await?;
+        }
         let invite = private.then(token::new_token);
         let (seat, token) = new_seat(play_as, creator);
         let token_hash = seat.token_hash.clone();
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
-            let seat = play_as.other();
-            events.push((Event::SeatTaken(seat), true));
-            // It opens the game when it plays first; else nothing is its to do yet.
-            if seat == Player::X {
-                let mut rng = self.options.randomness.rng();
-                let opening = self
-                    .for_bot(bot, move |stop| {
-                        let mut game = Game::new(variant);
-                        bot_turns(&mut game, bot, seat, &mut rng, stop)?;
-                        Ok(game)
-                    })
-                    .await?;
-                events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
-            }
+            events.extend(self.bot_seated(variant, bot, play_as.other()).await?);
         }
         let new = NewGame {
             variant,
@@ -109,6 +101,32 @@ impl GameService {
         let record = self.insert(new, &events, rematch).await?;
         self.knows_seat(record.stored.id, token_hash);
         Ok((self.rated_again(record).await?, Seat { player: play_as, token, invite }))
+    }
+
+    /// The events of `bot` taking `seat` of a new game of `variant`: its seat,
+    /// and its opening when it plays first (else nothing is its to do yet).
+    ///
+    /// # Errors
+    /// When the bot's search fails.
+    pub(super) async fn bot_seated(
+        &self,
+        variant: Variant,
+        bot: Bot,
+        seat: Player,
+    ) -> Result<Vec<(Event, bool)>, Error> {
+        let mut events = vec![(Event::SeatTaken(seat), true)];
+        if seat == Player::X {
+            let mut rng = self.options.randomness.rng();
+            let opening = self
+                .for_bot(bot, move |stop| {
+                    let mut game = Game::new(variant);
+                    bot_turns(&mut game, bot, seat, &mut rng, stop)?;
+                    Ok(game)
+                })
+                .await?;
+            events.extend(opening.log().iter().map(|&entry| (Event::Action(entry), true)));
+        }
+        Ok(events)
     }
 
     /// Writes `new` with `events` for its log, as of now, and `rematch`'s entry
@@ -170,6 +188,12 @@ impl GameService {
         seating: Seating,
         holder: Option<Holder>,
     ) -> Result<(GameRecord, Seat), Error> {
+        if let Some(joiner) = holder.as_ref().filter(|holder| holder.bot_account) {
+            let record = self.record(id).await?;
+            if let Some(other) = record.stored.seats.iter().find_map(|seat| seat.holder.as_ref()) {
+                self.admit_bot_game(record.stored.rated, [Side::held_by(other), Side::held_by(joiner)]).await?;
+            }
+        }
         let token = token::new_token();
         let seat_hash = token::hash(&token);
         let token_hash = seat_hash.clone();

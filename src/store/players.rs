@@ -5,19 +5,22 @@ use std::sync::LazyLock;
 
 use jiff::Timestamp;
 
-use super::rows::{corrupt, username};
+use super::rows::{bot_of, corrupt, username};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
+use super::write::GAME_STANDINGS;
 use super::{Store, StoreError, counted};
 use crate::engine::Player;
-use crate::record::{GameId, PlayerEventKind, PlayerId, Results, StoredPlayer, StoredPlayerEvent, Subject, Username};
+use crate::record::{
+    GameId, PlayerEventKind, PlayerId, Results, StoredBot, StoredPlayer, StoredPlayerEvent, Subject, Username,
+};
 
 /// The columns a player is read with from the players table named `table`,
 /// each named with `prefix`, as [`player_from_row`] reads them.
 pub(super) fn player_columns(table: &str, prefix: &str) -> String {
     format!(
         "{table}.id AS {prefix}id, {table}.name AS {prefix}name, {table}.created_at AS {prefix}created_at, \
-         {table}.bot IS NOT NULL AS {prefix}server_bot, \
+         {table}.bot AS {prefix}server_bot, \
          ({table}.bot IS NOT NULL OR {table}.bot_since IS NOT NULL) AS {prefix}bot"
     )
 }
@@ -29,7 +32,7 @@ pub(super) fn player_from_row(row: &Row<'_>, prefix: &str) -> Result<StoredPlaye
         name: username(&row.get::<String>(&format!("{prefix}name"))?)?,
         created_at: row.get(&format!("{prefix}created_at"))?,
         bot: row.get(&format!("{prefix}bot"))?,
-        server_bot: row.get(&format!("{prefix}server_bot"))?,
+        server_bot: bot_of(row.get::<Option<String>>(&format!("{prefix}server_bot"))?.as_deref(), None)?,
     })
 }
 
@@ -46,6 +49,25 @@ static PLAYER_BY: LazyLock<[Sql; 2]> = LazyLock::new(|| {
 static MAKE_BOT: Sql = Sql::new(
     "UPDATE players SET bot_since = $2 WHERE id = $1 AND bot IS NULL AND bot_since IS NULL \
      AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player_id = $1)",
+);
+/// The bots, the server's and the accounts, with name keys after `$1`, at
+/// most `$2`, by name; each with its ratings, a row a variant it was rated in.
+static BOTS: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::built(format!(
+        "SELECT {}, players.last_seen_at, ratings.variant, ratings.rating, ratings.deviation, ratings.volatility, \
+         ratings.games, ratings.rated_at FROM (SELECT * FROM players \
+         WHERE (bot IS NOT NULL OR bot_since IS NOT NULL) AND name_key > $1 ORDER BY name_key LIMIT $2) players \
+         LEFT JOIN ratings ON ratings.player_id = players.id ORDER BY players.name_key, ratings.variant",
+        player_columns("players", "")
+    ))
+});
+/// How many rated games player `$1` holds a seat of, created after `$2`,
+/// against a bot: one of the server's, or a bot account.
+static RATED_GAMES_AGAINST_BOTS: Sql = Sql::new(
+    "SELECT count(*) AS games FROM seats mine JOIN games ON games.id = mine.game_id \
+     WHERE mine.player_id = $1 AND games.rated AND games.created_at > $2 AND (games.bot IS NOT NULL OR EXISTS ( \
+     SELECT 1 FROM seats theirs JOIN players other ON other.id = theirs.player_id \
+     WHERE theirs.game_id = games.id AND theirs.player <> mine.player AND other.bot_since IS NOT NULL))",
 );
 static SET_PLAYER_TOKEN: Sql = Sql::new("UPDATE players SET token_hash = $2 WHERE id = $1");
 static TOUCH_PLAYER: Sql = Sql::new("UPDATE players SET last_seen_at = $2 WHERE id = $1");
@@ -103,6 +125,19 @@ impl Store {
         Ok(found.map(|(player, _)| player))
     }
 
+    /// At most `most` bots whose names come after `after` (a name's key), by name.
+    pub(crate) async fn bots(&self, after: String, most: u32) -> Result<Vec<StoredBot>, StoreError> {
+        counted(run!(self, Read, |tx| bots(tx, &after, most)))
+    }
+
+    /// How many rated games player `id` started against bots after `since`.
+    pub(crate) async fn rated_games_against_bots(&self, id: PlayerId, since: Timestamp) -> Result<i64, StoreError> {
+        let counted_games =
+            run!(self, Read, |tx| tx
+                .row(&RATED_GAMES_AGAINST_BOTS, &[id.into(), since.into()], |row| row.get("games")));
+        Ok(counted(counted_games)?.unwrap_or(0))
+    }
+
     /// Gives player `id` the token hashing to `token_hash`: the old one stops
     /// working with this write.
     pub(crate) async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
@@ -148,6 +183,24 @@ async fn player_by(
     key: Arg<'_>,
 ) -> Result<Option<(StoredPlayer, Option<Timestamp>)>, StoreError> {
     tx.row(&PLAYER_BY[by], &[key], |row| Ok((player_from_row(row, "")?, row.get("last_seen_at")?))).await
+}
+
+async fn bots(tx: &mut impl Tx, after: &str, most: u32) -> Result<Vec<StoredBot>, StoreError> {
+    let rows = tx
+        .rows(&BOTS, &[after.into(), most.into()], |row| {
+            let rated = row.get::<Option<String>>("variant")?.is_some();
+            let rating = if rated { Some(GAME_STANDINGS.variant_rating(row)?) } else { None };
+            Ok((player_from_row(row, "")?, row.get("last_seen_at")?, rating))
+        })
+        .await?;
+    let mut bots: Vec<StoredBot> = Vec::new();
+    for (player, last_seen_at, rating) in rows {
+        match bots.last_mut() {
+            Some(bot) if bot.player.id == player.id => bot.ratings.extend(rating),
+            _ => bots.push(StoredBot { player, last_seen_at, ratings: rating.into_iter().collect() }),
+        }
+    }
+    Ok(bots)
 }
 
 async fn player_results(tx: &mut impl Tx, id: PlayerId) -> Result<Results, StoreError> {

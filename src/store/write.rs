@@ -10,7 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use super::StoreError;
 use super::rows::{standing_from_row, variant};
 use super::sql::Sql;
-use super::tx::{Arg, Notice, Tx};
+use super::tx::{Arg, Notice, Row, Tx};
 use crate::engine::{Player, Variant};
 use crate::rating::{Standing, rate_game};
 use crate::record::{
@@ -70,13 +70,15 @@ impl Standings {
         tx: &mut impl Tx,
         player: PlayerId,
     ) -> Result<Vec<VariantRating>, StoreError> {
-        tx.rows(&self.every, &[player.into()], |row| {
-            Ok(VariantRating {
-                variant: variant(&row.get::<String>("variant")?)?,
-                standing: standing_from_row(row, self.count)?,
-            })
+        tx.rows(&self.every, &[player.into()], |row| self.variant_rating(row)).await
+    }
+
+    /// The standing in `row`, with its column `variant`.
+    pub(super) fn variant_rating(&self, row: &Row<'_>) -> Result<VariantRating, StoreError> {
+        Ok(VariantRating {
+            variant: variant(&row.get::<String>("variant")?)?,
+            standing: standing_from_row(row, self.count)?,
         })
-        .await
     }
 
     /// Writes `standing` over the player's in its variant.

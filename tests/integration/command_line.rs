@@ -78,6 +78,7 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         ("--random-seed <N>", "RANDOM_SEED", None),
         ("--rating-period-days <DAYS>", "RATING_PERIOD_DAYS", Some("7")),
         ("--first-move-seconds <SECONDS>", "FIRST_MOVE_SECONDS", Some("30")),
+        ("--bot-games-per-day <GAMES>", "BOT_GAMES_PER_DAY", Some("100")),
         ("--sqlite-resident-mib <MIB>", "SQLITE_RESIDENT_MIB", Some("2048")),
     ] {
         let line = printed.lines().position(|line| line.trim_start().starts_with(flag)).expect(flag);
@@ -88,7 +89,7 @@ fn serve_help_lists_every_setting_with_its_variable_and_default() {
         }
     }
     // Every setting is there: one `[env: ...]` each.
-    assert_eq!(printed.matches("[env: ").count(), 35, "{printed}");
+    assert_eq!(printed.matches("[env: ").count(), 36, "{printed}");
     // The database's address is never shown: it may hold a password.
     let shown = qttt_with(&[("DATABASE_URL", "postgres://qttt:secret@db/qttt")], &["serve", "--help"], "");
     assert!(!text(&shown.stdout).contains("secret"));

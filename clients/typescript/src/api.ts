@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/api/v1/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the bots, by name, a page at a time: the server's own (`random`,
+         *     `parasite`, `perfect`), which accept a challenge at once, and the bot
+         *     accounts, which programs play through the API; each with its ratings and
+         *     whether it is online.
+         */
+        get: operations["bots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/challenges/{id}": {
         parameters: {
             query?: never;
@@ -749,8 +771,10 @@ export interface paths {
          * @description The challenged player hears of it on their event stream (`challenge`), and
          *     accepts or declines it; you may cancel it. It expires after
          *     `CHALLENGE_TIMEOUT_SECONDS` (300 by default) unanswered. At most 20 of
-         *     yours wait at once (422 `too_many_open`). A bot answers no challenge (403):
-         *     play it with `POST /games`.
+         *     yours wait at once (422 `too_many_open`). The server's bots (`random`,
+         *     `parasite`, `perfect`) accept at once: the answer is the challenge,
+         *     `accepted`, with its `game_id`, and you hear `challenge_accepted` and
+         *     `game_start`; your player's token acts in that game.
          */
         post: operations["send_challenge"];
         delete?: never;
@@ -1265,11 +1289,59 @@ export interface components {
              */
             status: components["schemas"]["AttemptStatus"];
         };
+        /** @description A page of bots, by name. */
+        BotList: {
+            /** @description The bots, in the order of their names regardless of case. */
+            bots: components["schemas"]["BotView"][];
+            /** @description The `cursor` of the next page; null on the last. */
+            next_cursor: string | null;
+        };
         /**
          * @description A computer player.
          * @enum {string}
          */
         BotName: "random" | "parasite" | "perfect";
+        /**
+         * @description A bot: one of the server's, or a bot account, which a program plays
+         *     through the API.
+         * @example {
+         *       "bot_account": false,
+         *       "name": "perfect",
+         *       "online": true,
+         *       "ratings": {
+         *         "measurement": {
+         *           "deviation": 350,
+         *           "games": 0,
+         *           "provisional": true,
+         *           "rating": 1500,
+         *           "volatility": 0.06
+         *         },
+         *         "player_choice": {
+         *           "deviation": 61.3,
+         *           "games": 40,
+         *           "provisional": false,
+         *           "rating": 1832.5,
+         *           "volatility": 0.0598
+         *         }
+         *       }
+         *     }
+         */
+        BotView: {
+            /**
+             * @description Whether it is a bot account; else it is one of the server's own
+             *     (`random`, `parasite`, `perfect`), which answer a challenge at once.
+             */
+            bot_account: boolean;
+            /** @description Its name: challenge it by this name. */
+            name: string;
+            /**
+             * @description Whether it is online: the server's are always; a bot account when seen
+             *     within the last 30 s, which its event stream held open keeps it.
+             */
+            online: boolean;
+            /** @description Its Glicko-2 rating in each variant, as it stands now. */
+            ratings: components["schemas"]["RatingsView"];
+        };
         /**
          * @description One square of the board.
          * @example {
@@ -2398,8 +2470,8 @@ export interface components {
          */
         PlayerView: {
             /**
-             * @description Whether the player is one of the server's bots (`random`, `parasite`,
-             *     `perfect`), rated as a player of its own.
+             * @description Whether a program plays for the player: one of the server's bots
+             *     (`random`, `parasite`, `perfect`), or a bot account.
              */
             bot: boolean;
             /** @description When the player was created (RFC 3339, UTC). */
@@ -3202,6 +3274,34 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    bots: {
+        parameters: {
+            query?: {
+                /** @description Bots per page, 1-100; default 50. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page: the last name it showed. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     get_challenge: {
         parameters: {
             query?: never;

@@ -335,6 +335,11 @@ export class QtttClient {
     return this.call("POST", "/players/me/bot");
   }
 
+  /** The bots, by name, a page at a time: the server's own and the bot accounts. */
+  bots(query: { limit?: number; cursor?: string } = {}): Promise<Schemas["BotList"]> {
+    return this.call("GET", "/bots", { query });
+  }
+
   /** A new token; the old one stops at once. */
   newToken(): Promise<Schemas["PlayerTokenView"]> {
     return this.call("POST", "/players/me/token");

@@ -223,6 +223,18 @@ test("players, a rated challenge, ratings and the leaderboard", async () => {
   assert.equal(mine.games[0]?.id, accepted.game.id);
 });
 
+test("a bot account, the list of bots, and a server bot that accepts a challenge at once", async () => {
+  const engine = client.withToken((await client.createPlayer("engine")).token);
+  assert.equal((await engine.makeBot()).bot, true);
+  const page = await client.bots({ limit: 2 });
+  assert.deepEqual(page.bots.map((bot) => [bot.name, bot.bot_account]), [["engine", true], ["parasite", false]]);
+  assert.equal(page.next_cursor, "parasite");
+  const challenge = await engine.challenge("random", { variant: "measurement", rated: true, colour: "o" });
+  assert.equal(challenge.status, "accepted");
+  const game = await engine.game(challenge.game_id);
+  assert.equal(game.to_act?.player, "O", "the random bot opened as X");
+});
+
 test("a player's stream: challenges sent, declined and cancelled, a seek paired, and profiles", async () => {
   const carol = client.withToken((await client.createPlayer("carol")).token);
   const dave = client.withToken((await client.createPlayer("dave")).token);

@@ -7,7 +7,7 @@ use super::{ChallengeView, GameSummary, PlayerName, VariantName};
 use crate::engine::{Player, Variant};
 use crate::rating::Rating;
 use crate::record::{GameId, PlayerEventKind, RatingChange, SeatRating, StoredPlayer, Username, stamp};
-use crate::service::{About, PlayerEvent, Profile};
+use crate::service::{About, ListedBot, PlayerEvent, Profile};
 
 /// `POST /players`: a new player. The name is optional: without one the server
 /// picks a readable one.
@@ -33,8 +33,8 @@ pub(crate) struct CreatePlayerRequest {
 pub(crate) struct PlayerView {
     /// The player's name.
     pub name: String,
-    /// Whether the player is one of the server's bots (`random`, `parasite`,
-    /// `perfect`), rated as a player of its own.
+    /// Whether a program plays for the player: one of the server's bots
+    /// (`random`, `parasite`, `perfect`), or a bot account.
     pub bot: bool,
     /// When the player was created (RFC 3339, UTC).
     pub created_at: String,
@@ -151,18 +151,26 @@ pub(crate) struct ResultsView {
     pub aborted: u64,
 }
 
-impl PlayerView {
-    /// The view of `profile`.
-    pub fn new(profile: &Profile) -> PlayerView {
-        let Profile { player, results, ratings, puzzle_ratings } = profile;
-        // A rating of `ratings` in `variant` and what it counts; the start's where there is none.
-        let in_variant = |ratings: &[(Variant, Rating, i64)], variant: Variant| {
-            ratings.iter().find(|(of, ..)| *of == variant).map_or((Rating::START, 0), |&(_, rating, n)| (rating, n))
-        };
+/// A rating of `ratings` in `variant` and what it counts; the start's where there is none.
+fn in_variant(ratings: &[(Variant, Rating, i64)], variant: Variant) -> (Rating, i64) {
+    ratings.iter().find(|(of, ..)| *of == variant).map_or((Rating::START, 0), |&(_, rating, n)| (rating, n))
+}
+
+impl RatingsView {
+    /// The view of `ratings`, each variant's with how many rated games it counts.
+    fn new(ratings: &[(Variant, Rating, i64)]) -> RatingsView {
         let rating_in = |variant: Variant| {
             let (rating, games) = in_variant(ratings, variant);
             RatingView::new(rating, games)
         };
+        RatingsView { measurement: rating_in(Variant::Measurement), player_choice: rating_in(Variant::PlayerChoice) }
+    }
+}
+
+impl PlayerView {
+    /// The view of `profile`.
+    pub fn new(profile: &Profile) -> PlayerView {
+        let Profile { player, results, ratings, puzzle_ratings } = profile;
         let puzzle_rating_in = |variant: Variant| {
             let (rating, attempts) = in_variant(puzzle_ratings, variant);
             PuzzleRatingView {
@@ -183,10 +191,7 @@ impl PlayerView {
                 drawn: results.drawn,
                 aborted: results.aborted,
             },
-            ratings: RatingsView {
-                measurement: rating_in(Variant::Measurement),
-                player_choice: rating_in(Variant::PlayerChoice),
-            },
+            ratings: RatingsView::new(ratings),
             puzzle_ratings: PuzzleRatingsView {
                 measurement: puzzle_rating_in(Variant::Measurement),
                 player_choice: puzzle_rating_in(Variant::PlayerChoice),
@@ -401,6 +406,49 @@ impl Leaderboard {
                     games: *games,
                 })
                 .collect(),
+        }
+    }
+}
+
+/// A page of bots, by name.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct BotList {
+    /// The bots, in the order of their names regardless of case.
+    pub bots: Vec<BotView>,
+    /// The `cursor` of the next page; null on the last.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
+/// A bot: one of the server's, or a bot account, which a program plays
+/// through the API.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"name": "perfect", "bot_account": false, "online": true,
+    "ratings": {"measurement": {"rating": 1500.0, "deviation": 350.0, "volatility": 0.06, "provisional": true,
+        "games": 0},
+        "player_choice": {"rating": 1832.5, "deviation": 61.3, "volatility": 0.0598, "provisional": false,
+        "games": 40}}}))]
+pub(crate) struct BotView {
+    /// Its name: challenge it by this name.
+    pub name: String,
+    /// Whether it is a bot account; else it is one of the server's own
+    /// (`random`, `parasite`, `perfect`), which answer a challenge at once.
+    pub bot_account: bool,
+    /// Whether it is online: the server's are always; a bot account when seen
+    /// within the last 30 s, which its event stream held open keeps it.
+    pub online: bool,
+    /// Its Glicko-2 rating in each variant, as it stands now.
+    pub ratings: RatingsView,
+}
+
+impl BotView {
+    /// The view of `bot`.
+    pub fn new(bot: &ListedBot) -> BotView {
+        BotView {
+            name: bot.player.name.to_string(),
+            bot_account: bot.player.bot_account(),
+            online: bot.online,
+            ratings: RatingsView::new(&bot.ratings),
         }
     }
 }

@@ -10,12 +10,6 @@ use serde_json::{Value, json};
 use super::events::PATIENCE;
 use super::helpers::{Step, TestApp, goffs_draw, limited};
 
-fn legal(app: &TestApp, id: i64) -> Vec<Value> {
-    let answer = app.request("GET", &format!("/api/v1/games/{id}/legal"), &[], None);
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    answer.json()["actions"].as_array().expect("a list of actions").clone()
-}
-
 /// Four 2-cycles in `player_choice`, each collapsed by X without a line, up to
 /// O's move 8: square 8 is left alone once X collapses it.
 fn steps_to_the_last_square<'a>(x: &'a str, o: &'a str) -> Vec<Step<'a>> {
@@ -58,7 +52,7 @@ fn to_act_says_who_acts_now_and_how_in_every_phase() {
 fn legal_lists_the_opening_moves_a_collapse_and_the_forced_move() {
     let app = TestApp::spawn();
     let (id, x, o) = app.two_player_game("player_choice");
-    let opening = legal(&app, id);
+    let opening = app.legal(id);
     assert_eq!(opening.len(), 36);
     assert_eq!(
         (&opening[0], &opening[35]),
@@ -68,13 +62,13 @@ fn legal_lists_the_opening_moves_a_collapse_and_the_forced_move() {
         step.take(&app, id);
     }
     assert_eq!(
-        legal(&app, id),
+        app.legal(id),
         [json!({ "kind": "collapse", "move": 8, "square": 6 }), json!({ "kind": "collapse", "move": 8, "square": 7 })]
     );
     app.collapse(id, &x, 8, 6);
-    assert_eq!(legal(&app, id), [json!({ "kind": "move", "squares": [8, 8] })]);
+    assert_eq!(app.legal(id), [json!({ "kind": "move", "squares": [8, 8] })]);
     app.place(id, &x, [8, 8]);
-    assert_eq!(legal(&app, id), [] as [Value; 0], "nothing once the game is over");
+    assert_eq!(app.legal(id), [] as [Value; 0], "nothing once the game is over");
     app.request("GET", "/api/v1/games/404/legal", &[], None).assert_problem(404, "not_found");
 }
 
@@ -88,7 +82,7 @@ fn every_listed_action_is_accepted_and_others_are_refused_in_random_games() {
             let mut view = app.get_game(id).json();
             while let Some(to_act) = view["to_act"].as_object().cloned() {
                 let token = if to_act["player"] == "X" { &x } else { &o };
-                let actions = legal(&app, id);
+                let actions = app.legal(id);
                 // A pair of squares that is no listed move is refused.
                 if to_act["kind"] == "move" {
                     let (a, b) = (rng.random_range(0..9_i64), rng.random_range(0..9_i64));

@@ -33,7 +33,7 @@ impl Client {
 }
 
 /// The next event of `stream`, of kind `kind`.
-fn next_of(stream: &mut EventStream, kind: &str) -> Value {
+pub(super) fn next_of(stream: &mut EventStream, kind: &str) -> Value {
     let event = stream.next_event(PATIENCE).unwrap_or_else(|| panic!("no {kind} event came"));
     assert_eq!(event.kind, kind, "{event:?}");
     assert_eq!(event.data["seq"].as_i64(), event.id, "{event:?}");

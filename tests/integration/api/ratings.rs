@@ -183,10 +183,8 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
         (seats["X"]["rating"]["rating"].as_f64(), seats["O"]["rating"]["rating"].as_f64()),
         (Some(alice_after.rating.rating), Some(1500.0))
     );
-    // A name a bot holds is taken, and a bot answers no challenge.
+    // A name a bot holds is taken.
     app.create_player(Some("Perfect")).assert_problem(409, "name_taken");
-    let challenge = app.post_with_token("/api/v1/players/perfect/challenges", &alice, json!({"rated": true}));
-    challenge.assert_problem(403, "forbidden");
 }
 
 #[test]
