@@ -15,8 +15,8 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
-use super::extract::Reader;
-use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, Snapshot, Spectator, Wanted};
+use super::extract::{Reader, invalid_query};
+use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, LiveGame, LiveState, Snapshot, Spectator, Wanted, whole_game};
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::{EventView, PlayerName};
@@ -25,6 +25,7 @@ use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
 use crate::record::{GameId, stamp};
 use crate::service::{Credentials, GameRecord, GameService};
+use jiff::Timestamp;
 
 /// How often an idle stream sends a comment, so that proxies keep it open and a
 /// connection that went away unannounced is found out by a failed write.
@@ -75,32 +76,39 @@ impl utoipa::PartialSchema for LiveEventMessage {
                 .required("event")
                 .required("data")
         };
+        let id = |description: &str| {
+            ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[0-9]+$")).description(Some(description))
+        };
         let entry = data(LiveEvent::name().as_ref(), &EventView::KINDS, "A LiveEvent, as JSON.")
-            .property(
-                "id",
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .pattern(Some("^[0-9]+$"))
-                    .description(Some("The entry's sequence number; send it back as Last-Event-ID to resume.")),
-            )
+            .property("id", id("The entry's sequence number; send it back as Last-Event-ID to resume."))
             .required("id")
             .description(Some("An entry of the game's log."));
+        let state = data(LiveState::name().as_ref(), &EventView::KINDS, "A LiveState, as JSON.")
+            .property("id", id("The entry's sequence number; send it back as Last-Event-ID to resume."))
+            .required("id")
+            .description(Some("With ?format=state: an entry of the game's log, small."));
+        let whole = data(LiveGame::name().as_ref(), &["game"], "A LiveGame, as JSON.")
+            .property("id", id("The game's version; send it back as Last-Event-ID to resume."))
+            .required("id")
+            .description(Some("With ?format=state, the first event unless the stream resumes: the whole game."));
         let end = data(LiveEnd::name().as_ref(), &["end"], "A LiveEnd, as JSON.")
             .description(Some("The end of a finished game's stream, which then closes; it has no id."));
         let presence = data(
             LivePresence::name().as_ref(),
-            &["opponent_gone", "opponent_back"],
+            &["opponent_gone", "opponent_back", "claim_open"],
             "A LivePresence, as JSON.",
         )
         .description(Some(
             "To a seat's holder only (a stream opened with a seat's or its player's token): the other player went \
-                 or came back. It has no id.",
+                 or came back, or the game may now be claimed against them (claim_open). It has no id.",
         ));
         let spectators = data(LiveSpectators::name().as_ref(), &["spectators"], "A LiveSpectators, as JSON.").description(
             Some("How many watch the game without a seat: when the stream opens, and within 5 s of a change. It has no id."),
         );
         OneOfBuilder::new()
             .item(entry)
+            .item(state)
+            .item(whole)
             .item(end)
             .item(presence)
             .item(spectators)
@@ -113,6 +121,8 @@ impl ToSchema for LiveEventMessage {
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
         schemas.push((LiveEvent::name().into(), LiveEvent::schema()));
         schemas.push((LiveEnd::name().into(), LiveEnd::schema()));
+        schemas.push((LiveState::name().into(), LiveState::schema()));
+        schemas.push((LiveGame::name().into(), LiveGame::schema()));
         schemas.push((LivePresence::name().into(), LivePresence::schema()));
         schemas.push((LiveSpectators::name().into(), LiveSpectators::schema()));
         <LiveEvent as ToSchema>::schemas(schemas);
@@ -170,13 +180,19 @@ fn spectators(spectators: usize) -> Bytes {
     Bytes::from(format!("event: spectators\ndata: {data}\n\n"))
 }
 
+/// The event `kind` about `other`, whom the game may be claimed against from
+/// `claim_from`, if it may.
+fn about_the_other(kind: &str, other: Player, claim_from: Option<Timestamp>) -> Bytes {
+    let data = LivePresence { player: other.into(), claim_from: claim_from.map(stamp) };
+    let data = serde_json::to_string(&data).expect("an event serialises");
+    Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
+}
+
 /// The event that tells that `other`, in `record`'s game, is `present` again, or gone.
 fn presence(service: &GameService, record: &GameRecord, other: Player, present: bool) -> Bytes {
     let claim_from = service.claimable(record).filter(|&(gone, _)| gone == other && !present);
-    let data = LivePresence { player: other.into(), claim_from: claim_from.map(|(_, from)| stamp(from)) };
     let kind = if present { "opponent_back" } else { "opponent_gone" };
-    let data = serde_json::to_string(&data).expect("an event serialises");
-    Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
+    about_the_other(kind, other, claim_from.map(|(_, from)| from))
 }
 
 /// A watcher's stream: what is queued to send, how far it got, its notices, when
@@ -212,6 +228,12 @@ struct Watch {
     _spectator: Option<Spectator>,
     /// The count of spectators told last.
     spectators_told: Option<usize>,
+    /// In which form the events go out.
+    format: StreamFormat,
+    /// For a seat's holder: when the claim against the other player opens, to
+    /// look then, and the moment of the claim told last.
+    claim_at: Option<Instant>,
+    claim_told: Option<Timestamp>,
 }
 
 impl Watch {
@@ -239,6 +261,16 @@ impl Watch {
         if present != was_present {
             self.queue.push_back(presence(&self.service, &record, other, present));
         }
+        self.claim_at = None;
+        let Some((_, from)) = self.service.claimable(&record).filter(|&(player, _)| player == other) else { return };
+        match Duration::try_from(from.duration_since(self.service.now())) {
+            Ok(wait) if !wait.is_zero() => self.claim_at = Some(Instant::now() + wait),
+            _ if self.claim_told != Some(from) => {
+                self.claim_told = Some(from);
+                self.queue.push_back(about_the_other("claim_open", other, Some(from)));
+            }
+            _ => {}
+        }
     }
 
     /// Queues the events of `snapshot`'s entries after those sent, and the end
@@ -246,7 +278,12 @@ impl Watch {
     /// get a rematch is looked at again when its window closes.
     fn enqueue(&mut self, snapshot: &Snapshot) {
         let sent = self.sent;
-        for (seq, event) in snapshot.events.iter().filter(|&&(seq, _)| seq > sent) {
+        let encoded = match self.format {
+            StreamFormat::Game => &snapshot.events,
+            // The feed encodes its states once a state stream has followed it.
+            StreamFormat::State => snapshot.states.as_ref().unwrap_or(&snapshot.events),
+        };
+        for (seq, event) in encoded.iter().filter(|&&(seq, _)| seq > sent) {
             self.sent = *seq;
             self.queue.push_back(event.clone());
         }
@@ -329,6 +366,10 @@ impl Watch {
                     let final_at = self.final_at.unwrap_or_else(Instant::now);
                     self.catch_up(Wanted::ReadAfter(final_at)).await
                 }
+                () = sleep_until(self.claim_at.unwrap_or_else(Instant::now)), if self.claim_at.is_some() => {
+                    self.look_at_the_other_seat().await;
+                    Ok(())
+                }
                 _ = self.keep_alive.tick() => {
                     self.look_at_the_other_seat().await;
                     self.tell_spectators();
@@ -353,6 +394,28 @@ pub(super) struct Resume {
     /// reconnecting `EventSource` saw last.
     #[param(pattern = r"^[0-9]{1,18}$")]
     last_event_id: Option<String>,
+}
+
+/// The form of a game stream's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum StreamFormat {
+    /// Each entry's event carries the whole game right after it.
+    #[default]
+    Game,
+    /// The whole game once, in a first `game` event, then each entry's event
+    /// small: the entry, whose turn it is, the clocks, the status and the legal
+    /// actions.
+    State,
+}
+
+/// In which form a stream sends its events.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct Format {
+    /// `game` (the default): each entry's event holds the whole game. `state`:
+    /// the whole game once, then small events, for a program that plays.
+    format: Option<StreamFormat>,
 }
 
 /// The sequence number an event id names: up to 18 digits, as the spec says.
@@ -400,8 +463,17 @@ pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i6
 /// Opened with a seat's token (or its player's; `?token=` for an
 /// `EventSource`), the stream keeps that seat present while it is open, and
 /// tells its holder when the other player goes (`opponent_gone`: not seen for
-/// 30 s) and comes back (`opponent_back`), events with no id whose data is a
-/// `LivePresence`. Every stream tells how many watch the game without a seat:
+/// 30 s) and comes back (`opponent_back`), and when the game may be claimed
+/// against the other player (`claim_open`: an untimed game, the other player to
+/// act and gone for `CLAIM_AFTER_SECONDS`), events with no id whose data is a
+/// `LivePresence`.
+///
+/// With `?format=state`, for a program that plays: a first event, `game`, holds
+/// the whole game (a `LiveGame`: the view with `your_seat`, the transcript in one
+/// line, the legal actions), its id the game's version; then each entry's event
+/// is small (a `LiveState`: the entry, the status, whose turn it is, the clocks,
+/// and the legal actions of the side to act at that version). Resumed with
+/// `Last-Event-ID`, it sends the small events after it, without `game`. Every stream tells how many watch the game without a seat:
 /// `spectators`, with no id, its data a `LiveSpectators`, when it opens and
 /// within 5 s of a change. Kinds may be added: a client that reads the game again
 /// (`GET /games/{id}`) on a kind it does not know stays right.
@@ -419,6 +491,7 @@ pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i6
         ("id" = i64, Path, description = "The game's id."),
         ("Last-Event-ID" = Option<String>, Header, nullable = false, pattern = r"^[0-9]{1,18}$", description = "The last event seen; the stream resumes after it."),
         Resume,
+        Format,
         Reader,
     ),
     responses(
@@ -442,6 +515,8 @@ async fn events(
     request: HttpRequest,
     limits: web::Data<Limits>,
 ) -> Result<HttpResponse, ApiError> {
+    let format =
+        web::Query::<Format>::from_query(request.query_string()).map_err(invalid_query)?.format.unwrap_or_default();
     let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?);
     let place = Limits::open_stream(&limits, ClientAddress::of(&request))?;
     // Watch before reading the log: whatever is written in between is both in the
@@ -454,7 +529,13 @@ async fn events(
     }
     let feed = feeds.of(id);
     let spectator = seat.is_none().then(|| feed.spectate());
+    if format == StreamFormat::State {
+        feed.follow_states();
+    }
     let snapshot = feed.offer(record, service.claim_after()).await?;
+    // A state stream opens with the whole game, unless it resumes.
+    let whole = (format == StreamFormat::State && last == 0)
+        .then(|| whole_game(&snapshot.record, seat.map(|(seat, _)| seat), service.claim_after()));
     let mut watch = Watch {
         service,
         id,
@@ -472,9 +553,17 @@ async fn events(
         seat,
         _spectator: spectator,
         spectators_told: None,
+        format,
+        claim_at: None,
+        claim_told: None,
     };
     watch.queue.push_back(reconnect_field());
+    if let Some(whole) = whole {
+        watch.sent = snapshot.record.version();
+        watch.queue.push_back(whole);
+    }
     watch.enqueue(&snapshot);
+    watch.look_at_the_other_seat().await;
     watch.tell_spectators();
     Ok(event_stream(futures_util::stream::unfold(watch, Watch::next)))
 }

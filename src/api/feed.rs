@@ -6,7 +6,7 @@
 //! read and take what it found. A feed lives as long as a stream holds it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -15,7 +15,10 @@ use serde::Serialize;
 use tokio::time::Instant;
 use utoipa::ToSchema;
 
-use super::views::{GameView, LogEntryView};
+use super::views::{
+    ClockView, EndView, GameView, LegalActions, LogEntryView, PlayerName, ResultName, StatusName, ToAct,
+};
+use crate::engine::{Player, notation};
 use crate::error::Error;
 use crate::record::GameId;
 use crate::service::{GameRecord, GameService};
@@ -36,6 +39,45 @@ pub(crate) struct LiveEnd {
     pub game: GameView,
 }
 
+/// The data of an entry's event in a state stream (`?format=state`): the
+/// entry, and what a player needs to act next, without the whole game.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct LiveState {
+    /// What happened; its `seq` is the event's id and the game's version now.
+    pub entry: LogEntryView,
+    /// Where the game is in its life, as a game's view says.
+    pub status: StatusName,
+    /// The outcome, as a game's view says.
+    pub result: ResultName,
+    /// How the game ended: null while it goes on.
+    #[schema(required = true)]
+    pub end: Option<EndView>,
+    /// Who acts now and how; null while a seat is free and once the game is over.
+    #[schema(required = true)]
+    pub to_act: Option<ToAct>,
+    /// The clocks, as of the entry; null in an untimed game.
+    #[schema(required = true)]
+    pub clock: Option<ClockView>,
+    /// The seat whose offer of a draw stands, or null.
+    #[schema(required = true)]
+    pub draw_offer: Option<PlayerName>,
+    /// The legal actions of the side to act at this version.
+    pub legal: LegalActions,
+}
+
+/// The data of the `game` event that opens a state stream: the whole game.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct LiveGame {
+    /// The game, with `your_seat` for a seat's holder.
+    pub game: GameView,
+    /// The game in one line of the transcript's notation (`X1+(1,2); O2+(2,3)`,
+    /// squares 1-9), as QTP's `position ... actions` takes it; empty before the
+    /// first move, and the score in braces after the end.
+    pub transcript: String,
+    /// The legal actions of the side to act at this version.
+    pub legal: LegalActions,
+}
+
 /// The event of the last entry of `record`'s log, with the game right after it.
 fn event(record: &GameRecord, claim_after: Duration) -> Bytes {
     let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
@@ -45,6 +87,37 @@ fn event(record: &GameRecord, claim_after: Duration) -> Bytes {
     let data = serde_json::to_string(&LiveEvent { entry, game: GameView::new(record, claim_after) })
         .expect("an event serialises");
     Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+}
+
+/// The state stream's event of the last entry of `record`'s log.
+fn state(record: &GameRecord) -> Bytes {
+    let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
+    let entry = LogEntryView::new(entry, move_number);
+    let (kind, seq) = (entry.event.kind(), entry.seq);
+    let state = LiveState {
+        entry,
+        status: record.status().into(),
+        result: record.result().into(),
+        end: record.end().map(EndView::from),
+        to_act: record.to_act().map(|player| ToAct::of(&record.game, player)),
+        clock: record.clock().map(ClockView::from),
+        draw_offer: record.draw_offer().map(PlayerName::from),
+        legal: LegalActions::from(record),
+    };
+    let data = serde_json::to_string(&state).expect("an event serialises");
+    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+}
+
+/// The `game` event that opens a state stream of `record`'s game for the
+/// holder of `seat`, if it is one; its id is the game's version.
+pub(super) fn whole_game(record: &GameRecord, seat: Option<Player>, claim_after: Duration) -> Bytes {
+    let whole = LiveGame {
+        game: GameView::new(record, claim_after).seen_from(seat),
+        transcript: notation::write(&record.game),
+        legal: LegalActions::from(record),
+    };
+    let data = serde_json::to_string(&whole).expect("an event serialises");
+    Bytes::from(format!("id: {}\nevent: game\ndata: {data}\n\n", record.version()))
 }
 
 /// The `end` event of a finished game.
@@ -80,6 +153,9 @@ impl Feeds {
 pub(crate) struct Feed {
     latest: tokio::sync::Mutex<Latest>,
     spectators: AtomicUsize,
+    /// Whether a state stream has followed the game here: its snapshots are
+    /// encoded in that form too from then on.
+    states: AtomicBool,
 }
 
 /// A spectator's stream, counted among its feed's spectators while it lives.
@@ -109,6 +185,8 @@ pub(crate) struct Snapshot {
     pub record: GameRecord,
     /// The event of each entry of its log, in order, with the entry's number.
     pub events: Vec<(i64, Bytes)>,
+    /// The same in a state stream's form, when one of the game's streams is one.
+    pub states: Option<Vec<(i64, Bytes)>>,
     /// The `end` event, once the game is over.
     pub end: Option<Bytes>,
     read_at: Instant,
@@ -125,25 +203,49 @@ pub(crate) enum Wanted {
 }
 
 impl Snapshot {
-    /// The snapshot of `record`, with the events `previous` encoded already.
-    fn of(record: GameRecord, previous: Option<Arc<Snapshot>>, claim_after: Duration) -> Result<Snapshot, Error> {
-        let mut events = previous.map(|previous| previous.events.clone()).unwrap_or_default();
-        // A log never loses entries; a snapshot that says otherwise is dropped.
-        if events.last().is_some_and(|&(seq, _)| seq > record.version()) {
-            events.clear();
-        }
-        let encoded = events.last().map_or(0, |&(seq, _)| seq);
-        events.extend(record.history(encoded)?.iter().map(|then| (then.version(), event(then, claim_after))));
+    /// The snapshot of `record`, with the events `previous` encoded already;
+    /// with `states`, in a state stream's form too.
+    fn of(
+        record: GameRecord,
+        previous: Option<Arc<Snapshot>>,
+        claim_after: Duration,
+        states: bool,
+    ) -> Result<Snapshot, Error> {
+        let before = previous.as_deref();
+        let events = encoded(&record, before.map(|previous| &previous.events), |then| event(then, claim_after))?;
+        let states = match states {
+            true => Some(encoded(&record, before.and_then(|previous| previous.states.as_ref()), state)?),
+            false => None,
+        };
         let end = record.end().is_some().then(|| end(&record, claim_after));
-        Ok(Snapshot { record, events, end, read_at: Instant::now() })
+        Ok(Snapshot { record, events, states, end, read_at: Instant::now() })
     }
 
-    fn serves(&self, wanted: Wanted) -> bool {
-        match wanted {
+    /// Whether it is as new as `wanted`, with the states when `states`.
+    fn serves(&self, wanted: Wanted, states: bool) -> bool {
+        let fresh = match wanted {
             Wanted::Version(version) => self.record.version() >= version,
             Wanted::ReadAfter(instant) => self.read_at > instant,
-        }
+        };
+        fresh && (self.states.is_some() || !states)
     }
+}
+
+/// The events of each entry of `record`'s log, as `encode` writes the game
+/// right after it, those of `before` encoded already.
+fn encoded(
+    record: &GameRecord,
+    before: Option<&Vec<(i64, Bytes)>>,
+    encode: impl Fn(&GameRecord) -> Bytes,
+) -> Result<Vec<(i64, Bytes)>, Error> {
+    let mut events = before.cloned().unwrap_or_default();
+    // A log never loses entries; a snapshot that says otherwise is dropped.
+    if events.last().is_some_and(|&(seq, _)| seq > record.version()) {
+        events.clear();
+    }
+    let encoded = events.last().map_or(0, |&(seq, _)| seq);
+    events.extend(record.history(encoded)?.iter().map(|then| (then.version(), encode(then))));
+    Ok(events)
 }
 
 impl Feed {
@@ -159,7 +261,8 @@ impl Feed {
     ) -> Result<Arc<Snapshot>, Error> {
         let asked_at = Instant::now();
         let mut latest = self.latest.lock().await;
-        if let Some(snapshot) = latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(wanted)) {
+        let states = self.states.load(Ordering::Relaxed);
+        if let Some(snapshot) = latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(wanted, states)) {
             return Ok(Arc::clone(snapshot));
         }
         if let Some((_, detail)) = latest.unavailable.as_ref().filter(|&&(at, _)| at > asked_at) {
@@ -172,7 +275,7 @@ impl Feed {
             }
             read => read?,
         };
-        latest.hold(record, service.claim_after())
+        latest.hold(record, service.claim_after(), states)
     }
 
     /// The snapshot of `record`, which a stream that opens has just read, or
@@ -182,10 +285,16 @@ impl Feed {
     /// A log that does not replay.
     pub(super) async fn offer(&self, record: GameRecord, claim_after: Duration) -> Result<Arc<Snapshot>, Error> {
         let mut latest = self.latest.lock().await;
-        match latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(Wanted::Version(record.version()))) {
+        let states = self.states.load(Ordering::Relaxed);
+        match latest.snapshot.as_ref().filter(|snapshot| snapshot.serves(Wanted::Version(record.version()), states)) {
             Some(snapshot) => Ok(Arc::clone(snapshot)),
-            None => latest.hold(record, claim_after),
+            None => latest.hold(record, claim_after, states),
         }
+    }
+
+    /// Encodes the game's events in a state stream's form too, from now on.
+    pub(super) fn follow_states(&self) {
+        self.states.store(true, Ordering::Relaxed);
     }
 
     /// Counts a spectator's stream in, until the answer is dropped.
@@ -202,8 +311,8 @@ impl Feed {
 
 impl Latest {
     /// Holds the snapshot of `record`, newer than the one held, and answers it.
-    fn hold(&mut self, record: GameRecord, claim_after: Duration) -> Result<Arc<Snapshot>, Error> {
-        let snapshot = Arc::new(Snapshot::of(record, self.snapshot.take(), claim_after)?);
+    fn hold(&mut self, record: GameRecord, claim_after: Duration, states: bool) -> Result<Arc<Snapshot>, Error> {
+        let snapshot = Arc::new(Snapshot::of(record, self.snapshot.take(), claim_after, states)?);
         self.snapshot = Some(Arc::clone(&snapshot));
         Ok(snapshot)
     }

@@ -165,18 +165,19 @@ async fn get_game(service: Data<GameService>, id: web::Path<GameId>, reader: Rea
     if is_unchanged(&request, record.version()) {
         return Ok(HttpResponse::NotModified().insert_header(etag(record.version())).finish());
     }
-    let view = GameView::new(&record, service.claim_after());
+    let view = GameView::new(&record, service.claim_after()).seen_from(reader.0.seat(&record.stored));
     with_game(HttpResponse::Ok().insert_header(etag(record.version())).take(), &view)
 }
 
 /// Lets the seat of `seat` take `action`, answering 201 with the new game.
 async fn act(service: &GameService, seat: SeatRequest, action: Result<Action, crate::engine::RuleError>) -> Answer {
-    changed(service, &service.act(seat.id, &seat.token, action?, seat.expected_version).await?)
+    changed(service, &service.act(seat.id, &seat.token, action?, seat.expected_version).await?, &seat.token)
 }
 
-/// 201 with `record`, the game as an action left it.
-pub(super) fn changed(service: &GameService, record: &GameRecord) -> Answer {
-    let view = GameView::new(record, service.claim_after());
+/// 201 with `record`, the game as the action of the seat of `token` left it.
+pub(super) fn changed(service: &GameService, record: &GameRecord, token: &str) -> Answer {
+    let seat = record.stored.seat_of(&crate::token::hash(token));
+    let view = GameView::new(record, service.claim_after()).seen_from(seat);
     with_game(HttpResponse::Created().insert_header(etag(record.version())).take(), &view)
 }
 

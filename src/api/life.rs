@@ -16,7 +16,7 @@ use crate::service::GameService;
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/resign")]
 async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.resign(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.resign(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Abort: call the game off, `result` `aborted`, nobody wins.
@@ -27,7 +27,7 @@ async fn resign(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/abort")]
 async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.abort(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.abort(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Claim a game without a clock whose player to act walked away: you win,
@@ -43,7 +43,7 @@ async fn abort(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/claim-victory")]
 async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.claim_victory(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.claim_victory(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Offer a draw, or accept the other player's offer: the game is then drawn,
@@ -58,7 +58,7 @@ async fn claim_victory(service: Data<GameService>, seat: SeatRequest) -> Answer 
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/draw")]
 async fn offer_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.offer_draw(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.offer_draw(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Decline the other player's offer of a draw: the game goes on.
@@ -67,7 +67,7 @@ async fn offer_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/draw/decline")]
 async fn decline_draw(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.decline_draw(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.decline_draw(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Ask for a rematch of a finished game: a new game with the same variant, clock,
@@ -116,7 +116,7 @@ async fn rematch(service: Data<GameService>, seat: SeatRequest, limits: Data<Lim
 #[utoipa::path(tag = "games", security(("seat_token" = [])), params(SeatRequest), responses(super::docs::ActionAnswers))]
 #[post("/games/{id}/rematch/decline")]
 async fn decline_rematch(service: Data<GameService>, seat: SeatRequest) -> Answer {
-    changed(&service, &service.decline_rematch(seat.id, &seat.token, seat.expected_version).await?)
+    changed(&service, &service.decline_rematch(seat.id, &seat.token, seat.expected_version).await?, &seat.token)
 }
 
 /// Registers the operations of a game's life.

@@ -329,8 +329,17 @@ export interface paths {
          *     Opened with a seat's token (or its player's; `?token=` for an
          *     `EventSource`), the stream keeps that seat present while it is open, and
          *     tells its holder when the other player goes (`opponent_gone`: not seen for
-         *     30 s) and comes back (`opponent_back`), events with no id whose data is a
-         *     `LivePresence`. Every stream tells how many watch the game without a seat:
+         *     30 s) and comes back (`opponent_back`), and when the game may be claimed
+         *     against the other player (`claim_open`: an untimed game, the other player to
+         *     act and gone for `CLAIM_AFTER_SECONDS`), events with no id whose data is a
+         *     `LivePresence`.
+         *
+         *     With `?format=state`, for a program that plays: a first event, `game`, holds
+         *     the whole game (a `LiveGame`: the view with `your_seat`, the transcript in one
+         *     line, the legal actions), its id the game's version; then each entry's event
+         *     is small (a `LiveState`: the entry, the status, whose turn it is, the clocks,
+         *     and the legal actions of the side to act at that version). Resumed with
+         *     `Last-Event-ID`, it sends the small events after it, without `game`. Every stream tells how many watch the game without a seat:
          *     `spectators`, with no id, its data a `LiveSpectators`, when it opens and
          *     within 5 s of a change. Kinds may be added: a client that reads the game again
          *     (`GET /games/{id}`) on a kind it does not know stays right.
@@ -1893,6 +1902,7 @@ export interface components {
              *     back in `If-Match` to act only on the game as you saw it.
              */
             version: number;
+            your_seat: components["schemas"]["PlayerName"] | null;
         };
         /** @description The process answers. */
         Health: {
@@ -2056,7 +2066,9 @@ export interface components {
          *           "move": 3,
          *           "square": 4
          *         }
-         *       ]
+         *       ],
+         *       "player": "O",
+         *       "version": 5
          *     }
          */
         LegalActions: {
@@ -2066,6 +2078,13 @@ export interface components {
              *     none while a seat is free or once the game is over.
              */
             actions: components["schemas"]["ActionView"][];
+            player: components["schemas"]["PlayerName"] | null;
+            /**
+             * Format: int64
+             * @description The version of the game they are the legal actions of: send it as
+             *     `If-Match` with one of them.
+             */
+            version: number;
         };
         /** @description A line of three classical marks of one player. */
         LineView: {
@@ -2108,6 +2127,26 @@ export interface components {
             /** @description The entry's sequence number; send it back as Last-Event-ID to resume. */
             id: string;
         } | {
+            /** @description A LiveState, as JSON. */
+            data: string;
+            /**
+             * @description The event's kind.
+             * @enum {string}
+             */
+            event: "seat" | "move" | "collapse" | "resign" | "timeout" | "abort" | "abandon" | "agreement" | "no_first_move" | "draw_offer" | "draw_decline" | "rematch";
+            /** @description The entry's sequence number; send it back as Last-Event-ID to resume. */
+            id: string;
+        } | {
+            /** @description A LiveGame, as JSON. */
+            data: string;
+            /**
+             * @description The event's kind.
+             * @enum {string}
+             */
+            event: "game";
+            /** @description The game's version; send it back as Last-Event-ID to resume. */
+            id: string;
+        } | {
             /** @description A LiveEnd, as JSON. */
             data: string;
             /**
@@ -2122,7 +2161,7 @@ export interface components {
              * @description The event's kind.
              * @enum {string}
              */
-            event: "opponent_gone" | "opponent_back";
+            event: "opponent_gone" | "opponent_back" | "claim_open";
         } | {
             /** @description A LiveSpectators, as JSON. */
             data: string;
@@ -2131,6 +2170,19 @@ export interface components {
              * @enum {string}
              */
             event: "spectators";
+        };
+        /** @description The data of the `game` event that opens a state stream: the whole game. */
+        LiveGame: {
+            /** @description The game, with `your_seat` for a seat's holder. */
+            game: components["schemas"]["GameView"];
+            /** @description The legal actions of the side to act at this version. */
+            legal: components["schemas"]["LegalActions"];
+            /**
+             * @description The game in one line of the transcript's notation (`X1+(1,2); O2+(2,3)`,
+             *     squares 1-9), as QTP's `position ... actions` takes it; empty before the
+             *     first move, and the score in braces after the end.
+             */
+            transcript: string;
         };
         /**
          * @description The data of `opponent_gone` and `opponent_back`, which only a seat's holder
@@ -2154,6 +2206,24 @@ export interface components {
              *     counts its own.
              */
             spectators: number;
+        };
+        /**
+         * @description The data of an entry's event in a state stream (`?format=state`): the
+         *     entry, and what a player needs to act next, without the whole game.
+         */
+        LiveState: {
+            clock: components["schemas"]["ClockView"] | null;
+            draw_offer: components["schemas"]["PlayerName"] | null;
+            end: components["schemas"]["EndView"] | null;
+            /** @description What happened; its `seq` is the event's id and the game's version now. */
+            entry: components["schemas"]["LogEntryView"];
+            /** @description The legal actions of the side to act at this version. */
+            legal: components["schemas"]["LegalActions"];
+            /** @description The outcome, as a game's view says. */
+            result: components["schemas"]["ResultName"];
+            /** @description Where the game is in its life, as a game's view says. */
+            status: components["schemas"]["StatusName"];
+            to_act: components["schemas"]["ToAct"] | null;
         };
         /** @description One entry of a game's log. */
         LogEntryView: components["schemas"]["EventView"] & {
@@ -3038,6 +3108,11 @@ export interface components {
          */
         StatusName: "waiting" | "ongoing" | "finished";
         /**
+         * @description The form of a game stream's events.
+         * @enum {string}
+         */
+        StreamFormat: "game" | "state";
+        /**
          * @description What a puzzle's solution turns on.
          * @enum {string}
          */
@@ -3789,6 +3864,11 @@ export interface operations {
                  *     reconnecting `EventSource` saw last.
                  */
                 last_event_id?: string;
+                /**
+                 * @description `game` (the default): each entry's event holds the whole game. `state`:
+                 *     the whole game once, then small events, for a program that plays.
+                 */
+                format?: components["schemas"]["StreamFormat"];
                 /** @description A seat's token, or its player's, as Authorization would send it, for an EventSource, which cannot: the stream then keeps the seat present and tells of the other player going and coming back. */
                 token?: string;
                 /** @description A private game's invite, which reads it as a seat's token does (an EventSource cannot send Authorization); a public game needs neither. */

@@ -56,8 +56,15 @@ pub enum ActionView {
 
 /// Every action the side to act may take.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"actions": [{"kind": "collapse", "move": 3, "square": 0}, {"kind": "collapse", "move": 3, "square": 4}]}))]
+#[schema(example = json!({"version": 5, "player": "O",
+    "actions": [{"kind": "collapse", "move": 3, "square": 0}, {"kind": "collapse", "move": 3, "square": 4}]}))]
 pub(crate) struct LegalActions {
+    /// The version of the game they are the legal actions of: send it as
+    /// `If-Match` with one of them.
+    pub version: i64,
+    /// The side to act, whose actions they are; null when nobody acts.
+    #[schema(required = true)]
+    pub player: Option<PlayerName>,
     /// Every move (36 on the empty board), or the two options of a pending
     /// collapse named by the closing move, or the forced last-square move alone;
     /// none while a seat is free or once the game is over.
@@ -77,8 +84,13 @@ impl From<Action> for ActionView {
 impl From<&GameRecord> for LegalActions {
     fn from(record: &GameRecord) -> LegalActions {
         // Nobody acts while a seat is free, nor once the game has ended.
-        let actions = record.to_act().map(|_| record.game.legal_actions()).unwrap_or_default();
-        LegalActions { actions: actions.into_iter().map(ActionView::from).collect() }
+        let to_act = record.to_act();
+        let actions = to_act.map(|_| record.game.legal_actions()).unwrap_or_default();
+        LegalActions {
+            version: record.version(),
+            player: to_act.map(PlayerName::from),
+            actions: actions.into_iter().map(ActionView::from).collect(),
+        }
     }
 }
 

@@ -46,6 +46,11 @@ pub struct GameView {
     pub open_seats: Vec<PlayerName>,
     /// Who holds each seat, and whether they are here: null for a free seat.
     pub seats: SeatsView,
+    /// The seat the caller holds, by the seat's or the player's token the
+    /// request presented: null for anyone else, and in a game stream's `data`
+    /// (every watcher gets the same), but for its `game` event.
+    #[schema(required = true)]
+    pub your_seat: Option<PlayerName>,
     /// The bot in a game against the computer, else null.
     #[schema(required = true)]
     pub opponent: Option<OpponentView>,
@@ -424,6 +429,7 @@ impl GameView {
             created_at: stamp(record.stored.created_at),
             open_seats: record.open_seats().into_iter().map(PlayerName::from).collect(),
             seats: SeatsView { x: seat_holder(record, Player::X), o: seat_holder(record, Player::O) },
+            your_seat: None,
             hints: record.stored.hints,
             rated: record.stored.rated,
             private: record.stored.invite_hash.is_some(),
@@ -457,6 +463,13 @@ impl GameView {
             lines: game.lines().iter().map(LineView::from).collect(),
             moves: game.moves().iter().map(MoveView::from).collect(),
         }
+    }
+}
+
+impl GameView {
+    /// This view as the holder of `seat` sees it, if they hold one.
+    pub fn seen_from(self, seat: Option<Player>) -> GameView {
+        GameView { your_seat: seat.map(PlayerName::from), ..self }
     }
 }
 
@@ -562,7 +575,7 @@ impl SeatedGame {
     /// The view of `record` with the caller's new `seat`, as [`GameView::new`] with `claim_after`.
     pub fn new(record: &GameRecord, seat: Seat, claim_after: Duration) -> SeatedGame {
         SeatedGame {
-            game: GameView::new(record, claim_after),
+            game: GameView::new(record, claim_after).seen_from(Some(seat.player)),
             seat: SeatView { player: seat.player.into(), token: seat.token },
             invite: seat.invite,
         }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::events::PATIENCE;
 use super::helpers::TestApp;
 use super::pairing::next_of;
 
@@ -190,4 +191,93 @@ fn a_players_creations_count_against_their_own_limit_not_their_addresss() {
     }
     let refused = app.create_game(json!({})).assert_problem(429, "rate_limited");
     assert!(refused["detail"].as_str().unwrap().starts_with("this address created too many"), "{refused}");
+}
+
+/// The legal actions of game `id` as `GET /legal` answers them, whole.
+fn legal_answer(app: &TestApp, id: i64) -> Value {
+    let answer = app.request("GET", &format!("/api/v1/games/{id}/legal"), &[], None);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    answer.json()
+}
+
+#[test]
+fn a_state_stream_opens_with_the_whole_game_then_one_small_event_per_change_each_with_the_legal_actions() {
+    let app = TestApp::spawn();
+    let (one, two) = (app.bot_account("one"), app.bot_account("two"));
+    let sent = app.challenge(
+        &one,
+        "two",
+        json!({"variant": "player_choice", "colour": "x", "clock": {"initial_ms": 60_000, "increment_ms": 0}}),
+    );
+    let accepted = app.answer(&two, sent.json()["id"].as_i64().unwrap(), "accept", json!({}));
+    let id = accepted.json()["game"]["id"].as_i64().unwrap();
+    assert_eq!(accepted.json()["game"]["your_seat"], "O");
+    // The view says whose seat the caller holds: by seat or player token; nobody's without.
+    assert_eq!(app.get_with_token(&format!("/api/v1/games/{id}"), &one).json()["your_seat"], "X");
+    assert_eq!(app.get_with_token(&format!("/api/v1/games/{id}"), &two).json()["your_seat"], "O");
+    assert_eq!(app.get_game(id).json()["your_seat"], Value::Null);
+
+    let mut ones = app.watch_at(&format!("/api/v1/games/{id}/events?format=state&token={one}"), &[]);
+    let whole = ones.next_event(PATIENCE).expect("the game event");
+    let version = app.get_game(id).json()["version"].as_i64().unwrap();
+    assert_eq!((whole.kind.as_str(), whole.id), ("game", Some(version)));
+    assert_eq!(
+        (&whole.data["game"]["your_seat"], &whole.data["game"]["clock"]["initial_ms"]),
+        (&json!("X"), &json!(60_000))
+    );
+    assert_eq!((&whole.data["game"]["seats"]["O"]["name"], &whole.data["transcript"]), (&json!("two"), &json!("")));
+    assert_eq!(whole.data["legal"], legal_answer(&app, id));
+    assert_eq!(
+        (whole.data["legal"]["player"].as_str(), whole.data["legal"]["actions"].as_array().map(Vec::len)),
+        (Some("X"), Some(36))
+    );
+
+    // Each action is one small event, whose legal actions are GET /legal's at its version.
+    let tokens = [("X", &one), ("O", &two)];
+    let mut taken = 0;
+    let mut versions = vec![version];
+    loop {
+        let game = app.get_game(id).json();
+        let Some(player) = game["to_act"]["player"].as_str() else { break };
+        let token = tokens.iter().find(|(seat, _)| *seat == player).unwrap().1;
+        let action = &app.legal(id)[0];
+        let answer = match action["kind"].as_str() {
+            Some("move") => {
+                app.place(id, token, [action["squares"][0].as_i64().unwrap(), action["squares"][1].as_i64().unwrap()])
+            }
+            _ => app.collapse(id, token, action["move"].as_i64().unwrap(), action["square"].as_i64().unwrap()),
+        };
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        taken += 1;
+        let event = ones.next_event(PATIENCE).expect("an event for the action");
+        let version = answer.json()["version"].as_i64().unwrap();
+        versions.push(version);
+        assert_eq!((event.id, event.data["entry"]["seq"].as_i64()), (Some(version), Some(version)), "{event:?}");
+        assert_eq!(event.kind, event.data["entry"]["kind"].as_str().unwrap());
+        assert_eq!(event.data["legal"], legal_answer(&app, id), "at version {version}");
+        assert_eq!(event.data["to_act"], answer.json()["to_act"]);
+        assert_eq!(
+            (&event.data["status"], &event.data["clock"]["initial_ms"]),
+            (&answer.json()["status"], &json!(60_000))
+        );
+        assert!(event.data.get("board").is_none() && event.data.get("game").is_none(), "small: {:?}", event.data);
+    }
+    assert!(taken >= 9, "a whole game: {taken} actions");
+    assert_eq!(app.get_game(id).json()["status"], "finished");
+
+    // Resumed after an event, it sends the small events after it, and no game event.
+    let mut resumed = app
+        .watch_at(&format!("/api/v1/games/{id}/events?format=state"), &[("Last-Event-ID", &versions[3].to_string())]);
+    let next = resumed.next_event(PATIENCE).expect("the event after the one seen");
+    assert_eq!((next.id, next.data["legal"]["version"].as_i64()), (Some(versions[4]), Some(versions[4])));
+    let refused = app.request("GET", &format!("/api/v1/games/{id}/events?format=bogus"), &[], None);
+    let problem = refused.assert_problem(400, "invalid_query");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("unknown variant `bogus`, expected `game` or `state`"),
+        "{problem}"
+    );
+    // The spectators' stream is as it was: each event the whole game.
+    let mut spectators = app.watch(id, None);
+    let first = spectators.next_event(PATIENCE).expect("the first entry");
+    assert_eq!((first.kind.as_str(), first.data["game"]["board"].as_array().map(Vec::len)), ("seat", Some(9)));
 }

@@ -18,6 +18,33 @@ fn the_served_openapi_document_is_the_committed_one() {
     assert_eq!(committed["openapi"], "3.1.0");
 }
 
+/// Every `$ref` in `value`, depth first.
+fn references(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            if let Some(Value::String(reference)) = fields.get("$ref") {
+                found.push(reference.clone());
+            }
+            fields.values().for_each(|field| references(field, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| references(item, found)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_reference_in_the_document_names_a_component_it_holds() {
+    let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
+    let mut found = Vec::new();
+    references(&document, &mut found);
+    assert!(found.len() > 100, "{}", found.len());
+    for reference in found {
+        let path = reference.strip_prefix("#/").unwrap_or_else(|| panic!("{reference} is in the document"));
+        let target = path.split('/').fold(&document, |at, step| &at[step]);
+        assert!(!target.is_null(), "{reference} names nothing");
+    }
+}
+
 #[test]
 fn the_answers_that_seat_a_player_link_to_its_moves_with_its_token() {
     let document: Value = serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();

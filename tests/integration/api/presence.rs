@@ -82,6 +82,10 @@ fn a_game_walked_away_from_is_claimed_after_the_wait_and_refused_before() {
         "{:?}",
         gone.data
     );
+    // The claim is open: the stream says so, once.
+    let open = alices.next_event(PRESENCE_PATIENCE).expect("claim_open");
+    assert_eq!((open.kind.as_str(), open.data["player"].as_str()), ("claim_open", Some("O")), "{open:?}");
+    assert!(open.data["claim_from"].as_str().is_some_and(|from| from.starts_with("2026-01-01T00:01:30")), "{open:?}");
     // A day gone: well past 30 s and the minute to wait after.
     let claimed = app.claim(id, &alice);
     assert_eq!(claimed.status, 201, "{}", claimed.body);
