@@ -25,7 +25,8 @@
 //!   `symmetry.rs` (the board's eight symmetries) and `book.rs` (the opening
 //!   book in `data/book-*.bin`, which `bookmaker.rs` makes with the search),
 //!   `analysis.rs` (every action of a game judged by the perfect player),
-//!   `arena.rs` (bots against bots).
+//!   `arena.rs` (bots against bots), `protocol.rs` (QTP, the engine protocol:
+//!   `qttt engine`'s side of it).
 //! - [`record`]: a game's record, pure: the words the store keeps and the
 //!   service and the API speak (a game as stored, its log entries, its ending,
 //!   summary and listing); `players.rs` the players' (a name, the seats they
@@ -66,7 +67,8 @@
 //!   the check of every game of a backup), `players.rs` (a player, their token,
 //!   their games and events), `presence.rs` (who counts as present, and when a
 //!   sighting is written again), `pairing.rs` (challenges and
-//!   seeks, and the games they start), `help.rs` (hints and analysis).
+//!   seeks, and the games they start), `bots.rs` (the cap on rated games
+//!   between bots), `help.rs` (hints and analysis).
 //! - `live`: who watches which game (and which player's events), for the live
 //!   event streams; news of other instances' writes reaches it from the store.
 //!   `token`: seat and player tokens and their hashes.
@@ -85,7 +87,10 @@
 //!   as text or JSON, each line about a request with its id. `metrics`: the
 //!   names and meanings of the metrics, and their recorder.
 //! - [`terminal`] and [`board_text`]: `qttt play`, and the board and an analysis
-//!   as text. `src/main.rs` and `src/cli/`: the `qttt` command, its failures
+//!   as text. [`bridge`]: `qttt bridge`, a client of the API that plays a bot
+//!   account's games with an engine speaking QTP (`bot/protocol.rs` is the
+//!   engine's side): `decide.rs` (its choices, pure), `engine.rs` (an engine
+//!   process), `http.rs` (the API and its streams), `game.rs` (one game). `src/main.rs` and `src/cli/`: the `qttt` command, its failures
 //!   typed (`CliError`).
 //!
 //! Around the code: `tests/integration/` is one test binary (the rules against
@@ -127,6 +132,7 @@
 pub mod api;
 pub mod board_text;
 pub mod bot;
+pub mod bridge;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -34,7 +34,7 @@ try one, an action at a time, and be rated by the puzzles you solve."),
 on this server unchanged: the original app's one game, in the measurement variant, errors as `{\"detail\": ...}`.")
     ),
     components(
-        schemas(Problem, super::events::StreamFormat),
+        schemas(Problem, super::views::StreamFormat),
         responses(BadRequest, Unauthorized, Forbidden, NotFound, Conflict, RequestTimeout, PayloadTooLarge,
             UnsupportedMediaType,
             RuleBroken, TooManyRequests, Unavailable, Internal)

@@ -19,7 +19,7 @@ use super::extract::{Reader, invalid_query};
 use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, LiveGame, LiveState, Snapshot, Spectator, Wanted, whole_game};
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
-use super::views::{EventView, PlayerName};
+use super::views::{EventView, PlayerName, StreamFormat};
 use crate::engine::Player;
 use crate::error::Error;
 use crate::live::UNKNOWN_VERSION;
@@ -394,19 +394,6 @@ pub(super) struct Resume {
     /// reconnecting `EventSource` saw last.
     #[param(pattern = r"^[0-9]{1,18}$")]
     last_event_id: Option<String>,
-}
-
-/// The form of a game stream's events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum StreamFormat {
-    /// Each entry's event carries the whole game right after it.
-    #[default]
-    Game,
-    /// The whole game once, in a first `game` event, then each entry's event
-    /// small: the entry, whose turn it is, the clocks, the status and the legal
-    /// actions.
-    State,
 }
 
 /// In which form a stream sends its events.

@@ -75,6 +75,11 @@ pub(super) enum Command {
         #[arg(long, value_enum, default_value_t = BotArg::Perfect)]
         bot: BotArg,
     },
+    /// Plug an engine that speaks QTP into a bot account: accept the
+    /// challenges the filters allow (declining the others with a reason),
+    /// seek games if asked to, and play each with an engine process of its
+    /// own, until SIGTERM or Ctrl-C.
+    Bridge(BridgeArgs),
     /// Make puzzles with the perfect player.
     #[command(subcommand)]
     Puzzles(PuzzlesCommand),
@@ -105,6 +110,85 @@ pub(super) enum Command {
         #[command(flatten)]
         settings: Settings,
     },
+}
+
+#[derive(Debug, Args)]
+pub(super) struct BridgeArgs {
+    /// The server, as `http://host:port`.
+    #[arg(long, value_name = "URL")]
+    server: String,
+    /// The bot account's player token.
+    #[arg(long, env = "QTTT_TOKEN", hide_env_values = true)]
+    token: String,
+    /// The engine's command line, run by `sh -c` once for each game, as in
+    /// `--engine "qttt engine --bot perfect"`.
+    #[arg(long, value_name = "COMMAND")]
+    engine: String,
+    /// A variant it plays; more than one by repeating it. Both when none.
+    #[arg(long = "variant", value_enum, value_name = "VARIANT")]
+    variants: Vec<VariantArg>,
+    /// Which games it plays: rated, casual, or both.
+    #[arg(long, value_enum, default_value_t = RatedArg::Both)]
+    rated: RatedArg,
+    /// Which clocks it plays with: games without one, with one, or both.
+    #[arg(long, value_enum, default_value_t = ClockArg::Both)]
+    clock: ClockArg,
+    /// The most games it plays at once: more challenges are declined.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=100))]
+    max_games: u16,
+    /// Keep a seek open, for an untimed game of its first variant (rated
+    /// unless `--rated casual`), while it has room for a game.
+    #[arg(long)]
+    seek: bool,
+    /// What each clock sent to the engine is cut by, in milliseconds: the
+    /// bridge's own delay.
+    #[arg(long, default_value_t = 100, value_name = "MS", value_parser = clap::value_parser!(u16).range(0..=10_000))]
+    move_overhead_ms: u16,
+}
+
+/// Rated games, casual ones, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum RatedArg {
+    Rated,
+    Casual,
+    Both,
+}
+
+/// Games without a clock, with one, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum ClockArg {
+    Untimed,
+    Timed,
+    Both,
+}
+
+impl BridgeArgs {
+    /// The bridge's options as these arguments give them.
+    pub(super) fn options(self) -> qttt::bridge::Options {
+        let variants: Vec<Variant> = match self.variants.as_slice() {
+            [] => Variant::ALL.to_vec(),
+            chosen => chosen.iter().map(|&variant| variant.into()).collect(),
+        };
+        let filters = qttt::bridge::Filters {
+            rated: self.rated != RatedArg::Casual,
+            casual: self.rated != RatedArg::Rated,
+            untimed: self.clock != ClockArg::Timed,
+            timed: self.clock != ClockArg::Untimed,
+            max_games: usize::from(self.max_games),
+            variants,
+        };
+        let seek = self.seek.then(
+            || serde_json::json!({"variant": filters.variants[0].code(), "rated": self.rated != RatedArg::Casual}),
+        );
+        qttt::bridge::Options {
+            server: self.server,
+            token: self.token,
+            engine: self.engine,
+            filters,
+            seek,
+            move_overhead_ms: i64::from(self.move_overhead_ms),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -377,6 +461,9 @@ pub(super) enum CliError {
     /// More puzzles were asked for than this machine can count.
     #[error("{0} puzzles are more than this machine holds")]
     TooMany(u64),
+    /// The bridge could not run.
+    #[error("bridge: {0}")]
+    Bridge(String),
     /// The OpenAPI document did not serialise.
     #[error("{0}")]
     Json(#[from] serde_json::Error),
@@ -406,6 +493,7 @@ pub(super) async fn run(command: Command) -> Result<(), CliError> {
         }
         Command::Arena(options) => offline::arena(&options),
         Command::Engine { bot } => offline::engine(bot.bot(qttt::bot::Bot::DEFAULT_MISTAKE_CHANCE)),
+        Command::Bridge(options) => qttt::bridge::run(options.options()).await.map_err(CliError::Bridge),
         Command::Copy(options) => database::copy(&options).await,
         Command::Ladder(options) => database::ladder(options).await,
         Command::Ratings { action, settings } => database::ratings(action, settings).await,

@@ -257,16 +257,22 @@ fn start_up_refuses_a_file_that_is_not_a_good_qttt_database_in_one_line_and_leav
     }
 }
 
-/// A `qttt engine` process as a referee drives it: a line at a time.
+/// An engine process as a referee drives it: a line at a time.
 struct Engine {
     child: Child,
     answers: BufReader<ChildStdout>,
 }
 
 impl Engine {
+    /// `qttt engine --bot <bot>`.
     fn start(bot: &str) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
-            .args(["engine", "--bot", bot])
+        Engine::run(env!("CARGO_BIN_EXE_qttt"), &["engine", "--bot", bot])
+    }
+
+    /// `program` with `args`.
+    fn run(program: &str, args: &[&str]) -> Engine {
+        let mut child = Command::new(program)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -330,4 +336,45 @@ fn two_engines_play_whole_games_through_the_protocol_and_the_perfect_one_never_l
             actions.push(answer.strip_prefix("bestaction ").unwrap().to_string());
         }
     }
+}
+
+#[test]
+fn the_shipped_python_engine_plays_only_legal_actions_from_either_seat_in_both_variants() {
+    use qttt::engine::{Actor, Game, Player, Variant, notation};
+    use rand::{RngExt, SeedableRng};
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/engines/random_engine.py");
+    let mut python = Engine::run("python3", &[script]);
+    assert_eq!(python.ask("qtp", "qtpok"), ["id name random_engine.py", "qtpok"]);
+    let mut random = Engine::start("random");
+    random.ask("qtp", "qtpok");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(56);
+    let mut python_actions = 0;
+    for variant in [Variant::PlayerChoice, Variant::Measurement] {
+        for game_number in 0..20 {
+            let python_plays = if game_number % 2 == 0 { Player::X } else { Player::O };
+            let mut game = Game::new(variant);
+            while !game.is_over() {
+                let Some(Actor::Player(player)) = game.actor_to_act() else {
+                    // The measurement, the referee's to make.
+                    let options = game.legal_actions();
+                    let outcome = options[rng.random_range(0..options.len())];
+                    game.play(Actor::Measurement, outcome).unwrap();
+                    continue;
+                };
+                let engine = if player == python_plays { &mut python } else { &mut random };
+                let written = notation::write(&game);
+                let position = format!("position variant {} actions {}", variant.code(), written.replace("; ", " "));
+                let answer = engine.ask(&format!("{}\nisready", position.trim_end()), "readyok");
+                assert_eq!(answer, ["readyok"], "{position}");
+                let best = engine.ask("go", "bestaction").pop().unwrap();
+                let action = best.strip_prefix("bestaction ").unwrap();
+                let text = if written.is_empty() { action.to_string() } else { format!("{written}; {action}") };
+                let log = notation::parse(&text, variant).unwrap_or_else(|error| panic!("{text}: {error}"));
+                game = Game::replay(variant, &log).unwrap_or_else(|error| panic!("{action} after {written}: {error}"));
+                python_actions += usize::from(player == python_plays);
+            }
+        }
+    }
+    // Two actions at least in each of the 40 games: every game lasts five moves or more.
+    assert!(python_actions >= 80, "{python_actions}");
 }

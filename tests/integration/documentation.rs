@@ -117,8 +117,9 @@ fn documents() -> Vec<PathBuf> {
 }
 
 #[test]
-fn the_readme_is_an_entry_point_and_the_five_guides_are_in_docs() {
-    let guides = ["docs/API.md", "docs/ENGINE.md", "docs/OPERATIONS.md", "docs/PERFORMANCE.md", "docs/RULES.md"];
+fn the_readme_is_an_entry_point_and_the_six_guides_are_in_docs() {
+    let guides =
+        ["docs/API.md", "docs/BOTS.md", "docs/ENGINE.md", "docs/OPERATIONS.md", "docs/PERFORMANCE.md", "docs/RULES.md"];
     let names: Vec<String> =
         documents().iter().map(|path| path.strip_prefix(root()).unwrap().display().to_string()).collect();
     assert_eq!(names, [&["README.md"][..], &guides].concat());

@@ -210,3 +210,16 @@ pub enum BotName {
     /// Exact search: never ends worse than the game's value.
     Perfect,
 }
+
+/// The form of a game stream's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamFormat {
+    /// Each entry's event carries the whole game right after it.
+    #[default]
+    Game,
+    /// The whole game once, in a first `game` event, then each entry's event
+    /// small: the entry, whose turn it is, the clocks, the status and the legal
+    /// actions.
+    State,
+}

@@ -4,6 +4,7 @@
 mod analysis;
 mod bot_players;
 mod bots;
+mod bridge;
 mod concurrency;
 mod copying;
 mod cors;
