@@ -134,7 +134,7 @@ pub(super) struct BridgeArgs {
     #[arg(long, value_enum, default_value_t = ClockArg::Both)]
     clock: ClockArg,
     /// The most games it plays at once: more challenges are declined.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=100))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=1000))]
     max_games: u16,
     /// Keep a seek open, for an untimed game of its first variant (rated
     /// unless `--rated casual`), while it has room for a game.

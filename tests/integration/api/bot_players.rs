@@ -68,6 +68,12 @@ fn each_server_bot_accepts_a_rated_challenge_at_once_and_its_game_is_played_and_
         assert_ne!(finished["result"], "aborted", "{finished}");
         assert_eq!(next_of(&mut alices, "game_finish")["game"]["id"].as_i64(), Some(id));
         assert_eq!(app.rating_of(bot, variant)["games"], 1, "the bot is rated");
+        // Its profile counts the game it played, as its rating does.
+        let profile = app.request("GET", &format!("/api/v1/players/{bot}"), &[], None).json();
+        assert_eq!(profile["games"]["played"], 1, "{profile}");
+        let (won, lost) = (profile["games"]["won"].as_i64().unwrap(), profile["games"]["lost"].as_i64().unwrap());
+        let bot_won = finished["result"] == if seat == "X" { "o_wins" } else { "x_wins" };
+        assert_eq!((won, lost + won), (i64::from(bot_won), 1 - profile["games"]["drawn"].as_i64().unwrap()));
     }
     assert_eq!(app.rating_of("alice", "player_choice")["games"], 2);
     assert_eq!(app.rating_of("alice", "measurement")["games"], 1);
