@@ -2,14 +2,13 @@
 //! followed again after a break, from the last event seen), and the engine
 //! asked for an action whenever the bot's side is to act.
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use super::decide::{
     entry_action, go_command, is_legal, moves_in, position_command, request_of, transcript_actions, variant_named,
 };
 use super::engine::Engine;
-use super::http::{Api, Failure, wait_after};
+use super::http::{Api, Failure, Follower};
 use crate::engine::Variant;
 
 /// What the bridge knows of a game from its stream.
@@ -70,58 +69,33 @@ async fn play_to_the_end(api: &Api, engine: &str, overhead_ms: i64, id: i64) -> 
     let mut engine = Engine::start(engine).await?;
     engine.send("newgame")?;
     let mut followed: Option<Followed> = None;
-    let (mut last_id, mut failures) = (None::<String>, 0);
+    let mut stream = Follower::new(api, format!("/games/{id}/events?format=state"));
     loop {
-        let path = format!("/games/{id}/events?format=state");
-        // A resumed stream sends the events after the last one seen; a new one
-        // (after the bridge's own restart) the whole game first.
-        let resume = followed.as_ref().and(last_id.as_deref());
-        let mut events = match api.follow(&path, resume).await {
-            Ok(events) => Box::pin(events),
-            Err(Failure::Answered(status @ (403 | 404), problem)) => {
-                return Err(format!("cannot follow it: {status} {}", problem["detail"]));
-            }
-            Err(failure) => {
-                failures += 1;
-                eprintln!("game {id}: the stream broke ({failure}); following again");
-                tokio::time::sleep(wait_after(failures)).await;
-                continue;
-            }
-        };
-        while let Some(event) = events.next().await {
-            failures = 0;
-            if !event.id.is_empty() {
-                last_id = Some(event.id.clone());
-            }
-            match event.kind.as_str() {
-                "game" => followed = Some(Followed::whole(&event.data)?),
-                "claim_open" => {
-                    let claimed = api.post(&format!("/games/{id}/claim-victory"), &json!({}), None).await;
-                    if let Err(failure) = claimed {
-                        eprintln!("game {id}: the claim was refused: {failure}");
-                    }
+        let event = stream.next().await.map_err(|failure| format!("cannot follow it: {failure}"))?;
+        match event.kind.as_str() {
+            "game" => followed = Some(Followed::whole(&event.data)?),
+            "claim_open" => {
+                let claimed = api.post(&format!("/games/{id}/claim-victory"), &json!({}), None).await;
+                if let Err(failure) = claimed {
+                    eprintln!("game {id}: the claim was refused: {failure}");
                 }
-                "end" | "spectators" | "opponent_gone" | "opponent_back" => {}
-                _ if event.data.get("entry").is_some() => {
-                    if let Some(followed) = followed.as_mut() {
-                        followed.change(&event.data);
-                    }
+            }
+            _ if event.data.get("entry").is_some() => {
+                if let Some(followed) = followed.as_mut() {
+                    followed.change(&event.data);
                 }
-                _ => {}
             }
-            let Some(game) = followed.as_mut() else { continue };
-            if game.finished() {
-                let result = game.state["result"].as_str().unwrap_or_default();
-                return Ok(format!("{result} as {}: {}", game.seat, game.actions.join("; ")));
-            }
-            if let Some(version) = game.to_act() {
-                game.acted_at = Some(version);
-                act(api, &mut engine, game, id, version, overhead_ms).await?;
-            }
+            _ => {}
         }
-        // The server closed the stream (it stopped, or restarts): follow it again.
-        failures += 1;
-        tokio::time::sleep(wait_after(failures)).await;
+        let Some(game) = followed.as_mut() else { continue };
+        if game.finished() {
+            let result = game.state["result"].as_str().unwrap_or_default();
+            return Ok(format!("{result} as {}: {}", game.seat, game.actions.join("; ")));
+        }
+        if let Some(version) = game.to_act() {
+            game.acted_at = Some(version);
+            act(api, &mut engine, game, id, version, overhead_ms).await?;
+        }
     }
 }
 

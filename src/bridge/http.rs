@@ -113,6 +113,59 @@ impl Api {
     }
 }
 
+/// A stream followed for ever: after a break, again from the last event seen,
+/// after a wait that grows with each break in a row.
+pub struct Follower {
+    api: Api,
+    path: String,
+    last_id: Option<String>,
+    failures: u32,
+    events: Option<std::pin::Pin<Box<dyn Stream<Item = Event>>>>,
+}
+
+impl Follower {
+    /// The stream at `path` of `api`, from its start.
+    pub fn new(api: &Api, path: String) -> Follower {
+        Follower { api: api.clone(), path, last_id: None, failures: 0, events: None }
+    }
+
+    /// Its next event.
+    ///
+    /// # Errors
+    /// An answer that following again would get again: 204 (a finished game
+    /// seen to its end) and any 4xx but 429.
+    pub async fn next(&mut self) -> Result<Event, Failure> {
+        loop {
+            if let Some(events) = self.events.as_mut() {
+                if let Some(event) = events.next().await {
+                    self.failures = 0;
+                    if !event.id.is_empty() {
+                        self.last_id = Some(event.id.clone());
+                    }
+                    return Ok(event);
+                }
+                // The server ended it: it stopped, or restarts.
+                self.events = None;
+                self.failures += 1;
+                tokio::time::sleep(wait_after(self.failures)).await;
+            }
+            match self.api.follow(&self.path, self.last_id.as_deref()).await {
+                Ok(events) => self.events = Some(Box::pin(events)),
+                Err(Failure::Answered(status, problem))
+                    if status == 204 || (400..500).contains(&status) && status != 429 =>
+                {
+                    return Err(Failure::Answered(status, problem));
+                }
+                Err(failure) => {
+                    self.failures += 1;
+                    eprintln!("bridge: {} broke ({failure}); following it again", self.path);
+                    tokio::time::sleep(wait_after(self.failures)).await;
+                }
+            }
+        }
+    }
+}
+
 /// The JSON of a problem's body, or its text.
 fn problem(body: &[u8]) -> Value {
     serde_json::from_slice(body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into()))

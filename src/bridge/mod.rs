@@ -16,11 +16,10 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 pub use decide::Filters;
-use http::{Api, Failure, wait_after};
+use http::{Api, Failure, Follower};
 
 /// How often a seeking bridge looks at its seek.
 const SEEK_EVERY: Duration = Duration::from_secs(5);
@@ -101,7 +100,7 @@ pub async fn run(options: Options) -> Result<(), String> {
             println!("bridge: stopping, with {} games going on", playing.count());
             Ok(())
         }
-        () = follow_events(&playing) => Ok(()),
+        followed = follow_events(&playing) => followed,
         () = seek(&playing) => Ok(()),
     }
 }
@@ -123,35 +122,22 @@ async fn stopped() {
 
 /// Follows the bot's event stream for ever: answers each open challenge, and
 /// plays each game that starts.
-async fn follow_events(playing: &Playing) {
-    let (mut last_id, mut failures) = (None::<String>, 0);
+///
+/// # Errors
+/// When the server refuses the stream: the token is no player's.
+async fn follow_events(playing: &Playing) -> Result<(), String> {
+    let mut stream = Follower::new(&playing.api, "/players/me/events".into());
     loop {
-        let mut events = match playing.api.follow("/players/me/events", last_id.as_deref()).await {
-            Ok(events) => Box::pin(events),
-            Err(failure) => {
-                failures += 1;
-                eprintln!("bridge: its event stream broke ({failure}); following again");
-                tokio::time::sleep(wait_after(failures)).await;
-                continue;
+        let event = stream.next().await.map_err(|failure| format!("its event stream was refused: {failure}"))?;
+        match event.kind.as_str() {
+            "challenge" if event.data["challenge"]["status"] == "open" => {
+                answer(playing, &event.data["challenge"]).await
             }
-        };
-        while let Some(event) = events.next().await {
-            failures = 0;
-            if !event.id.is_empty() {
-                last_id = Some(event.id.clone());
+            "game_start" if event.data["game"]["status"] != "finished" => {
+                event.data["game"]["id"].as_i64().into_iter().for_each(|id| playing.start(id));
             }
-            match event.kind.as_str() {
-                "challenge" if event.data["challenge"]["status"] == "open" => {
-                    answer(playing, &event.data["challenge"]).await
-                }
-                "game_start" if event.data["game"]["status"] != "finished" => {
-                    event.data["game"]["id"].as_i64().into_iter().for_each(|id| playing.start(id));
-                }
-                _ => {}
-            }
+            _ => {}
         }
-        failures += 1;
-        tokio::time::sleep(wait_after(failures)).await;
     }
 }
 
