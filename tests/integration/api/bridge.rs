@@ -90,7 +90,7 @@ fn actions_in(game: &Value) -> usize {
 }
 
 #[test]
-fn two_bridges_play_rated_games_in_both_variants_and_one_killed_mid_game_finishes_it_once_started_again() {
+fn two_bridges_play_rated_games_in_both_variants_one_killed_mid_game_finishes_it_once_started_and_sigterm_stops_it() {
     let app = TestApp::spawn();
     let (alpha, beta) = (app.bot("alpha"), app.bot("beta"));
     let engine = format!("python3 {ENGINE}");
@@ -129,11 +129,16 @@ fn two_bridges_play_rated_games_in_both_variants_and_one_killed_mid_game_finishe
     let before = app.game_once(id, |game| actions_in(game) >= 2);
     assert_eq!(before["status"], "ongoing", "killed mid-game: {before}");
     drop(betas);
-    let betas = Bridge::start(&app, &beta, &slow);
+    let mut betas = Bridge::start(&app, &beta, &slow);
     let finished = app.game_once(id, |game| game["status"] == "finished");
     assert!(["lines", "full_board"].contains(&finished["end"]["reason"].as_str().unwrap()), "{finished}");
     let told = betas.said(&format!("game {id}: "), GAME_PATIENCE).expect("the game's transcript");
     assert!(told.contains("as O: X1+("), "{told}");
+    // SIGTERM stops it cleanly.
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(betas.child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert!(betas.said("bridge: stopping", Duration::from_secs(10)).is_some());
+    assert!(betas.child.wait().unwrap().success());
 }
 
 #[test]
