@@ -29,7 +29,7 @@ const QUIET: Duration = Duration::from_secs(20);
 struct Nginx {
     child: Child,
     address: SocketAddr,
-    _folder: tempfile::TempDir,
+    folder: tempfile::TempDir,
 }
 
 impl Nginx {
@@ -42,11 +42,14 @@ impl Nginx {
         let deployed =
             std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/nginx.conf")).unwrap();
         let servers: String = upstreams.iter().map(|upstream| format!("    server {upstream};\n")).collect();
+        let access_log = folder.path().join("qttt-access.log");
         let filled = deployed
             .replace("    server qttt-1:8000;\n    server qttt-2:8000;\n", &servers)
-            .replace("listen 80;", &format!("listen {address};"));
+            .replace("listen 80;", &format!("listen {address};"))
+            .replace("/var/log/nginx/access.log", &access_log.display().to_string());
         assert_ne!(filled.matches(&servers).count(), 0, "deploy/nginx.conf names its upstreams as the test expects");
         assert!(filled.contains(&format!("listen {address};")), "deploy/nginx.conf listens as the test expects");
+        assert!(filled.contains(&access_log.display().to_string()), "deploy/nginx.conf logs as the test expects");
         std::fs::write(folder.path().join("qttt.conf"), filled).unwrap();
         // What the official image's own nginx.conf holds around conf.d, in this folder.
         let main = format!(
@@ -66,9 +69,14 @@ impl Nginx {
             .stdout(Stdio::null())
             .spawn()
             .expect("nginx starts");
-        let nginx = Nginx { child, address, _folder: folder };
+        let nginx = Nginx { child, address, folder };
         assert!(ready_within(address, Duration::from_secs(10)), "nginx never passed /readyz on");
         nginx
+    }
+
+    /// What the shipped configuration's access log holds so far.
+    fn access_log(&self) -> String {
+        std::fs::read_to_string(self.folder.path().join("qttt-access.log")).unwrap_or_default()
     }
 
     /// A client of nginx connecting from `from`, an address of the loopback.
@@ -135,6 +143,20 @@ fn the_deployment_of_deploy_plays_whole_games_through_nginx_on_two_instances() {
     let last = 2 + i64::try_from(steps.len()).unwrap();
     let events = events_through(&mut watcher, 3, last);
     assert_eq!(events.last().unwrap().data["game"]["status"], "finished", "{:?}", events.last());
+    // A stream opened as an EventSource is, with the seat's token in the
+    // query: nginx logs its path, and never the token.
+    let mut seated = alice.watch_at(&format!("/api/v1/games/{id}/events?token={x}"), &[]);
+    events_through(&mut seated, 1, 1);
+    drop(seated);
+    // nginx writes a request's line once its connection closes.
+    let stream_line = format!("GET /api/v1/games/{id}/events HTTP/1.1\" 200");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !nginx.access_log().contains(&stream_line) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let logged = nginx.access_log();
+    assert!(logged.contains(&stream_line), "{logged}");
+    assert!(!logged.contains(&x) && !logged.contains("token="), "a token in nginx's log: {logged}");
 
     // The quiet stream is still open after the quiet spell, and hears the join.
     std::thread::sleep(QUIET.saturating_sub(opened.elapsed()));
