@@ -1,4 +1,0 @@
--- A server bot's games, found by its code: its profile counts the games it
--- played against people, whose bot seat has no row in `seats`. SQLite's 0021
--- does the same.
-CREATE INDEX games_by_bot ON games (bot) WHERE bot IS NOT NULL;
