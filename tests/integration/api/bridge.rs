@@ -25,8 +25,14 @@ struct Bridge {
 impl Bridge {
     /// A bridge for the bot of `token` on `app`, its engine `engine`.
     fn start(app: &TestApp, token: &str, engine: &str) -> Bridge {
+        Bridge::start_with(app, token, engine, &["--max-games", "2"])
+    }
+
+    /// A bridge as [`Bridge::start`] starts it, with `options` of its own.
+    fn start_with(app: &TestApp, token: &str, engine: &str, options: &[&str]) -> Bridge {
         let mut child = Command::new(env!("CARGO_BIN_EXE_qttt"))
-            .args(["bridge", "--server", &format!("http://{}", app.address), "--engine", engine, "--max-games", "2"])
+            .args(["bridge", "--server", &format!("http://{}", app.address), "--engine", engine])
+            .args(options)
             .env("QTTT_TOKEN", token)
             .stdout(Stdio::piped())
             .spawn()
@@ -160,6 +166,25 @@ fn the_perfect_engine_through_the_bridge_never_loses_twenty_games_as_x_to_the_ra
     }
     // Against a random O, X's half point of perfect play is a win every time.
     assert!(results.iter().all(|result| result == "x_wins"), "{results:?}");
+}
+
+#[test]
+fn two_seeking_bridges_pair_with_each_other_and_play() {
+    let app = TestApp::spawn();
+    let engine = format!("python3 {ENGINE}");
+    let options = ["--seek", "--variant", "measurement", "--rated", "casual", "--max-games", "1"];
+    let bridges: Vec<Bridge> =
+        ["seeker_a", "seeker_b"].map(|name| Bridge::start_with(&app, &app.bot(name), &engine, &options)).into();
+    let told = bridges[0].said("game ", GAME_PATIENCE).expect("a game played from a seek");
+    let id: i64 = told.strip_prefix("game ").and_then(|rest| rest.split(':').next()).unwrap().parse().unwrap();
+    let game = app.get_game(id).json();
+    assert_eq!(
+        (&game["variant"], &game["rated"], &game["status"]),
+        (&json!("measurement"), &json!(false), &json!("finished"))
+    );
+    let names = [&game["seats"]["X"]["name"], &game["seats"]["O"]["name"]];
+    assert!(names.contains(&&json!("seeker_a")) && names.contains(&&json!("seeker_b")), "{game}");
+    assert!(["lines", "full_board"].contains(&game["end"]["reason"].as_str().unwrap()), "{game}");
 }
 
 impl TestApp {
