@@ -25,7 +25,7 @@ fn path_name(name: &str) -> Result<crate::record::Username, ApiError> {
 
 /// The variant in a path, checked.
 fn path_variant(variant: &str) -> Result<Variant, ApiError> {
-    Variant::ALL.into_iter().find(|known| known.code() == variant).ok_or_else(|| {
+    Variant::named(variant).ok_or_else(|| {
         ApiError::InvalidPath(format!("there is no variant {variant:?}: it is measurement or player_choice"))
     })
 }

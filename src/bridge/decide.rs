@@ -23,11 +23,6 @@ pub struct Filters {
     pub max_games: usize,
 }
 
-/// The variant a view names, `measurement` or `player_choice`.
-pub fn variant_named(name: &str) -> Option<Variant> {
-    Variant::ALL.into_iter().find(|variant| variant.code() == name)
-}
-
 impl Filters {
     /// Whether to accept `challenge` (a `ChallengeView`) while `playing` games
     /// go on: none, or the reason to decline it with.
@@ -35,7 +30,7 @@ impl Filters {
         let variant = challenge["variant"].as_str().unwrap_or_default();
         let rated = challenge["rated"].as_bool().unwrap_or(false);
         let timed = !challenge["clock"].is_null();
-        if !variant_named(variant).is_some_and(|variant| self.variants.contains(&variant)) {
+        if !Variant::named(variant).is_some_and(|variant| self.variants.contains(&variant)) {
             let played: Vec<&str> = self.variants.iter().map(|variant| variant.code()).collect();
             return Some(format!("this bot plays {} only", played.join(" and ")));
         }

@@ -4,9 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::decide::{
-    entry_action, go_command, is_legal, moves_in, position_command, request_of, transcript_actions, variant_named,
-};
+use super::decide::{entry_action, go_command, is_legal, moves_in, position_command, request_of, transcript_actions};
 use super::engine::Engine;
 use super::http::{Api, Failure, Follower};
 use crate::engine::Variant;
@@ -28,7 +26,7 @@ impl Followed {
     /// The game as its `game` event holds it.
     fn whole(data: &Value) -> Result<Followed, String> {
         let game = &data["game"];
-        let variant = game["variant"].as_str().and_then(variant_named).ok_or("a game without a variant")?;
+        let variant = game["variant"].as_str().and_then(Variant::named).ok_or("a game without a variant")?;
         let seat = game["your_seat"].as_str().ok_or("the bot holds no seat of this game")?.to_string();
         let actions = transcript_actions(data["transcript"].as_str().unwrap_or_default());
         let state =

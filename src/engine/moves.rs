@@ -24,6 +24,11 @@ impl Variant {
             Variant::Measurement => "measurement",
         }
     }
+
+    /// The variant whose [`Variant::code`] is `code`, if one is.
+    pub fn named(code: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|variant| variant.code() == code)
+    }
 }
 
 /// Something an actor does to the game.

@@ -417,10 +417,7 @@ pub(super) fn player(text: &str) -> Result<Player, StoreError> {
 }
 
 pub(super) fn variant(text: &str) -> Result<Variant, StoreError> {
-    [Variant::PlayerChoice, Variant::Measurement]
-        .into_iter()
-        .find(|v| v.code() == text)
-        .ok_or_else(|| corrupt("variant", text))
+    Variant::named(text).ok_or_else(|| corrupt("variant", text))
 }
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.
