@@ -35,7 +35,7 @@ use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{
-    ClockSettings, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat, Summary,
+    ClockSettings, Event, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat, Summary, Write,
 };
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
@@ -72,6 +72,20 @@ struct NewGame {
 }
 
 impl NewGame {
+    /// The game created `now` with `events` for its first entries, each player
+    /// given `first_move` for their first move; and the write that stores it.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the events break a rule, a bug.
+    fn started(
+        self,
+        events: &[(Event, bool)],
+        now: Timestamp,
+        first_move: Duration,
+    ) -> Result<(GameRecord, Write), Error> {
+        GameRecord::replay(self.stored(now), now, first_move)?.with(events, None, now)
+    }
+
     /// The game as stored before its first entry, created `now`.
     fn stored(self, now: Timestamp) -> StoredGame {
         StoredGame {

@@ -47,7 +47,7 @@ fn between(
         seats: vec![x_seat, o_seat],
     };
     let events = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
-    let (record, write) = GameRecord::replay(new.stored(now), now, first_move)?.with(&events, None, now)?;
+    let (record, write) = new.started(&events, now, first_move)?;
     Ok((record, write.player_events, [x_token, o_token]))
 }
 
@@ -125,8 +125,7 @@ impl GameService {
             seats: vec![seat],
         };
         let now = self.now();
-        let (record, write) =
-            GameRecord::replay(new.stored(now), now, self.options.first_move)?.with(&events, None, now)?;
+        let (record, write) = new.started(&events, now, self.options.first_move)?;
         let tell = vec![(challenger.id, PlayerEventKind::ChallengeAccepted)];
         let game_events = write.player_events;
         let game_id = self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?;

@@ -143,7 +143,7 @@ impl GameService {
         rematch: Option<RematchOf>,
     ) -> Result<GameRecord, Error> {
         let (now, first_move) = (self.now(), self.options.first_move);
-        let (mut record, write) = GameRecord::replay(new.stored(now), now, first_move)?.with(events, None, now)?;
+        let (mut record, write) = new.started(events, now, first_move)?;
         record.stored.id = self.store.create_game(record.stored.clone(), rematch, write.player_events.clone()).await?;
         crate::metrics::games_created(record.stored.variant).increment(1);
         self.hub.publish(record.stored.id, record.version());
