@@ -16,7 +16,9 @@ use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::extract::{Reader, invalid_query};
-use super::feed::{Feed, Feeds, LiveEnd, LiveEvent, LiveGame, LiveState, Snapshot, Spectator, Wanted, whole_game};
+use super::feed::{
+    Feed, Feeds, LiveEnd, LiveEvent, LiveGame, LiveState, Snapshot, Spectator, Wanted, message, whole_game,
+};
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::{EventView, PlayerName, StreamFormat};
@@ -176,16 +178,13 @@ pub(crate) struct LiveSpectators {
 
 /// The event that tells how many `spectators` watch.
 fn spectators(spectators: usize) -> Bytes {
-    let data = serde_json::to_string(&LiveSpectators { spectators }).expect("an event serialises");
-    Bytes::from(format!("event: spectators\ndata: {data}\n\n"))
+    message(None, "spectators", &LiveSpectators { spectators })
 }
 
 /// The event `kind` about `other`, whom the game may be claimed against from
 /// `claim_from`, if it may.
 fn about_the_other(kind: &str, other: Player, claim_from: Option<Timestamp>) -> Bytes {
-    let data = LivePresence { player: other.into(), claim_from: claim_from.map(stamp) };
-    let data = serde_json::to_string(&data).expect("an event serialises");
-    Bytes::from(format!("event: {kind}\ndata: {data}\n\n"))
+    message(None, kind, &LivePresence { player: other.into(), claim_from: claim_from.map(stamp) })
 }
 
 /// The event that tells that `other`, in `record`'s game, is `present` again, or gone.

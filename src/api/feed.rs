@@ -78,22 +78,32 @@ pub(crate) struct LiveGame {
     pub legal: LegalActions,
 }
 
-/// The event of the last entry of `record`'s log, with the game right after it.
-fn event(record: &GameRecord, claim_after: Duration) -> Bytes {
+/// An event as a stream sends it: its id, if it has one, its kind, and its
+/// data as one line of JSON.
+pub(super) fn message(id: Option<i64>, kind: &str, data: &impl Serialize) -> Bytes {
+    let data = serde_json::to_string(data).expect("an event serialises");
+    match id {
+        Some(id) => Bytes::from(format!("id: {id}\nevent: {kind}\ndata: {data}\n\n")),
+        None => Bytes::from(format!("event: {kind}\ndata: {data}\n\n")),
+    }
+}
+
+/// The last entry of `record`'s log, as a view, with its id and kind.
+fn last_entry(record: &GameRecord) -> (i64, &'static str, LogEntryView) {
     let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
     let entry = LogEntryView::new(entry, move_number);
-    let kind = entry.event.kind();
-    let seq = entry.seq;
-    let data = serde_json::to_string(&LiveEvent { entry, game: GameView::new(record, claim_after) })
-        .expect("an event serialises");
-    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+    (entry.seq, entry.event.kind(), entry)
+}
+
+/// The event of the last entry of `record`'s log, with the game right after it.
+fn event(record: &GameRecord, claim_after: Duration) -> Bytes {
+    let (seq, kind, entry) = last_entry(record);
+    message(Some(seq), kind, &LiveEvent { entry, game: GameView::new(record, claim_after) })
 }
 
 /// The state stream's event of the last entry of `record`'s log.
 fn state(record: &GameRecord) -> Bytes {
-    let (entry, move_number) = record.numbered_log().last().expect("a game's log has its creator's seat");
-    let entry = LogEntryView::new(entry, move_number);
-    let (kind, seq) = (entry.event.kind(), entry.seq);
+    let (seq, kind, entry) = last_entry(record);
     let state = LiveState {
         entry,
         status: record.status().into(),
@@ -104,8 +114,7 @@ fn state(record: &GameRecord) -> Bytes {
         draw_offer: record.draw_offer().map(PlayerName::from),
         legal: LegalActions::from(record),
     };
-    let data = serde_json::to_string(&state).expect("an event serialises");
-    Bytes::from(format!("id: {seq}\nevent: {kind}\ndata: {data}\n\n"))
+    message(Some(seq), kind, &state)
 }
 
 /// The `game` event that opens a state stream of `record`'s game for the
@@ -116,15 +125,12 @@ pub(super) fn whole_game(record: &GameRecord, seat: Option<Player>, claim_after:
         transcript: notation::write(&record.game),
         legal: LegalActions::from(record),
     };
-    let data = serde_json::to_string(&whole).expect("an event serialises");
-    Bytes::from(format!("id: {}\nevent: game\ndata: {data}\n\n", record.version()))
+    message(Some(record.version()), "game", &whole)
 }
 
 /// The `end` event of a finished game.
 fn end(record: &GameRecord, claim_after: Duration) -> Bytes {
-    let data =
-        serde_json::to_string(&LiveEnd { game: GameView::new(record, claim_after) }).expect("an event serialises");
-    Bytes::from(format!("event: end\ndata: {data}\n\n"))
+    message(None, "end", &LiveEnd { game: GameView::new(record, claim_after) })
 }
 
 /// The feeds of the games watched on this instance, shared by every worker.
@@ -212,11 +218,21 @@ impl Snapshot {
         states: bool,
     ) -> Result<Snapshot, Error> {
         let before = previous.as_deref();
-        let events = encoded(&record, before.map(|previous| &previous.events), |then| event(then, claim_after))?;
-        let states = match states {
-            true => Some(encoded(&record, before.and_then(|previous| previous.states.as_ref()), state)?),
-            false => None,
-        };
+        let mut events = kept(&record, before.map(|previous| &previous.events));
+        let mut states = states.then(|| kept(&record, before.and_then(|previous| previous.states.as_ref())));
+        // One replay of the log encodes both forms, from the first entry either lacks.
+        let (events_to, states_to) = (last_seq(&events), states.as_deref().map(last_seq));
+        for then in record.history(states_to.map_or(events_to, |states_to| states_to.min(events_to)))? {
+            let version = then.version();
+            if version > events_to {
+                events.push((version, event(&then, claim_after)));
+            }
+            if let (Some(states), Some(states_to)) = (states.as_mut(), states_to)
+                && version > states_to
+            {
+                states.push((version, state(&then)));
+            }
+        }
         let end = record.end().is_some().then(|| end(&record, claim_after));
         Ok(Snapshot { record, events, states, end, read_at: Instant::now() })
     }
@@ -231,21 +247,16 @@ impl Snapshot {
     }
 }
 
-/// The events of each entry of `record`'s log, as `encode` writes the game
-/// right after it, those of `before` encoded already.
-fn encoded(
-    record: &GameRecord,
-    before: Option<&Vec<(i64, Bytes)>>,
-    encode: impl Fn(&GameRecord) -> Bytes,
-) -> Result<Vec<(i64, Bytes)>, Error> {
-    let mut events = before.cloned().unwrap_or_default();
-    // A log never loses entries; a snapshot that says otherwise is dropped.
-    if events.last().is_some_and(|&(seq, _)| seq > record.version()) {
-        events.clear();
-    }
-    let encoded = events.last().map_or(0, |&(seq, _)| seq);
-    events.extend(record.history(encoded)?.iter().map(|then| (then.version(), encode(then))));
-    Ok(events)
+/// The events `before` encoded that serve `record`: all of them, or none when
+/// they say the log held more than it does (a log never loses entries).
+fn kept(record: &GameRecord, before: Option<&Vec<(i64, Bytes)>>) -> Vec<(i64, Bytes)> {
+    let events = before.cloned().unwrap_or_default();
+    if last_seq(&events) > record.version() { Vec::new() } else { events }
+}
+
+/// The number of the last entry `events` encode; 0 for none.
+fn last_seq(events: &[(i64, Bytes)]) -> i64 {
+    events.last().map_or(0, |&(seq, _)| seq)
 }
 
 impl Feed {

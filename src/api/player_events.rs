@@ -14,6 +14,7 @@ use tokio::time::{Instant, Interval, interval_at, sleep_until};
 
 use super::events::{KEEP_ALIVE, Resume, event_stream, last_event_id, reconnect_field, retry_wait};
 use super::extract::{StreamToken, player};
+use super::feed::message;
 use super::limit::{ClientAddress, Limits, StreamPlace};
 use super::problem::ApiError;
 use super::views::PlayerEventView;
@@ -56,9 +57,7 @@ impl PlayerWatch {
                 self.sent = event.event.seq;
                 if let Some(about) = &event.about {
                     let view = PlayerEventView::new(event, about, &self.player.name, now);
-                    let data = serde_json::to_string(&view).expect("an event serialises");
-                    let kind = event.event.kind.code();
-                    self.queue.push_back(Bytes::from(format!("id: {}\nevent: {kind}\ndata: {data}\n\n", self.sent)));
+                    self.queue.push_back(message(Some(self.sent), event.event.kind.code(), &view));
                 }
             }
             if events.len() < EVENTS_AT_ONCE as usize {
