@@ -245,12 +245,23 @@ impl Watch {
         }
     }
 
-    /// For a seat's holder, while the game goes on: notes that they are here,
-    /// and queues `opponent_gone` or `opponent_back` when the other player went
-    /// or came back since the last look. A read that fails is left to the next.
+    /// For a seat's holder: reads the game, which notes that they are here, and
+    /// looks at the other seat in it. A read that fails is left to the next.
     async fn look_at_the_other_seat(&mut self) {
+        if self.seat.is_none() {
+            return;
+        }
+        if let Ok(record) = self.service.game(self.id, &self.credentials).await {
+            self.look_at(&record);
+        }
+    }
+
+    /// For a seat's holder, while `record`'s game goes on: queues
+    /// `opponent_gone` or `opponent_back` when the other player went or came
+    /// back since the last look, and `claim_open` once the game may be claimed
+    /// against them (or looks again when it will be).
+    fn look_at(&mut self, record: &GameRecord) {
         let Some((seat, was_present)) = self.seat else { return };
-        let Ok(record) = self.service.game(self.id, &self.credentials).await else { return };
         if record.end().is_some() {
             return;
         }
@@ -258,10 +269,10 @@ impl Watch {
         let present = record.is_present(other);
         self.seat = Some((seat, present));
         if present != was_present {
-            self.queue.push_back(presence(&self.service, &record, other, present));
+            self.queue.push_back(presence(&self.service, record, other, present));
         }
         self.claim_at = None;
-        let Some((_, from)) = self.service.claimable(&record).filter(|&(player, _)| player == other) else { return };
+        let Some((_, from)) = self.service.claimable(record).filter(|&(player, _)| player == other) else { return };
         match Duration::try_from(from.duration_since(self.service.now())) {
             Ok(wait) if !wait.is_zero() => self.claim_at = Some(Instant::now() + wait),
             _ if self.claim_told != Some(from) => {
@@ -549,7 +560,8 @@ async fn events(
         watch.queue.push_back(whole);
     }
     watch.enqueue(&snapshot);
-    watch.look_at_the_other_seat().await;
+    // The game was just read with the reader's credentials: the look needs no read of its own.
+    watch.look_at(&snapshot.record);
     watch.tell_spectators();
     Ok(event_stream(futures_util::stream::unfold(watch, Watch::next)))
 }
