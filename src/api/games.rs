@@ -308,8 +308,32 @@ pub(super) struct ListQuery {
     cursor: Option<String>,
 }
 
-/// The most games a page holds.
+/// The most items a page holds.
 const MAX_PAGE: u32 = 100;
+
+/// The number of items a page shows: `limit`, or `default`.
+///
+/// # Errors
+/// [`ApiError::InvalidQuery`] for a limit out of 1 to [`MAX_PAGE`].
+pub(super) fn page_size(limit: Option<u32>, default: u32) -> Result<u32, ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
+    }
+    Ok(limit)
+}
+
+/// Cuts `items`, read one beyond a page of `size`, to the page; answers the
+/// cursor of the next page, `cursor` of the page's last item, when that one
+/// beyond was there.
+pub(super) fn cut_page<T>(items: &mut Vec<T>, size: u32, cursor: impl Fn(&T) -> String) -> Option<String> {
+    let size = size as usize;
+    if items.len() <= size {
+        return None;
+    }
+    items.truncate(size);
+    items.last().map(cursor)
+}
 
 impl ListQuery {
     /// The page it asks for, with one game more than it shows: that one tells
@@ -319,10 +343,7 @@ impl ListQuery {
     /// [`ApiError::InvalidQuery`] for a limit out of range or a cursor this
     /// server did not give.
     pub(super) fn page(&self) -> Result<Page, ApiError> {
-        let limit = self.limit.unwrap_or(20);
-        if !(1..=MAX_PAGE).contains(&limit) {
-            return Err(ApiError::InvalidQuery(format!("limit must be from 1 to {MAX_PAGE}, not {limit}")));
-        }
+        let limit = page_size(self.limit, 20)?;
         let before =
             match &self.cursor {
                 None => None,
@@ -337,12 +358,8 @@ impl ListQuery {
 /// The page of `games`, read for `page`: all but the one beyond it, and the
 /// cursor of the next page when that one was there.
 pub(super) fn game_list(mut games: Vec<ListedGame>, page: Page) -> GameList {
-    let limit = page.limit as usize - 1;
-    let next_cursor = (games.len() > limit).then(|| {
-        games.truncate(limit);
-        games.last().map(|game| game.id.to_string())
-    });
-    GameList { games: games.iter().map(GameSummary::from).collect(), next_cursor: next_cursor.flatten() }
+    let next_cursor = cut_page(&mut games, page.limit - 1, |game| game.id.to_string());
+    GameList { games: games.iter().map(GameSummary::from).collect(), next_cursor }
 }
 
 /// List games, newest first, a page at a time.

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::extract::{JsonBody, PlayerToken, player};
-use super::games::{Answer, ListQuery, game_list};
+use super::games::{Answer, ListQuery, cut_page, game_list, page_size};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
@@ -258,19 +258,12 @@ struct BotsQuery {
 )]
 #[get("/bots")]
 async fn bots(service: Data<GameService>, query: web::Query<BotsQuery>) -> Answer {
-    let limit = query.limit.unwrap_or(50);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::InvalidQuery(format!("limit must be from 1 to 100, not {limit}")));
-    }
+    let size = page_size(query.limit, 50)?;
     let after = query.cursor.as_deref().map(name_of).transpose().map_err(ApiError::InvalidQuery)?;
-    let mut bots = service.bots(after.as_ref(), limit + 1).await?;
-    // The one beyond the page tells that another follows.
-    let next_cursor = (bots.len() > limit as usize).then(|| {
-        bots.truncate(limit as usize);
-        bots.last().map(|bot| bot.player.name.to_string())
-    });
-    Ok(HttpResponse::Ok()
-        .json(BotList { bots: bots.iter().map(BotView::new).collect(), next_cursor: next_cursor.flatten() }))
+    // One beyond the page tells that another follows.
+    let mut bots = service.bots(after.as_ref(), size + 1).await?;
+    let next_cursor = cut_page(&mut bots, size, |bot| bot.player.name.to_string());
+    Ok(HttpResponse::Ok().json(BotList { bots: bots.iter().map(BotView::new).collect(), next_cursor }))
 }
 
 /// Registers the player operations, `/players/me` before `/players/{name}`
