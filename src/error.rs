@@ -32,6 +32,8 @@ pub enum Error {
     NameTaken,
     /// A challenge to oneself.
     SelfChallenge,
+    /// A player joining an arena they are in already.
+    AlreadyJoined(String),
     /// A player has as many challenges or seeks open as they may.
     TooManyOpen(String),
     /// A challenge or a seek that is no longer open (answered, paired,
@@ -135,7 +137,7 @@ impl Eq for Fault {}
 
 impl Error {
     /// The codes of the errors that are not a broken rule, as [`Error::code`] gives them.
-    pub(crate) const CODES: [&'static str; 22] = [
+    pub(crate) const CODES: [&'static str; 23] = [
         "hints_disabled",
         "rated_game",
         "waiting_for_opponent",
@@ -144,6 +146,7 @@ impl Error {
         "already_rematched",
         "name_taken",
         "self_challenge",
+        "already_joined",
         "too_many_open",
         "not_open",
         "too_early",
@@ -172,6 +175,7 @@ impl Error {
             Error::AlreadyRematched(_) => "already_rematched",
             Error::NameTaken => "name_taken",
             Error::SelfChallenge => "self_challenge",
+            Error::AlreadyJoined(_) => "already_joined",
             Error::TooManyOpen(_) => "too_many_open",
             Error::NotOpen(_) => "not_open",
             Error::TooEarly(_) => "too_early",
@@ -218,6 +222,7 @@ impl Error {
             | Error::Unavailable(detail)
             | Error::TooManyOpen(detail)
             | Error::NotOpen(detail)
+            | Error::AlreadyJoined(detail)
             | Error::TooEarly(detail)
             | Error::ClaimNotAllowed(detail)
             | Error::DrawNotAllowed(detail)

@@ -30,7 +30,8 @@
 //! - [`record`]: a game's record, pure: the words the store keeps and the
 //!   service and the API speak (a game as stored, its log entries, its ending,
 //!   summary and listing); `players.rs` the players' (a name, the seats they
-//!   hold, their events, challenges and seeks).
+//!   hold, their events, challenges and seeks); `arenas.rs` an arena's (its
+//!   settings, who joined it, its games as its standings read them).
 //! - [`store`]: the only SQL, with its own errors. Each operation is written
 //!   once, over one transaction interface (`tx.rs`: statements run with values,
 //!   rows read by column name) that both backends implement; each statement
@@ -39,7 +40,8 @@
 //!   questions, retention), `write.rs` (what a write to a game carries, and
 //!   what it writes besides: its players' events, a rated end's ratings),
 //!   `listing.rs` (the lobby, a player's games), `players.rs`, `challenges.rs`,
-//!   `seeks.rs`, `ratings.rs`, `puzzles.rs`, and `tables.rs` (the tables
+//!   `seeks.rs`, `arenas.rs` (an arena, its players and games, its pairing
+//!   under a hold on its row), `ratings.rs`, `puzzles.rs`, and `tables.rs` (the tables
 //!   `qttt copy` copies row for row); `rows.rs` reads a game (in one
 //!   statement on PostgreSQL, one a table on SQLite) and converts its rows, by
 //!   name, into its record; `space.rs` keeps whether the database has room to
@@ -59,7 +61,7 @@
 //!   action, append. `seating.rs` (creating a game, joining, a rematch),
 //!   `acting.rs` (a move or collapse choice and the bot's answer, resigning,
 //!   aborting), `timer.rs` (the server's own writes: a clock run out, a game
-//!   that waited too long, retention), `records.rs` (a game replayed from its
+//!   that waited too long, retention; it pairs the running arenas too), `records.rs` (a game replayed from its
 //!   record, as of a moment, and when it may be claimed), `life.rs` (seats, clocks and the endings beside the
 //!   rules, folded from the log), `time.rs` and `randomness.rs` (where its time
 //!   and its randomness come from), `searches.rs` (the bounded pool of perfect
@@ -67,8 +69,11 @@
 //!   the check of every game of a backup), `players.rs` (a player, their token,
 //!   their games and events), `presence.rs` (who counts as present, and when a
 //!   sighting is written again), `pairing.rs` (challenges and
-//!   seeks, and the games they start), `bots.rs` (the cap on rated games
-//!   between bots), `help.rs` (hints and analysis).
+//!   seeks, and the games they start), `arenas/` (an arena's standings and
+//!   who is paired, decided on it as read; its rules pure beside it:
+//!   `scoring.rs`, lichess's arena scoring, and `pairing.rs`, a weighted
+//!   matching of the free players by `integer_blossom`), `bots.rs` (the cap
+//!   on rated games between bots), `help.rs` (hints and analysis).
 //! - `live`: who watches which game (and which player's events), for the live
 //!   event streams; news of other instances' writes reaches it from the store.
 //!   `token`: seat and player tokens and their hashes.
@@ -76,7 +81,7 @@
 //!   variable, with defaults.
 //! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
 //!   aborting and rematches, `events.rs` for the live streams, `health.rs`, and
-//!   `players.rs`, `pairing.rs` for challenges and seeks, `player_events.rs`
+//!   `players.rs`, `pairing.rs` for challenges and seeks, `arenas.rs`, `player_events.rs`
 //!   for a player's live stream, and the original app's routes in
 //!   `original_app.rs`), extractors (`extract.rs`), each
 //!   client's limits (`limit.rs`), each request's id, log line and metrics
@@ -96,7 +101,8 @@
 //! Around the code: `tests/integration/` is one test binary (the rules against
 //! the worked scenarios, properties, bots, the command line, the layers, both
 //! backends' schemas, the documentation, and the HTTP API in `api/`);
-//! `benches/` holds the engine, bot, analysis, in-process and load benchmarks;
+//! `benches/` holds the engine, bot, analysis, arena pairing, in-process and
+//! load benchmarks;
 //! `docs/` the guides; `deploy/` nginx and a compose file; `.ci/run` what CI runs.
 //!
 //! # Words

@@ -277,7 +277,9 @@ fn serve_metrics(address: SocketAddr) -> Result<Server, StartError> {
 /// The server's timer, until the server stops: every [`TIMER_EVERY`] it writes
 /// down the clocks that ran out, and beside that, in a loop of its own, it
 /// aborts the games that waited too long for their second player, batch after
-/// batch while a backlog lasts, so that a backlog never delays a timeout.
+/// batch while a backlog lasts, so that a backlog never delays a timeout; and
+/// in a third, every [`TIMER_EVERY`], it pairs the free players of each
+/// running arena.
 async fn run_timer(service: GameService) {
     let timeouts = async {
         let mut every = tokio::time::interval(TIMER_EVERY);
@@ -302,7 +304,17 @@ async fn run_timer(service: GameService) {
             }
         }
     };
-    tokio::join!(timeouts, aborts);
+    let pairings = async {
+        let mut every = tokio::time::interval(TIMER_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if let Err(error) = service.pair_arenas().await {
+                log::debug!("the timer will pair again: {error}");
+            }
+        }
+    };
+    tokio::join!(timeouts, aborts, pairings);
 }
 
 /// Every [`RETENTION_EVERY`], deletes the games that ended before their

@@ -27,6 +27,8 @@ stable `code`.",
         (name = "games", description = "Create, join, watch and play games."),
         (name = "players", description = "An identity across games: your games, your events, challenges and \
 quick pairing. Optional: games between anonymous seats need none."),
+        (name = "arenas", description = "Tournaments of a fixed length in which whoever is free is paired again \
+at once, scored as lichess's arenas: a win 2, a draw 1, and double on fire, after two wins in a row."),
         (name = "puzzles", description = "Positions with one winning action, found by the perfect player: \
 try one, an action at a time, and be rated by the puzzles you solve."),
         (name = "health", description = "Probes for operators and orchestrators."),

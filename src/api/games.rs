@@ -323,6 +323,20 @@ pub(super) fn page_size(limit: Option<u32>, default: u32) -> Result<u32, ApiErro
     Ok(limit)
 }
 
+/// The id a page's `cursor` names: the page is of those below it.
+///
+/// # Errors
+/// [`ApiError::InvalidQuery`] for a cursor this server did not give.
+pub(super) fn cursor_id<T: std::str::FromStr>(cursor: Option<&str>) -> Result<Option<T>, ApiError> {
+    cursor
+        .map(|cursor| {
+            cursor
+                .parse()
+                .map_err(|_| ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave")))
+        })
+        .transpose()
+}
+
 /// Cuts `items`, read one beyond a page of `size`, to the page; answers the
 /// cursor of the next page, `cursor` of the page's last item, when that one
 /// beyond was there.
@@ -344,13 +358,7 @@ impl ListQuery {
     /// server did not give.
     pub(super) fn page(&self) -> Result<Page, ApiError> {
         let limit = page_size(self.limit, 20)?;
-        let before =
-            match &self.cursor {
-                None => None,
-                Some(cursor) => Some(cursor.parse::<GameId>().map_err(|_| {
-                    ApiError::InvalidQuery(format!("cursor {cursor:?} is not a cursor this server gave"))
-                })?),
-            };
+        let before = cursor_id(self.cursor.as_deref())?;
         Ok(Page { status: self.status.map(Into::into), before, limit: limit + 1 })
     }
 }

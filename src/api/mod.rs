@@ -1,5 +1,6 @@
 //! The HTTP API: routes, handlers, views and the OpenAPI document.
 
+mod arenas;
 mod docs;
 mod events;
 mod extract;
@@ -68,6 +69,7 @@ where
                 .configure(player_events::routes)
                 .configure(players::routes)
                 .configure(pairing::routes)
+                .configure(arenas::routes)
                 .configure(puzzles::routes),
         )
         .configure(health::routes)

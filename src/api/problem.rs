@@ -135,7 +135,7 @@ fn codes_schema() -> Object {
         .description(Some(
             "A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or \
              `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, \
-             `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, \
+             `self_challenge`, `already_joined`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, \
              `conflict`, `unavailable`, `busy`, `internal`, or a refusal of \
              the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, \
              `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).",
@@ -181,6 +181,7 @@ impl ApiError {
             ApiError::Service(Error::NameTaken) => "Name taken".into(),
             ApiError::Service(Error::AlreadyRematched(_)) => "Already rematched".into(),
             ApiError::Service(Error::SelfChallenge) => "Self challenge".into(),
+            ApiError::Service(Error::AlreadyJoined(_)) => "Already joined".into(),
             ApiError::Service(Error::TooManyOpen(_)) => "Too many open".into(),
             ApiError::Service(Error::NotOpen(_)) => "Not open".into(),
             ApiError::Service(Error::TooEarly(_)) => "Too early".into(),
@@ -298,7 +299,7 @@ impl ResponseError for ApiError {
                 | Error::TooEarly(_)
                 | Error::ClaimNotAllowed(_)
                 | Error::DrawNotAllowed(_) => StatusCode::UNPROCESSABLE_ENTITY,
-                Error::AlreadyRematched(_) => StatusCode::CONFLICT,
+                Error::AlreadyRematched(_) | Error::AlreadyJoined(_) => StatusCode::CONFLICT,
                 Error::NotFound(_) => StatusCode::NOT_FOUND,
                 Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -355,6 +356,7 @@ mod tests {
             ApiError::Service(Error::AlreadyRematched(crate::record::GameId::new(1))),
             ApiError::Service(Error::NameTaken),
             ApiError::Service(Error::SelfChallenge),
+            ApiError::Service(Error::AlreadyJoined(String::new())),
             ApiError::Service(Error::TooManyOpen(String::new())),
             ApiError::Service(Error::NotOpen(String::new())),
             ApiError::Service(Error::TooEarly(String::new())),
@@ -391,6 +393,7 @@ mod tests {
                     | Error::AlreadyRematched(_)
                     | Error::NameTaken
                     | Error::SelfChallenge
+                    | Error::AlreadyJoined(_)
                     | Error::TooManyOpen(_)
                     | Error::NotOpen(_)
                     | Error::TooEarly(_)

@@ -9,10 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::bot::Bot;
 use crate::engine::{GameResult, LogEntry, Player, Variant};
 
+mod arenas;
 mod players;
 mod puzzles;
 mod ratings;
 
+pub use arenas::*;
 pub use players::*;
 pub use puzzles::*;
 pub use ratings::*;
@@ -77,6 +79,11 @@ id_type!(
 id_type!(
     /// A seek's id.
     SeekId
+);
+
+id_type!(
+    /// An arena's id.
+    ArenaId
 );
 
 id_type!(
@@ -269,6 +276,8 @@ pub struct StoredGame {
     /// The game this one is the rematch of, if it is one: its free seat is kept
     /// for the other player of that game.
     pub rematch_of: Option<GameId>,
+    /// The arena it was paired in, if it was.
+    pub arena: Option<ArenaId>,
     /// Its summary as stored, which a write updates when it changes.
     pub summary: Summary,
     /// Its log, in order.
@@ -418,6 +427,8 @@ pub struct ListedGame {
     pub clock: Option<ClockSettings>,
     /// In a rated game, X's and O's ratings, for each seat held.
     pub ratings: [Option<SeatRating>; 2],
+    /// The arena that paired it, if one did.
+    pub arena: Option<ArenaId>,
 }
 
 impl ListedGame {

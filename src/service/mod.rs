@@ -5,6 +5,7 @@
 //! own writes when a clock runs out or a game waits too long (`timer.rs`).
 
 mod acting;
+mod arenas;
 mod bots;
 mod copy;
 mod help;
@@ -35,12 +36,17 @@ use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{
-    ClockSettings, Event, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat, Summary, Write,
+    ArenaId, ClockSettings, Event, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat,
+    Summary, Write,
 };
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
 use time::Offset;
 
+pub use arenas::{
+    ArenaStanding, DEFAULT_ARENA_DELAY, Free, GROUP, MOST_ARENA_MINUTES, MOST_ARENA_NAME_CHARS, MOST_UPCOMING_ARENAS,
+    Outcome, RECENT, Scored, Sheet, new_arena, pair, pairings, standings,
+};
 pub use copy::{Checked, Copied, as_copied, check_games, copy_games};
 pub use help::Hint;
 pub use ladder::LADDER_BOTS;
@@ -66,6 +72,7 @@ struct NewGame {
     rated: bool,
     clock: Option<ClockSettings>,
     rematch_of: Option<GameId>,
+    arena: Option<ArenaId>,
     invite_hash: Option<Vec<u8>>,
     /// The seats people take, with their tokens' hashes and their holders.
     seats: Vec<StoredSeat>,
@@ -98,6 +105,7 @@ impl NewGame {
             rated: self.rated,
             clock: self.clock,
             rematch_of: self.rematch_of,
+            arena: self.arena,
             summary: Summary::WAITING,
             log: Vec::new(),
             seats: self.seats,

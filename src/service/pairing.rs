@@ -14,8 +14,8 @@ use crate::bot::Bot;
 use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
-    ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, NewSeek, PlayerEventKind, PlayerId,
-    RatingRange, SeekId, SeekStatus, Sought, StoredChallenge, StoredSeek, Terms, Username,
+    ArenaId, ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, NewSeek, PlayerEventKind,
+    PlayerId, RatingRange, SeekId, SeekStatus, Sought, StoredChallenge, StoredGame, StoredSeek, Terms, Username,
 };
 
 /// The most challenges a player may have sent that wait for an answer.
@@ -24,11 +24,12 @@ pub const MOST_OPEN_CHALLENGES: u32 = 20;
 /// What a write tells the players it is about.
 type PlayerEvents = Vec<(PlayerId, PlayerEventKind)>;
 
-/// A game between two players, as `x` and `o`, on `terms`, as it stands once
-/// created at `now`; what its creation tells them, and the tokens of its two
-/// seats, X's and O's.
-fn between(
+/// A game between two players, as `x` and `o`, on `terms` (in `arena`, if
+/// one paired them), as it stands once created at `now`; what its creation
+/// tells them, and the tokens of its two seats, X's and O's.
+pub(super) fn between(
     terms: Terms,
+    arena: Option<ArenaId>,
     x: Holder,
     o: Holder,
     now: Timestamp,
@@ -43,6 +44,7 @@ fn between(
         rated: terms.rated,
         clock: terms.clock,
         rematch_of: None,
+        arena,
         invite_hash: None,
         seats: vec![x_seat, o_seat],
     };
@@ -121,6 +123,7 @@ impl GameService {
             rated: terms.rated,
             clock: terms.clock,
             rematch_of: None,
+            arena: None,
             invite_hash: None,
             seats: vec![seat],
         };
@@ -187,7 +190,7 @@ impl GameService {
             Player::X => (challenger, caller.clone()),
             Player::O => (caller.clone(), challenger),
         };
-        let (record, game_events, tokens) = between(challenge.terms, x, o, now, self.options.first_move)?;
+        let (record, game_events, tokens) = between(challenge.terms, None, x, o, now, self.options.first_move)?;
         let tell = vec![(challenge.challenger.id, PlayerEventKind::ChallengeAccepted)];
         let Some(game_id) =
             self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?
@@ -308,7 +311,7 @@ impl GameService {
                 Player::X => (holder.clone(), partner),
                 Player::O => (partner, holder.clone()),
             };
-            let (record, game_events, _) = between(terms, x, o, now, first_move)?;
+            let (record, game_events, _) = between(terms, None, x, o, now, first_move)?;
             Ok::<_, Error>((record.stored, game_events))
         };
         let id = match self.store.seek(new, self.options.most_open_seeks, pair).await? {
@@ -320,14 +323,7 @@ impl GameService {
             }
             Sought::Waiting(id) => id,
             Sought::Paired { seek, game } => {
-                let record = GameRecord::replay(*game, now, first_move)?;
-                let events: Vec<_> = record
-                    .stored
-                    .seats
-                    .iter()
-                    .filter_map(|seat| Some((seat.holder.as_ref()?.id, PlayerEventKind::GameStart)))
-                    .collect();
-                self.started(&record, &events);
+                self.started_pairing(*game, now)?;
                 seek
             }
         };
@@ -377,6 +373,22 @@ impl GameService {
             Colour::O => Player::O,
             Colour::Random => self.draw_colour(),
         }
+    }
+
+    /// Tells the watchers of `game`, just paired and written at `now`, and its players.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when its log does not replay, a bug.
+    pub(super) fn started_pairing(&self, game: StoredGame, now: Timestamp) -> Result<(), Error> {
+        let record = GameRecord::replay(game, now, self.options.first_move)?;
+        let events: Vec<_> = record
+            .stored
+            .seats
+            .iter()
+            .filter_map(|seat| Some((seat.holder.as_ref()?.id, PlayerEventKind::GameStart)))
+            .collect();
+        self.started(&record, &events);
+        Ok(())
     }
 
     /// Tells the watchers of `record`'s game, just started, and its players.

@@ -349,6 +349,7 @@ pub(super) mod tests {
             rated: false,
             clock,
             rematch_of: None,
+            arena: None,
             summary: Summary::WAITING,
             log: Vec::new(),
             seats,

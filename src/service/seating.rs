@@ -95,6 +95,7 @@ impl GameService {
             rated,
             clock,
             rematch_of: rematch.map(|rematch| rematch.game_id),
+            arena: None,
             invite_hash: invite.as_deref().map(token::hash),
             seats: vec![seat],
         };

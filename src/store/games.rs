@@ -26,7 +26,8 @@ use crate::record::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
     /// Every game that ended but a rated one, from which its players'
-    /// ratings are derived: the retention period's.
+    /// ratings are derived, and an arena's, from which its standings are:
+    /// the retention period's.
     Any,
     /// The games the server aborted because nobody took their free seat; never
     /// a rematch, which its first game's log names.
@@ -37,7 +38,7 @@ impl Ended {
     /// The condition of SQL's `WHERE` on the games table that picks them.
     fn condition(self) -> &'static str {
         match self {
-            Ended::Any => "ended_at IS NOT NULL AND NOT rated",
+            Ended::Any => "ended_at IS NOT NULL AND NOT rated AND arena_id IS NULL",
             // As the partial index games_unjoined_by_end has it, so that it is used.
             Ended::Unjoined => "end_reason = 'aborted' AND end_player IS NULL AND rematch_of IS NULL",
         }
@@ -91,19 +92,19 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
 });
 
 /// A game's row, new (its id the database's: nothing when it would be a
-/// second rematch of one game) or copied (`$17`, its own: nothing when a game
+/// second rematch of one game) or copied (`$18`, its own: nothing when a game
 /// has that id already).
 pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     [
         Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING")),
         Sql::built(format!(
-            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($17, {GAME_VALUES}) \
+            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($18, {GAME_VALUES}) \
              ON CONFLICT (id) DO NOTHING"
         )),
     ]
 });
 /// The parameters of a game's row, as [`game_args`] gives them.
-const GAME_VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16";
+const GAME_VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17";
 /// A new game, its seats and log as JSON (see [`rows_as_json`]), and the entry
 /// of the game it is the rematch of (the entry with a game's id, which names
 /// the new game), in one statement; answers the new game's id and how many
@@ -113,11 +114,11 @@ static INSERT_GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
         "WITH game AS (INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING RETURNING id), \
          seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
          SELECT game.id, seat.player, seat.token_hash, seat.player_id \
-         FROM game, json_populate_recordset(NULL::seats, $17::json) AS seat), \
+         FROM game, json_populate_recordset(NULL::seats, $18::json) AS seat), \
          entry AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT coalesce(entry.game_id, game.id), \
          entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
          CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
-         FROM game, json_populate_recordset(NULL::log_entries, $18::json) AS entry \
+         FROM game, json_populate_recordset(NULL::log_entries, $19::json) AS entry \
          ON CONFLICT DO NOTHING RETURNING 1) \
          SELECT id, (SELECT count(*) FROM entry) AS entries FROM game"
     ))
@@ -369,7 +370,7 @@ async fn copy(tx: &mut impl Tx, game: &StoredGame, rematch: Option<RematchOf>) -
     insert_game_rows(tx, game.id, game, rematch).await.map(|()| true)
 }
 
-/// The values of `game`'s row, `$1`-`$16` of [`INSERT_GAME`].
+/// The values of `game`'s row, `$1`-`$17` of [`INSERT_GAME`].
 fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
@@ -394,6 +395,7 @@ fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
         summary.ended_at.into(),
         game.invite_hash.as_deref().into(),
         game.rated.into(),
+        game.arena.into(),
     ]
 }
 

@@ -46,7 +46,7 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
          (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, games.status, \
          games.result, games.end_reason, games.end_player, games.deadline, games.ended_at, {} AS x_name, \
          {} AS o_name, games.bot, games.mistake_chance, games.rated, games.clock_initial_ms, \
-         games.clock_increment_ms, {} FROM games WHERE id = ANY($1) \
+         games.clock_increment_ms, games.arena_id, {} FROM games WHERE id = ANY($1) \
          ORDER BY id DESC",
         name("X"),
         name("O"),
@@ -116,5 +116,6 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
         rated: row.get("rated")?,
         clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
         ratings: seat_ratings_from_row(row)?,
+        arena: row.get("arena_id")?,
     })
 }

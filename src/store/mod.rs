@@ -21,6 +21,7 @@ macro_rules! run {
     };
 }
 
+mod arenas;
 mod challenges;
 mod error;
 mod games;

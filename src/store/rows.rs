@@ -26,7 +26,8 @@ macro_rules! by_name {
 
 /// A game's own columns but its id, in the order its inserts bind them.
 pub(super) const GAME_COLUMNS: &str = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
-     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated";
+     clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated, \
+     arena_id";
 
 /// A game's own row, with its seats' ratings; its log, in order; its seats, X's
 /// first, each with its holder: SQLite's read of a game, three statements in
@@ -201,6 +202,7 @@ fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
         hints: row.get("hints")?,
         clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
         rematch_of: row.get("rematch_of")?,
+        arena: row.get("arena_id")?,
         summary: summary_from_row(row)?,
         log: Vec::new(),
         seats: Vec::new(),

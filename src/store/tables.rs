@@ -13,6 +13,10 @@ use super::{Backend, Store, StoreError, counted};
 pub enum Table {
     /// The players: before the games, whose seats name them.
     Players,
+    /// The arenas: before the games, which name them.
+    Arenas,
+    /// Who joined each arena.
+    ArenaPlayers,
     /// The challenges: after the games, which they name.
     Challenges,
     /// The seeks: after the games.
@@ -36,8 +40,10 @@ pub type Key = (i64, i64);
 
 impl Table {
     /// Every table, in the order they are copied.
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 11] = [
         Table::Players,
+        Table::Arenas,
+        Table::ArenaPlayers,
         Table::Challenges,
         Table::Seeks,
         Table::PlayerEvents,
@@ -48,14 +54,16 @@ impl Table {
         Table::PuzzleRatings,
     ];
     /// The tables to copy before the games.
-    pub(crate) const BEFORE_GAMES: &[Table] = Table::ALL.split_at(1).0;
+    pub(crate) const BEFORE_GAMES: &[Table] = Table::ALL.split_at(3).0;
     /// The tables to copy after them.
-    pub(crate) const AFTER_GAMES: &[Table] = Table::ALL.split_at(1).1;
+    pub(crate) const AFTER_GAMES: &[Table] = Table::ALL.split_at(3).1;
 
     /// The table's name.
     pub fn name(self) -> &'static str {
         match self {
             Table::Players => "players",
+            Table::Arenas => "arenas",
+            Table::ArenaPlayers => "arena_players",
             Table::Challenges => "challenges",
             Table::Seeks => "seeks",
             Table::PlayerEvents => "player_events",
@@ -72,7 +80,13 @@ impl Table {
     fn key(self) -> (&'static str, Option<&'static str>) {
         match self {
             Table::PlayerEvents => ("player_id", Some("seq")),
-            Table::Players | Table::Challenges | Table::Seeks | Table::Puzzles | Table::PuzzleAttempts => ("id", None),
+            Table::ArenaPlayers => ("arena_id", Some("player_id")),
+            Table::Players
+            | Table::Arenas
+            | Table::Challenges
+            | Table::Seeks
+            | Table::Puzzles
+            | Table::PuzzleAttempts => ("id", None),
             Table::Ratings | Table::RatingChanges | Table::PuzzleRatings => ("rowid", None),
         }
     }

@@ -12,7 +12,7 @@ use jiff::Timestamp;
 
 use super::StoreError;
 use super::sql::Sql;
-use crate::record::{AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
+use crate::record::{ArenaId, AttemptId, ChallengeId, GameId, PlayerId, PuzzleId, SeekId};
 
 /// A unit of the database's work: a transaction, or reads outside one.
 pub(super) trait Tx {
@@ -148,6 +148,7 @@ arg_from!(Int:
     PlayerId => PlayerId::get,
     ChallengeId => ChallengeId::get,
     SeekId => SeekId::get,
+    ArenaId => ArenaId::get,
     PuzzleId => PuzzleId::get,
     AttemptId => AttemptId::get,
 );
@@ -268,6 +269,7 @@ from_int!(
     PlayerId => |int| Some(PlayerId::new(int)),
     ChallengeId => |int| Some(ChallengeId::new(int)),
     SeekId => |int| Some(SeekId::new(int)),
+    ArenaId => |int| Some(ArenaId::new(int)),
     PuzzleId => |int| Some(PuzzleId::new(int)),
     AttemptId => |int| Some(AttemptId::new(int)),
 );

@@ -179,6 +179,8 @@ fn both_backends_migrate_to_the_same_tables_columns_keys_and_indexes() {
     assert_eq!(
         sqlite.keys().collect::<Vec<_>>(),
         [
+            "arena_players",
+            "arenas",
             "challenges",
             "games",
             "log_entries",

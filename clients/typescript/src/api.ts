@@ -4,6 +4,115 @@
  */
 
 export interface paths {
+    "/api/v1/arenas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the arenas that are upcoming, running or finished, newest first. */
+        get: operations["arenas"];
+        put?: never;
+        /**
+         * Create an arena: a tournament of a fixed length in which whoever is free
+         *     is paired again at once.
+         * @description Join it (you are not in it by creating it); it starts at `starts_at`.
+         *     A win scores 2, a draw 1, a loss 0; after two wins in a row a player is
+         *     on fire, and their results count double until one that is not a win. At
+         *     most 5 of yours may wait to start (422 `too_many_open`).
+         */
+        post: operations["create_arena"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/arenas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an arena: its settings, the time left, its standings (each player's
+         *     score, rank, fire and sheet) and the games being played.
+         */
+        get: operations["get_arena"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/arenas/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an arena, or come back to it after withdrawing.
+         * @description While it runs you are paired as soon as you are free and someone else is:
+         *     your event stream tells you `game_start`, and your player's token acts in
+         *     the game. You are paired only while you are present: your event stream
+         *     open, or a request with your token within the last 30 seconds.
+         */
+        post: operations["join_arena"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/arenas/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an arena's results, once it finished: its standings as they end.
+         * @description Games begun before the end are played out and count: until the last of
+         *     them ends, `playing` lists them and the standings may still move.
+         */
+        get: operations["arena_results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/arenas/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw from an arena: you keep your points and are not paired again
+         *     until you join again. A game you play goes on.
+         */
+        post: operations["withdraw_from_arena"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots": {
         parameters: {
             query?: never;
@@ -1238,6 +1347,126 @@ export interface components {
              */
             version: number;
         };
+        /** @description An arena with its standings and the games being played. */
+        ArenaDetail: components["schemas"]["ArenaView"] & {
+            /** @description Its games that go on. */
+            playing: components["schemas"]["ArenaGameView"][];
+            /** @description Everyone who joined, best first. */
+            standings: components["schemas"]["StandingView"][];
+        };
+        /** @description A game of the arena that goes on. */
+        ArenaGameView: {
+            /**
+             * Format: int64
+             * @description The game.
+             */
+            game_id: number;
+            /** @description O's. */
+            o: string;
+            /** @description X's player's name. */
+            x: string;
+        };
+        /** @description A page of arenas. */
+        ArenaList: {
+            /** @description The arenas, newest first. */
+            arenas: components["schemas"]["ArenaView"][];
+            /** @description The `cursor` of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description `POST /arenas`: the arena to create.
+         * @example {
+         *       "bots": true,
+         *       "clock": {
+         *         "increment_ms": 1000,
+         *         "initial_ms": 60000
+         *       },
+         *       "minutes": 30,
+         *       "name": "Friday blitz",
+         *       "rated": true,
+         *       "starts_at": "2026-12-04T18:00:00Z",
+         *       "variant": "player_choice"
+         *     }
+         */
+        ArenaRequest: {
+            /** @description Whether bot accounts may join. Default `false`. */
+            bots?: boolean;
+            /** @description The clock of every game: arenas are timed. */
+            clock: components["schemas"]["ClockRequest"];
+            /**
+             * Format: int64
+             * @description How long it runs, from 1 to 720 minutes.
+             */
+            minutes: number;
+            /** @description Its name: 1 to 60 characters, no control characters. */
+            name: string;
+            /** @description Whether its games are rated. Default `false`. */
+            rated?: boolean;
+            /** @description When it starts (RFC 3339), within 30 days; default five minutes from now. */
+            starts_at?: string | null;
+            /** @description How cycles collapse in its games; default `measurement`. */
+            variant?: components["schemas"]["VariantName"];
+        };
+        /**
+         * @description Where an arena stands.
+         * @enum {string}
+         */
+        ArenaStatusName: "upcoming" | "running" | "finished";
+        /**
+         * @description An arena's settings and where it stands.
+         * @example {
+         *       "bots": true,
+         *       "clock": {
+         *         "increment_ms": 1000,
+         *         "initial_ms": 60000
+         *       },
+         *       "created_by": "alice",
+         *       "ends_at": "2026-12-04T18:30:00.000Z",
+         *       "id": 3,
+         *       "minutes": 30,
+         *       "name": "Friday blitz",
+         *       "rated": true,
+         *       "remaining_ms": 754000,
+         *       "starts_at": "2026-12-04T18:00:00.000Z",
+         *       "status": "running",
+         *       "variant": "player_choice"
+         *     }
+         */
+        ArenaView: {
+            /** @description Whether bot accounts may join. */
+            bots: boolean;
+            /** @description The clock of its games. */
+            clock: components["schemas"]["ClockSettingsView"];
+            /** @description Who created it. */
+            created_by: string;
+            /** @description When it ends: nobody is paired from then on. */
+            ends_at: string;
+            /**
+             * Format: int64
+             * @description Its id.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description How long it runs, in minutes.
+             */
+            minutes: number;
+            /** @description Its name. */
+            name: string;
+            /** @description Whether its games are rated. */
+            rated: boolean;
+            /**
+             * Format: int64
+             * @description Until the end, in milliseconds; 0 once it finished.
+             */
+            remaining_ms: number;
+            /** @description When it starts (RFC 3339, UTC). */
+            starts_at: string;
+            /** @description Where it stands. */
+            status: components["schemas"]["ArenaStatusName"];
+            /** @description How cycles collapse in its games. */
+            variant: components["schemas"]["VariantName"];
+        };
         /**
          * @description `POST /puzzles/{id}/attempts` and `POST /puzzles/{id}/attempts/{attempt}`:
          *     the next action of the puzzle's side.
@@ -1788,6 +2017,11 @@ export interface components {
         };
         /** @description A game in a listing. */
         GameSummary: {
+            /**
+             * Format: int64
+             * @description The arena that paired it, or null.
+             */
+            arena: number | null;
             bot: components["schemas"]["BotName"] | null;
             clock: components["schemas"]["ClockSettingsView"] | null;
             /** @description When it was created. */
@@ -1831,6 +2065,11 @@ export interface components {
         };
         /** @description A game as a client sees it, rebuilt from its log on every request. */
         GameView: {
+            /**
+             * Format: int64
+             * @description The arena that paired this game, or null.
+             */
+            arena: number | null;
             /** @description The nine squares, 0-8 row-major from the top-left. */
             board: components["schemas"]["CellView"][];
             /**
@@ -2408,6 +2647,11 @@ export interface components {
             /** @description `ongoing`, `Player X wins!`, `Player O wins!` or `Draw!`. */
             status: string;
         };
+        /**
+         * @description How a game ended for a player.
+         * @enum {string}
+         */
+        OutcomeName: "win" | "draw" | "loss";
         /** @description One outcome of a measurement. */
         OutcomeView: {
             /** @description Whether this is the outcome that was measured. */
@@ -2614,10 +2858,10 @@ export interface components {
          */
         Problem: {
             /**
-             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, `self_challenge`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
+             * @description A stable code for programs: the broken rule (`not_your_turn`, `square_is_classical`, ...), or `hints_disabled`, `rated_game`, `waiting_for_opponent`, `abort_not_allowed`, `game_not_over`, `already_rematched`, `name_taken`, `self_challenge`, `already_joined`, `too_many_open`, `not_open`, `too_early`, `claim_not_allowed`, `draw_not_allowed`, `not_found`, `forbidden`, `conflict`, `unavailable`, `busy`, `internal`, or a refusal of the HTTP layer (`invalid_body`, `invalid_path`, `invalid_query`, `invalid_header`, `unauthorized`, `method_not_allowed`, `rate_limited`, `rejected`: refused before reaching the API).
              * @enum {string}
              */
-            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "already_rematched" | "name_taken" | "self_challenge" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "draw_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
+            code: "same_square_twice" | "square_out_of_range" | "square_is_classical" | "not_your_turn" | "collapse_pending" | "no_collapse_pending" | "not_the_chooser" | "move_not_in_cycle" | "square_not_in_move" | "game_over" | "hints_disabled" | "rated_game" | "waiting_for_opponent" | "abort_not_allowed" | "game_not_over" | "already_rematched" | "name_taken" | "self_challenge" | "already_joined" | "too_many_open" | "not_open" | "too_early" | "claim_not_allowed" | "draw_not_allowed" | "unauthorized" | "not_found" | "forbidden" | "conflict" | "unavailable" | "storage_full" | "busy" | "clock_offset" | "internal" | "invalid_body" | "invalid_path" | "invalid_query" | "invalid_header" | "method_not_allowed" | "rate_limited" | "rejected";
             /**
              * Format: int64
              * @description With `conflict`: the game's version now.
@@ -3090,6 +3334,23 @@ export interface components {
             /** @description How cycles collapse in its game. */
             variant: components["schemas"]["VariantName"];
         };
+        /** @description One game on a player's sheet. */
+        SheetEntry: {
+            /**
+             * Format: int64
+             * @description The game.
+             */
+            game_id: number;
+            /** @description Whether the player was on fire: it counted double. */
+            on_fire: boolean;
+            /** @description How it ended for the player. */
+            outcome: components["schemas"]["OutcomeName"];
+            /**
+             * Format: int32
+             * @description What it scored.
+             */
+            points: number;
+        };
         /**
          * @description An action of a solution, who took it, and the position it leaves: a page
          *     steps through the solution on the board.
@@ -3101,6 +3362,31 @@ export interface components {
             actor: components["schemas"]["ActorName"];
             /** @description The position right after it. */
             position: components["schemas"]["PositionView"];
+        };
+        /** @description A player's place in an arena. */
+        StandingView: {
+            /** @description Whether they are a bot account. */
+            bot: boolean;
+            /** @description Their name. */
+            name: string;
+            /** @description Whether their next game counts double: their last two were wins. */
+            on_fire: boolean;
+            /** @description Their rank, from 1. */
+            rank: number;
+            /**
+             * Format: double
+             * @description Their rating in the arena's variant when it was read.
+             */
+            rating: number;
+            /**
+             * Format: int32
+             * @description Their points.
+             */
+            score: number;
+            /** @description Their games that count, in the order they ended. */
+            sheet: components["schemas"]["SheetEntry"][];
+            /** @description Whether they withdrew: they keep their points and are not paired. */
+            withdrawn: boolean;
         };
         /**
          * @description Where a game is in its life; its `result` says who won.
@@ -3349,6 +3635,187 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    arenas: {
+        parameters: {
+            query?: {
+                /** @description Which arenas: `upcoming`, `running` or `finished`; default `running`. */
+                status?: components["schemas"]["ArenaStatusName"];
+                /** @description Arenas per page, 1-100; default 20. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of arenas. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    create_arena: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArenaRequest"];
+            };
+        };
+        responses: {
+            /** @description The arena. */
+            201: {
+                headers: {
+                    /** @description The arena's path. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RuleBroken"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    get_arena: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The arena's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The arena. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    join_arena: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The arena's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The arena, with you in it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    arena_results: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The arena's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The arena, finished. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    withdraw_from_arena: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The arena's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The arena, you withdrawn. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     bots: {
         parameters: {
             query?: {

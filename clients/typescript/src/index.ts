@@ -405,6 +405,38 @@ export class QtttClient {
     return this.call("GET", `/leaderboards/${variant}`);
   }
 
+  // Arenas.
+
+  /** Creates an arena (the client's token must be a player's); join it to play. */
+  createArena(arena: Schemas["ArenaRequest"]): Promise<Schemas["ArenaView"]> {
+    return this.call("POST", "/arenas", { body: arena });
+  }
+
+  /** The arenas of a status (`running` by default), newest first, a page at a time. */
+  arenas(query: { status?: Schemas["ArenaStatusName"]; limit?: number; cursor?: string } = {}): Promise<Schemas["ArenaList"]> {
+    return this.call("GET", "/arenas", { query });
+  }
+
+  /** An arena with its standings and the games being played. */
+  arena(id: number): Promise<Schemas["ArenaDetail"]> {
+    return this.call("GET", `/arenas/${id}`);
+  }
+
+  /** Joins an arena, or comes back to it. */
+  joinArena(id: number): Promise<Schemas["ArenaDetail"]> {
+    return this.call("POST", `/arenas/${id}/join`);
+  }
+
+  /** Withdraws from an arena: your points stay, and you are not paired. */
+  withdrawFromArena(id: number): Promise<Schemas["ArenaDetail"]> {
+    return this.call("POST", `/arenas/${id}/withdraw`);
+  }
+
+  /** An arena's results, once it finished. */
+  arenaResults(id: number): Promise<Schemas["ArenaDetail"]> {
+    return this.call("GET", `/arenas/${id}/results`);
+  }
+
   // Puzzles.
 
   /** A puzzle to try: with a player's token one you have not tried, near your puzzle rating; else an easy one. */

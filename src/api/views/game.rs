@@ -10,7 +10,7 @@ use super::{
 };
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
-use crate::record::{End, GameId, stamp};
+use crate::record::{ArenaId, End, GameId, stamp};
 use crate::service::{ClockState, GameRecord, Seat};
 
 /// The bot a game is played against.
@@ -108,6 +108,9 @@ pub struct GameView {
     #[schema(required = true)]
     #[schema(value_type = Option<i64>)]
     pub rematch_of: Option<GameId>,
+    /// The arena that paired this game, or null.
+    #[schema(required = true, value_type = Option<i64>)]
+    pub arena: Option<ArenaId>,
     /// Each player's points: 1 for the earliest line, 1/2 for any later one.
     pub score: ScoreView,
     /// Every completed line.
@@ -459,6 +462,7 @@ impl GameView {
             draw_offer: record.draw_offer().map(PlayerName::from),
             rematch: record.rematch().map(|game_id| RematchView { game_id }),
             rematch_of: record.stored.rematch_of,
+            arena: record.stored.arena,
             score: ScoreView { x: game.score().x.as_f64(), o: game.score().o.as_f64() },
             lines: game.lines().iter().map(LineView::from).collect(),
             moves: game.moves().iter().map(MoveView::from).collect(),

@@ -8,7 +8,7 @@ use super::{
     squares_of,
 };
 use crate::engine::{Action, Actor, LogEntry, MoveNumber, Player};
-use crate::record::{Ending, Event, GameId, ListedGame, StoredEntry, stamp};
+use crate::record::{ArenaId, Ending, Event, GameId, ListedGame, StoredEntry, stamp};
 
 /// A page of games, newest first.
 #[derive(Debug, Serialize, ToSchema)]
@@ -56,6 +56,9 @@ pub(crate) struct GameSummary {
     /// In a rated game, each seat's holder's rating before it, and its change
     /// once rated; nulls in a casual game.
     pub ratings: SeatRatings,
+    /// The arena that paired it, or null.
+    #[schema(required = true, value_type = Option<i64>)]
+    pub arena: Option<ArenaId>,
 }
 
 /// Each seat's holder's rating, or null.
@@ -250,6 +253,7 @@ impl From<&ListedGame> for GameSummary {
                 x: SeatRatingView::of(&listed.ratings, Player::X),
                 o: SeatRatingView::of(&listed.ratings, Player::O),
             },
+            arena: listed.arena,
         }
     }
 }

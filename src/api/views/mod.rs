@@ -2,6 +2,7 @@
 
 mod actions;
 mod analysis;
+mod arenas;
 mod game;
 mod log;
 mod names;
@@ -17,6 +18,7 @@ use crate::engine::Square;
 
 pub use actions::*;
 pub(crate) use analysis::*;
+pub(crate) use arenas::*;
 pub use game::*;
 pub(crate) use log::*;
 pub use names::*;

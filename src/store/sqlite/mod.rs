@@ -466,6 +466,7 @@ mod tests {
             rated: false,
             clock: None,
             rematch_of: None,
+            arena: None,
             summary: Summary::WAITING,
             log: vec![StoredEntry { seq: 1, created_at, event: Event::SeatTaken(Player::X), by_bot: false }],
             seats: vec![StoredSeat { player: Player::X, token_hash: vec![7; 32], holder: None, last_seen_at: None }],

@@ -2,6 +2,7 @@
 //! PostgreSQL when `QTTT_TEST_POSTGRES` names a server.
 
 mod analysis;
+mod arenas;
 mod bot_players;
 mod bots;
 mod bridge;

@@ -36,10 +36,12 @@ export function advice(code: ProblemCode): string {
       return "Choose another name.";
     case "self_challenge":
       return "Challenge someone else.";
+    case "already_joined":
+      return "You are in this arena already: wait to be paired.";
     case "too_many_open":
       return "Cancel one first.";
     case "not_open":
-      return "It was answered, paired or cancelled, it expired, or the attempt is over.";
+      return "It was answered, paired or cancelled, it expired, or the attempt or the arena is over.";
     case "too_early":
       return "Wait a little longer.";
     case "claim_not_allowed":
