@@ -1,5 +1,6 @@
 //! The HTTP API: routes, handlers, views and the OpenAPI document.
 
+mod arena_events;
 mod arenas;
 mod docs;
 mod events;
@@ -70,6 +71,7 @@ where
                 .configure(players::routes)
                 .configure(pairing::routes)
                 .configure(arenas::routes)
+                .configure(arena_events::routes)
                 .configure(puzzles::routes),
         )
         .configure(health::routes)

@@ -93,6 +93,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/arenas/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an arena live, as Server-Sent Events.
+         * @description `pairing` (its `id` the pairing's number in the arena, from 1; `data` the
+         *     game and its two players) for each game the arena starts; `standings` (no
+         *     id; `data` the arena as `GET /arenas/{id}` gives it) when the stream
+         *     opens and whenever the standings, the games being played or the status
+         *     change; `end` (no id; the same `data`) once the arena finished and its
+         *     last game ended, after which the stream closes. Resumed with
+         *     `Last-Event-ID` (or `?last_event_id=`), it sends the pairings after it,
+         *     then the standings. A page follows its player to their games with their
+         *     own event stream (`game_start`), which this one does not replace.
+         */
+        get: operations["arena_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/arenas/{id}/withdraw": {
         parameters: {
             query?: never;
@@ -1354,7 +1382,7 @@ export interface components {
             /** @description Everyone who joined, best first. */
             standings: components["schemas"]["StandingView"][];
         };
-        /** @description A game of the arena that goes on. */
+        /** @description A game of the arena: one being played, or a pairing as the stream tells it. */
         ArenaGameView: {
             /**
              * Format: int64
@@ -3783,6 +3811,44 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    arena_stream: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The last event seen, as `Last-Event-ID` gives it: a fresh `EventSource`
+                 *     (after a page reload) cannot send the header, but can open
+                 *     `events?last_event_id=N`. The header wins when both are sent: it is what a
+                 *     reconnecting `EventSource` saw last.
+                 */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The last pairing seen; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The arena's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of events: `pairing` (an ArenaGameView), `standings` and `end` (an ArenaDetail). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -92,6 +92,20 @@ export interface PlayerHandlers {
   done?: () => void;
 }
 
+/** What `followArena` tells its caller. */
+export interface ArenaHandlers {
+  /** Each game the arena starts, with its two players. */
+  pairing?: (pairing: Schemas["ArenaGameView"], id: number | null) => void;
+  /** The arena with its standings, when the stream opens and whenever they move; once more at the end. */
+  standings?: (arena: Schemas["ArenaDetail"]) => void;
+  /** The arena finished and its last game ended: the stream is done. */
+  end?: (arena: Schemas["ArenaDetail"]) => void;
+  /** A refusal or a dropped connection; the stream tries again unless it was told to stop. */
+  error?: (error: ProblemError | Error) => void;
+  /** The stream is done. */
+  done?: () => void;
+}
+
 /** An event of a player's stream. */
 export type PlayerEvent = Schemas["PlayerEventView"];
 
@@ -501,6 +515,26 @@ export class QtttClient {
       return false;
     };
     return this.stream("/players/me/events", {}, options.lastEventId ?? null, heard, handlers);
+  }
+
+  /**
+   * Follows an arena live: each pairing, the standings whenever they move,
+   * and the end. Pass `lastEventId`, the last pairing's id, to hear only
+   * the pairings after it.
+   */
+  followArena(id: number, handlers: ArenaHandlers, options: { lastEventId?: number } = {}): Following {
+    const heard = (kind: string, data: unknown, eventId: number | null): boolean => {
+      if (kind === "pairing") {
+        handlers.pairing?.(data as Schemas["ArenaGameView"], eventId);
+      } else if (kind === "standings" || kind === "end") {
+        handlers.standings?.(data as Schemas["ArenaDetail"]);
+      }
+      if (kind === "end") {
+        handlers.end?.(data as Schemas["ArenaDetail"]);
+      }
+      return kind === "end";
+    };
+    return this.stream(`/arenas/${id}/stream`, {}, options.lastEventId ?? null, heard, handlers);
   }
 
   /**

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ClockRequest, ClockSettingsView, VariantName};
-use crate::record::{ArenaId, ArenaSettings, ArenaState, ArenaStatus, GameId, StoredArena, stamp};
+use crate::record::{ArenaGame, ArenaId, ArenaSettings, ArenaState, ArenaStatus, GameId, StoredArena, stamp};
 use crate::service::{ArenaStanding, Outcome, Scored};
 
 /// `POST /arenas`: the arena to create.
@@ -243,7 +243,7 @@ impl From<&ArenaStanding> for StandingView {
     }
 }
 
-/// A game of the arena that goes on.
+/// A game of the arena: one being played, or a pairing as the stream tells it.
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct ArenaGameView {
     /// The game.
@@ -267,16 +267,20 @@ pub(crate) struct ArenaDetail {
     pub playing: Vec<ArenaGameView>,
 }
 
+impl ArenaGameView {
+    /// The view of `game`, one of `state`'s.
+    pub fn new(state: &ArenaState, game: &ArenaGame) -> ArenaGameView {
+        let name = |id| {
+            let player = state.players.iter().find(|player| player.holder.id == id);
+            player.map_or_else(String::new, |player| player.holder.name.to_string())
+        };
+        ArenaGameView { game_id: game.id, x: name(game.players[0]), o: name(game.players[1]) }
+    }
+}
+
 impl ArenaDetail {
     /// The view of `state` at `now`, with its `standings`.
     pub fn new(state: &ArenaState, standings: &[ArenaStanding], now: Timestamp) -> ArenaDetail {
-        let name = |id| {
-            state
-                .players
-                .iter()
-                .find(|player| player.holder.id == id)
-                .map_or_else(String::new, |player| player.holder.name.to_string())
-        };
         ArenaDetail {
             arena: ArenaView::new(&state.arena, now),
             standings: standings.iter().map(StandingView::from).collect(),
@@ -284,7 +288,7 @@ impl ArenaDetail {
                 .games
                 .iter()
                 .filter(|game| game.ongoing)
-                .map(|game| ArenaGameView { game_id: game.id, x: name(game.players[0]), o: name(game.players[1]) })
+                .map(|game| ArenaGameView::new(state, game))
                 .collect(),
         }
     }

@@ -148,6 +148,7 @@ fn play_an_arena(instances: &[&TestApp]) -> HashSet<i64> {
     let id = arena["id"].as_i64().unwrap();
     app.request("GET", &format!("/api/v1/arenas/{id}/results"), &[], None).assert_problem(409, "not_open");
     let mut streams: Vec<_> = tokens.iter().map(|token| app.player_events(token, None)).collect();
+    let mut arena_stream = app.watch_at(&format!("/api/v1/arenas/{id}/stream"), &[]);
     for token in &tokens {
         assert_eq!(app.post_with_token(&format!("/api/v1/arenas/{id}/join"), token, json!({})).status, 200);
     }
@@ -276,7 +277,35 @@ fn play_an_arena(instances: &[&TestApp]) -> HashSet<i64> {
     assert!(everyone_games.len() >= 6, "{} games", everyone_games.len());
     let game = app.get_game(*everyone_games.iter().next().unwrap()).json();
     assert_eq!(game["arena"].as_i64(), Some(id));
+
+    // The arena's stream told each pairing, numbered, and the end with the final standings.
+    let told = pairings_told(&mut arena_stream, &arena);
+    assert_eq!(told.iter().map(|(_, game)| *game).collect::<HashSet<_>>(), everyone_games);
+    let count = i64::try_from(told.len()).unwrap();
+    assert_eq!(told.iter().map(|(number, _)| *number).collect::<Vec<_>>(), (1..=count).collect::<Vec<_>>());
+    // Resumed after all but the last two, it tells those two, then the standings and the end.
+    let from = count - 2;
+    let mut resumed = app.watch_at(&format!("/api/v1/arenas/{id}/stream"), &[("Last-Event-ID", &from.to_string())]);
+    assert_eq!(pairings_told(&mut resumed, &arena), told[told.len() - 2..]);
     everyone_games
+}
+
+/// The pairings `stream` tells, each its number and its game's id, until its
+/// end, whose standings are `arena`'s.
+fn pairings_told(stream: &mut super::helpers::EventStream, arena: &Value) -> Vec<(i64, i64)> {
+    let mut pairings = Vec::new();
+    loop {
+        let event = stream.next_event(PATIENCE).expect("the stream ends with the arena");
+        match event.kind.as_str() {
+            "pairing" => pairings.push((event.id.unwrap(), event.data["game_id"].as_i64().unwrap())),
+            "standings" => assert_eq!(event.data["id"], arena["id"]),
+            "end" => {
+                assert_eq!(event.data["standings"], arena["standings"]);
+                return pairings;
+            }
+            other => panic!("an arena's stream told {other}"),
+        }
+    }
 }
 
 #[test]
