@@ -28,6 +28,7 @@ fn main() {
     let free: Vec<Free> = (1..=players)
         .map(|id| Free {
             player: PlayerId::new(id),
+            server_bot: false,
             rank: usize::try_from(id).expect("a rank"),
             rating: 1500.0 + (id % 400) as f64,
             x_lead: id % 3 - 1,

@@ -11,7 +11,7 @@ use super::extract::{JsonBody, PlayerToken, player};
 use super::games::{Answer, cursor_id, cut_page, page_size};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
-use super::views::{ArenaDetail, ArenaList, ArenaRequest, ArenaStatusName, ArenaView};
+use super::views::{ArenaDetail, ArenaList, ArenaRequest, ArenaStatusName, ArenaView, name_of};
 use crate::error::Error;
 use crate::record::{ArenaId, ArenaStatus};
 use crate::service::{GameService, new_arena};
@@ -168,6 +168,37 @@ async fn join_arena(service: Data<GameService>, id: web::Path<ArenaId>, token: P
     get_arena_view(&service, id).await
 }
 
+/// Add one of the server's bots (`random`, `parasite`, `perfect`) to an
+/// arena you created that allows bots, or bring it back.
+///
+/// It is paired as a player is, never with another of the server's bots,
+/// and plays many games outside the arena besides: an arena of the three
+/// bots and a few people finds where those people stand on the bots' ladder.
+#[utoipa::path(
+    tag = "arenas",
+    security(("player_token" = [])),
+    params(
+        ("id" = i64, Path, description = "The arena's id."),
+        ("name" = String, Path, description = "The bot's name: random, parasite or perfect."),
+    ),
+    responses(
+        (status = 200, description = "The arena, with the bot in it.", body = ArenaDetail),
+        (status = 400, response = super::docs::BadRequest),
+        (status = 403, response = super::docs::Forbidden),
+        (status = 404, response = super::docs::NotFound),
+        (status = 409, response = super::docs::Conflict),
+        super::docs::PlayerRefusals,
+    )
+)]
+#[post("/arenas/{id}/bots/{name}")]
+async fn add_arena_bot(service: Data<GameService>, path: web::Path<(ArenaId, String)>, token: PlayerToken) -> Answer {
+    let (id, name) = path.into_inner();
+    let bot = name_of(&name).map_err(ApiError::InvalidPath)?;
+    let caller = player(&service, &token).await?;
+    service.add_arena_bot(&caller, id, &bot).await?;
+    get_arena_view(&service, id).await
+}
+
 /// Withdraw from an arena: you keep your points and are not paired again
 /// until you join again. A game you play goes on.
 #[utoipa::path(
@@ -204,5 +235,6 @@ pub fn routes(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(get_arena)
         .service(arena_results)
         .service(join_arena)
+        .service(add_arena_bot)
         .service(withdraw_from_arena);
 }

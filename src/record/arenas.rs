@@ -4,6 +4,7 @@
 use jiff::Timestamp;
 
 use super::{ArenaId, ClockSettings, GameId, Holder, PlayerId, Terms, Username};
+use crate::bot::Bot;
 use crate::engine::{Player, Variant};
 
 /// An arena as its creator asks for it.
@@ -116,13 +117,16 @@ impl ArenaTerms {
 pub struct ArenaPlayer {
     /// The player, as a seat would hold them.
     pub holder: Holder,
+    /// The server's bot they are, if they are one: always present, and in
+    /// as many games outside the arena as people ask of it.
+    pub server_bot: Option<Bot>,
     /// Their rating in the arena's variant (the start's before their first rated game).
     pub rating: f64,
     /// When they first joined.
     pub joined_at: Timestamp,
     /// Whether they withdrew: they keep their points and are not paired.
     pub withdrawn: bool,
-    /// Whether they play a game now, in this arena or any other.
+    /// Whether they play a game now: a person anywhere, a server's bot in this arena.
     pub playing: bool,
 }
 

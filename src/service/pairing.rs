@@ -53,6 +53,36 @@ pub(super) fn between(
     Ok((record, write.player_events, [x_token, o_token]))
 }
 
+/// A game on `terms` (in `arena`, if one paired them) between `holder`, as
+/// `holder_plays`, and the server's `bot` in the other seat, whose
+/// `bot_events` (its seat, and its opening when it is X) follow the holder's
+/// seat; as it stands once created at `now`, and what its creation tells the holder.
+pub(super) fn against_bot(
+    terms: Terms,
+    arena: Option<ArenaId>,
+    (holder, holder_plays): (Holder, Player),
+    (bot, bot_events): (Bot, &[(Event, bool)]),
+    now: Timestamp,
+    first_move: std::time::Duration,
+) -> Result<(GameRecord, PlayerEvents), Error> {
+    let (seat, _) = new_seat(holder_plays, Some(holder));
+    let mut events = vec![(Event::SeatTaken(holder_plays), false)];
+    events.extend_from_slice(bot_events);
+    let new = NewGame {
+        variant: terms.variant,
+        opponent: Some(bot),
+        hints: false,
+        rated: terms.rated,
+        clock: terms.clock,
+        rematch_of: None,
+        arena,
+        invite_hash: None,
+        seats: vec![seat],
+    };
+    let (record, write) = new.started(&events, now, first_move)?;
+    Ok((record, write.player_events))
+}
+
 impl GameService {
     /// Sends a challenge from `challenger` to the player named `challenged`, for
     /// a game on `terms` with the challenger as `colour`. One of the server's
@@ -113,24 +143,17 @@ impl GameService {
         colour: Colour,
     ) -> Result<(), Error> {
         let challenger_plays = self.colour_of(colour);
-        let (seat, _) = new_seat(challenger_plays, Some(challenger.clone()));
-        let mut events = vec![(Event::SeatTaken(challenger_plays), false)];
-        events.extend(self.bot_seated(terms.variant, bot, challenger_plays.other()).await?);
-        let new = NewGame {
-            variant: terms.variant,
-            opponent: Some(bot),
-            hints: false,
-            rated: terms.rated,
-            clock: terms.clock,
-            rematch_of: None,
-            arena: None,
-            invite_hash: None,
-            seats: vec![seat],
-        };
+        let bot_events = self.bot_seated(terms.variant, bot, challenger_plays.other()).await?;
         let now = self.now();
-        let (record, write) = new.started(&events, now, self.options.first_move)?;
+        let (record, game_events) = against_bot(
+            terms,
+            None,
+            (challenger.clone(), challenger_plays),
+            (bot, &bot_events),
+            now,
+            self.options.first_move,
+        )?;
         let tell = vec![(challenger.id, PlayerEventKind::ChallengeAccepted)];
-        let game_events = write.player_events;
         let game_id = self.store.accept_challenge(id, now, (record.stored, game_events.clone()), tell.clone()).await?;
         let game_id = game_id.ok_or_else(|| Error::NotOpen("this challenge was answered before the bot".into()))?;
         self.started(&self.record(game_id).await?, &game_events);

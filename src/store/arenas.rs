@@ -10,11 +10,12 @@ use jiff::Timestamp;
 
 use super::challenges::{HOLD_PLAYER, new_id};
 use super::games::create;
-use super::rows::{clock_of, corrupt, username, variant};
+use super::rows::{bot_of, clock_of, corrupt, holder_id, username, variant};
 use super::sql::Sql;
 use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
-use crate::engine::Player;
+use crate::bot::Bot;
+use crate::engine::{Player, Variant};
 use crate::rating::Rating;
 use crate::record::{
     ArenaGame, ArenaId, ArenaPlayer, ArenaState, ArenaStatus, ArenaTerms, Holder, Joined, NewArena, PlayerId, Started,
@@ -58,25 +59,38 @@ static RUNNING: Sql = Sql::new("SELECT id FROM arenas WHERE ends_at > $1 AND sta
 /// instance, come one after the other.
 static HOLD_ARENA: Sql = Sql::new("SELECT id FROM arenas WHERE id = $1 FOR UPDATE");
 /// Arena `$1`'s players, in the order they joined, each with their rating in
-/// variant `$2` and whether they play a game now, anywhere.
+/// variant `$2` and whether they play a game now: a person anywhere, one of
+/// the server's bots (who plays many games at once) in this arena.
 static PLAYERS: LazyLock<Sql> = LazyLock::new(|| {
     Sql::built(format!(
         "SELECT players.id, players.name, players.token_hash, players.last_seen_at, \
-         players.bot_since IS NOT NULL AS bot_account, arena_players.joined_at, arena_players.withdrawn, \
-         coalesce(ratings.rating, {START}) AS rating, \
-         EXISTS (SELECT 1 FROM seats JOIN games ON games.id = seats.game_id \
-         WHERE seats.player_id = players.id AND games.status = 'ongoing') AS playing \
+         players.bot_since IS NOT NULL AS bot_account, players.bot, arena_players.joined_at, \
+         arena_players.withdrawn, coalesce(ratings.rating, {START}) AS rating, \
+         CASE WHEN players.bot IS NULL THEN EXISTS (SELECT 1 FROM seats JOIN games ON games.id = seats.game_id \
+         WHERE seats.player_id = players.id AND games.status = 'ongoing') \
+         ELSE EXISTS (SELECT 1 FROM games WHERE games.arena_id = $1 AND games.status = 'ongoing' \
+         AND games.bot = players.bot) END AS playing \
          FROM arena_players JOIN players ON players.id = arena_players.player_id \
          LEFT JOIN ratings ON ratings.player_id = players.id AND ratings.variant = $2 \
          WHERE arena_players.arena_id = $1 ORDER BY arena_players.joined_at, players.id",
         START = Rating::START.rating,
     ))
 });
-/// Arena `$1`'s games with their two players, those that ended first first.
-static GAMES: Sql = Sql::new(
-    "SELECT games.id, games.status, games.result, x.player_id AS x_id, o.player_id AS o_id FROM games \
-     JOIN seats x ON x.game_id = games.id AND x.player = 'X' JOIN seats o ON o.game_id = games.id AND o.player = 'O' \
-     WHERE games.arena_id = $1 ORDER BY games.ended_at IS NULL, games.ended_at, games.id",
+/// Arena `$1`'s games with their two players (one may be a server's bot),
+/// those that ended first first.
+static GAMES: LazyLock<Sql> = LazyLock::new(|| {
+    Sql::built(format!(
+        "SELECT games.id, games.status, games.result, {} AS x_id, {} AS o_id FROM games \
+         WHERE games.arena_id = $1 ORDER BY games.ended_at IS NULL, games.ended_at, games.id",
+        holder_id("X"),
+        holder_id("O"),
+    ))
+});
+/// The variant of arena `$1` and the server's bots in it who have not withdrawn.
+static BOTS: Sql = Sql::new(
+    "SELECT arenas.variant, players.bot FROM arenas JOIN arena_players ON arena_players.arena_id = arenas.id \
+     JOIN players ON players.id = arena_players.player_id \
+     WHERE arenas.id = $1 AND players.bot IS NOT NULL AND NOT arena_players.withdrawn",
 );
 static WITHDRAWN: Sql = Sql::new("SELECT withdrawn FROM arena_players WHERE arena_id = $1 AND player_id = $2");
 static INSERT_PLAYER: Sql =
@@ -113,6 +127,15 @@ impl Store {
     /// Arena `id` with its players and games, as one snapshot.
     pub(crate) async fn arena_state(&self, id: ArenaId) -> Result<Option<ArenaState>, StoreError> {
         counted(run!(self, Snapshot, |tx| arena_state(tx, id)))
+    }
+
+    /// The server's bots playing in arena `id`, with its variant.
+    pub(crate) async fn arena_bots(&self, id: ArenaId) -> Result<Vec<(Variant, Bot)>, StoreError> {
+        let read = |row: &Row<'_>| {
+            let bot = bot_of(Some(&row.get::<String>("bot")?), None)?.ok_or_else(|| corrupt("bot", "null"))?;
+            Ok((variant(&row.get::<String>("variant")?)?, bot))
+        };
+        counted(run!(self, Read, |tx| tx.rows(&BOTS, &[id.into()], read)))
     }
 
     /// The arenas running at `now`.
@@ -250,6 +273,7 @@ fn arena_player_from_row(row: &Row<'_>) -> Result<ArenaPlayer, StoreError> {
             last_seen_at: row.get("last_seen_at")?,
             bot_account: row.get("bot_account")?,
         },
+        server_bot: bot_of(row.get::<Option<String>>("bot")?.as_deref(), None)?,
         rating: row.get("rating")?,
         joined_at: row.get("joined_at")?,
         withdrawn: row.get("withdrawn")?,

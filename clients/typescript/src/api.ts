@@ -49,6 +49,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/arenas/{id}/bots/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add one of the server's bots (`random`, `parasite`, `perfect`) to an
+         *     arena you created that allows bots, or bring it back.
+         * @description It is paired as a player is, never with another of the server's bots,
+         *     and plays many games outside the arena besides: an arena of the three
+         *     bots and a few people finds where those people stand on the bots' ladder.
+         */
+        post: operations["add_arena_bot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/arenas/{id}/join": {
         parameters: {
             query?: never;
@@ -3751,6 +3774,39 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    add_arena_bot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The arena's id. */
+                id: number;
+                /** @description The bot's name: random, parasite or perfect. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The arena, with the bot in it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArenaDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

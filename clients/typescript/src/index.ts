@@ -441,6 +441,11 @@ export class QtttClient {
     return this.call("POST", `/arenas/${id}/join`);
   }
 
+  /** Adds one of the server's bots to an arena you created that allows bots. */
+  addArenaBot(id: number, bot: Schemas["BotName"]): Promise<Schemas["ArenaDetail"]> {
+    return this.call("POST", `/arenas/${id}/bots/${bot}`);
+  }
+
   /** Withdraws from an arena: your points stay, and you are not paired. */
   withdrawFromArena(id: number): Promise<Schemas["ArenaDetail"]> {
     return this.call("POST", `/arenas/${id}/withdraw`);

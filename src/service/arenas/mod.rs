@@ -17,13 +17,14 @@ pub use pairing::{Free, GROUP, RECENT, pair};
 pub use scoring::{Outcome, Scored, Sheet};
 
 use super::GameService;
-use super::pairing::between;
+use super::pairing::{against_bot, between};
 use super::presence::is_present;
 use super::time::after;
-use crate::error::Error;
+use crate::engine::Player;
+use crate::error::{Error, Fault};
 use crate::record::{
-    ArenaGame, ArenaId, ArenaPlayer, ArenaSettings, ArenaState, ArenaStatus, ArenaTerms, Holder, Joined, NewArena,
-    PlayerId, StoredArena,
+    ArenaGame, ArenaId, ArenaPlayer, ArenaSettings, ArenaState, ArenaStatus, ArenaTerms, Event, Holder, Joined,
+    NewArena, PlayerId, StoredArena, Username,
 };
 
 /// The most arenas one player may have created that have not started yet.
@@ -92,20 +93,27 @@ pub fn standings(state: &ArenaState) -> Vec<ArenaStanding> {
 /// The games to start in `state` at `now`, X's player first: the free
 /// players paired, those who are present, have not withdrawn and play no
 /// game; nobody before the start or after the end.
-pub fn pairings(state: &ArenaState, standings: &[ArenaStanding], now: Timestamp) -> Vec<(Holder, Holder)> {
+pub fn pairings<'a>(
+    state: &'a ArenaState,
+    standings: &[ArenaStanding],
+    now: Timestamp,
+) -> Vec<(&'a ArenaPlayer, &'a ArenaPlayer)> {
     if state.arena.terms.status_at(now) != ArenaStatus::Running {
         return Vec::new();
     }
-    let here = |player: &ArenaPlayer| !player.withdrawn && is_present(player.holder.last_seen_at, now);
+    // The server's bots are always there.
+    let here = |player: &ArenaPlayer| {
+        !player.withdrawn && (player.server_bot.is_some() || is_present(player.holder.last_seen_at, now))
+    };
     let free: Vec<Free> = standings
         .iter()
         .filter(|standing| here(&standing.player) && !standing.player.playing)
         .map(|standing| free(standing, &state.games))
         .collect();
     let alone = standings.iter().filter(|standing| here(&standing.player)).count() == 2;
-    let holders: HashMap<PlayerId, &Holder> =
-        state.players.iter().map(|player| (player.holder.id, &player.holder)).collect();
-    pair(&free, alone).into_iter().map(|(x, o)| (holders[&x].clone(), holders[&o].clone())).collect()
+    let players: HashMap<PlayerId, &ArenaPlayer> =
+        state.players.iter().map(|player| (player.holder.id, player)).collect();
+    pair(&free, alone).into_iter().map(|(x, o)| (players[&x], players[&o])).collect()
 }
 
 /// `standing`'s player as the pairing sees them, from the arena's `games`.
@@ -119,7 +127,14 @@ fn free(standing: &ArenaStanding, games: &[ArenaGame]) -> Free {
         .take(RECENT)
         .map(|game| if game.players[0] == id { game.players[1] } else { game.players[0] })
         .collect();
-    Free { player: id, rank: standing.rank, rating: standing.player.rating, x_lead, recent }
+    Free {
+        player: id,
+        server_bot: standing.player.server_bot.is_some(),
+        rank: standing.rank,
+        rating: standing.player.rating,
+        x_lead,
+        recent,
+    }
 }
 
 /// The arena `settings` ask `creator` for, created at `now`.
@@ -216,19 +231,48 @@ impl GameService {
     /// [`Error::AlreadyJoined`]; database failures.
     pub(crate) async fn join_arena(&self, caller: &Holder, id: ArenaId) -> Result<Joined, Error> {
         let arena = self.arena(id).await?;
+        if caller.bot_account && !arena.terms.bots {
+            return Err(Error::Forbidden("this arena is for people: bots may not join it".into()));
+        }
+        self.enter_arena(&arena, caller.id).await
+    }
+
+    /// `caller`, arena `id`'s creator, adds the server's bot named `bot` to it,
+    /// or brings it back: it is paired as a player is, and never with
+    /// another of the server's bots.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] for an arena or a bot that is not there;
+    /// [`Error::Forbidden`] for anyone but its creator, and in an arena
+    /// without bots; then as [`GameService::join_arena`].
+    pub(crate) async fn add_arena_bot(&self, caller: &Holder, id: ArenaId, bot: &Username) -> Result<Joined, Error> {
+        let arena = self.arena(id).await?;
+        if arena.created_by != caller.name {
+            return Err(Error::Forbidden("only the arena's creator adds the server's bots to it".into()));
+        }
+        if !arena.terms.bots {
+            return Err(Error::Forbidden("this arena is for people: bots may not join it".into()));
+        }
+        let player = self.named(bot).await?;
+        if player.server_bot.is_none() {
+            return Err(Error::NotFound(format!("{bot} is not one of the server's bots (random, parasite, perfect)")));
+        }
+        self.enter_arena(&arena, player.id).await
+    }
+
+    /// `player` joins `arena`, or comes back to it; while it runs, they are
+    /// paired at once if someone is free.
+    async fn enter_arena(&self, arena: &StoredArena, player: PlayerId) -> Result<Joined, Error> {
         let now = self.now();
         if arena.terms.status_at(now) == ArenaStatus::Finished {
             return Err(Error::NotOpen("this arena has finished".into()));
         }
-        if caller.bot_account && !arena.terms.bots {
-            return Err(Error::Forbidden("this arena is for people: bots may not join it".into()));
-        }
-        let joined = self.store.join_arena(id, caller.id, now).await?;
+        let joined = self.store.join_arena(arena.id, player, now).await?;
         if joined == Joined::Already {
-            return Err(Error::AlreadyJoined("you are in this arena already".into()));
+            return Err(Error::AlreadyJoined("this player is in this arena already".into()));
         }
         if arena.terms.status_at(now) == ArenaStatus::Running {
-            self.pair_arena(id).await?;
+            self.pair_arena(arena.id).await?;
         }
         Ok(joined)
     }
@@ -268,6 +312,12 @@ impl GameService {
     /// Database failures.
     async fn pair_arena(&self, id: ArenaId) -> Result<usize, Error> {
         let first_move = self.options.first_move;
+        // A server's bot that plays X opens at once: its opening is found
+        // before the arena is held, whether or not it is paired.
+        let mut openings = HashMap::new();
+        for (variant, bot) in self.store.arena_bots(id).await? {
+            openings.insert(bot.code(), self.bot_seated(variant, bot, Player::X).await?);
+        }
         // The time is read once the arena is held: a pairing that waited for
         // another to land is decided, and stamped, after it.
         let service = self.clone();
@@ -280,8 +330,27 @@ impl GameService {
                 pairings(state, &standings, now)
                     .into_iter()
                     .map(|(x, o)| {
-                        let (record, game_events, _) = between(terms, Some(id), x, o, now, first_move)?;
-                        Ok::<_, Error>((record.stored, game_events))
+                        let (record, game_events) = match (x.server_bot, o.server_bot) {
+                            (None, None) => {
+                                let (record, events, _) =
+                                    between(terms, Some(id), x.holder.clone(), o.holder.clone(), now, first_move)?;
+                                (record, events)
+                            }
+                            (Some(bot), None) => {
+                                let opening = openings.get(bot.code()).map_or(&[][..], Vec::as_slice);
+                                let person = (o.holder.clone(), Player::O);
+                                against_bot(terms, Some(id), person, (bot, opening), now, first_move)?
+                            }
+                            (None, Some(bot)) => {
+                                let seat = [(Event::SeatTaken(Player::O), true)];
+                                let person = (x.holder.clone(), Player::X);
+                                against_bot(terms, Some(id), person, (bot, &seat), now, first_move)?
+                            }
+                            (Some(_), Some(_)) => {
+                                return Err(Error::Internal(Fault::new("the pairing paired two of the server's bots")));
+                            }
+                        };
+                        Ok((record.stored, game_events))
                     })
                     .collect::<Result<Vec<_>, Error>>()
             })

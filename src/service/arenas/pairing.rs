@@ -2,7 +2,8 @@
 //! matched so that the sum of what each pair costs is least: the distance
 //! between their ranks, then between their ratings, and a price on meeting a
 //! recent opponent again; the opponent of a player's last game is never
-//! met again at once, unless nobody else is there. Pure: the matching itself
+//! met again at once, unless nobody else is there, and two of the server's
+//! bots never meet. Pure: the matching itself
 //! is Edmonds' blossom algorithm, `integer_blossom`'s.
 
 use crate::engine::Player;
@@ -31,6 +32,8 @@ const PAIRED: i64 = 1 << 40;
 pub struct Free {
     /// The player.
     pub player: PlayerId,
+    /// Whether they are one of the server's bots, which never meet each other.
+    pub server_bot: bool,
     /// Their rank in the standings, from 1.
     pub rank: usize,
     /// Their rating in the arena's variant.
@@ -81,9 +84,12 @@ fn matched(group: &[&Free], alone: bool) -> Vec<Option<usize>> {
     integer_blossom::max_weight_matching(&weight, n)
 }
 
-/// What pairing `a` with `b` costs, `None` when they may not meet: each was
-/// the other's last opponent (and not `alone`).
+/// What pairing `a` with `b` costs, `None` when they may not meet: both are
+/// the server's bots, or each was the other's last opponent (and not `alone`).
 fn cost(a: &Free, b: &Free, alone: bool) -> Option<i64> {
+    if a.server_bot && b.server_bot {
+        return None;
+    }
     let just_met = a.recent.first() == Some(&b.player) || b.recent.first() == Some(&a.player);
     if just_met && !alone {
         return None;
@@ -116,6 +122,7 @@ mod tests {
         (1..=n)
             .map(|id| Free {
                 player: PlayerId::new(id),
+                server_bot: false,
                 rank: usize::try_from(id).unwrap(),
                 rating: 1500.0,
                 x_lead: 0,
@@ -145,6 +152,17 @@ mod tests {
         let two = ranked(2, |id| vec![3 - id]);
         assert_eq!(ids(&pair(&two, false)), []);
         assert_eq!(ids(&pair(&two, true)), [(1, 2)]);
+    }
+
+    #[test]
+    fn two_of_the_servers_bots_never_meet() {
+        let mut players = ranked(4, |_| vec![]);
+        players[0].server_bot = true;
+        players[1].server_bot = true;
+        let pairs = ids(&pair(&players, false));
+        assert_eq!(pairs.len(), 2);
+        assert!(!pairs.contains(&(1, 2)), "{pairs:?}");
+        assert_eq!(ids(&pair(&players[..2], true)), []);
     }
 
     #[test]

@@ -363,3 +363,77 @@ fn arenas_refuse_bad_settings_bots_where_they_are_not_allowed_and_a_sixth_upcomi
     assert_eq!(span(&people), 600, "ten minutes");
     assert!(people["starts_at"].as_str().unwrap().parse::<jiff::Timestamp>().unwrap() > jiff::Timestamp::now());
 }
+
+#[test]
+fn the_servers_bots_that_the_creator_adds_play_the_people_one_game_at_a_time_and_never_each_other() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let arena = app.create_arena(
+        &alice,
+        json!({"name": "Ladder", "variant": "player_choice", "clock": {"initial_ms": 60_000, "increment_ms": 0},
+            "minutes": 1, "bots": true, "starts_at": jiff::Timestamp::now().to_string()}),
+    );
+    let id = arena["id"].as_i64().unwrap();
+    let add =
+        |token: &str, bot: &str| app.post_with_token(&format!("/api/v1/arenas/{id}/bots/{bot}"), token, json!({}));
+    add(&bob, "perfect").assert_problem(403, "forbidden");
+    add(&alice, "bob").assert_problem(404, "not_found");
+    for bot in ["perfect", "random"] {
+        assert_eq!(add(&alice, bot).status, 200);
+    }
+    add(&alice, "random").assert_problem(409, "already_joined");
+    for token in [&alice, &bob] {
+        assert_eq!(app.post_with_token(&format!("/api/v1/arenas/{id}/join"), token, json!({})).status, 200);
+    }
+    // Each person plays until they have finished two games; then withdraws and plays out the game they are in.
+    std::thread::scope(|scope| {
+        for (i, (name, token)) in [("alice", &alice), ("bob", &bob)].into_iter().enumerate() {
+            let client = Client { address: app.address, from: None };
+            scope.spawn(move || {
+                let mut random = 0x2545_F491_4F6C_DD1D_u64 + i as u64;
+                let started = Instant::now();
+                while client.arena_games(token, id).iter().filter(|game| game["status"] == "finished").count() < 2 {
+                    client.play_a_turn(name, token, &mut random);
+                    assert!(started.elapsed() < PLAYED_OUT, "{name} did not finish two games");
+                }
+                assert_eq!(
+                    client.post_with_token(&format!("/api/v1/arenas/{id}/withdraw"), token, json!({})).status,
+                    200
+                );
+                while client.play_a_turn(name, token, &mut random) {
+                    assert!(started.elapsed() < PLAYED_OUT * 2, "{name}'s last game did not end");
+                }
+            });
+        }
+    });
+
+    let arena = app.arena(id);
+    assert_eq!(arena["playing"], json!([]));
+    let standings = arena["standings"].as_array().unwrap();
+    let sheet = |name: &str| -> Vec<i64> {
+        let standing = standings.iter().find(|standing| standing["name"] == name).unwrap();
+        standing["sheet"].as_array().unwrap().iter().map(|entry| entry["game_id"].as_i64().unwrap()).collect()
+    };
+    let (perfect, random) = (sheet("perfect"), sheet("random"));
+    assert!(!perfect.is_empty() && !random.is_empty(), "both bots played: {standings:?}");
+    for (bot, games) in [("perfect", &perfect), ("random", &random)] {
+        let mut spans = Vec::new();
+        for &game in games.iter() {
+            let viewed = app.get_game(game).json();
+            assert_eq!(
+                (viewed["opponent"]["bot"].as_str(), viewed["arena"].as_i64()),
+                (Some(bot), Some(id)),
+                "{viewed}"
+            );
+            let person = [&viewed["seats"]["X"]["name"], &viewed["seats"]["O"]["name"]];
+            assert!(person.iter().any(|name| *name == "alice" || *name == "bob"), "a person played the bot");
+            let log = app.request("GET", &format!("/api/v1/games/{game}/log"), &[], None).json();
+            let entries = log["entries"].as_array().unwrap();
+            let at = |entry: &Value| entry["created_at"].as_str().unwrap().to_string();
+            spans.push((at(&entries[0]), at(entries.last().unwrap())));
+        }
+        spans.sort();
+        assert!(spans.windows(2).all(|pair| pair[1].0 >= pair[0].1), "{bot} played two games at once: {spans:?}");
+    }
+    assert!(perfect.iter().all(|game| !random.contains(game)), "the bots never met");
+}
