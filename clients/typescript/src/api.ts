@@ -3416,7 +3416,7 @@ export interface components {
         };
         /** @description A player's place in an arena. */
         StandingView: {
-            /** @description Whether they are a bot account. */
+            /** @description Whether they are a bot: one of the server's, or a bot account. */
             bot: boolean;
             /** @description Their name. */
             name: string;

@@ -214,7 +214,7 @@ pub(crate) struct StandingView {
     pub rank: usize,
     /// Their name.
     pub name: String,
-    /// Whether they are a bot account.
+    /// Whether they are a bot: one of the server's, or a bot account.
     pub bot: bool,
     /// Their points.
     pub score: u32,
@@ -233,7 +233,7 @@ impl From<&ArenaStanding> for StandingView {
         StandingView {
             rank: standing.rank,
             name: standing.player.holder.name.to_string(),
-            bot: standing.player.holder.bot_account,
+            bot: standing.player.holder.bot_account || standing.player.server_bot.is_some(),
             score: standing.sheet.score,
             on_fire: standing.sheet.on_fire,
             withdrawn: standing.player.withdrawn,

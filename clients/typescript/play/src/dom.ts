@@ -45,3 +45,8 @@ export function button(label: string, action: () => void, attributes: Attributes
   element.addEventListener("click", action);
   return element;
 }
+
+/** A labelled select of `options` (value, text). */
+export function choice(label: string, name: string, options: [string, string][]): HTMLLabelElement {
+  return html("label", {}, label, html("select", { name }, ...options.map(([value, text]) => html("option", { value }, text))));
+}

@@ -5,10 +5,11 @@
 
 import { ProblemError, type Credentials, type Game, type QtttClient, type Schemas, type Seat } from "../../src/index.js";
 import { explain } from "./advice.js";
+import { backToArena } from "./arena.js";
 import { Board, type Marks, collapseOutcomes, placeable, pressed } from "./board.js";
 import { button, html } from "./dom.js";
 import { graphFigure } from "./graph.js";
-import { diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
+import { arenaAddress, diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
 import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
 
@@ -28,6 +29,8 @@ const REASONS: Record<Schemas["EndReasonName"], string> = {
 
 /** Under this a clock runs low: it shows tenths, and is marked. */
 const LOW_CLOCK_MS = 10_000;
+/** How long a finished arena game stays on the screen before its player goes back to the arena. */
+const ARENA_RETURN_MS = 3000;
 
 /** Minutes and seconds of `ms`, `m:ss`, with tenths when low: `0:05.7`. */
 function clockText(ms: number): string {
@@ -150,6 +153,8 @@ export class GameScreen {
   private analysed = false;
   /** Whether a rated game's end was read again for its rating changes. */
   private ratedAgain = false;
+  /** Whether the page goes back to the arena that paired this game, now over. */
+  private leaving = false;
 
   private readonly seatsLine = html("p", { class: "seats" });
   private readonly clocks = html("div", { class: "clocks", "aria-label": "Clocks" });
@@ -218,6 +223,7 @@ export class GameScreen {
       "main",
       { class: "game" },
       html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, ` · ${variantName(game.variant)}${game.rated ? " · rated" : ""}`)),
+      game.arena === null ? "" : backToArena(game.arena),
       html("div", { class: "seats-line" }, this.seatsLine, this.spectators),
       this.clocks,
       this.status,
@@ -384,7 +390,14 @@ export class GameScreen {
     const rematch = game.rematch?.game_id;
     const rematchOffered = seated && rematch !== undefined && heldSeat(rematch) === null && this.rematchDeclined !== rematch;
     this.rematchOffer.hidden = !rematchOffered;
-    this.rematch.hidden = !seated || !over || rematchOffered;
+    // An arena pairs its players again: no rematch; its player goes back to its standings.
+    this.rematch.hidden = !seated || !over || rematchOffered || game.arena !== null;
+    if (over && seated && game.arena !== null && !this.leaving) {
+      this.leaving = true;
+      const arena = game.arena;
+      this.tell(`Back to the arena in ${ARENA_RETURN_MS / 1000} seconds.`);
+      setTimeout(() => location.assign(arenaAddress(arena)), ARENA_RETURN_MS);
+    }
     this.showShare();
     this.tick();
     // A rated game's answer may come before its rating changes were read.

@@ -17,6 +17,11 @@ export function gameAddress(id: number, invite?: string): string {
   return address({ game: String(id), ...(invite !== undefined && { invite }) });
 }
 
+/** Arena `id`'s screen. */
+export function arenaAddress(id: number): string {
+  return address({ arena: String(id) });
+}
+
 /** A player's profile. */
 export function profileAddress(name: string): string {
   return address({ player: name });
@@ -75,4 +80,12 @@ export function resultFor(game: Schemas["GameSummary"], seat: Schemas["PlayerNam
 export const RULES: [Schemas["VariantName"], string][] = [
   ["player_choice", "Goff's rule: the other player chooses"],
   ["measurement", "Measurement: chance chooses"],
+];
+
+/** The clocks offered, as `initial+increment` in seconds; "" for none. */
+export const CLOCKS: [string, string][] = [
+  ["", "No clock"],
+  ["60+1", "1 min + 1 s"],
+  ["180+2", "3 min + 2 s"],
+  ["600+5", "10 min + 5 s"],
 ];

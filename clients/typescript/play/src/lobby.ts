@@ -5,29 +5,17 @@
 
 import type { QtttClient, Schemas } from "../../src/index.js";
 import { type Account, signIn } from "./account.js";
+import { arenasSection } from "./arena.js";
 import { explain } from "./advice.js";
-import { button, html } from "./dom.js";
-import { RULES, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
+import { button, choice, html } from "./dom.js";
+import { CLOCKS, RULES, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
 import { puzzleAddress } from "./puzzle.js";
 import { holdSeat } from "./seats.js";
-
-/** The clocks offered, as `initial+increment` in seconds; "" for none. */
-export const CLOCKS: [string, string][] = [
-  ["", "No clock"],
-  ["60+1", "1 min + 1 s"],
-  ["180+2", "3 min + 2 s"],
-  ["600+5", "10 min + 5 s"],
-];
 
 /** How often the lobby's lists are read again while the page is shown. */
 const LISTS_EVERY_MS = 3000;
 /** How often a seek that waits is read again, in case its pairing went unheard. */
 const SEEK_EVERY_MS = 5000;
-
-/** A labelled select of `options` (value, text). */
-export function choice(label: string, name: string, options: [string, string][]): HTMLLabelElement {
-  return html("label", {}, label, html("select", { name }, ...options.map(([value, text]) => html("option", { value }, text))));
-}
 
 /**
  * The terms a form's labelled controls choose, as every form that asks for a
@@ -187,6 +175,7 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     html("p", { class: "learn-link" }, "New to it? ", html("a", { href: "/play?learn" }, "Learn the game in six short lessons"), ", each played on a real board."),
     playing === null ? becoming(client) : myGames(account),
     form,
+    arenasSection(client, account),
     html(
       "section",
       { "aria-label": "Puzzles" },

@@ -2,11 +2,13 @@
 // for a private game's link, and #seat=X.token to carry a seat to another
 // device), a puzzle at /play?puzzle=ID (or next or daily, with &variant=), a
 // player's profile at /play?player=NAME, a leaderboard at
-// /play?leaderboard=VARIANT, and the lessons at /play?learn (=N for lesson N). It is built with qttt-client only, and is the
+// /play?leaderboard=VARIANT, an arena at /play?arena=ID, and the lessons at
+// /play?learn (=N for lesson N). It is built with qttt-client only, and is the
 // example a frontend developer reads first.
 
 import { QtttClient, type Game } from "../../src/index.js";
 import { Account } from "./account.js";
+import { arenaScreen } from "./arena.js";
 import { explain } from "./advice.js";
 import { html } from "./dom.js";
 import { GameScreen } from "./game.js";
@@ -28,6 +30,7 @@ async function start(): Promise<void> {
   const puzzle = query.get("puzzle");
   const player = query.get("player");
   const leaderboard = query.get("leaderboard");
+  const arena = Number(query.get("arena"));
   const id = Number(query.get("game"));
   if (query.has("learn")) {
     show(learnScreen(client, Number(query.get("learn") || "1") - 1));
@@ -35,6 +38,8 @@ async function start(): Promise<void> {
     show(await puzzleScreen(client, puzzle, query.get("variant") === "measurement" ? "measurement" : "player_choice"));
   } else if (player !== null) {
     show(await profileScreen(client, account, player));
+  } else if (query.has("arena") && Number.isSafeInteger(arena) && arena > 0) {
+    show(await arenaScreen(client, account, arena));
   } else if (leaderboard !== null) {
     show(await leaderboardScreen(client, leaderboard === "measurement" ? "measurement" : "player_choice"));
   } else if (!query.has("game") || !Number.isSafeInteger(id) || id <= 0) {

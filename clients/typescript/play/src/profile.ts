@@ -3,9 +3,9 @@
 import type { QtttClient, Schemas } from "../../src/index.js";
 import type { Account } from "./account.js";
 import { explain } from "./advice.js";
-import { button, html } from "./dom.js";
-import { CLOCKS, choice, termsOf } from "./lobby.js";
-import { RULES, diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
+import { button, choice, html } from "./dom.js";
+import { termsOf } from "./lobby.js";
+import { CLOCKS, RULES, diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
 
 const VARIANTS: Schemas["VariantName"][] = ["player_choice", "measurement"];
 

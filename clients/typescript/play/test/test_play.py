@@ -648,5 +648,75 @@ class PlayPage(unittest.TestCase):
         alice.context.close()
 
 
+    def resign(self, page: Page):
+        """`page`'s player resigns the game it shows, once it shows it."""
+        page.get_by_role("button", name="Resign").click()
+        page.get_by_role("button", name="Confirm resignation").click()
+
+    def test_two_players_and_the_perfect_bot_in_an_arena_are_taken_to_their_games_and_back(self):
+        alice, bob = self.open_page(), self.open_page()
+        self.become_player(alice, "arena_alice")
+        self.become_player(bob, "arena_bob")
+        # Alice creates an arena that starts now, adds the perfect bot and joins: she is paired with it.
+        form = alice.get_by_role("form", name="New arena")
+        form.get_by_label("Arena name").fill("Page arena")
+        form.get_by_label("Arena rule").select_option("player_choice")
+        form.get_by_label("Starts in (minutes)").fill("0")
+        form.get_by_label("Bots welcome").check()
+        form.get_by_role("button", name="Create arena").click()
+        alice.wait_for_url(re.compile(r"/play\?arena=\d+$"))
+        arena = int(re.search(r"arena=(\d+)", alice.url).group(1))
+        arena_url = re.compile(rf"/play\?arena={arena}$")
+        game_url = re.compile(r"/play\?game=\d+$")
+        alice.get_by_role("button", name="Add the perfect bot").click()
+        alice.locator('tr[data-name="perfect"]').wait_for()
+        alice.get_by_role("button", name="Join arena").click()
+        alice.wait_for_url(game_url)
+        first = game_id(alice)
+        self.assertEqual(self.api_game(alice)["arena"], arena)
+        alice.get_by_role("link", name="Back to the arena").wait_for()
+
+        # Bob watches the arena's page; its standings move when Alice's game ends, with no reload.
+        bob.goto(f"{self.base}/play?arena={arena}")
+        standings = bob.get_by_role("table", name="Standings")
+        standings.locator('tr[data-name="arena_alice"]').wait_for()
+        bob.evaluate("window.unreloaded = true")
+        # Alice is brought back to the standings (a page that may move on at once: watched for from before).
+        with alice.expect_navigation(url=arena_url, wait_until="commit", timeout=20_000):
+            self.resign(alice)
+        score = lambda name: standings.locator(f'tr[data-name="{name}"] td.score').inner_text().strip()
+        wait_until(lambda: score("perfect") == "2", f"the bot's win in the standings, not {score('perfect')!r}")
+        self.assertEqual(standings.locator('tr[data-name="arena_alice"] td.sheet').inner_text(), "0")
+        self.assertTrue(bob.evaluate("window.unreloaded === true"), "the standings moved without a reload")
+        # Then, alone with the bot, to her next game.
+        in_game_after = lambda before: lambda url: game_url.search(url) is not None and int(re.search(r"game=(\d+)", url).group(1)) != before
+        alice.wait_for_url(in_game_after(first))
+        second = game_id(alice)
+
+        # Bob joins; when Alice's second game ends, the two of them are paired, as she just met the bot.
+        bob.get_by_role("button", name="Join arena").click()
+        bob.locator('tr[data-name="arena_bob"]').wait_for()
+        with alice.expect_navigation(url=arena_url, wait_until="commit", timeout=20_000):
+            self.resign(alice)
+        for page in (alice, bob):
+            page.wait_for_url(in_game_after(second))
+        self.assertEqual(game_id(bob), game_id(alice))
+        game = self.api_game(alice)
+        self.assertEqual(({game["seats"]["X"]["name"], game["seats"]["O"]["name"]}, game["arena"]), ({"arena_alice", "arena_bob"}, arena))
+        # Bob resigns: both go back to the standings, which count three games.
+        wait_until(lambda: bob.get_by_role("button", name="Resign").is_visible(), "Bob's game")
+        with alice.expect_navigation(url=arena_url, wait_until="commit", timeout=20_000):
+            with bob.expect_navigation(url=arena_url, wait_until="commit", timeout=20_000):
+                self.resign(bob)
+        listed = self.api(f"/arenas/{arena}")
+        self.assertEqual(sum(len(standing["sheet"]) for standing in listed["standings"]), 6, listed["standings"])
+        watcher = self.open_page()
+        watcher.goto(f"{self.base}/play?arena={arena}")
+        watcher.locator('tr[data-name="arena_bob"]').wait_for()
+        watcher.screenshot(path=str(SCREENSHOTS / "qttt-play-arena.png"), full_page=True)
+        watcher.context.close()
+        alice.context.close()
+        bob.context.close()
+
 if __name__ == "__main__":
     unittest.main()
