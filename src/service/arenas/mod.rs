@@ -363,3 +363,100 @@ impl GameService {
         Ok(count)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::Bot;
+    use crate::engine::Variant;
+    use crate::record::{ClockSettings, GameId};
+
+    const START: i64 = 1_800_000_000;
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(START + second).unwrap()
+    }
+
+    /// A ten-minute arena from `START` with `players`, who played `games`.
+    fn arena(players: Vec<ArenaPlayer>, games: Vec<ArenaGame>) -> ArenaState {
+        let terms = ArenaTerms {
+            name: "test".into(),
+            variant: Variant::PlayerChoice,
+            clock: ClockSettings { initial_ms: 60_000, increment_ms: 0 },
+            rated: false,
+            bots: true,
+            starts_at: at(0),
+            ends_at: at(600),
+        };
+        let created_by = Username::parse("someone").unwrap();
+        ArenaState { arena: StoredArena { id: ArenaId::new(1), terms, created_by, created_at: at(0) }, players, games }
+    }
+
+    /// Player `id`, rated 1500, last seen at `seen` (seconds from `START`).
+    fn player(id: i64, seen: Option<i64>) -> ArenaPlayer {
+        ArenaPlayer {
+            holder: Holder {
+                id: PlayerId::new(id),
+                name: Username::parse(&format!("player{id}")).unwrap(),
+                token_hash: Vec::new(),
+                last_seen_at: seen.map(at),
+                bot_account: false,
+            },
+            server_bot: None,
+            rating: 1500.0,
+            joined_at: at(0),
+            withdrawn: false,
+            playing: false,
+        }
+    }
+
+    fn paired(state: &ArenaState, now: Timestamp) -> Vec<(i64, i64)> {
+        let pairs = pairings(state, &standings(state), now);
+        pairs.iter().map(|(x, o)| (x.holder.id.get(), o.holder.id.get())).collect()
+    }
+
+    #[test]
+    fn only_the_present_who_play_no_game_and_did_not_withdraw_are_paired_and_only_while_it_runs() {
+        let mut players: Vec<ArenaPlayer> = (1..=8).map(|id| player(id, Some(100))).collect();
+        players[1].holder.last_seen_at = Some(at(50));
+        players[2].withdrawn = true;
+        players[3].playing = true;
+        players[4].server_bot = Some(Bot::Perfect);
+        players[4].holder.last_seen_at = None;
+        players[7].holder.last_seen_at = None;
+        let state = arena(players, Vec::new());
+        // Seen at 100 s, present until 130 s; the server's bot always.
+        let pairs = paired(&state, at(110));
+        let mut who: Vec<i64> = pairs.iter().flat_map(|&(x, o)| [x, o]).collect();
+        who.sort_unstable();
+        assert_eq!(who, [1, 5, 6, 7], "{pairs:?}");
+        assert_eq!(paired(&state, at(140)), [], "nobody present but the bot");
+        assert_eq!(paired(&state, at(-1)), [], "before the start");
+        assert_eq!(paired(&state, at(600)), [], "at the end");
+    }
+
+    #[test]
+    fn standings_rank_by_score_then_rating_and_score_a_streak_double() {
+        let mut players: Vec<ArenaPlayer> = (1..=3).map(|id| player(id, Some(0))).collect();
+        players[2].rating = 1600.0;
+        let game = |id, x, o, result| ArenaGame {
+            id: GameId::new(id),
+            players: [PlayerId::new(x), PlayerId::new(o)],
+            result,
+            ongoing: result.is_none(),
+        };
+        // Player 1 beats 2 three times; 3 draws with 2, then plays on.
+        let x_wins = Some(Some(crate::engine::Player::X));
+        let games = vec![
+            game(1, 1, 2, x_wins),
+            game(2, 1, 2, x_wins),
+            game(3, 3, 2, Some(None)),
+            game(4, 1, 2, x_wins),
+            game(5, 3, 1, None),
+        ];
+        let state = arena(players, games);
+        let ranked: Vec<(i64, u32, usize)> =
+            standings(&state).iter().map(|s| (s.player.holder.id.get(), s.sheet.score, s.rank)).collect();
+        assert_eq!(ranked, [(1, 8, 1), (3, 1, 2), (2, 1, 3)]);
+    }
+}
