@@ -1,13 +1,16 @@
 //! An arena's live stream, as Server-Sent Events: each pairing, the standings
-//! whenever they move, and the end. The stream reads the arena again every
-//! [`LOOK_EVERY`], on whichever instance its games are written: an arena's
-//! news is its games and its players, which no notice names together.
+//! whenever they move, and the end. Each instance reads an arena that it
+//! streams every [`LOOK_EVERY`], once for all of the arena's streams: an
+//! arena's news is its games and its players, written on any instance, which
+//! no notice names together.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, get, web};
+use tokio::sync::watch;
 use tokio::time::{Instant, Interval, MissedTickBehavior, interval, interval_at};
 
 use super::events::{KEEP_ALIVE, Resume, event_stream, last_event_id, reconnect_field};
@@ -19,56 +22,111 @@ use crate::error::Error;
 use crate::record::{ArenaId, ArenaStatus};
 use crate::service::GameService;
 
-/// How often a stream reads its arena again: the standings it shows are at
-/// most this old.
+/// How often an instance reads an arena that it streams again: the
+/// standings it shows are at most this old.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+/// An arena as one read of it shows it, which every stream of the arena on
+/// this instance is sent from.
+#[derive(Debug)]
+struct Look {
+    /// Its games, each as a pairing, in the order they were made.
+    pairings: Vec<ArenaGameView>,
+    /// The standings, the games being played and the status, as JSON: what,
+    /// once changed, is sent again.
+    shown: String,
+    /// The arena, as its `standings` and `end` events carry it.
+    detail: ArenaDetail,
+    /// Whether it finished and its last game ended.
+    ended: bool,
+}
+
+/// The arenas this instance streams, each read once for all its streams by
+/// a task of its own, while any stream follows it.
+#[derive(Debug, Default)]
+pub struct ArenaLooks(Mutex<HashMap<ArenaId, watch::Sender<Option<Arc<Look>>>>>);
+
+impl ArenaLooks {
+    /// The looks at arena `id`, as they come: its task starts with the first stream.
+    fn follow(
+        looks: &web::Data<ArenaLooks>,
+        service: &web::Data<GameService>,
+        id: ArenaId,
+    ) -> watch::Receiver<Option<Arc<Look>>> {
+        let mut arenas = looks.0.lock().expect("nothing panics under this lock");
+        if let Some(sender) = arenas.get(&id) {
+            return sender.subscribe();
+        }
+        let (sender, receiver) = watch::channel(None);
+        arenas.insert(id, sender.clone());
+        actix_web::rt::spawn(look_while_followed(looks.clone(), service.clone(), id, sender));
+        receiver
+    }
+}
+
+/// Reads arena `id` every [`LOOK_EVERY`] and sends what it shows, until no
+/// stream follows it (or it ended).
+async fn look_while_followed(
+    looks: web::Data<ArenaLooks>,
+    service: web::Data<GameService>,
+    id: ArenaId,
+    sender: watch::Sender<Option<Arc<Look>>>,
+) {
+    let mut every = interval(LOOK_EVERY);
+    every.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        {
+            let mut arenas = looks.0.lock().expect("nothing panics under this lock");
+            if sender.receiver_count() == 0 {
+                arenas.remove(&id);
+                return;
+            }
+        }
+        // While the database is away the streams stay open and the next turn reads again.
+        let Ok((state, standings)) = service.arena_state(id).await else { continue };
+        let detail = ArenaDetail::new(&state, &standings, service.now());
+        let mut games: Vec<_> = state.games.iter().collect();
+        games.sort_by_key(|game| game.id);
+        let shown = serde_json::to_string(&(&detail.standings, &detail.playing, &detail.arena.status))
+            .expect("standings serialise");
+        let ended = state.arena.terms.status_at(service.now()) == ArenaStatus::Finished && detail.playing.is_empty();
+        let pairings = games.into_iter().map(|game| ArenaGameView::new(&state, game)).collect();
+        sender.send_replace(Some(Arc::new(Look { pairings, shown, detail, ended })));
+    }
+}
 
 /// An arena's stream: what is queued to send, how many pairings it sent,
 /// the standings it showed last, and whether it told the end.
 struct ArenaWatch {
-    service: web::Data<GameService>,
-    id: ArenaId,
+    looks: watch::Receiver<Option<Arc<Look>>>,
     paired: i64,
     shown: String,
     ended: bool,
     queue: VecDeque<Bytes>,
-    look: Interval,
     keep_alive: Interval,
     _place: StreamPlace,
 }
 
 impl ArenaWatch {
-    /// Queues what changed since the last look: the pairings after those
+    /// Queues what changed in `look` since the last: the pairings after those
     /// sent, numbered from 1 in the order they were made; the standings, if
-    /// they moved; the end, once the arena finished and its last game ended.
-    /// While the database is away the stream stays open and looks again later.
-    async fn look(&mut self) -> Result<(), Error> {
-        let (state, standings) = match self.service.arena_state(self.id).await {
-            Ok(read) => read,
-            Err(Error::Unavailable(_)) => return Ok(()),
-            Err(error) => return Err(error),
-        };
-        let detail = ArenaDetail::new(&state, &standings, self.service.now());
-        let mut games: Vec<_> = state.games.iter().collect();
-        games.sort_by_key(|game| game.id);
-        for (number, game) in (1..).zip(games) {
+    /// they moved; the end.
+    fn queue(&mut self, look: &Look) {
+        for (number, pairing) in (1..).zip(&look.pairings) {
             if number > self.paired {
                 self.paired = number;
-                let pairing = ArenaGameView::new(&state, game);
-                self.queue.push_back(message(Some(number), "pairing", &pairing));
+                self.queue.push_back(message(Some(number), "pairing", pairing));
             }
         }
-        let shown = serde_json::to_string(&(&detail.standings, &detail.playing, &detail.arena.status))
-            .expect("standings serialise");
-        if shown != self.shown {
-            self.shown = shown;
-            self.queue.push_back(message(None, "standings", &detail));
+        if look.shown != self.shown {
+            self.shown.clone_from(&look.shown);
+            self.queue.push_back(message(None, "standings", &look.detail));
         }
-        if state.arena.terms.status_at(self.service.now()) == ArenaStatus::Finished && detail.playing.is_empty() {
-            self.queue.push_back(message(None, "end", &detail));
+        if look.ended {
+            self.queue.push_back(message(None, "end", &look.detail));
             self.ended = true;
         }
-        Ok(())
     }
 
     /// The next bytes to send; `None` ends the stream, after the end.
@@ -81,9 +139,11 @@ impl ArenaWatch {
                 return None;
             }
             tokio::select! {
-                _ = self.look.tick() => {
-                    if let Err(error) = self.look().await {
-                        return Some((Err(error), self));
+                changed = self.looks.changed() => {
+                    changed.ok()?;
+                    let look = self.looks.borrow_and_update().clone();
+                    if let Some(look) = look {
+                        self.queue(&look);
                     }
                 }
                 _ = self.keep_alive.tick() => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), self)),
@@ -126,22 +186,22 @@ async fn arena_stream(
     resume: web::Query<Resume>,
     request: HttpRequest,
     limits: web::Data<Limits>,
+    arena_looks: web::Data<ArenaLooks>,
     client: ClientAddress,
 ) -> Result<actix_web::HttpResponse, ApiError> {
     let paired = last_event_id(&request, &resume)?;
     let id = id.into_inner();
     service.arena(id).await?;
     let place = Limits::open_stream(&limits, client)?;
-    let mut look = interval(LOOK_EVERY);
-    look.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut looks = ArenaLooks::follow(&arena_looks, &service, id);
+    // The stream opens with the last look, when there is one.
+    looks.mark_changed();
     let watch = ArenaWatch {
-        service,
-        id,
+        looks,
         paired,
         shown: String::new(),
         ended: false,
         queue: VecDeque::from([reconnect_field()]),
-        look,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
         _place: place,
     };

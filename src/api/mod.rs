@@ -97,6 +97,8 @@ pub struct ApiOptions {
     pub limits: web::Data<Limits>,
     /// What the live streams of each game share, across all workers.
     pub feeds: web::Data<feed::Feeds>,
+    /// What the live streams of each arena share, across all workers.
+    pub arena_looks: web::Data<arena_events::ArenaLooks>,
     /// Whether the original app's routes are served.
     pub original_app_routes: bool,
     /// The recorder whose metrics `/metrics` serves, when served on the API's port.
@@ -117,6 +119,7 @@ impl ApiOptions {
                 config.trusted_proxies.clone(),
             )),
             feeds: web::Data::default(),
+            arena_looks: web::Data::default(),
             original_app_routes: config.original_app_routes,
             metrics: (config.metrics == MetricsAt::ServerPort).then(|| web::Data::new(recorder())),
         }
@@ -144,6 +147,7 @@ pub fn app(
             .app_data(BodyTimeout(options.body_timeout))
             .app_data(options.limits)
             .app_data(options.feeds)
+            .app_data(options.arena_looks)
             .app_data(web::PathConfig::default().error_handler(|_, request| extract::invalid_id(request).into()))
             .app_data(web::QueryConfig::default().error_handler(|error, _| extract::invalid_query(error).into())),
         options.original_app_routes,
