@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use qttt::bot::{Analysis, RandomBot, Solver, arena};
+use qttt::bot::{Analysis, RandomBot, Solver, series};
 use qttt::engine::{Variant, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -34,7 +34,7 @@ fn main() {
         let mut slowest = (Duration::ZERO, String::new());
         for seed in 0..games {
             let mut rng = StdRng::seed_from_u64(seed);
-            let game = arena::play_game(&mut RandomBot, &mut RandomBot, variant, &mut rng);
+            let game = series::play_game(&mut RandomBot, &mut RandomBot, variant, &mut rng);
             let started = Instant::now();
             let analysis = Analysis::of(&game, &mut Solver::default());
             let took = started.elapsed();

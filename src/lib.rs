@@ -25,7 +25,7 @@
 //!   `symmetry.rs` (the board's eight symmetries) and `book.rs` (the opening
 //!   book in `data/book-*.bin`, which `bookmaker.rs` makes with the search),
 //!   `analysis.rs` (every action of a game judged by the perfect player),
-//!   `arena.rs` (bots against bots), `protocol.rs` (QTP, the engine protocol:
+//!   `series.rs` (a series of games between two bots), `protocol.rs` (QTP, the engine protocol:
 //!   `qttt engine`'s side of it).
 //! - [`record`]: a game's record, pure: the words the store keeps and the
 //!   service and the API speak (a game as stored, its log entries, its ending,
@@ -81,7 +81,8 @@
 //!   variable, with defaults.
 //! - [`api`]: the HTTP API: handlers (`games.rs`, `life.rs` for resigning,
 //!   aborting and rematches, `events.rs` for the live streams, `health.rs`, and
-//!   `players.rs`, `pairing.rs` for challenges and seeks, `arenas.rs`, `player_events.rs`
+//!   `players.rs`, `pairing.rs` for challenges and seeks, `arenas.rs` and
+//!   `arena_events.rs` for arenas and their live stream, `player_events.rs`
 //!   for a player's live stream, and the original app's routes in
 //!   `original_app.rs`), extractors (`extract.rs`), each
 //!   client's limits (`limit.rs`), each request's id, log line and metrics

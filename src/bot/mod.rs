@@ -2,7 +2,6 @@
 //! randomness it needs passed in.
 
 mod analysis;
-pub mod arena;
 pub mod book;
 pub mod bookmaker;
 mod parasite;
@@ -10,6 +9,7 @@ mod perfect;
 pub mod protocol;
 pub mod puzzle;
 mod random;
+pub mod series;
 mod symmetry;
 mod value;
 

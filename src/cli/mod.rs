@@ -66,8 +66,10 @@ pub(super) enum Command {
         /// Where to write it.
         file: PathBuf,
     },
-    /// Play two bots against each other from both seats and print the results.
-    Arena(ArenaArgs),
+    /// Play two bots against each other from both seats and print the results
+    /// (`qttt arena`, its name before, still works).
+    #[command(alias = "arena")]
+    Series(SeriesArgs),
     /// Speak the engine protocol (QTP, docs/ENGINE.md) on standard input and
     /// output as one of the server's bots, so that any program can play it.
     Engine {
@@ -275,7 +277,7 @@ pub(super) struct PlayArgs {
 }
 
 #[derive(Debug, Args)]
-pub(super) struct ArenaArgs {
+pub(super) struct SeriesArgs {
     /// The bot that plays X in the first pairing and O in the second.
     #[arg(long, value_enum, value_name = "BOT")]
     pub(super) x: BotArg,
@@ -287,8 +289,8 @@ pub(super) struct ArenaArgs {
         value_parser = clap::value_parser!(u32).range(1..))]
     pub(super) games: u32,
     /// The collapse rules to play.
-    #[arg(long, value_enum, default_value_t = ArenaVariant::Both)]
-    pub(super) variant: ArenaVariant,
+    #[arg(long, value_enum, default_value_t = SeriesVariant::Both)]
+    pub(super) variant: SeriesVariant,
     /// Seeds the bots and the measurements.
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub(super) seed: u64,
@@ -326,9 +328,9 @@ impl From<VariantArg> for Variant {
     }
 }
 
-/// The collapse rules an arena plays.
+/// The collapse rules a series plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum ArenaVariant {
+pub(super) enum SeriesVariant {
     /// Goff's rule alone.
     #[value(name = "player_choice")]
     PlayerChoice,
@@ -491,7 +493,7 @@ pub(super) async fn run(command: Command) -> Result<(), CliError> {
         Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, store, settings }) => {
             database::generate_puzzles(variant.into(), count, seed, from_database, store, settings).await
         }
-        Command::Arena(options) => offline::arena(&options),
+        Command::Series(options) => offline::series(&options),
         Command::Engine { bot } => offline::engine(bot.bot(qttt::bot::Bot::DEFAULT_MISTAKE_CHANCE)),
         Command::Bridge(options) => qttt::bridge::run(options.options()).await.map_err(CliError::Bridge),
         Command::Copy(options) => database::copy(&options).await,

@@ -1,5 +1,5 @@
 //! The subcommands that need no database: the OpenAPI document, games in the
-//! terminal, the bots' arena, the opening book, and what perfect play makes of
+//! terminal, a series of games between two bots, the opening book, and what perfect play makes of
 //! a transcript.
 
 use std::io::{BufRead, Read, Write};
@@ -9,9 +9,9 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use super::{ArenaArgs, ArenaVariant, CliError, PlayArgs};
+use super::{CliError, PlayArgs, SeriesArgs, SeriesVariant};
 use qttt::bot::protocol::Session;
-use qttt::bot::{Analysis, Bot, Solver, arena};
+use qttt::bot::{Analysis, Bot, Solver, series};
 use qttt::engine::{Game, Variant, notation};
 use qttt::{api, board_text, terminal};
 
@@ -24,12 +24,12 @@ pub(super) fn openapi() -> Result<(), CliError> {
 
 /// Plays two bots against each other from both seats, in each variant asked for,
 /// and prints a line per pairing.
-pub(super) fn arena(options: &ArenaArgs) -> Result<(), CliError> {
+pub(super) fn series(options: &SeriesArgs) -> Result<(), CliError> {
     let (first, second) = (options.x.bot(options.mistake_chance), options.o.bot(options.mistake_chance));
     let variants = match options.variant {
-        ArenaVariant::Both => vec![Variant::PlayerChoice, Variant::Measurement],
-        ArenaVariant::PlayerChoice => vec![Variant::PlayerChoice],
-        ArenaVariant::Measurement => vec![Variant::Measurement],
+        SeriesVariant::Both => vec![Variant::PlayerChoice, Variant::Measurement],
+        SeriesVariant::PlayerChoice => vec![Variant::PlayerChoice],
+        SeriesVariant::Measurement => vec![Variant::Measurement],
     };
     let mut rng = StdRng::seed_from_u64(options.seed);
     println!(
@@ -38,7 +38,7 @@ pub(super) fn arena(options: &ArenaArgs) -> Result<(), CliError> {
     );
     for variant in variants {
         for (x, o) in [(first, second), (second, first)] {
-            let tally = arena::play(x, o, variant, options.games, &mut rng);
+            let tally = series::play(x, o, variant, options.games, &mut rng);
             println!(
                 "{:<14} {:<9} {:<9} {:>6} {:>7} {:>6} {:>7} {:>6.3} {:>6.3} {:>8.1} {:>8.1}",
                 variant.code(),

@@ -1,7 +1,7 @@
 //! Game analysis: every action of a game judged by the perfect player, checked
 //! against searches of its own and a plain minimax.
 
-use qttt::bot::{Analysis, Bot, JudgedAction, Solver, arena, book};
+use qttt::bot::{Analysis, Bot, JudgedAction, Solver, book, series};
 use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -12,7 +12,7 @@ const VARIANTS: [Variant; 2] = [Variant::PlayerChoice, Variant::Measurement];
 
 /// A seeded game of `x` against `o`, to its end.
 fn played(variant: Variant, x: Bot, o: Bot, seed: u64) -> Game {
-    arena::play_game(&mut *x.strategy(), &mut *o.strategy(), variant, &mut StdRng::seed_from_u64(seed))
+    series::play_game(&mut *x.strategy(), &mut *o.strategy(), variant, &mut StdRng::seed_from_u64(seed))
 }
 
 fn analysed(game: &Game) -> Analysis {

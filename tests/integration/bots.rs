@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use qttt::bot::{Bot, Solver, Stop, arena};
+use qttt::bot::{Bot, Solver, Stop, series};
 use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -197,9 +197,9 @@ fn the_perfect_bot_prefers_the_quickest_win() {
 }
 
 #[test]
-fn the_arena_tallies_every_game() {
+fn a_series_tallies_every_game() {
     let mut rng = StdRng::seed_from_u64(5);
-    let tally = arena::play(Bot::Parasite { mistake_chance: 0.0 }, Bot::Random, Variant::PlayerChoice, 200, &mut rng);
+    let tally = series::play(Bot::Parasite { mistake_chance: 0.0 }, Bot::Random, Variant::PlayerChoice, 200, &mut rng);
     assert_eq!(tally.games, 200);
     assert_eq!(tally.x_wins + tally.draws + tally.o_wins, 200);
     assert!(tally.x_wins > tally.o_wins, "{tally:?}");
@@ -240,9 +240,9 @@ fn the_book_agrees_with_the_search_where_the_search_is_quick() {
 fn the_perfect_bot_never_ends_worse_than_the_games_value() {
     let mut rng = StdRng::seed_from_u64(11);
     for opponent in [Bot::Random, Bot::Parasite { mistake_chance: 0.1 }] {
-        let as_x = arena::play(Bot::Perfect, opponent, Variant::PlayerChoice, 8, &mut rng);
+        let as_x = series::play(Bot::Perfect, opponent, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_x.worst_for_x >= 0.5, "as X against {}: {as_x:?}", opponent.code());
-        let as_o = arena::play(opponent, Bot::Perfect, Variant::PlayerChoice, 8, &mut rng);
+        let as_o = series::play(opponent, Bot::Perfect, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_o.best_for_x <= 0.5, "as O against {}: {as_o:?}", opponent.code());
     }
 }

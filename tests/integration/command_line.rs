@@ -41,16 +41,16 @@ fn help_lists_every_command_and_each_commands_options() {
         "solve",
         "analyse",
         "book",
-        "arena",
+        "series",
         "engine",
         "copy",
         "backup",
     ] {
         assert!(printed.lines().any(|line| line.trim_start().starts_with(command)), "{command} in:\n{printed}");
     }
-    let arena = qttt(&["arena", "--help"], "");
-    assert!(arena.status.success());
-    let printed = text(&arena.stdout);
+    let series = qttt(&["series", "--help"], "");
+    assert!(series.status.success());
+    let printed = text(&series.stdout);
     for option in ["--x <BOT>", "--o <BOT>", "--games <N>", "--variant <VARIANT>", "--seed <N>", "--mistake-chance <P>"]
     {
         assert!(printed.contains(option), "{option} in:\n{printed}");
@@ -120,9 +120,9 @@ fn a_setting_refused_names_its_variable_in_one_line_from_the_environment_or_a_fl
 #[test]
 fn a_bad_value_is_refused_with_a_reason_and_exit_code_2() {
     for (args, reason) in [
-        (&["arena", "--x", "perfect", "--o", "random", "--games", "-1"][..], "invalid value '-1' for '--games <N>'"),
-        (&["arena", "--x", "perfekt", "--o", "random"][..], "invalid value 'perfekt' for '--x <BOT>'"),
-        (&["arena", "--x", "random"][..], "the following required arguments were not provided"),
+        (&["series", "--x", "perfect", "--o", "random", "--games", "-1"][..], "invalid value '-1' for '--games <N>'"),
+        (&["series", "--x", "perfekt", "--o", "random"][..], "invalid value 'perfekt' for '--x <BOT>'"),
+        (&["series", "--x", "random"][..], "the following required arguments were not provided"),
         (&["play", "--mistake-chance", "1.5"][..], "\"1.5\" is no probability from 0 to 1"),
         (&["show", "goff"][..], "invalid value 'goff'"),
         (&["bogus"][..], "unrecognized subcommand 'bogus'"),
@@ -136,7 +136,8 @@ fn a_bad_value_is_refused_with_a_reason_and_exit_code_2() {
 }
 
 #[test]
-fn the_arena_plays_the_games_asked_for() {
+fn a_series_plays_the_games_asked_for() {
+    // `arena`, its name before, still works.
     let played = qttt(&["arena", "--x", "parasite", "--o", "random", "--games", "3", "--variant", "measurement"], "");
     assert!(played.status.success(), "{}", text(&played.stderr));
     let printed = text(&played.stdout);
