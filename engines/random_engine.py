@@ -35,6 +35,7 @@ for line in sys.stdin:
     words = line.split()
     if words[:1] == ["qtp"]: print("id name random_engine.py\nqtpok", flush=True)
     elif words[:1] == ["isready"]: print("readyok", flush=True)
-    elif words[:1] == ["position"]: variant, tokens = words[2], words[4:]
+    # position variant V [scoring S] [actions A...]: a random player needs no scoring.
+    elif words[:1] == ["position"]: variant, tokens = words[2], words[words.index("actions") + 1:] if "actions" in words else []
     elif words[:1] == ["go"]: print("bestaction", random.choice(legal(tokens, variant) or ["none"]), flush=True)
     elif words[:1] == ["quit"]: break

@@ -4,39 +4,54 @@
 //! search and the fewest, so the book answers them at once and the search does
 //! the rest.
 //!
-//! Regenerate it with `qttt book player_choice data/book-player_choice.bin` (and
-//! likewise for `measurement`) after any change to the rules or the solver.
+//! One book for each variant and scoring. Regenerate one with `qttt book
+//! player_choice data/book-player_choice-goff.bin` (likewise for `measurement`, and
+//! `--scoring complete_win` or `narrow_win` with the file named for it) after any
+//! change to the rules or the solver.
 //!
 //! The file: the bytes `QTTTBOOK`, a version byte, the variant's byte (0 for
-//! `player_choice`, 1 for `measurement`), the entry count as a little-endian u32,
-//! then the entries sorted by key, 13 bytes each: the position's key (u64 LE), the
+//! `player_choice`, 1 for `measurement`), the scoring's (0 `goff`, 1
+//! `complete_win`, 2 `narrow_win`), the entry count as a little-endian u32, then
+//! the entries sorted by key, 13 bytes each: the position's key (u64 LE), the
 //! best action as it reads in the key's orientation (one byte: a move `9a + b`, a
 //! collapse choice `81 + square`), and the value's points and haste in 1/1024ths
 //! (two i16 LE).
 
 use super::symmetry::canonical_key;
 use super::value::{Solution, Value};
-use crate::engine::{Action, Game, Square, Variant};
+use crate::engine::{Action, Game, Rules, Square, Variant};
 
 /// The book holds every position with at most this many moves placed.
 pub const BOOK_MOVES: usize = 3;
 
 pub(super) const MAGIC: &[u8; 8] = b"QTTTBOOK";
-pub(super) const FORMAT: u8 = 1;
-pub(super) const HEADER: usize = 8 + 1 + 1 + 4;
+pub(super) const FORMAT: u8 = 2;
+pub(super) const HEADER: usize = 8 + 1 + 1 + 1 + 4;
 pub(super) const ENTRY: usize = 8 + 1 + 2 + 2;
 /// Values are stored in 1/1024ths: exact for every value a game can have.
 pub(super) const SCALE: f64 = 1024.0;
 
-static PLAYER_CHOICE: &[u8] = include_bytes!("../../data/book-player_choice.bin");
-static MEASUREMENT: &[u8] = include_bytes!("../../data/book-measurement.bin");
+/// The books by variant (as [`header_bytes`] numbers them), then by scoring (as
+/// `Scoring` numbers them).
+static BOOKS: [[&[u8]; 3]; 2] = [
+    [
+        include_bytes!("../../data/book-player_choice-goff.bin"),
+        include_bytes!("../../data/book-player_choice-complete_win.bin"),
+        include_bytes!("../../data/book-player_choice-narrow_win.bin"),
+    ],
+    [
+        include_bytes!("../../data/book-measurement-goff.bin"),
+        include_bytes!("../../data/book-measurement-complete_win.bin"),
+        include_bytes!("../../data/book-measurement-narrow_win.bin"),
+    ],
+];
 
 /// The best action of `game` and its value, if the book holds its position.
 pub fn lookup(game: &Game) -> Option<Solution> {
     if game.moves().len() > BOOK_MOVES {
         return None;
     }
-    let entries = &book_of(game.variant())[HEADER..];
+    let entries = &book_of(game.rules())[HEADER..];
     let (key, symmetry) = canonical_key(game);
     let count = entries.len() / ENTRY;
     let key_at = |index: usize| u64::from_le_bytes(entries[index * ENTRY..][..8].try_into().expect("8 bytes"));
@@ -62,14 +77,14 @@ pub fn lookup(game: &Game) -> Option<Solution> {
 /// What is wrong with a book compiled in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BookError {
-    /// Its header names another format or variant.
-    #[error("the {} book is not a book of this format and variant", .0.code())]
-    Header(Variant),
+    /// Its header names another format, variant or scoring.
+    #[error("the {} {} book is not a book of this format, variant and scoring", .0.variant.code(), .0.scoring.code())]
+    Header(Rules),
     /// It holds more or fewer bytes than its header's count of entries takes.
-    #[error("the {} book has {bytes} bytes for {entries} entries", .variant.code())]
+    #[error("the {} {} book has {bytes} bytes for {entries} entries", .rules.variant.code(), .rules.scoring.code())]
     Length {
-        /// The book's variant.
-        variant: Variant,
+        /// The book's rules.
+        rules: Rules,
         /// Its length.
         bytes: usize,
         /// Its header's count.
@@ -77,35 +92,35 @@ pub enum BookError {
     },
 }
 
-/// Checks a book's header against the variant it is compiled in for, and
-/// answers how many entries it holds.
+/// Checks a book's header against the rules it is compiled in for, and answers
+/// how many entries it holds.
 ///
 /// # Errors
 /// What is wrong with it.
-pub fn check(variant: Variant) -> Result<usize, BookError> {
-    let bytes = book_of(variant);
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != FORMAT || bytes[9] != variant_byte(variant) {
-        return Err(BookError::Header(variant));
+pub fn check(rules: Rules) -> Result<usize, BookError> {
+    let bytes = book_of(rules);
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8] != FORMAT || bytes[9..11] != header_bytes(rules) {
+        return Err(BookError::Header(rules));
     }
-    let entries = u32::from_le_bytes(bytes[10..14].try_into().expect("4 bytes")) as usize;
+    let entries = u32::from_le_bytes(bytes[11..15].try_into().expect("4 bytes")) as usize;
     if bytes.len() != HEADER + entries * ENTRY {
-        return Err(BookError::Length { variant, bytes: bytes.len(), entries });
+        return Err(BookError::Length { rules, bytes: bytes.len(), entries });
     }
     Ok(entries)
 }
 
-fn book_of(variant: Variant) -> &'static [u8] {
-    match variant {
-        Variant::PlayerChoice => PLAYER_CHOICE,
-        Variant::Measurement => MEASUREMENT,
-    }
+fn book_of(rules: Rules) -> &'static [u8] {
+    let [variant, scoring] = header_bytes(rules);
+    BOOKS[usize::from(variant)][usize::from(scoring)]
 }
 
-pub(super) fn variant_byte(variant: Variant) -> u8 {
-    match variant {
+/// The header's bytes that name `rules`: the variant's, then the scoring's.
+pub(super) fn header_bytes(rules: Rules) -> [u8; 2] {
+    let variant = match rules.variant {
         Variant::PlayerChoice => 0,
         Variant::Measurement => 1,
-    }
+    };
+    [variant, rules.scoring as u8]
 }
 
 fn decode(code: u8, game: &Game) -> Option<Action> {

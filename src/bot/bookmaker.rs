@@ -3,20 +3,20 @@
 
 use std::collections::BTreeMap;
 
-use super::book::{BOOK_MOVES, ENTRY, FORMAT, HEADER, MAGIC, SCALE, variant_byte};
+use super::book::{BOOK_MOVES, ENTRY, FORMAT, HEADER, MAGIC, SCALE, header_bytes};
 use super::perfect::Solver;
 use super::symmetry::canonical_key;
 use super::value::action_code;
-use crate::engine::{Actor, Game, Variant};
+use crate::engine::{Actor, Game, Rules};
 
 /// The most positions the book's solver remembers before it starts afresh.
 const TABLE_LIMIT: usize = 30_000_000;
 
-/// Every position of `variant` with at most [`BOOK_MOVES`] moves placed where a
+/// Every position under `rules` with at most [`BOOK_MOVES`] moves placed where a
 /// player is to act, one per symmetry class, by key.
-fn positions(variant: Variant) -> BTreeMap<u64, Game> {
+fn positions(rules: Rules) -> BTreeMap<u64, Game> {
     let mut found = BTreeMap::new();
-    let mut unexplored = vec![Game::new(variant)];
+    let mut unexplored = vec![Game::new(rules)];
     while let Some(game) = unexplored.pop() {
         let Some(actor) = game.actor_to_act() else { continue };
         let (key, _) = canonical_key(&game);
@@ -38,14 +38,14 @@ fn positions(variant: Variant) -> BTreeMap<u64, Game> {
     found
 }
 
-/// Solves every book position of `variant` and returns the book's bytes. Calls
+/// Solves every book position under `rules` and returns the book's bytes. Calls
 /// `progress(done, total)` as it goes; it takes minutes.
-pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8> {
-    let positions = positions(variant);
+pub fn build(rules: Rules, mut progress: impl FnMut(usize, usize)) -> Vec<u8> {
+    let positions = positions(rules);
     let mut bytes = Vec::with_capacity(HEADER + positions.len() * ENTRY);
     bytes.extend_from_slice(MAGIC);
     bytes.push(FORMAT);
-    bytes.push(variant_byte(variant));
+    bytes.extend_from_slice(&header_bytes(rules));
     bytes
         .extend_from_slice(&u32::try_from(positions.len()).expect("a book of fewer than 2^32 positions").to_le_bytes());
     // One solver for many: the positions share most of their subtrees. It starts
@@ -70,8 +70,8 @@ pub fn build(variant: Variant, mut progress: impl FnMut(usize, usize)) -> Vec<u8
     bytes
 }
 
-/// The positions of the book of `variant` whose solution the search finds within
-/// a few milliseconds: those with exactly [`BOOK_MOVES`] moves placed.
-pub fn deepest_positions(variant: Variant) -> impl Iterator<Item = Game> {
-    positions(variant).into_values().filter(|game| game.moves().len() == BOOK_MOVES)
+/// The positions of the book of `rules` whose solution the search finds within a
+/// few milliseconds: those with exactly [`BOOK_MOVES`] moves placed.
+pub fn deepest_positions(rules: Rules) -> impl Iterator<Item = Game> {
+    positions(rules).into_values().filter(|game| game.moves().len() == BOOK_MOVES)
 }

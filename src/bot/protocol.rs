@@ -7,7 +7,7 @@
 use rand::Rng;
 
 use super::{Bot, Solver};
-use crate::engine::{Actor, Game, Variant, notation};
+use crate::engine::{Actor, Game, Rules, Scoring, Variant, notation};
 
 /// What a session answers a line: the lines to write, and whether to stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +53,7 @@ impl Session {
             ]),
             "isready" => Answer::lines(vec!["readyok".into()]),
             "newgame" => {
-                self.game = Game::new(self.game.variant());
+                self.game = Game::new(self.game.rules());
                 Answer::lines(Vec::new())
             }
             "position" => match position(&arguments) {
@@ -90,20 +90,29 @@ impl Session {
 }
 
 /// The game that `position`'s arguments describe: `variant <measurement|player_choice>
-/// [actions <a1> <a2> ...]`, each action as the transcript writes it.
+/// [scoring <goff|complete_win|narrow_win>] [actions <a1> <a2> ...]`, each action as
+/// the transcript writes it; Goff's scoring when none is named.
 fn position(arguments: &[&str]) -> Result<Game, String> {
     let variant = match arguments {
         ["variant", "player_choice", ..] => Variant::PlayerChoice,
         ["variant", "measurement", ..] => Variant::Measurement,
         _ => return Err("position needs variant player_choice or variant measurement".into()),
     };
-    let actions = match &arguments[2..] {
+    let (scoring, rest) = match &arguments[2..] {
+        ["scoring", code, rest @ ..] => {
+            let scoring = Scoring::named(code)
+                .ok_or_else(|| format!("there is no scoring {code}: it is goff, complete_win or narrow_win"))?;
+            (scoring, rest)
+        }
+        rest => (Scoring::Goff, rest),
+    };
+    let actions = match rest {
         [] => &[][..],
         ["actions", actions @ ..] => actions,
-        [other, ..] => return Err(format!("position expects actions after its variant, not {other}")),
+        [other, ..] => return Err(format!("position expects its scoring or actions after its variant, not {other}")),
     };
     let log = notation::parse(&actions.join("; "), variant).map_err(|error| error.to_string())?;
-    Game::replay(variant, &log).map_err(|error| format!("the actions break a rule: {error}"))
+    Game::replay(Rules { variant, scoring }, &log).map_err(|error| format!("the actions break a rule: {error}"))
 }
 
 #[cfg(test)]
@@ -128,6 +137,32 @@ mod tests {
         let log = notation::parse(action, Variant::PlayerChoice).expect("an action in the transcript's notation");
         assert!(Game::replay(Variant::PlayerChoice, &log).is_ok(), "{action} is legal");
         assert_eq!(answers.len(), 6);
+    }
+
+    #[test]
+    fn a_position_names_its_scoring_and_the_value_follows_it() {
+        let answers = session_answers(
+            Bot::Perfect,
+            &[
+                "position variant player_choice scoring narrow_win",
+                "go",
+                "newgame",
+                "go",
+                "position variant player_choice scoring complete_win",
+                "go",
+                "position variant player_choice scoring narrow_win actions X1+(1,9)",
+                "go",
+                "position variant player_choice scoring chess",
+            ],
+        );
+        // Narrow win is X's from the empty board, complete win a draw, and X's
+        // best opening (opposite corners) keeps narrow win's value.
+        assert_eq!(answers[..2], ["info value 1", "bestaction X1+(1,9)"], "{answers:?}");
+        assert_eq!(answers[2], "info value 1", "a new game keeps the scoring: {answers:?}");
+        assert_eq!(answers[4], "info value 0", "{answers:?}");
+        assert_eq!(answers[6], "info value 1", "{answers:?}");
+        assert_eq!(answers[8], "error there is no scoring chess: it is goff, complete_win or narrow_win");
+        assert_eq!(answers.len(), 9);
     }
 
     #[test]

@@ -55,14 +55,21 @@ impl Symmetry {
 ///
 /// The key spells every move in order, in base 91: an unresolved move by its two
 /// squares (1-81), a landed one by its square (82-90). Every digit is non-zero, so
-/// positions with different numbers of moves never share a key; nine digits fit
-/// in 64 bits.
+/// positions with different numbers of moves never share a key. A tenth digit
+/// names the scoring, since the same position is worth another value under
+/// another: Goff's is 0, so its keys are the bare positions'. Ten digits fit in
+/// 64 bits.
 pub(crate) fn canonical_key(game: &Game) -> (u64, Symmetry) {
+    let scoring = u64::from(game.scoring() as u8);
     (0..SYMMETRIES.len())
         .map(|index| (key_under(game, Symmetry(index)), Symmetry(index)))
         .min_by_key(|&(key, _)| key)
+        .map(|(key, symmetry)| (scoring * POSITIONS + key, symmetry))
         .expect("there are eight symmetries")
 }
+
+/// One more than the largest key of a position: nine base-91 digits.
+const POSITIONS: u64 = 91u64.pow(9);
 
 /// A symmetry that takes the position of `from` to that of `to`, if they are the
 /// same position up to symmetry.
@@ -88,7 +95,7 @@ fn key_under(game: &Game, symmetry: Symmetry) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Actor, Player, Variant};
+    use crate::engine::{Actor, Player, Rules, Scoring, Variant};
 
     fn square(index: usize) -> Square {
         Square::ALL[index]
@@ -119,6 +126,20 @@ mod tests {
         assert!(corner_edge.iter().all(|&squares| play(squares) == play([0, 1])));
         assert_ne!(play([0, 1]), play([0, 2]));
         assert_ne!(play([0, 1]), play([0, 5]));
+    }
+
+    #[test]
+    fn the_same_position_under_another_scoring_has_another_key() {
+        let keys: Vec<u64> = Scoring::ALL
+            .into_iter()
+            .map(|scoring| {
+                let mut game = Game::new(Rules { variant: Variant::PlayerChoice, scoring });
+                game.play(Actor::Player(Player::X), Action::Move { squares: [square(0), square(4)] }).unwrap();
+                canonical_key(&game).0
+            })
+            .collect();
+        assert_eq!(keys.len(), 3);
+        assert!(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != keys[2], "{keys:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use qttt::bot::Bot;
 use qttt::config::{ConfigError, Settings, check_renamed};
 use qttt::engine::notation::NotationError;
-use qttt::engine::{ReplayError, Variant};
+use qttt::engine::{ReplayError, Rules, Scoring, Variant};
 use qttt::server::StartError;
 use qttt::store::OpenError;
 use qttt::terminal::Occupant;
@@ -37,32 +37,23 @@ pub(super) enum Command {
     /// Play a game in the terminal.
     Play(PlayArgs),
     /// Read a game transcript on standard input and print its board.
-    Show {
-        /// The game's collapse rule.
-        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
-        variant: VariantArg,
-    },
+    Show(RulesArgs),
     /// Read a game transcript on standard input (empty for the opening) and print
     /// its value with perfect play, the best action, and the search's cost.
-    Solve {
-        /// The game's collapse rule.
-        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
-        variant: VariantArg,
-    },
+    Solve(RulesArgs),
     /// Read a game transcript on standard input and judge every action of a
     /// player by perfect play: what the position was worth before and after,
     /// a best action, and how much the action gave away.
-    Analyse {
-        /// The game's collapse rule.
-        #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
-        variant: VariantArg,
-    },
-    /// Solve every opening position of a variant and write the opening book, as
-    /// in `qttt book player_choice data/book-player_choice.bin`.
+    Analyse(RulesArgs),
+    /// Solve every opening position under a variant and scoring and write the
+    /// opening book, as in `qttt book player_choice data/book-player_choice-goff.bin`.
     Book {
         /// The collapse rule whose book to build.
         #[arg(value_enum)]
         variant: VariantArg,
+        /// The scoring whose book to build.
+        #[arg(long, value_enum, default_value_t = ScoringArg::Goff)]
+        scoring: ScoringArg,
         /// Where to write it.
         file: PathBuf,
     },
@@ -309,6 +300,46 @@ pub(super) enum RatingsAction {
     Rebuild,
 }
 
+/// A game's rules, as the command line names them.
+#[derive(Debug, Clone, Copy, Args)]
+pub(super) struct RulesArgs {
+    /// The game's collapse rule.
+    #[arg(value_enum, default_value_t = VariantArg::PlayerChoice)]
+    variant: VariantArg,
+    /// How the game's lines score.
+    #[arg(long, value_enum, default_value_t = ScoringArg::Goff)]
+    scoring: ScoringArg,
+}
+
+impl From<RulesArgs> for Rules {
+    fn from(rules: RulesArgs) -> Rules {
+        Rules { variant: rules.variant.into(), scoring: rules.scoring.into() }
+    }
+}
+
+/// A scoring, as the command line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum ScoringArg {
+    /// Goff's: the earliest line 1 point, every later one 1/2.
+    Goff,
+    /// The first line wins 1 to 0; lines for both at once draw.
+    #[value(name = "complete_win")]
+    CompleteWin,
+    /// The line with the smaller largest subscript wins 1 to 0.
+    #[value(name = "narrow_win")]
+    NarrowWin,
+}
+
+impl From<ScoringArg> for Scoring {
+    fn from(scoring: ScoringArg) -> Scoring {
+        match scoring {
+            ScoringArg::Goff => Scoring::Goff,
+            ScoringArg::CompleteWin => Scoring::CompleteWin,
+            ScoringArg::NarrowWin => Scoring::NarrowWin,
+        }
+    }
+}
+
 /// A collapse rule, as the command line names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(super) enum VariantArg {
@@ -486,10 +517,12 @@ pub(super) async fn run(command: Command) -> Result<(), CliError> {
         Command::Openapi => offline::openapi(),
         Command::Healthcheck(settings) => database::healthcheck(settings),
         Command::Play(options) => offline::play(&options),
-        Command::Show { variant } => offline::show(variant.into()),
-        Command::Solve { variant } => offline::solve(variant.into()),
-        Command::Analyse { variant } => offline::analyse(variant.into()),
-        Command::Book { variant, file } => offline::book(variant.into(), &file),
+        Command::Show(rules) => offline::show(rules.into()),
+        Command::Solve(rules) => offline::solve(rules.into()),
+        Command::Analyse(rules) => offline::analyse(rules.into()),
+        Command::Book { variant, scoring, file } => {
+            offline::book(Rules { variant: variant.into(), scoring: scoring.into() }, &file)
+        }
         Command::Puzzles(PuzzlesCommand::Generate { count, variant, seed, from_database, store, settings }) => {
             database::generate_puzzles(variant.into(), count, seed, from_database, store, settings).await
         }

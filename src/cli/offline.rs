@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use super::{CliError, PlayArgs, SeriesArgs, SeriesVariant};
 use qttt::bot::protocol::Session;
 use qttt::bot::{Analysis, Bot, Solver, series};
-use qttt::engine::{Game, Variant, notation};
+use qttt::engine::{Game, Rules, Variant, notation};
 use qttt::{api, board_text, terminal};
 
 /// Prints the OpenAPI document, as the server serves it.
@@ -94,9 +94,9 @@ pub(super) fn engine(bot: Bot) -> Result<(), CliError> {
 }
 
 /// Writes the opening book of `variant` to `path`, reporting progress.
-pub(super) fn book(variant: Variant, path: &Path) -> Result<(), CliError> {
+pub(super) fn book(rules: Rules, path: &Path) -> Result<(), CliError> {
     let started = Instant::now();
-    let bytes = qttt::bot::bookmaker::build(variant, |done, total| {
+    let bytes = qttt::bot::bookmaker::build(rules, |done, total| {
         if done % 100 == 0 || done == total {
             eprintln!("{done}/{total} positions solved, {:.0} s", started.elapsed().as_secs_f64());
         }
@@ -108,8 +108,8 @@ pub(super) fn book(variant: Variant, path: &Path) -> Result<(), CliError> {
 
 /// Prints what perfect play makes of the position whose transcript is on
 /// standard input: its value, the best action, and what the search cost.
-pub(super) fn solve(variant: Variant) -> Result<(), CliError> {
-    let game = read_game(variant)?;
+pub(super) fn solve(rules: Rules) -> Result<(), CliError> {
+    let game = read_game(rules)?;
     let mut solver = Solver::default();
     let started = Instant::now();
     if game.actor_to_act().is_none() {
@@ -117,9 +117,10 @@ pub(super) fn solve(variant: Variant) -> Result<(), CliError> {
     }
     let solution = solver.solve(&game);
     println!(
-        "value {} (X minus O{}), best action {:?}; {} positions searched, {} remembered, in {:.3} s",
+        "value {} (X minus O{}, {} scoring), best action {:?}; {} positions searched, {} remembered, in {:.3} s",
         solution.value.points,
-        if variant == Variant::Measurement { ", expected" } else { "" },
+        if rules.variant == Variant::Measurement { ", expected" } else { "" },
+        rules.scoring.code(),
         solution.action,
         solver.nodes,
         solver.remembered(),
@@ -129,23 +130,23 @@ pub(super) fn solve(variant: Variant) -> Result<(), CliError> {
 }
 
 /// Prints the analysis of the game whose transcript is on standard input.
-pub(super) fn analyse(variant: Variant) -> Result<(), CliError> {
-    let game = read_game(variant)?;
+pub(super) fn analyse(rules: Rules) -> Result<(), CliError> {
+    let game = read_game(rules)?;
     print!("{}", board_text::analysis(&Analysis::of(&game, &mut Solver::default())));
     Ok(())
 }
 
 /// The game whose transcript is on standard input.
-fn read_game(variant: Variant) -> Result<Game, CliError> {
+fn read_game(rules: Rules) -> Result<Game, CliError> {
     let mut text = String::new();
     std::io::stdin().read_to_string(&mut text).map_err(CliError::io("cannot read standard input"))?;
-    let log = notation::parse(&text, variant)?;
-    Ok(Game::replay(variant, &log)?)
+    let log = notation::parse(&text, rules.variant)?;
+    Ok(Game::replay(rules, &log)?)
 }
 
 /// Prints the board and status of the game whose transcript is on standard input.
-pub(super) fn show(variant: Variant) -> Result<(), CliError> {
-    let game = read_game(variant)?;
+pub(super) fn show(rules: Rules) -> Result<(), CliError> {
+    let game = read_game(rules)?;
     print!("{}", board_text::board(&game));
     println!("{}", board_text::status(&game));
     Ok(())

@@ -9,8 +9,8 @@ use super::board::{MAX_MOVES, Mark, MoveNumber, Player, Square};
 use super::collapse::Collapse;
 use super::graph;
 use super::measurement::{self, SquareProbabilities};
-use super::moves::{Action, Actor, LogEntry, Move, Variant};
-use super::scoring::{self, GameResult, Line, Score};
+use super::moves::{Action, Actor, LogEntry, Move, Rules, Variant};
+use super::scoring::{self, GameResult, Line, Score, Scoring};
 use super::stack::Stack;
 
 /// A log entry that cannot be replayed: the log is corrupt.
@@ -50,7 +50,7 @@ impl std::error::Error for ReplayError {}
 /// since each lands two moves or more; at most thirteen log entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Game {
-    variant: Variant,
+    rules: Rules,
     /// Every move placed so far; move `n` is at index `n - 1`.
     moves: Stack<Move, 9>,
     /// The move whose classical mark fills each square.
@@ -63,10 +63,10 @@ pub struct Game {
 }
 
 impl Game {
-    /// An empty board.
-    pub fn new(variant: Variant) -> Game {
+    /// An empty board, to be played by `rules` (a variant alone: with Goff's scoring).
+    pub fn new(rules: impl Into<Rules>) -> Game {
         Game {
-            variant,
+            rules: rules.into(),
             moves: Stack::default(),
             classical: [None; 9],
             collapses: Stack::default(),
@@ -80,8 +80,8 @@ impl Game {
     ///
     /// # Errors
     /// The first entry that breaks a rule.
-    pub fn replay(variant: Variant, log: &[LogEntry]) -> Result<Game, ReplayError> {
-        let mut game = Game::new(variant);
+    pub fn replay(rules: impl Into<Rules>, log: &[LogEntry]) -> Result<Game, ReplayError> {
+        let mut game = Game::new(rules);
         for (entry, logged) in log.iter().enumerate() {
             game.play(logged.actor, logged.action).map_err(|error| ReplayError { entry, error })?;
         }
@@ -146,13 +146,13 @@ impl Game {
             // The last open square: both marks there, classical at once.
             self.moves.push(Move { move_number: number, squares, landed: Some(a) });
             self.classical[a.index()] = Some(number);
-            self.lines = scoring::completed_lines(&self.classical);
+            self.lines = scoring::completed_lines(&self.classical, self.rules.scoring);
         } else {
             let squares = [a.min(b), a.max(b)];
             let path = graph::path_between(&self.moves, a, b);
             self.moves.push(Move { move_number: number, squares, landed: None });
             if let Some(path) = path {
-                let chooser = match self.variant {
+                let chooser = match self.rules.variant {
                     Variant::PlayerChoice => Actor::Player(player.other()),
                     Variant::Measurement => Actor::Measurement,
                 };
@@ -185,13 +185,23 @@ impl Game {
         let canonical = Action::Collapse { move_number: pending.closing_move, square: option.square };
         pending.square = Some(option.square);
         self.log.push(LogEntry { actor, action: canonical });
-        self.lines = scoring::completed_lines(&self.classical);
+        self.lines = scoring::completed_lines(&self.classical, self.rules.scoring);
         Ok(())
+    }
+
+    /// The rules this game is played by.
+    pub fn rules(&self) -> Rules {
+        self.rules
     }
 
     /// The collapse rule of this game.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.rules.variant
+    }
+
+    /// How this game's lines score.
+    pub fn scoring(&self) -> Scoring {
+        self.rules.scoring
     }
 
     /// The log that rebuilds this game through [`Game::replay`]. Entries are in

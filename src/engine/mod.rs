@@ -20,6 +20,6 @@ pub use collapse::{Collapse, CollapseOption};
 pub use error::RuleError;
 pub use game::{Game, ReplayError};
 pub use measurement::SquareProbabilities;
-pub use moves::{Action, Actor, LogEntry, Move, Variant};
-pub use scoring::{GameResult, Line, Points, Score};
+pub use moves::{Action, Actor, LogEntry, Move, Rules, Variant};
+pub use scoring::{GameResult, Line, Points, Score, Scoring};
 pub use stack::Stack;

@@ -1,7 +1,8 @@
-//! The words of a game's log: the variant, who acts, what they do, and a move
+//! The words of a game's log: the rules, who acts, what they do, and a move
 //! once placed. Below the game and the parts of the rules it calls.
 
 use super::board::{MoveNumber, Player, Square};
+use super::scoring::Scoring;
 
 /// Who decides how a closed cycle collapses. Chosen per game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -28,6 +29,22 @@ impl Variant {
     /// The variant whose [`Variant::code`] is `code`, if one is.
     pub fn named(code: &str) -> Option<Variant> {
         Variant::ALL.into_iter().find(|variant| variant.code() == code)
+    }
+}
+
+/// The rules a game is played by, both chosen when it is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rules {
+    /// Who decides how a closed cycle collapses.
+    pub variant: Variant,
+    /// How completed lines score.
+    pub scoring: Scoring,
+}
+
+/// A variant alone is played with Goff's scoring, the game's own.
+impl From<Variant> for Rules {
+    fn from(variant: Variant) -> Rules {
+        Rules { variant, scoring: Scoring::Goff }
     }
 }
 

@@ -9,7 +9,9 @@
 //! - a finished game ends with its score, `{X1.0,O0.5}`.
 //!
 //! When reading, Goff's annotations are accepted and ignored: `@X1(1)` (which mark
-//! the chooser clicked), `[...]` (the cycle's moves) and the `{...}` score.
+//! the chooser clicked), `[...]` (the cycle's moves) and the `{...}` score. So is
+//! a [`header`]'s line, `[Variant "player_choice"] [Scoring "goff"]`, which names
+//! the rules a whole transcript is played by.
 //!
 //! ```
 //! use qttt::engine::{Game, Variant, notation};
@@ -25,7 +27,7 @@ use std::fmt;
 
 use super::board::{MoveNumber, Player, Square};
 use super::game::Game;
-use super::moves::{Action, Actor, LogEntry, Variant};
+use super::moves::{Action, Actor, LogEntry, Rules, Variant};
 
 /// The transcript of `game`.
 pub fn write(game: &Game) -> String {
@@ -55,6 +57,11 @@ pub(crate) fn write_from(game: &Game, first: usize) -> String {
         text.push_str(&format!(" {{X{:.1},O{:.1}}}", score.x.as_f64(), score.o.as_f64()));
     }
     text
+}
+
+/// The line that names `rules` above a whole transcript, in the way of PGN's tags.
+pub fn header(rules: Rules) -> String {
+    format!("[Variant \"{}\"] [Scoring \"{}\"]", rules.variant.code(), rules.scoring.code())
 }
 
 /// One action, taken when the next move to place is number `turn`: a move is

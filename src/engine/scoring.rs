@@ -1,7 +1,42 @@
-//! Completed lines, points and the result.
+//! Completed lines, points and the result, under each of the published scorings.
 
 use super::board::{LINES, MoveNumber, Player, Square};
 use super::stack::Stack;
+
+/// How completed lines score. Chosen per game. Numbered in the order of
+/// [`Scoring::ALL`], for the keys and files that name one in a byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(u8)]
+pub enum Scoring {
+    /// Goff's: the earliest line 1 point, every later line 1/2.
+    #[default]
+    Goff = 0,
+    /// Ishizeki and Matsuura's complete win: the player whose line appears first
+    /// wins 1 to 0; lines for both in one collapse are a draw.
+    CompleteWin = 1,
+    /// Ishizeki and Matsuura's narrow win: the line with the smaller maximum
+    /// subscript wins 1 to 0, even when one collapse completes both.
+    NarrowWin = 2,
+}
+
+impl Scoring {
+    /// Every scoring.
+    pub const ALL: [Scoring; 3] = [Scoring::Goff, Scoring::CompleteWin, Scoring::NarrowWin];
+
+    /// The stable name clients see.
+    pub fn code(self) -> &'static str {
+        match self {
+            Scoring::Goff => "goff",
+            Scoring::CompleteWin => "complete_win",
+            Scoring::NarrowWin => "narrow_win",
+        }
+    }
+
+    /// The scoring whose [`Scoring::code`] is `code`, if one is.
+    pub fn named(code: &str) -> Option<Scoring> {
+        Scoring::ALL.into_iter().find(|scoring| scoring.code() == code)
+    }
+}
 
 /// Points in half-point steps, so that sums stay exact: 1 1/2 is `Points(3)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -26,7 +61,7 @@ pub struct Line {
     pub squares: [Square; 3],
     /// The highest subscript in the line: the move that finished it in time.
     pub max_move: MoveNumber,
-    /// 1 for the earliest line(s), 1/2 for any later one.
+    /// What the line earns under the game's [`Scoring`].
     pub points: Points,
 }
 
@@ -58,7 +93,8 @@ pub enum GameResult {
     XWins,
     /// O ended with more points.
     OWins,
-    /// Equal points: a full board without a line.
+    /// Equal points: a full board without a line, or under complete win lines for
+    /// both in one collapse.
     Draw,
     /// Called off before it got going: decided outside the rules, so the engine
     /// never gives it (the service does), and by nobody's points.
@@ -79,9 +115,8 @@ impl GameResult {
 }
 
 /// Every completed line of `classical` (the move whose mark is classical in each
-/// square), scored: the line or lines with the lowest maximum subscript earn 1
-/// point, every later line 1/2.
-pub(crate) fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Stack<Line, 8> {
+/// square), scored by `scoring`.
+pub(crate) fn completed_lines(classical: &[Option<MoveNumber>; 9], scoring: Scoring) -> Stack<Line, 8> {
     let mut lines: Stack<Line, 8> = LINES
         .iter()
         .filter_map(|&squares| {
@@ -98,9 +133,24 @@ pub(crate) fn completed_lines(classical: &[Option<MoveNumber>; 9]) -> Stack<Line
             })
         })
         .collect();
-    if let Some(earliest) = lines.iter().map(|line| line.max_move).min() {
-        for line in lines.iter_mut() {
-            line.points = Points { halves: if line.max_move == earliest { 2 } else { 1 } };
+    let Some(earliest) = lines.iter().map(|line| line.max_move).min() else {
+        return lines;
+    };
+    match scoring {
+        Scoring::Goff => {
+            for line in lines.iter_mut() {
+                line.points = Points { halves: if line.max_move == earliest { 2 } else { 1 } };
+            }
+        }
+        Scoring::CompleteWin | Scoring::NarrowWin => {
+            // One point for the game, carried by one earliest line: a double line
+            // wins no more than a single one.
+            let both = lines.iter().any(|line| line.player != lines[0].player);
+            if scoring == Scoring::NarrowWin || !both {
+                let first =
+                    lines.iter().position(|line| line.max_move == earliest).expect("the earliest line is a line");
+                lines[first].points = Points { halves: 2 };
+            }
         }
     }
     lines

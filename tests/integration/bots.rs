@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use qttt::bot::{Bot, Solver, Stop, series};
-use qttt::engine::{Action, Actor, Game, Player, Variant, notation};
+use qttt::engine::{Action, Actor, Game, GameResult, Player, Rules, Scoring, Variant, notation};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -206,26 +206,38 @@ fn a_series_tallies_every_game() {
     assert!((-1.0..=2.0).contains(&tally.worst_for_x) && (-1.0..=2.0).contains(&tally.best_for_x));
 }
 
+/// Every variant with every scoring.
+fn all_rules() -> impl Iterator<Item = Rules> {
+    VARIANTS.into_iter().flat_map(|variant| Scoring::ALL.map(|scoring| Rules { variant, scoring }))
+}
+
 #[test]
 fn the_opening_books_are_whole_and_well_formed() {
     use qttt::bot::book;
-    assert_eq!(book::check(Variant::PlayerChoice), Ok(6629));
-    let measurement = book::check(Variant::Measurement).expect("the measurement book is well formed");
-    assert!(measurement > 1000, "{measurement} entries");
-    // Every position of the opening is in the book.
-    assert!(book::lookup(&Game::new(Variant::PlayerChoice)).is_some());
-    assert_eq!(book::lookup(&Game::new(Variant::PlayerChoice)).unwrap().value.points, 0.5, "X wins by half a point");
+    assert_eq!(book::check(Variant::PlayerChoice.into()), Ok(6629));
+    for rules in all_rules() {
+        let entries = book::check(rules).unwrap_or_else(|error| panic!("{error}"));
+        assert!(entries > 1000, "{rules:?}: {entries} entries");
+    }
+    // The empty board's value under each rule: the published ones in player
+    // choice (Goff's X by 1/2, complete win a draw, narrow win X), and the
+    // expectations of qttt solve in measurement (docs/RULES.md).
+    let expected = [0.5, 0.0, 1.0, 0.5, 0.25, 0.5];
+    for (rules, value) in all_rules().zip(expected) {
+        let opening = book::lookup(&Game::new(rules)).expect("the opening is in every book");
+        assert_eq!(opening.value.points, value, "{rules:?}");
+    }
 }
 
 #[test]
 fn the_book_agrees_with_the_search_where_the_search_is_quick() {
     use qttt::bot::{book, bookmaker};
-    for variant in VARIANTS {
+    for rules in all_rules() {
         // A few of the deepest book positions, spread over the book.
-        for game in bookmaker::deepest_positions(variant).step_by(997).take(4) {
+        for game in bookmaker::deepest_positions(rules).step_by(997).take(4) {
             let from_book = book::lookup(&game).expect("a book position");
             let searched = Solver::default().solve(&game);
-            assert_eq!(from_book.value, searched.value, "{}: {}", variant.code(), notation::write(&game));
+            assert_eq!(from_book.value, searched.value, "{rules:?}: {}", notation::write(&game));
             // The book's action reaches that value too.
             let actor = game.actor_to_act().unwrap();
             let mut after = game;
@@ -244,6 +256,30 @@ fn the_perfect_bot_never_ends_worse_than_the_games_value() {
         assert!(as_x.worst_for_x >= 0.5, "as X against {}: {as_x:?}", opponent.code());
         let as_o = series::play(opponent, Bot::Perfect, Variant::PlayerChoice, 8, &mut rng);
         assert!(as_o.best_for_x <= 0.5, "as O against {}: {as_o:?}", opponent.code());
+    }
+}
+
+#[test]
+fn the_perfect_player_against_itself_ends_as_each_scoring_is_proved_to() {
+    // Goff's: X by 1/2 (Kumar, Ang and Chai); complete win: a draw; narrow win: X,
+    // with all nine marks (Ishizeki and Matsuura).
+    for (scoring, result, difference) in [
+        (Scoring::Goff, GameResult::XWins, 0.5),
+        (Scoring::CompleteWin, GameResult::Draw, 0.0),
+        (Scoring::NarrowWin, GameResult::XWins, 1.0),
+    ] {
+        let mut game = Game::new(Rules { variant: Variant::PlayerChoice, scoring });
+        let mut perfect = Bot::Perfect.strategy();
+        let mut rng = StdRng::seed_from_u64(3);
+        while let Some(actor) = game.actor_to_act() {
+            let action = perfect.choose(&game, &mut rng);
+            game.play(actor, action).unwrap();
+        }
+        let score = game.score();
+        assert_eq!((game.result(), score.x.as_f64() - score.o.as_f64()), (result, difference), "{scoring:?}");
+        if scoring == Scoring::NarrowWin {
+            assert_eq!(game.moves().len(), 9, "{}", notation::write(&game));
+        }
     }
 }
 

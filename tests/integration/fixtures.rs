@@ -1,5 +1,7 @@
 //! The rule scenarios of tests/data/scenarios.json, and the state they describe.
 
+use std::collections::BTreeMap;
+
 use qttt::engine::{Action, Actor, Game, MoveNumber, Player, Square, Variant};
 use serde::Deserialize;
 
@@ -18,6 +20,17 @@ pub struct Scenario {
     /// Both outcomes the measurement can give after the last step.
     #[serde(default)]
     pub measurements: Vec<Measurement>,
+    /// How the game ends under each scoring other than Goff's, by its code.
+    #[serde(default)]
+    pub other_scorings: BTreeMap<String, Ending>,
+}
+
+/// The part of a final state that the scoring decides.
+#[derive(Debug, Deserialize, PartialEq)]
+pub struct Ending {
+    pub result: String,
+    pub score: ScoreState,
+    pub lines: Vec<LineState>,
 }
 
 #[derive(Debug, Deserialize)]

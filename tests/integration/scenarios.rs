@@ -1,15 +1,21 @@
 //! Every worked rule scenario, played through the engine.
 
-use qttt::engine::{Actor, Game, notation};
+use qttt::engine::{Actor, Game, Rules, Scoring, notation};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use crate::fixtures::{Scenario, scenarios, state_of};
+use crate::fixtures::{Ending, Scenario, scenarios, state_of};
 
-/// Plays every step of `scenario` with [`Game::play`], checking each rejection and
-/// each expected state on the way.
+/// Plays every step of `scenario` with [`Game::play`] under Goff's scoring, the
+/// scenarios' own, checking each rejection and each expected state on the way.
 fn play_steps(scenario: &Scenario) -> Game {
-    let mut game = Game::new(scenario.variant());
+    play_steps_under(scenario, Scoring::Goff)
+}
+
+/// [`play_steps`] under `scoring`: the states expected before the end are the same
+/// under every scoring, since no line has scored yet.
+fn play_steps_under(scenario: &Scenario, scoring: Scoring) -> Game {
+    let mut game = Game::new(Rules { variant: scenario.variant(), scoring });
     for (index, step) in scenario.steps.iter().enumerate() {
         let context = format!("{} step {}", scenario.name, index + 1);
         let before = game;
@@ -41,6 +47,27 @@ fn every_player_choice_scenario_ends_in_its_expected_state() {
         played += 1;
     }
     assert_eq!(played, 21);
+}
+
+#[test]
+fn every_scenario_that_ends_ends_as_each_other_scoring_says() {
+    let mut checked = 0;
+    for scenario in scenarios().iter().filter(|s| !s.other_scorings.is_empty()) {
+        let goff = scenario.r#final.as_ref().expect("a scenario that ends has a final state");
+        for scoring in [Scoring::CompleteWin, Scoring::NarrowWin] {
+            let ending = &scenario.other_scorings[scoring.code()];
+            let state = state_of(&play_steps_under(scenario, scoring));
+            let context = format!("{} under {}", scenario.name, scoring.code());
+            assert_eq!(Ending { result: state.result, score: state.score, lines: state.lines }, *ending, "{context}");
+            assert_eq!(
+                (&state.classical, &state.spooky, state.game_over),
+                (&goff.classical, &goff.spooky, true),
+                "{context}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 14);
 }
 
 #[test]
