@@ -411,12 +411,14 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>, reader
     Ok(HttpResponse::Ok().json(GameLog {
         game_id: record.stored.id,
         variant: record.game.variant().into(),
+        scoring: record.game.scoring().into(),
         version: record.version(),
         entries: record.numbered_log().map(|(entry, move_number)| LogEntryView::new(entry, move_number)).collect(),
     }))
 }
 
-/// Get a game as a transcript in Goff's notation (squares 1-9 there).
+/// Get a game as a transcript in Goff's notation (squares 1-9 there), under a
+/// first line that names its rules: `[Variant "player_choice"] [Scoring "goff"]`.
 ///
 /// `X1+(1,2)` places move 1 in squares 1 and 2; `O4!X3(5)` is O, about to make
 /// move 4, collapsing the cycle so that X3 ends in square 5; a finished game ends
@@ -427,7 +429,7 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>, reader
     params(("id" = i64, Path, description = "The game's id."), Reader),
     responses(
         (status = 200, description = "The transcript.", body = String, content_type = "text/plain",
-            example = "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)"),
+            example = "[Variant \"player_choice\"] [Scoring \"goff\"]\nX1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)"),
         (status = 400, response = super::docs::BadRequest),
         (status = 404, response = super::docs::NotFound),
         (status = 429, response = super::docs::TooManyRequests),
@@ -438,7 +440,8 @@ async fn game_log(service: web::Data<GameService>, id: web::Path<GameId>, reader
 #[get("/games/{id}/transcript")]
 async fn game_transcript(service: web::Data<GameService>, id: web::Path<GameId>, reader: Reader) -> Answer {
     let record = service.game(id.into_inner(), &reader.0).await?;
-    Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(notation::write(&record.game)))
+    let transcript = format!("{}\n{}", notation::header(record.game.rules()), notation::write(&record.game));
+    Ok(HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(transcript))
 }
 
 /// Registers the game operations.

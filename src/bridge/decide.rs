@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::engine::{Action, MoveNumber, Square, Variant, notation};
+use crate::engine::{Action, MoveNumber, Rules, Scoring, Square, Variant, notation};
 
 /// The challenges a bridge accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,12 +80,17 @@ pub fn moves_in(actions: &[String]) -> usize {
     actions.iter().filter(|token| token.contains('+')).count()
 }
 
-/// The `position` command for the game of `variant` after `actions`.
-pub fn position_command(variant: Variant, actions: &[String]) -> String {
-    match actions {
-        [] => format!("position variant {}", variant.code()),
-        _ => format!("position variant {} actions {}", variant.code(), actions.join(" ")),
+/// The `position` command for the game played by `rules` after `actions`. A
+/// Goff's game names no scoring, so that an engine from before scorings reads it.
+pub fn position_command(rules: Rules, actions: &[String]) -> String {
+    let mut command = format!("position variant {}", rules.variant.code());
+    if rules.scoring != Scoring::Goff {
+        command.push_str(&format!(" scoring {}", rules.scoring.code()));
     }
+    if !actions.is_empty() {
+        command.push_str(&format!(" actions {}", actions.join(" ")));
+    }
+    command
 }
 
 /// The `go` command for the clock of a state (a `ClockView`, or null), each
@@ -173,10 +178,15 @@ mod tests {
         actions.extend(entry_action(&next, moves_in(&actions)));
         assert_eq!(entry_action(&json!({"kind": "resign", "player": "O"}), 3), None);
         assert_eq!(
-            position_command(Variant::PlayerChoice, &actions),
+            position_command(Variant::PlayerChoice.into(), &actions),
             "position variant player_choice actions X1+(1,2) O2+(1,2) X3!O2(1) X3+(5,9)"
         );
-        assert_eq!(position_command(Variant::Measurement, &[]), "position variant measurement");
+        assert_eq!(position_command(Variant::Measurement.into(), &[]), "position variant measurement");
+        let narrow = Rules { variant: Variant::PlayerChoice, scoring: Scoring::NarrowWin };
+        assert_eq!(
+            position_command(narrow, &actions[..1]),
+            "position variant player_choice scoring narrow_win actions X1+(1,2)"
+        );
         assert_eq!(transcript_actions(""), [] as [String; 0]);
         assert_eq!(transcript_actions("X1+(1,2); O2+(3,4); X3+(5,6) {X0.0,O0.0}").len(), 3);
     }

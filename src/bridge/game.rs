@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 use super::decide::{entry_action, go_command, is_legal, moves_in, position_command, request_of, transcript_actions};
 use super::engine::Engine;
 use super::http::{Api, Failure, Follower};
-use crate::engine::Variant;
+use crate::engine::{Rules, Scoring, Variant};
 
 /// What the bridge knows of a game from its stream.
 struct Followed {
-    variant: Variant,
+    rules: Rules,
     /// The bot's seat.
     seat: String,
     /// Its actions so far, as the transcript writes them.
@@ -27,11 +27,14 @@ impl Followed {
     fn whole(data: &Value) -> Result<Followed, String> {
         let game = &data["game"];
         let variant = game["variant"].as_str().and_then(Variant::named).ok_or("a game without a variant")?;
+        // A server from before scorings names none: its games are Goff's.
+        let scoring =
+            game["scoring"].as_str().map_or(Some(Scoring::Goff), Scoring::named).ok_or("an unknown scoring")?;
         let seat = game["your_seat"].as_str().ok_or("the bot holds no seat of this game")?.to_string();
         let actions = transcript_actions(data["transcript"].as_str().unwrap_or_default());
         let state =
             json!({"status": game["status"], "result": game["result"], "clock": game["clock"], "legal": data["legal"]});
-        Ok(Followed { variant, seat, actions, state, acted_at: None })
+        Ok(Followed { rules: Rules { variant, scoring }, seat, actions, state, acted_at: None })
     }
 
     /// Takes in an entry's state event.
@@ -107,7 +110,7 @@ async fn act(
     version: i64,
     overhead_ms: i64,
 ) -> Result<(), String> {
-    let position = position_command(game.variant, &game.actions);
+    let position = position_command(game.rules, &game.actions);
     let best = match engine.best_action(&position, &go_command(&game.state["clock"], overhead_ms)).await {
         Ok(best) => best,
         Err(why) => {
@@ -116,10 +119,11 @@ async fn act(
         }
     };
     let legal = &game.state["legal"]["actions"];
-    let request = request_of(game.variant, &game.actions, &best).and_then(|request| match is_legal(&request, legal) {
-        true => Ok(request),
-        false => Err(format!("{best} is not legal here")),
-    });
+    let request =
+        request_of(game.rules.variant, &game.actions, &best).and_then(|request| match is_legal(&request, legal) {
+            true => Ok(request),
+            false => Err(format!("{best} is not legal here")),
+        });
     match request {
         Ok((path, body)) => match api.post(&format!("/games/{id}/{path}"), &body, Some(version)).await {
             // The game moved on meanwhile (a resignation, a timeout): its events tell.

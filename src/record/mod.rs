@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::Bot;
-use crate::engine::{GameResult, LogEntry, Player, Variant};
+use crate::engine::{GameResult, LogEntry, Player, Rules, Scoring, Variant};
 
 mod arenas;
 mod players;
@@ -263,6 +263,8 @@ pub struct StoredGame {
     pub id: GameId,
     /// Its collapse rule.
     pub variant: Variant,
+    /// How its lines score.
+    pub scoring: Scoring,
     /// When it was created, to the millisecond.
     pub created_at: Timestamp,
     /// The bot that holds the seat the creator left, in a game against the computer.
@@ -294,6 +296,11 @@ pub struct StoredGame {
 }
 
 impl StoredGame {
+    /// The rules it is played by.
+    pub fn rules(&self) -> Rules {
+        Rules { variant: self.variant, scoring: self.scoring }
+    }
+
     /// The sequence number of the last entry: every write moves it on by one or more.
     pub fn version(&self) -> i64 {
         self.log.last().map_or(0, |entry| entry.seq)
@@ -361,6 +368,8 @@ impl Summary {
 pub struct GameSettings {
     /// Its collapse rule.
     pub variant: Variant,
+    /// How its lines score.
+    pub scoring: Scoring,
     /// The seat its creator takes.
     pub play_as: Player,
     /// The bot that takes the other seat, in a game against the computer.
@@ -406,6 +415,8 @@ pub struct ListedGame {
     pub id: GameId,
     /// Its collapse rule.
     pub variant: Variant,
+    /// How its lines score.
+    pub scoring: Scoring,
     /// When it was created.
     pub created_at: Timestamp,
     /// Its version.

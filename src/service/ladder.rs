@@ -7,7 +7,7 @@ use rand::Rng;
 
 use super::GameService;
 use crate::bot::Bot;
-use crate::engine::{GameResult, Player, Variant};
+use crate::engine::{GameResult, Player, Scoring, Variant};
 use crate::error::{Error, Fault};
 use crate::record::{GameSettings, Holder, Status, Username};
 
@@ -36,6 +36,8 @@ impl GameService {
             Holder { id: player.id, name: player.name, token_hash: Vec::new(), last_seen_at: None, bot_account: false };
         let settings = GameSettings {
             variant,
+            // The ladder finds the bots' ratings, which are Goff's.
+            scoring: Scoring::Goff,
             play_as: seat,
             opponent: Some(opponent),
             hints: Some(false),

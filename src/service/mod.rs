@@ -31,13 +31,13 @@ use quick_cache::sync::Cache;
 use tokio::sync::broadcast;
 
 use crate::bot::{Bot, Stop};
-use crate::engine::{Player, Variant};
+use crate::engine::{Player, Scoring, Variant};
 use crate::error::{Error, Fault};
 use crate::live::Hub;
 use crate::metrics::{BOT_THINKING_SECONDS, GAMES_FINISHED};
 use crate::record::{
     ArenaId, ClockSettings, Event, GameId, ListedGame, Page, PlayerEventKind, PlayerId, StoredGame, StoredSeat,
-    Summary, Write,
+    Summary, Terms, Write,
 };
 use crate::store::{Notice, Store, StoreError};
 use crate::token;
@@ -67,6 +67,7 @@ pub use timer::{RETENTION_BATCH, TIMER_BATCH, TIMER_EVERY};
 #[derive(Debug, Clone)]
 struct NewGame {
     variant: Variant,
+    scoring: Scoring,
     opponent: Option<Bot>,
     hints: bool,
     rated: bool,
@@ -79,6 +80,24 @@ struct NewGame {
 }
 
 impl NewGame {
+    /// A game paired on `terms` (by `arena`, if one paired it), with `seats`
+    /// taken by people and the server's `opponent` in the other, if any.
+    fn on_terms(terms: Terms, arena: Option<ArenaId>, opponent: Option<Bot>, seats: Vec<StoredSeat>) -> NewGame {
+        NewGame {
+            variant: terms.variant,
+            // Terms name no scoring: the games of challenges, seeks and arenas are Goff's.
+            scoring: Scoring::Goff,
+            opponent,
+            hints: false,
+            rated: terms.rated,
+            clock: terms.clock,
+            rematch_of: None,
+            arena,
+            invite_hash: None,
+            seats,
+        }
+    }
+
     /// The game created `now` with `events` for its first entries, each player
     /// given `first_move` for their first move; and the write that stores it.
     ///
@@ -99,6 +118,7 @@ impl NewGame {
             // The database gives the id.
             id: GameId::new(0),
             variant: self.variant,
+            scoring: self.scoring,
             created_at: now,
             opponent: self.opponent,
             hints: self.hints,

@@ -37,17 +37,7 @@ pub(super) fn between(
 ) -> Result<(GameRecord, PlayerEvents, [String; 2]), Error> {
     let seats = [(Player::X, x), (Player::O, o)].map(|(player, holder)| new_seat(player, Some(holder)));
     let [(x_seat, x_token), (o_seat, o_token)] = seats;
-    let new = NewGame {
-        variant: terms.variant,
-        opponent: None,
-        hints: false,
-        rated: terms.rated,
-        clock: terms.clock,
-        rematch_of: None,
-        arena,
-        invite_hash: None,
-        seats: vec![x_seat, o_seat],
-    };
+    let new = NewGame::on_terms(terms, arena, None, vec![x_seat, o_seat]);
     let events = [(Event::SeatTaken(Player::X), false), (Event::SeatTaken(Player::O), false)];
     let (record, write) = new.started(&events, now, first_move)?;
     Ok((record, write.player_events, [x_token, o_token]))
@@ -68,17 +58,7 @@ pub(super) fn against_bot(
     let (seat, _) = new_seat(holder_plays, Some(holder));
     let mut events = vec![(Event::SeatTaken(holder_plays), false)];
     events.extend_from_slice(bot_events);
-    let new = NewGame {
-        variant: terms.variant,
-        opponent: Some(bot),
-        hints: false,
-        rated: terms.rated,
-        clock: terms.clock,
-        rematch_of: None,
-        arena,
-        invite_hash: None,
-        seats: vec![seat],
-    };
+    let new = NewGame::on_terms(terms, arena, Some(bot), vec![seat]);
     let (record, write) = new.started(&events, now, first_move)?;
     Ok((record, write.player_events))
 }
@@ -143,7 +123,7 @@ impl GameService {
         colour: Colour,
     ) -> Result<(), Error> {
         let challenger_plays = self.colour_of(colour);
-        let bot_events = self.bot_seated(terms.variant, bot, challenger_plays.other()).await?;
+        let bot_events = self.bot_seated(terms.variant.into(), bot, challenger_plays.other()).await?;
         let now = self.now();
         let (record, game_events) = against_bot(
             terms,

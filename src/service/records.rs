@@ -39,7 +39,7 @@ impl GameRecord {
     /// [`Error::Internal`] when the log breaks a rule, goes on after the game's
     /// end: it is corrupt, and it is never silently repaired.
     pub(super) fn replay(stored: StoredGame, now: Timestamp, first_move: Duration) -> Result<GameRecord, Error> {
-        let (game, life) = (Game::new(stored.variant), Life::new(stored.clock, first_move));
+        let (game, life) = (Game::new(stored.rules()), Life::new(stored.clock, first_move));
         let mut record = GameRecord { stored, game, life, now, ended_by: None };
         for index in 0..record.stored.log.len() {
             record.fold(index)?;
@@ -343,6 +343,7 @@ pub(super) mod tests {
         StoredGame {
             id: GameId::new(1),
             variant: Variant::PlayerChoice,
+            scoring: crate::engine::Scoring::Goff,
             created_at: timestamp_of_millis(0),
             opponent: None,
             hints: false,

@@ -6,7 +6,7 @@ use super::bots::Side;
 use super::seat_of;
 use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
-use crate::engine::{Game, Player, Variant};
+use crate::engine::{Game, Player, Rules, Scoring, Variant};
 use crate::error::Error;
 use crate::record::{Ending, Event, GameId, GameSettings, Holder, RematchOf, Status, StoredSeat};
 use crate::token;
@@ -60,11 +60,17 @@ impl GameService {
         rematch: Option<RematchOf>,
         creator: Option<Holder>,
     ) -> Result<(GameRecord, Seat), Error> {
-        let GameSettings { variant, play_as, opponent, hints, clock, private, rated } = settings;
+        let GameSettings { variant, scoring, play_as, opponent, hints, clock, private, rated } = settings;
         if rated && creator.is_none() {
             return Err(Error::Unauthenticated(
                 "a rated game is between players: create it with your player token as the bearer".into(),
             ));
+        }
+        if rated && scoring != Scoring::Goff {
+            return Err(Error::RatedGame(format!(
+                "a rated game is scored by Goff's rule, whose ratings these are: make a {} game casual",
+                scoring.code()
+            )));
         }
         if rated && hints == Some(true) {
             return Err(Error::RatedGame(
@@ -86,10 +92,11 @@ impl GameService {
         let token_hash = seat.token_hash.clone();
         let mut events = vec![(Event::SeatTaken(play_as), false)];
         if let Some(bot) = opponent {
-            events.extend(self.bot_seated(variant, bot, play_as.other()).await?);
+            events.extend(self.bot_seated(Rules { variant, scoring }, bot, play_as.other()).await?);
         }
         let new = NewGame {
             variant,
+            scoring,
             opponent,
             hints: !rated && hints.unwrap_or(opponent.is_some()),
             rated,
@@ -104,23 +111,18 @@ impl GameService {
         Ok((self.rated_again(record).await?, Seat { player: play_as, token, invite }))
     }
 
-    /// The events of `bot` taking `seat` of a new game of `variant`: its seat,
-    /// and its opening when it plays first (else nothing is its to do yet).
+    /// The events of `bot` taking `seat` of a new game played by `rules`: its
+    /// seat, and its opening when it plays first (else nothing is its to do yet).
     ///
     /// # Errors
     /// When the bot's search fails.
-    pub(super) async fn bot_seated(
-        &self,
-        variant: Variant,
-        bot: Bot,
-        seat: Player,
-    ) -> Result<Vec<(Event, bool)>, Error> {
+    pub(super) async fn bot_seated(&self, rules: Rules, bot: Bot, seat: Player) -> Result<Vec<(Event, bool)>, Error> {
         let mut events = vec![(Event::SeatTaken(seat), true)];
         if seat == Player::X {
             let mut rng = self.options.randomness.rng();
             let opening = self
                 .for_bot(bot, move |stop| {
-                    let mut game = Game::new(variant);
+                    let mut game = Game::new(rules);
                     bot_turns(&mut game, bot, seat, &mut rng, stop)?;
                     Ok(game)
                 })
@@ -295,6 +297,7 @@ impl GameService {
             let stored = &record.stored;
             let settings = GameSettings {
                 variant: stored.variant,
+                scoring: stored.scoring,
                 play_as: player.other(),
                 opponent: stored.opponent,
                 hints: Some(stored.hints),
@@ -385,6 +388,7 @@ impl GameService {
         let opponent = against_bot.then_some(Bot::Parasite { mistake_chance: Bot::DEFAULT_MISTAKE_CHANCE });
         let settings = GameSettings {
             variant: Variant::Measurement,
+            scoring: Scoring::Goff,
             play_as,
             opponent,
             hints: None,

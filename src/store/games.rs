@@ -92,19 +92,19 @@ static DELETE_GAMES: LazyLock<[Sql; 7]> = LazyLock::new(|| {
 });
 
 /// A game's row, new (its id the database's: nothing when it would be a
-/// second rematch of one game) or copied (`$18`, its own: nothing when a game
+/// second rematch of one game) or copied (`$19`, its own: nothing when a game
 /// has that id already).
 pub(super) static INSERT_GAME: LazyLock<[Sql; 2]> = LazyLock::new(|| {
     [
         Sql::insert(&format!("INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING")),
         Sql::built(format!(
-            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($18, {GAME_VALUES}) \
+            "INSERT INTO games (id, {GAME_COLUMNS}) OVERRIDING SYSTEM VALUE VALUES ($19, {GAME_VALUES}) \
              ON CONFLICT (id) DO NOTHING"
         )),
     ]
 });
 /// The parameters of a game's row, as [`game_args`] gives them.
-const GAME_VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17";
+const GAME_VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18";
 /// A new game, its seats and log as JSON (see [`rows_as_json`]), and the entry
 /// of the game it is the rematch of (the entry with a game's id, which names
 /// the new game), in one statement; answers the new game's id and how many
@@ -114,11 +114,11 @@ static INSERT_GAME_IN_ONE: LazyLock<Sql> = LazyLock::new(|| {
         "WITH game AS (INSERT INTO games ({GAME_COLUMNS}) VALUES ({GAME_VALUES}) ON CONFLICT DO NOTHING RETURNING id), \
          seat AS (INSERT INTO seats (game_id, player, token_hash, player_id) \
          SELECT game.id, seat.player, seat.token_hash, seat.player_id \
-         FROM game, json_populate_recordset(NULL::seats, $18::json) AS seat), \
+         FROM game, json_populate_recordset(NULL::seats, $19::json) AS seat), \
          entry AS (INSERT INTO log_entries (game_id, {ENTRY_COLUMNS}) SELECT coalesce(entry.game_id, game.id), \
          entry.seq, entry.kind, entry.actor, entry.square_a, entry.square_b, entry.closing_move, entry.square, \
          CASE WHEN entry.game_id IS NULL THEN entry.rematch ELSE game.id END, entry.by_bot, entry.created_at \
-         FROM game, json_populate_recordset(NULL::log_entries, $19::json) AS entry \
+         FROM game, json_populate_recordset(NULL::log_entries, $20::json) AS entry \
          ON CONFLICT DO NOTHING RETURNING 1) \
          SELECT id, (SELECT count(*) FROM entry) AS entries FROM game"
     ))
@@ -370,7 +370,7 @@ async fn copy(tx: &mut impl Tx, game: &StoredGame, rematch: Option<RematchOf>) -
     insert_game_rows(tx, game.id, game, rematch).await.map(|()| true)
 }
 
-/// The values of `game`'s row, `$1`-`$17` of [`INSERT_GAME`].
+/// The values of `game`'s row, `$1`-`$18` of [`INSERT_GAME`].
 fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
     let summary = SummaryColumns::of(&game.summary);
     let clock = game.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
@@ -396,6 +396,7 @@ fn game_args(game: &StoredGame) -> Vec<Arg<'_>> {
         game.invite_hash.as_deref().into(),
         game.rated.into(),
         game.arena.into(),
+        game.scoring.code().into(),
     ]
 }
 

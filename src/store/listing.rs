@@ -8,7 +8,9 @@
 
 use std::sync::LazyLock;
 
-use super::rows::{bot_of, clock_of, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant};
+use super::rows::{
+    bot_of, clock_of, scoring, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant,
+};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};
@@ -42,7 +44,7 @@ pub(super) static LISTED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
         )
     };
     Sql::built(format!(
-        "SELECT games.id, games.variant, games.created_at, \
+        "SELECT games.id, games.variant, games.scoring, games.created_at, \
          (SELECT COALESCE(MAX(seq), 0) FROM log_entries WHERE game_id = games.id) AS version, games.status, \
          games.result, games.end_reason, games.end_player, games.deadline, games.ended_at, {} AS x_name, \
          {} AS o_name, games.bot, games.mistake_chance, games.rated, games.clock_initial_ms, \
@@ -106,6 +108,7 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
     Ok(ListedGame {
         id: row.get("id")?,
         variant: variant(&row.get::<String>("variant")?)?,
+        scoring: scoring(&row.get::<String>("scoring")?)?,
         created_at: row.get("created_at")?,
         version: row.get("version")?,
         status: summary.status,

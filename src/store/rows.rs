@@ -10,7 +10,7 @@ use super::StoreError;
 use super::sql::Sql;
 use super::tx::{Row, Tx};
 use crate::bot::Bot;
-use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Square, Variant};
+use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Scoring, Square, Variant};
 use crate::rating::{Rating, Standing};
 use crate::record::{
     ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, SeatRating, Status, StoredEntry,
@@ -27,7 +27,7 @@ macro_rules! by_name {
 /// A game's own columns but its id, in the order its inserts bind them.
 pub(super) const GAME_COLUMNS: &str = "variant, created_at, bot, mistake_chance, hints, clock_initial_ms, \
      clock_increment_ms, rematch_of, status, result, end_reason, end_player, deadline, ended_at, invite_hash, rated, \
-     arena_id";
+     arena_id, scoring";
 
 /// A game's own row, with its seats' ratings; its log, in order; its seats, X's
 /// first, each with its holder: SQLite's read of a game, three statements in
@@ -197,6 +197,7 @@ fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
     Ok(StoredGame {
         id: row.get("id")?,
         variant: variant(&row.get::<String>("variant")?)?,
+        scoring: scoring(&row.get::<String>("scoring")?)?,
         created_at: row.get("created_at")?,
         opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
         hints: row.get("hints")?,
@@ -420,6 +421,10 @@ pub(super) fn player(text: &str) -> Result<Player, StoreError> {
 
 pub(super) fn variant(text: &str) -> Result<Variant, StoreError> {
     Variant::named(text).ok_or_else(|| corrupt("variant", text))
+}
+
+pub(super) fn scoring(text: &str) -> Result<Scoring, StoreError> {
+    Scoring::named(text).ok_or_else(|| corrupt("scoring", text))
 }
 
 /// A stored value the code cannot read: the database is corrupt, never the client's fault.

@@ -711,7 +711,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a game as a transcript in Goff's notation (squares 1-9 there).
+         * Get a game as a transcript in Goff's notation (squares 1-9 there), under a
+         *     first line that names its rules: `[Variant "player_choice"] [Scoring "goff"]`.
          * @description `X1+(1,2)` places move 1 in squares 1 and 2; `O4!X3(5)` is O, about to make
          *     move 4, collapsing the cycle so that X3 ends in square 5; a finished game ends
          *     with its score, `{X1.0,O0.0}`.
@@ -1903,6 +1904,8 @@ export interface components {
              *     and no analysis until it has ended. Default `false`.
              */
             rated?: boolean;
+            /** @description How completed lines score; default `goff`. A rated game is Goff's. */
+            scoring?: components["schemas"]["ScoringName"];
             /** @description How cycles collapse; default `measurement`. */
             variant?: components["schemas"]["VariantName"];
         };
@@ -2058,6 +2061,8 @@ export interface components {
              * @description The game's id.
              */
             game_id: number;
+            /** @description How completed lines score. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description How cycles collapse. */
             variant: components["schemas"]["VariantName"];
             /**
@@ -2101,6 +2106,8 @@ export interface components {
              *     its life.)
              */
             result: components["schemas"]["ResultName"];
+            /** @description How completed lines score. */
+            scoring: components["schemas"]["ScoringName"];
             /**
              * @description Where the game is in its life: `waiting` while a seat is free, `ongoing`
              *     once both are taken, `finished` at the end. (`result` says who won.)
@@ -2176,6 +2183,8 @@ export interface components {
             result: components["schemas"]["ResultName"];
             /** @description Each player's points: 1 for the earliest line, 1/2 for any later one. */
             score: components["schemas"]["ScoreView"];
+            /** @description How its completed lines score: `goff`, `complete_win` or `narrow_win`. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description Who holds each seat, and whether they are here: null for a free seat. */
             seats: components["schemas"]["SeatsView"];
             /**
@@ -3021,6 +3030,8 @@ export interface components {
              *     how long the solution is), then as its attempts make it.
              */
             rating: number;
+            /** @description How lines score in its position: the puzzles are Goff's, `goff`. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description Where the position came from, in words. */
             source: string;
             /** @description What the solution turns on. */
@@ -3196,6 +3207,11 @@ export interface components {
              */
             X: number;
         };
+        /**
+         * @description How a game's completed lines score (docs/RULES.md).
+         * @enum {string}
+         */
+        ScoringName: "goff" | "complete_win" | "narrow_win";
         /**
          * @description Who holds a seat: a player, a bot, or someone with the seat's token alone.
          * @example {
@@ -4818,7 +4834,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9) */
+                    /**
+                     * @example [Variant "player_choice"] [Scoring "goff"]
+                     *     X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(5); O4+(6,9)
+                     */
                     "text/plain": string;
                 };
             };

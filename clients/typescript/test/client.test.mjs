@@ -61,7 +61,9 @@ for (const variant of ["measurement", "player_choice"]) {
     const log = await client.log(id);
     assert.equal(log.entries.at(-1).seq, game.version);
     const transcript = await client.transcript(id);
-    assert.match(transcript, /^X1\+\(/);
+    const [header, actions] = transcript.split("\n");
+    assert.equal(header, `[Variant "${variant}"] [Scoring "goff"]`);
+    assert.match(actions, /^X1\+\(/);
   });
 }
 

@@ -6,7 +6,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{
-    ActorName, BotName, EndReasonName, PlayerName, ResultName, SeatRatingView, StatusName, VariantName, squares_of,
+    ActorName, BotName, EndReasonName, PlayerName, ResultName, ScoringName, SeatRatingView, StatusName, VariantName,
+    squares_of,
 };
 use crate::bot::Bot;
 use crate::engine::{Collapse, Game, Line, Mark, Move, Player, Square, SquareProbabilities};
@@ -33,6 +34,8 @@ pub struct GameView {
     pub id: GameId,
     /// How cycles collapse in this game.
     pub variant: VariantName,
+    /// How its completed lines score: `goff`, `complete_win` or `narrow_win`.
+    pub scoring: ScoringName,
     /// Moves on with every change (seat, move, collapse); also the `ETag`. Send it
     /// back in `If-Match` to act only on the game as you saw it.
     pub version: i64,
@@ -427,6 +430,7 @@ impl GameView {
         GameView {
             id: record.stored.id,
             variant: game.variant().into(),
+            scoring: game.scoring().into(),
             version: record.version(),
             status: record.status().into(),
             created_at: stamp(record.stored.created_at),

@@ -4,8 +4,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{
-    ActorName, BotName, ClockSettingsView, EndView, PlayerName, ResultName, SeatRatingView, StatusName, VariantName,
-    squares_of,
+    ActorName, BotName, ClockSettingsView, EndView, PlayerName, ResultName, ScoringName, SeatRatingView, StatusName,
+    VariantName, squares_of,
 };
 use crate::engine::{Action, Actor, LogEntry, MoveNumber, Player};
 use crate::record::{ArenaId, Ending, Event, GameId, ListedGame, StoredEntry, stamp};
@@ -28,6 +28,8 @@ pub(crate) struct GameSummary {
     pub id: GameId,
     /// How cycles collapse.
     pub variant: VariantName,
+    /// How completed lines score.
+    pub scoring: ScoringName,
     /// Where the game is in its life: `waiting` while a seat is free, `ongoing`
     /// once both are taken, `finished` at the end. (`result` says who won.)
     pub status: StatusName,
@@ -95,6 +97,8 @@ pub(crate) struct GameLog {
     pub game_id: GameId,
     /// How cycles collapse.
     pub variant: VariantName,
+    /// How completed lines score.
+    pub scoring: ScoringName,
     /// The sequence number of the last entry.
     pub version: i64,
     /// Every entry, in order.
@@ -240,6 +244,7 @@ impl From<&ListedGame> for GameSummary {
         GameSummary {
             id: listed.id,
             variant: listed.variant.into(),
+            scoring: listed.scoring.into(),
             status: listed.status.into(),
             result: listed.result.into(),
             end: listed.end.map(EndView::from),

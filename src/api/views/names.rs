@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::bot::Bot;
-use crate::engine::{Actor, GameResult, Player, Variant};
+use crate::engine::{Actor, GameResult, Player, Scoring, Variant};
 use crate::record::{EndReason, Status};
 
 /// A player: X opens and makes the odd moves, O the even ones.
@@ -61,6 +61,41 @@ impl From<VariantName> for Variant {
         match name {
             VariantName::Measurement => Variant::Measurement,
             VariantName::PlayerChoice => Variant::PlayerChoice,
+        }
+    }
+}
+
+/// How a game's completed lines score (docs/RULES.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoringName {
+    /// Goff's: the earliest line 1 point, every later line 1/2 (the default).
+    #[default]
+    Goff,
+    /// Ishizeki and Matsuura's complete win: the first line wins 1 to 0; lines
+    /// for both players in one collapse are a draw.
+    CompleteWin,
+    /// Ishizeki and Matsuura's narrow win: the line with the smaller largest
+    /// subscript wins 1 to 0.
+    NarrowWin,
+}
+
+impl From<Scoring> for ScoringName {
+    fn from(scoring: Scoring) -> ScoringName {
+        match scoring {
+            Scoring::Goff => ScoringName::Goff,
+            Scoring::CompleteWin => ScoringName::CompleteWin,
+            Scoring::NarrowWin => ScoringName::NarrowWin,
+        }
+    }
+}
+
+impl From<ScoringName> for Scoring {
+    fn from(name: ScoringName) -> Scoring {
+        match name {
+            ScoringName::Goff => Scoring::Goff,
+            ScoringName::CompleteWin => Scoring::CompleteWin,
+            ScoringName::NarrowWin => Scoring::NarrowWin,
         }
     }
 }

@@ -5,8 +5,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{
-    ActionView, ActorName, CellView, CollapseView, LineView, MoveView, PlayerName, ScoreView, ToAct, VariantName,
-    board_of,
+    ActionView, ActorName, CellView, CollapseView, LineView, MoveView, PlayerName, ScoreView, ScoringName, ToAct,
+    VariantName, board_of,
 };
 use crate::bot::puzzle::{Puzzle, Theme};
 use crate::engine::{Actor, Game, LogEntry, notation};
@@ -23,6 +23,8 @@ pub(crate) struct PuzzleView {
     pub id: PuzzleId,
     /// How cycles collapse.
     pub variant: VariantName,
+    /// How lines score in its position: the puzzles are Goff's, `goff`.
+    pub scoring: ScoringName,
     /// What the solution turns on.
     pub theme: ThemeName,
     /// The side to find the action for.
@@ -197,6 +199,7 @@ impl From<&ServedPuzzle> for PuzzleView {
         PuzzleView {
             id: served.id,
             variant: puzzle.position.variant().into(),
+            scoring: puzzle.position.scoring().into(),
             theme: puzzle.theme.into(),
             player: puzzle.player().into(),
             rating: served.rating.rating,

@@ -7,7 +7,7 @@ use utoipa::openapi::schema::{
     AdditionalProperties, Array, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
 };
 
-use super::{BotName, PlayerName, VariantName};
+use super::{BotName, PlayerName, ScoringName, VariantName};
 use crate::bot::Bot;
 use crate::engine::{Action, Square};
 use crate::record::{ClockSettings, GameSettings};
@@ -20,6 +20,9 @@ pub(crate) struct CreateGameRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
+    /// How completed lines score; default `goff`. A rated game is Goff's.
+    #[serde(default)]
+    pub scoring: ScoringName,
     /// The seat the creator takes; default `X`, who moves first.
     #[serde(default)]
     pub play_as: PlayerName,
@@ -112,6 +115,7 @@ impl CreateGameRequest {
         let opponent = self.opponent.as_ref().map(OpponentRequest::bot).transpose()?;
         Ok(GameSettings {
             variant: self.variant.into(),
+            scoring: self.scoring.into(),
             play_as: self.play_as.into(),
             opponent,
             hints: self.hints,

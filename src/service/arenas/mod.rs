@@ -316,7 +316,7 @@ impl GameService {
         // before the arena is held, whether or not it is paired.
         let mut openings = HashMap::new();
         for (variant, bot) in self.store.arena_bots(id).await? {
-            openings.insert(bot.code(), self.bot_seated(variant, bot, Player::X).await?);
+            openings.insert(bot.code(), self.bot_seated(variant.into(), bot, Player::X).await?);
         }
         // The time is read once the arena is held: a pairing that waited for
         // another to land is decided, and stamped, after it.

@@ -460,6 +460,7 @@ mod tests {
         StoredGame {
             id: GameId::new(id),
             variant: crate::engine::Variant::PlayerChoice,
+            scoring: crate::engine::Scoring::Goff,
             created_at,
             opponent: None,
             hints: false,

@@ -92,12 +92,7 @@ fn every_listed_action_is_accepted_and_others_are_refused_in_random_games() {
                     }
                 }
                 let action = &actions[rng.random_range(0..actions.len())];
-                let answer = if action["kind"] == "move" {
-                    let squares = &action["squares"];
-                    app.place(id, token, [squares[0].as_i64().unwrap(), squares[1].as_i64().unwrap()])
-                } else {
-                    app.collapse(id, token, action["move"].as_i64().unwrap(), action["square"].as_i64().unwrap())
-                };
+                let answer = app.take(id, token, action);
                 assert_eq!(answer.status, 201, "{action} was listed: {}", answer.body);
                 view = answer.json();
             }

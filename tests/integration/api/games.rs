@@ -204,7 +204,7 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
     }
     assert_eq!(
         log,
-        json!({ "game_id": id, "variant": "player_choice", "version": 6, "entries": [
+        json!({ "game_id": id, "variant": "player_choice", "scoring": "goff", "version": 6, "entries": [
             { "seq": 1, "kind": "seat", "player": "X", "by_bot": false },
             { "seq": 2, "kind": "seat", "player": "O", "by_bot": false },
             { "seq": 3, "kind": "move", "player": "X", "move": 1, "squares": [0, 1], "by_bot": false },
@@ -215,7 +215,10 @@ fn the_log_and_the_transcript_tell_the_whole_game() {
     );
     let transcript = app.request("GET", &format!("/api/v1/games/{id}/transcript"), &[], None);
     assert_eq!(transcript.header("content-type"), Some("text/plain; charset=utf-8"));
-    assert_eq!(transcript.body, "X1+(1,2); O2+(2,5); X3+(1,5); O4!X3(1)");
+    assert_eq!(
+        transcript.body,
+        "[Variant \"player_choice\"] [Scoring \"goff\"]\nX1+(1,2); O2+(2,5); X3+(1,5); O4!X3(1)"
+    );
 }
 
 #[test]

@@ -218,6 +218,17 @@ impl Client {
         self.post_with_token(&format!("/api/v1/games/{id}/moves"), token, json!({ "squares": squares }))
     }
 
+    /// Takes `action`, as the legal actions and a hint write one, in game `id`.
+    pub fn take(&self, id: i64, token: &str, action: &Value) -> Response {
+        let number = |value: &Value| value.as_i64().expect("a number");
+        if action["kind"] == "move" {
+            let squares = &action["squares"];
+            self.place(id, token, [number(&squares[0]), number(&squares[1])])
+        } else {
+            self.collapse(id, token, number(&action["move"]), number(&action["square"]))
+        }
+    }
+
     pub fn collapse(&self, id: i64, token: &str, move_number: i64, square: i64) -> Response {
         self.post_with_token(
             &format!("/api/v1/games/{id}/collapse"),

@@ -356,6 +356,7 @@ pub(super) fn service_on(
 /// A public game between two people, in `player_choice`, its creator X, with no clock.
 pub(super) const BETWEEN_TWO: GameSettings = GameSettings {
     variant: qttt::engine::Variant::PlayerChoice,
+    scoring: qttt::engine::Scoring::Goff,
     play_as: qttt::engine::Player::X,
     opponent: None,
     hints: None,

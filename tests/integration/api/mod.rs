@@ -31,3 +31,4 @@ mod process;
 mod puzzles;
 mod ratings;
 mod scenarios;
+mod scoring;

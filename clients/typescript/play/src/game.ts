@@ -9,7 +9,7 @@ import { backToArena } from "./arena.js";
 import { Board, type Marks, collapseOutcomes, placeable, pressed } from "./board.js";
 import { button, html } from "./dom.js";
 import { graphFigure } from "./graph.js";
-import { arenaAddress, diffText, gameAddress, profileAddress, ratingText, variantName } from "./links.js";
+import { arenaAddress, diffText, gameAddress, profileAddress, ratingText, scoringName, variantName } from "./links.js";
 import { type HeldSeat, credentialsOf, heldSeat, holdSeat } from "./seats.js";
 import { type Step, actionSquares, actionWords, isAction, notation, squaresOf, words } from "./story.js";
 
@@ -222,7 +222,7 @@ export class GameScreen {
     this.element = html(
       "main",
       { class: "game" },
-      html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, ` · ${variantName(game.variant)}${game.rated ? " · rated" : ""}`)),
+      html("h1", {}, `Game ${game.id}`, html("span", { class: "variant" }, ` · ${variantName(game.variant)} · ${scoringName(game.scoring)}${game.rated ? " · rated" : ""}`)),
       game.arena === null ? "" : backToArena(game.arena),
       html("div", { class: "seats-line" }, this.seatsLine, this.spectators),
       this.clocks,

@@ -82,6 +82,18 @@ export const RULES: [Schemas["VariantName"], string][] = [
   ["measurement", "Measurement: chance chooses"],
 ];
 
+/** The scorings a new game can be played by (docs/RULES.md). */
+export const SCORINGS: [Schemas["ScoringName"], string][] = [
+  ["goff", "Goff's: first line 1, later 1/2"],
+  ["complete_win", "Complete win: lines at once draw"],
+  ["narrow_win", "Narrow win: lower subscript wins"],
+];
+
+/** A scoring's name. */
+export function scoringName(scoring: Schemas["ScoringName"]): string {
+  return scoring === "goff" ? "Goff's scoring" : scoring === "complete_win" ? "complete win" : "narrow win";
+}
+
 /** The clocks offered, as `initial+increment` in seconds; "" for none. */
 export const CLOCKS: [string, string][] = [
   ["", "No clock"],

@@ -8,7 +8,7 @@ import { type Account, signIn } from "./account.js";
 import { arenasSection } from "./arena.js";
 import { explain } from "./advice.js";
 import { button, choice, html } from "./dom.js";
-import { CLOCKS, RULES, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
+import { CLOCKS, RULES, SCORINGS, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
 import { puzzleAddress } from "./puzzle.js";
 import { holdSeat } from "./seats.js";
 
@@ -81,6 +81,7 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     { class: "create", "aria-label": "New game" },
     html("h2", {}, "New game"),
     choice("Collapse rule", "variant", RULES),
+    choice("Scoring", "scoring", SCORINGS),
     choice("Opponent", "opponent", [
       ["", "A person, with a link"],
       ["perfect", "The perfect bot"],
@@ -106,6 +107,7 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     const request: Schemas["CreateGameRequest"] = {
       ...termsOf(fields),
       play_as: fields.get("play_as") as Schemas["PlayerName"],
+      scoring: fields.get("scoring") as Schemas["ScoringName"],
       private: fields.get("private") !== null,
     };
     if (!request.rated) {

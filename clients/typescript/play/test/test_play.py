@@ -200,10 +200,11 @@ class PlayPage(unittest.TestCase):
         wait_until(lambda: page.evaluate(SHOWN) == expected, f"the page to show {expected}, not {page.evaluate(SHOWN)}")
         self.assertEqual(page.evaluate(GRAPH_CLASHES), [], "the graph's labels and edges keep clear")
 
-    def create(self, page: Page, variant: str, opponent: str = "", private: bool = False, hints: bool = True):
+    def create(self, page: Page, variant: str, opponent: str = "", private: bool = False, hints: bool = True, scoring: str = "goff"):
         page.goto(f"{self.base}/")
         self.assertTrue(page.url.endswith("/play"), page.url)
         page.get_by_label("Collapse rule").select_option(variant)
+        page.get_by_label("Scoring").select_option(scoring)
         page.get_by_label("Opponent").select_option(opponent)
         if private:
             page.get_by_label("Private").check()
@@ -356,7 +357,9 @@ class PlayPage(unittest.TestCase):
     def test_a_person_plays_the_perfect_bot_and_aborts_a_game_nobody_joined(self):
         # On a phone's screen, and the first move from the keyboard alone.
         page = self.open_page(width=390, height=844)
-        self.create(page, "player_choice")
+        self.create(page, "player_choice", scoring="narrow_win")
+        self.assertEqual(self.api_game(page)["scoring"], "narrow_win")
+        self.assertIn("Goff's rule · narrow win", page.get_by_role("heading", level=1).inner_text())
         page.get_by_role("button", name="Abort").click()
         wait_until(lambda: status(page) == "Game aborted by X.", "the abort")
         page.get_by_role("button", name="New game").click()
