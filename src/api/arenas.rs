@@ -65,6 +65,7 @@ struct ArenasQuery {
     #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// The `next_cursor` of the previous page.
+    #[param(pattern = r"^[0-9]{1,18}$")]
     cursor: Option<String>,
 }
 
@@ -179,7 +180,7 @@ async fn join_arena(service: Data<GameService>, id: web::Path<ArenaId>, token: P
     security(("player_token" = [])),
     params(
         ("id" = i64, Path, description = "The arena's id."),
-        ("name" = String, Path, description = "The bot's name: random, parasite or perfect."),
+        ("name" = String, Path, description = "The bot's name: random, parasite or perfect.", pattern = "^[A-Za-z0-9_-]{3,20}$"),
     ),
     responses(
         (status = 200, description = "The arena, with the bot in it.", body = ArenaDetail),

@@ -1454,7 +1454,10 @@ export interface components {
             name: string;
             /** @description Whether its games are rated. Default `false`. */
             rated?: boolean;
-            /** @description When it starts (RFC 3339), within 30 days; default five minutes from now. */
+            /**
+             * Format: date-time
+             * @description When it starts (RFC 3339), within 30 days; default five minutes from now.
+             */
             starts_at?: string | null;
             /** @description How cycles collapse in its games; default `measurement`. */
             variant?: components["schemas"]["VariantName"];

@@ -29,6 +29,7 @@ pub(crate) struct ArenaRequest {
     pub minutes: i64,
     /// When it starts (RFC 3339), within 30 days; default five minutes from now.
     #[serde(default)]
+    #[schema(format = DateTime)]
     pub starts_at: Option<String>,
     /// Whether its games are rated. Default `false`.
     #[serde(default)]
