@@ -11,6 +11,8 @@ use crate::engine::{Action, MoveNumber, Rules, Scoring, Square, Variant, notatio
 pub struct Filters {
     /// The variants it plays.
     pub variants: Vec<Variant>,
+    /// The scorings it plays.
+    pub scorings: Vec<Scoring>,
     /// Whether it plays rated games, and casual ones.
     pub rated: bool,
     /// Whether it plays casual games.
@@ -33,6 +35,12 @@ impl Filters {
         if !Variant::named(variant).is_some_and(|variant| self.variants.contains(&variant)) {
             let played: Vec<&str> = self.variants.iter().map(|variant| variant.code()).collect();
             return Some(format!("this bot plays {} only", played.join(" and ")));
+        }
+        // A challenge from before scorings asks for Goff's.
+        let scoring = challenge["scoring"].as_str().unwrap_or(Scoring::Goff.code());
+        if !Scoring::named(scoring).is_some_and(|scoring| self.scorings.contains(&scoring)) {
+            let played: Vec<&str> = self.scorings.iter().map(|scoring| scoring.code()).collect();
+            return Some(format!("this bot plays {} scoring only", played.join(" and ")));
         }
         if (rated && !self.rated) || (!rated && !self.casual) {
             return Some(format!("this bot plays {} games only", if rated { "casual" } else { "rated" }));
@@ -142,6 +150,7 @@ mod tests {
     fn filters() -> Filters {
         Filters {
             variants: vec![Variant::PlayerChoice],
+            scorings: vec![Scoring::Goff, Scoring::CompleteWin],
             rated: true,
             casual: false,
             untimed: true,
@@ -159,6 +168,12 @@ mod tests {
             refusal(json!({"variant": "measurement", "rated": true, "clock": null}), 0),
             "this bot plays player_choice only"
         );
+        assert_eq!(
+            refusal(json!({"variant": "player_choice", "scoring": "narrow_win", "rated": true, "clock": null}), 0),
+            "this bot plays goff and complete_win scoring only"
+        );
+        let complete = json!({"variant": "player_choice", "scoring": "complete_win", "rated": true, "clock": null});
+        assert_eq!(filters().refusal(&complete, 0), None);
         assert_eq!(
             refusal(json!({"variant": "player_choice", "rated": false, "clock": null}), 0),
             "this bot plays rated games only"

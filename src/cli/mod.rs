@@ -120,6 +120,10 @@ pub(super) struct BridgeArgs {
     /// A variant it plays; more than one by repeating it. Both when none.
     #[arg(long = "variant", value_enum, value_name = "VARIANT")]
     variants: Vec<VariantArg>,
+    /// A scoring it plays; more than one by repeating it. Goff's alone when
+    /// none: an engine written before scorings knows no other.
+    #[arg(long = "scoring", value_enum, value_name = "SCORING")]
+    scorings: Vec<ScoringArg>,
     /// Which games it plays: rated, casual, or both.
     #[arg(long, value_enum, default_value_t = RatedArg::Both)]
     rated: RatedArg,
@@ -129,8 +133,9 @@ pub(super) struct BridgeArgs {
     /// The most games it plays at once: more challenges are declined.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=1000))]
     max_games: u16,
-    /// Keep a seek open, for an untimed game of its first variant (rated
-    /// unless `--rated casual`), while it has room for a game.
+    /// Keep a seek open, for an untimed game of its first variant and first
+    /// scoring (rated unless `--rated casual` or the scoring is not Goff's),
+    /// while it has room for a game.
     #[arg(long)]
     seek: bool,
     /// What each clock sent to the engine is cut by, in milliseconds: the
@@ -162,6 +167,10 @@ impl BridgeArgs {
             [] => Variant::ALL.to_vec(),
             chosen => chosen.iter().map(|&variant| variant.into()).collect(),
         };
+        let scorings: Vec<Scoring> = match self.scorings.as_slice() {
+            [] => vec![Scoring::Goff],
+            chosen => chosen.iter().map(|&scoring| scoring.into()).collect(),
+        };
         let filters = qttt::bridge::Filters {
             rated: self.rated != RatedArg::Casual,
             casual: self.rated != RatedArg::Rated,
@@ -169,10 +178,17 @@ impl BridgeArgs {
             timed: self.clock != ClockArg::Untimed,
             max_games: usize::from(self.max_games),
             variants,
+            scorings,
         };
-        let seek = self.seek.then(
-            || serde_json::json!({"variant": filters.variants[0].code(), "rated": self.rated != RatedArg::Casual}),
-        );
+        let seek = self.seek.then(|| {
+            let scoring = filters.scorings[0];
+            serde_json::json!({
+                "variant": filters.variants[0].code(),
+                "scoring": scoring.code(),
+                // A rated game is Goff's.
+                "rated": self.rated != RatedArg::Casual && scoring == Scoring::Goff,
+            })
+        });
         qttt::bridge::Options {
             server: self.server,
             token: self.token,

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::{ArenaId, ClockSettings, GameId, Holder, PlayerId, Terms, Username};
 use crate::bot::Bot;
-use crate::engine::{Player, Variant};
+use crate::engine::{Player, Scoring, Variant};
 
 /// An arena as its creator asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +14,8 @@ pub struct ArenaSettings {
     pub name: String,
     /// The collapse rule of its games.
     pub variant: Variant,
+    /// How its games' lines score.
+    pub scoring: Scoring,
     /// The clock of its games.
     pub clock: ClockSettings,
     /// How long it runs, in minutes.
@@ -33,6 +35,8 @@ pub struct ArenaTerms {
     pub name: String,
     /// The collapse rule of its games.
     pub variant: Variant,
+    /// How its games' lines score.
+    pub scoring: Scoring,
     /// The clock of its games.
     pub clock: ClockSettings,
     /// Whether its games are rated.
@@ -108,7 +112,7 @@ impl ArenaTerms {
 
     /// The terms of its games.
     pub fn game_terms(&self) -> Terms {
-        Terms { variant: self.variant, clock: Some(self.clock), rated: self.rated }
+        Terms { variant: self.variant, scoring: self.scoring, clock: Some(self.clock), rated: self.rated }
     }
 }
 

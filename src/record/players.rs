@@ -7,7 +7,7 @@ use jiff::Timestamp;
 
 use super::{ChallengeId, ClockSettings, GameId, PlayerId, RatingRange, SeekId, StoredGame, VariantRating};
 use crate::bot::Bot;
-use crate::engine::{Player, Variant};
+use crate::engine::{Player, Rules, Scoring, Variant};
 
 /// A player's name: 3-20 letters, digits, `_` or `-`, unique regardless of case.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -269,10 +269,19 @@ impl ChallengeStatus {
 pub struct Terms {
     /// The collapse rule.
     pub variant: Variant,
+    /// How lines score.
+    pub scoring: Scoring,
     /// The clock, if the game is to be timed.
     pub clock: Option<ClockSettings>,
     /// Whether the game is rated.
     pub rated: bool,
+}
+
+impl Terms {
+    /// The rules the game is played by.
+    pub fn rules(&self) -> Rules {
+        Rules { variant: self.variant, scoring: self.scoring }
+    }
 }
 
 /// A challenge as stored.
@@ -488,7 +497,7 @@ mod tests {
             seek: StoredSeek {
                 id: SeekId::new(id),
                 player,
-                terms: Terms { variant: Variant::PlayerChoice, clock: None, rated: true },
+                terms: Terms { variant: Variant::PlayerChoice, scoring: Scoring::Goff, clock: None, rated: true },
                 status: SeekStatus::Open,
                 rating_range: range.map(|(min, max)| RatingRange { min, max }),
                 game_id: None,
@@ -520,7 +529,7 @@ mod tests {
             id: ChallengeId::new(1),
             challenger: player.clone(),
             challenged: player.clone(),
-            terms: Terms { variant: Variant::Measurement, clock: None, rated: false },
+            terms: Terms { variant: Variant::Measurement, scoring: Scoring::Goff, clock: None, rated: false },
             colour: Colour::Random,
             status,
             decline_reason: None,

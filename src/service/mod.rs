@@ -85,8 +85,7 @@ impl NewGame {
     fn on_terms(terms: Terms, arena: Option<ArenaId>, opponent: Option<Bot>, seats: Vec<StoredSeat>) -> NewGame {
         NewGame {
             variant: terms.variant,
-            // Terms name no scoring: the games of challenges, seeks and arenas are Goff's.
-            scoring: Scoring::Goff,
+            scoring: terms.scoring,
             opponent,
             hints: false,
             rated: terms.rated,

@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use rand::RngExt;
 
 use super::bots::Side;
-use super::seating::new_seat;
+use super::seating::{new_seat, rated_by_goff};
 use super::time::after;
 use super::{GameRecord, GameService, NewGame, Seat};
 use crate::bot::Bot;
@@ -83,6 +83,7 @@ impl GameService {
         if challenged.id == challenger.id {
             return Err(Error::SelfChallenge);
         }
+        rated_by_goff(terms.rated, terms.scoring)?;
         self.admit_bot_game(terms.rated, [Side::held_by(challenger), Side::of(&challenged)]).await?;
         let now = self.now();
         let new = NewChallenge {
@@ -123,7 +124,7 @@ impl GameService {
         colour: Colour,
     ) -> Result<(), Error> {
         let challenger_plays = self.colour_of(colour);
-        let bot_events = self.bot_seated(terms.variant.into(), bot, challenger_plays.other()).await?;
+        let bot_events = self.bot_seated(terms.rules(), bot, challenger_plays.other()).await?;
         let now = self.now();
         let (record, game_events) = against_bot(
             terms,
@@ -302,6 +303,7 @@ impl GameService {
                 "a casual seek pairs with any player: rating_range is for rated seeks".into(),
             ));
         }
+        rated_by_goff(terms.rated, terms.scoring)?;
         // Whoever it pairs with may be a bot.
         self.admit_bot_game(terms.rated, [Side::held_by(seeker), Side::ServerBot]).await?;
         let (now, first_move) = (self.now(), self.options.first_move);

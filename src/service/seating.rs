@@ -66,12 +66,7 @@ impl GameService {
                 "a rated game is between players: create it with your player token as the bearer".into(),
             ));
         }
-        if rated && scoring != Scoring::Goff {
-            return Err(Error::RatedGame(format!(
-                "a rated game is scored by Goff's rule, whose ratings these are: make a {} game casual",
-                scoring.code()
-            )));
-        }
+        rated_by_goff(rated, scoring)?;
         if rated && hints == Some(true) {
             return Err(Error::RatedGame(
                 "a rated game gives no hints: leave out \"hints\", or make the game casual".into(),
@@ -404,4 +399,19 @@ impl GameService {
         self.store.set_original_app_game(record.stored.id, play_as).await?;
         Ok((record, play_as))
     }
+}
+
+/// Refuses a rated game under a scoring other than Goff's: the ratings are
+/// Goff's (docs/RULES.md says why).
+///
+/// # Errors
+/// [`Error::RatedGame`] for a rated game of another scoring.
+pub(super) fn rated_by_goff(rated: bool, scoring: Scoring) -> Result<(), Error> {
+    if rated && scoring != Scoring::Goff {
+        return Err(Error::RatedGame(format!(
+            "a rated game is scored by Goff's rule, whose ratings these are: make a {} game casual",
+            scoring.code()
+        )));
+    }
+    Ok(())
 }

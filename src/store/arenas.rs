@@ -10,12 +10,12 @@ use jiff::Timestamp;
 
 use super::challenges::{HOLD_PLAYER, new_id};
 use super::games::create;
-use super::rows::{bot_of, clock_of, corrupt, holder_id, username, variant};
+use super::rows::{bot_of, clock_of, corrupt, holder_id, scoring, username, variant};
 use super::sql::Sql;
 use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
 use crate::bot::Bot;
-use crate::engine::{Player, Variant};
+use crate::engine::{Player, Rules};
 use crate::rating::Rating;
 use crate::record::{
     ArenaGame, ArenaId, ArenaPlayer, ArenaState, ArenaStatus, ArenaTerms, Holder, Joined, NewArena, PlayerId, Started,
@@ -24,7 +24,7 @@ use crate::record::{
 
 /// An arena's columns, its creator's name among them, for `FROM arenas JOIN players creator`.
 const ARENA_COLUMNS: &str = "arenas.id, arenas.name, arenas.variant, arenas.clock_initial_ms, \
-     arenas.clock_increment_ms, arenas.starts_at, arenas.ends_at, arenas.rated, arenas.bots, \
+     arenas.clock_increment_ms, arenas.starts_at, arenas.ends_at, arenas.rated, arenas.bots, arenas.scoring, \
      creator.name AS created_by, arenas.created_at";
 
 /// The arenas found by `condition`, with their creators.
@@ -38,7 +38,7 @@ static UPCOMING_BY: Sql = Sql::new("SELECT count(*) AS upcoming FROM arenas WHER
 static INSERT_ARENA: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO arenas (name, variant, clock_initial_ms, clock_increment_ms, starts_at, ends_at, rated, bots, \
-         created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+         created_by, created_at, scoring) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
     )
 });
 static ARENA: LazyLock<Sql> = LazyLock::new(|| arenas_where("arenas.id = $1"));
@@ -86,9 +86,9 @@ static GAMES: LazyLock<Sql> = LazyLock::new(|| {
         holder_id("O"),
     ))
 });
-/// The variant of arena `$1` and the server's bots in it who have not withdrawn.
+/// The rules of arena `$1` and the server's bots in it who have not withdrawn.
 static BOTS: Sql = Sql::new(
-    "SELECT arenas.variant, players.bot FROM arenas JOIN arena_players ON arena_players.arena_id = arenas.id \
+    "SELECT arenas.variant, arenas.scoring, players.bot FROM arenas JOIN arena_players ON arena_players.arena_id = arenas.id \
      JOIN players ON players.id = arena_players.player_id \
      WHERE arenas.id = $1 AND players.bot IS NOT NULL AND NOT arena_players.withdrawn",
 );
@@ -129,11 +129,15 @@ impl Store {
         counted(run!(self, Snapshot, |tx| arena_state(tx, id)))
     }
 
-    /// The server's bots playing in arena `id`, with its variant.
-    pub(crate) async fn arena_bots(&self, id: ArenaId) -> Result<Vec<(Variant, Bot)>, StoreError> {
+    /// The server's bots playing in arena `id`, with its rules.
+    pub(crate) async fn arena_bots(&self, id: ArenaId) -> Result<Vec<(Rules, Bot)>, StoreError> {
         let read = |row: &Row<'_>| {
             let bot = bot_of(Some(&row.get::<String>("bot")?), None)?.ok_or_else(|| corrupt("bot", "null"))?;
-            Ok((variant(&row.get::<String>("variant")?)?, bot))
+            let rules = Rules {
+                variant: variant(&row.get::<String>("variant")?)?,
+                scoring: scoring(&row.get::<String>("scoring")?)?,
+            };
+            Ok((rules, bot))
         };
         counted(run!(self, Read, |tx| tx.rows(&BOTS, &[id.into()], read)))
     }
@@ -201,6 +205,7 @@ async fn create_arena(tx: &mut impl Tx, new: &NewArena, most_upcoming: u32) -> R
         new.terms.bots.into(),
         new.created_by.into(),
         new.created_at.into(),
+        new.terms.scoring.code().into(),
     ];
     Ok(Some(ArenaId::new(new_id(tx.insert(&INSERT_ARENA, &args).await?)?)))
 }
@@ -249,6 +254,7 @@ fn arena_from_row(row: &Row<'_>) -> Result<StoredArena, StoreError> {
     let terms = ArenaTerms {
         name: row.get("name")?,
         variant: variant(&row.get::<String>("variant")?)?,
+        scoring: scoring(&row.get::<String>("scoring")?)?,
         clock: clock.ok_or_else(|| corrupt("clock_initial_ms", "null"))?,
         rated: row.get("rated")?,
         bots: row.get("bots")?,

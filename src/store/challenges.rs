@@ -9,14 +9,14 @@ use jiff::Timestamp;
 
 use super::games::create;
 use super::players::{player_columns, player_from_row};
-use super::rows::{clock_of, corrupt, variant};
+use super::rows::{corrupt, terms_from_row};
 use super::sql::Sql;
 use super::tx::{Row, Tx};
 use super::write::insert_player_events;
 use super::{Store, StoreError, counted};
 use crate::record::{
     ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, Started, StoredChallenge,
-    Subject, Terms,
+    Subject,
 };
 
 /// Holds the row of player `$1` until the transaction ends: their writes that
@@ -28,7 +28,7 @@ static OPEN_CHALLENGES_SENT: Sql = Sql::new(
 static INSERT_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO challenges (challenger_id, challenged_id, variant, clock_initial_ms, clock_increment_ms, colour, \
-         status, created_at, expires_at, rated) VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9)",
+         status, created_at, expires_at, rated, scoring) VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9, $10)",
     )
 });
 /// A challenge with its two players, found by `condition`.
@@ -36,7 +36,8 @@ fn challenges_where(condition: &str) -> Sql {
     Sql::built(format!(
         "SELECT challenges.id, {}, {}, challenges.variant, challenges.clock_initial_ms, \
          challenges.clock_increment_ms, challenges.colour, challenges.status, challenges.decline_reason, \
-         challenges.game_id, challenges.created_at, challenges.expires_at, challenges.answered_at, challenges.rated \
+         challenges.game_id, challenges.created_at, challenges.expires_at, challenges.answered_at, challenges.rated, \
+         challenges.scoring \
          FROM challenges JOIN players challenger ON challenger.id = challenges.challenger_id \
          JOIN players challenged ON challenged.id = challenges.challenged_id WHERE {condition}",
         player_columns("challenger", "challenger_"),
@@ -136,6 +137,7 @@ async fn create_challenge(
         new.created_at.into(),
         new.expires_at.into(),
         new.terms.rated.into(),
+        new.terms.scoring.code().into(),
     ];
     let id = ChallengeId::new(new_id(tx.insert(&INSERT_CHALLENGE, &args).await?)?);
     insert_player_events(tx, Subject::Challenge(id), tell, new.created_at).await?;
@@ -154,11 +156,7 @@ fn challenge_from_row(row: &Row<'_>) -> Result<StoredChallenge, StoreError> {
         id: row.get("id")?,
         challenger: player_from_row(row, "challenger_")?,
         challenged: player_from_row(row, "challenged_")?,
-        terms: Terms {
-            variant: variant(&row.get::<String>("variant")?)?,
-            clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
-            rated: row.get("rated")?,
-        },
+        terms: terms_from_row(row)?,
         colour: [Colour::X, Colour::O, Colour::Random]
             .into_iter()
             .find(|c| c.code() == colour)

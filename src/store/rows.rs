@@ -14,7 +14,7 @@ use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Sco
 use crate::rating::{Rating, Standing};
 use crate::record::{
     ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, SeatRating, Status, StoredEntry,
-    StoredGame, StoredSeat, Summary, Username,
+    StoredGame, StoredSeat, Summary, Terms, Username,
 };
 
 /// `$type`, each of its `$field`s read from `$row`'s column of the same name.
@@ -435,6 +435,16 @@ pub(super) fn corrupt(column: &str, value: &str) -> StoreError {
 /// A player's name as stored.
 pub(super) fn username(name: &str) -> Result<Username, StoreError> {
     Username::parse(name).map_err(|_| corrupt("name", name))
+}
+
+/// The terms a challenge's or a seek's row asks for, in its columns of the same names.
+pub(super) fn terms_from_row(row: &Row<'_>) -> Result<Terms, StoreError> {
+    Ok(Terms {
+        variant: variant(&row.get::<String>("variant")?)?,
+        scoring: scoring(&row.get::<String>("scoring")?)?,
+        clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
+        rated: row.get("rated")?,
+    })
 }
 
 /// The clock whose columns hold `initial_ms` and `increment_ms`: none or both.

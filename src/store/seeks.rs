@@ -8,18 +8,18 @@ use std::time::Instant;
 
 use super::challenges::new_id;
 use super::games::create;
-use super::rows::{clock_of, corrupt, username, variant};
+use super::rows::{corrupt, terms_from_row, username};
 use super::sql::Sql;
 use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
 use crate::rating::Rating;
 use crate::record::{
-    GameId, Holder, NewSeek, OpenSeek, RatingRange, SeekId, SeekStatus, Sought, Started, StoredSeek, Terms, partner,
+    GameId, Holder, NewSeek, OpenSeek, RatingRange, SeekId, SeekStatus, Sought, Started, StoredSeek, partner,
 };
 
 const SEEK_COLUMNS: &str = "seeks.id, seeks.player_id, seeks.variant, seeks.clock_initial_ms, \
      seeks.clock_increment_ms, seeks.status, seeks.game_id, seeks.created_at, seeks.expires_at, seeks.rated, \
-     seeks.rating_min, seeks.rating_max";
+     seeks.rating_min, seeks.rating_max, seeks.scoring";
 
 /// Makes the seeks of one set of terms, `$1`, one after the other.
 static HOLD_TERMS: Sql = Sql::new("SELECT pg_advisory_xact_lock(hashtext($1))");
@@ -37,6 +37,7 @@ static OPEN_SEEKS_OF_TERMS: LazyLock<Sql> = LazyLock::new(|| {
          LEFT JOIN ratings ON ratings.player_id = seeks.player_id AND ratings.variant = seeks.variant \
          WHERE seeks.status = 'open' AND seeks.variant = $1 AND seeks.clock_initial_ms IS NOT DISTINCT FROM $2 \
          AND seeks.clock_increment_ms IS NOT DISTINCT FROM $3 AND seeks.expires_at > $4 AND seeks.rated = $5 \
+         AND seeks.scoring = $6 \
          ORDER BY seeks.created_at, seeks.id FOR UPDATE OF seeks",
         START = Rating::START.rating,
     ))
@@ -51,7 +52,7 @@ static RATING: LazyLock<Sql> = LazyLock::new(|| {
 static INSERT_SEEK: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO seeks (player_id, variant, clock_initial_ms, clock_increment_ms, status, game_id, created_at, \
-         expires_at, rated, rating_min, rating_max) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+         expires_at, rated, rating_min, rating_max, scoring) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
 });
 static PAIR_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2");
@@ -96,7 +97,7 @@ async fn seek<E>(
     pair: &impl Fn(&StoredSeek, Holder) -> Result<Started, E>,
 ) -> Result<Sought, Failed<E>> {
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
-    let terms = format!("seek {} {clock:?} {}", new.terms.variant.code(), new.terms.rated);
+    let terms = format!("seek {} {} {clock:?} {}", new.terms.variant.code(), new.terms.scoring.code(), new.terms.rated);
     tx.hold(&HOLD_TERMS, &[terms.into()]).await?;
     let args = [new.player.into(), new.created_at.into()];
     if tx.row(&OPEN_SEEKS, &args, |row| row.get("open")).await?.unwrap_or(0) >= most_open {
@@ -108,6 +109,7 @@ async fn seek<E>(
         clock.map(|(_, increment)| increment).into(),
         new.created_at.into(),
         new.terms.rated.into(),
+        new.terms.scoring.code().into(),
     ];
     let open = tx.rows(&OPEN_SEEKS_OF_TERMS, &args, open_seek_from_row).await?;
     let args = [new.player.into(), new.terms.variant.code().into()];
@@ -145,6 +147,7 @@ async fn insert_seek(
         new.terms.rated.into(),
         new.rating_range.map(|range| range.min).into(),
         new.rating_range.map(|range| range.max).into(),
+        new.terms.scoring.code().into(),
     ];
     Ok(SeekId::new(new_id(tx.insert(&INSERT_SEEK, &args).await?)?))
 }
@@ -155,11 +158,7 @@ fn seek_from_row(row: &Row<'_>) -> Result<StoredSeek, StoreError> {
     Ok(StoredSeek {
         id: row.get("id")?,
         player: row.get("player_id")?,
-        terms: Terms {
-            variant: variant(&row.get::<String>("variant")?)?,
-            clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
-            rated: row.get("rated")?,
-        },
+        terms: terms_from_row(row)?,
         status: SeekStatus::STORED
             .into_iter()
             .find(|s| s.code() == status)

@@ -1436,6 +1436,7 @@ export interface components {
          *       "minutes": 30,
          *       "name": "Friday blitz",
          *       "rated": true,
+         *       "scoring": "goff",
          *       "starts_at": "2026-12-04T18:00:00Z",
          *       "variant": "player_choice"
          *     }
@@ -1454,6 +1455,11 @@ export interface components {
             name: string;
             /** @description Whether its games are rated. Default `false`. */
             rated?: boolean;
+            /**
+             * @description How completed lines score in its games; default `goff`. A rated
+             *     arena is Goff's (422 `rated_game`).
+             */
+            scoring?: components["schemas"]["ScoringName"];
             /**
              * Format: date-time
              * @description When it starts (RFC 3339), within 30 days; default five minutes from now.
@@ -1482,6 +1488,7 @@ export interface components {
          *       "name": "Friday blitz",
          *       "rated": true,
          *       "remaining_ms": 754000,
+         *       "scoring": "goff",
          *       "starts_at": "2026-12-04T18:00:00.000Z",
          *       "status": "running",
          *       "variant": "player_choice"
@@ -1515,6 +1522,8 @@ export interface components {
              * @description Until the end, in milliseconds; 0 once it finished.
              */
             remaining_ms: number;
+            /** @description How completed lines score in its games. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description When it starts (RFC 3339, UTC). */
             starts_at: string;
             /** @description Where it stands. */
@@ -1683,6 +1692,7 @@ export interface components {
          *       "clock": null,
          *       "colour": "random",
          *       "rated": true,
+         *       "scoring": "goff",
          *       "variant": "player_choice"
          *     }
          */
@@ -1695,6 +1705,11 @@ export interface components {
             colour?: components["schemas"]["ColourName"];
             /** @description Whether the game is rated. Default `false`. */
             rated?: boolean;
+            /**
+             * @description How completed lines score; default `goff`. A rated game is Goff's
+             *     (422 `rated_game`).
+             */
+            scoring?: components["schemas"]["ScoringName"];
             /** @description How cycles collapse; default `measurement`. */
             variant?: components["schemas"]["VariantName"];
         };
@@ -1716,6 +1731,7 @@ export interface components {
          *       "game_id": null,
          *       "id": 7,
          *       "rated": true,
+         *       "scoring": "goff",
          *       "status": "open",
          *       "variant": "player_choice"
          *     }
@@ -1746,6 +1762,8 @@ export interface components {
             id: number;
             /** @description Whether its game is rated. */
             rated: boolean;
+            /** @description How completed lines score in its game. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description Where it stands. */
             status: components["schemas"]["ChallengeStatusName"];
             /** @description How cycles collapse in its game. */
@@ -3321,7 +3339,7 @@ export interface components {
             X: components["schemas"]["SeatHolderView"] | null;
         };
         /**
-         * @description The game a challenge or a seek asks for: its variant, and its clock if timed.
+         * @description The game a seek asks for: its rules, and its clock if timed.
          * @example {
          *       "clock": {
          *         "increment_ms": 2000,
@@ -3332,6 +3350,7 @@ export interface components {
          *         1300,
          *         1700
          *       ],
+         *       "scoring": "goff",
          *       "variant": "player_choice"
          *     }
          */
@@ -3354,6 +3373,11 @@ export interface components {
              *     ]
              */
             rating_range?: number[] | null;
+            /**
+             * @description How completed lines score; default `goff`. A rated game is Goff's
+             *     (422 `rated_game`).
+             */
+            scoring?: components["schemas"]["ScoringName"];
             /** @description How cycles collapse; default `measurement`. */
             variant?: components["schemas"]["VariantName"];
         };
@@ -3375,6 +3399,7 @@ export interface components {
          *         1300,
          *         1700
          *       ],
+         *       "scoring": "goff",
          *       "status": "paired",
          *       "variant": "measurement"
          *     }
@@ -3399,6 +3424,8 @@ export interface components {
             rated: boolean;
             /** @description The ratings it pairs with, `[min, max]`, or null for any. */
             rating_range: number[] | null;
+            /** @description How completed lines score in its game. */
+            scoring: components["schemas"]["ScoringName"];
             /** @description Where it stands. */
             status: components["schemas"]["SeekStatusName"];
             /** @description How cycles collapse in its game. */

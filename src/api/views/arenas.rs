@@ -4,14 +4,14 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ClockRequest, ClockSettingsView, VariantName};
+use super::{ClockRequest, ClockSettingsView, ScoringName, VariantName};
 use crate::record::{ArenaGame, ArenaId, ArenaSettings, ArenaState, ArenaStatus, GameId, StoredArena, stamp};
 use crate::service::{ArenaStanding, Outcome, Scored};
 
 /// `POST /arenas`: the arena to create.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"name": "Friday blitz", "variant": "player_choice",
+#[schema(example = json!({"name": "Friday blitz", "variant": "player_choice", "scoring": "goff",
     "clock": {"initial_ms": 60000, "increment_ms": 1000}, "minutes": 30, "starts_at": "2026-12-04T18:00:00Z",
     "rated": true, "bots": true}))]
 pub(crate) struct ArenaRequest {
@@ -21,6 +21,10 @@ pub(crate) struct ArenaRequest {
     /// How cycles collapse in its games; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
+    /// How completed lines score in its games; default `goff`. A rated
+    /// arena is Goff's (422 `rated_game`).
+    #[serde(default)]
+    pub scoring: ScoringName,
     /// The clock of every game: arenas are timed.
     pub clock: ClockRequest,
     /// How long it runs, from 1 to 720 minutes.
@@ -54,6 +58,7 @@ impl ArenaRequest {
         Ok(ArenaSettings {
             name: self.name,
             variant: self.variant.into(),
+            scoring: self.scoring.into(),
             clock: self.clock.clock()?,
             minutes: u32::try_from(self.minutes).map_err(|_| "minutes must be from 1 to 720".to_owned())?,
             starts_at,
@@ -97,7 +102,7 @@ impl From<ArenaStatusName> for ArenaStatus {
 
 /// An arena's settings and where it stands.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": 3, "name": "Friday blitz", "variant": "player_choice",
+#[schema(example = json!({"id": 3, "name": "Friday blitz", "variant": "player_choice", "scoring": "goff",
     "clock": {"initial_ms": 60000, "increment_ms": 1000}, "minutes": 30, "rated": true, "bots": true,
     "status": "running", "starts_at": "2026-12-04T18:00:00.000Z", "ends_at": "2026-12-04T18:30:00.000Z",
     "remaining_ms": 754000, "created_by": "alice"}))]
@@ -109,6 +114,8 @@ pub(crate) struct ArenaView {
     pub name: String,
     /// How cycles collapse in its games.
     pub variant: VariantName,
+    /// How completed lines score in its games.
+    pub scoring: ScoringName,
     /// The clock of its games.
     pub clock: ClockSettingsView,
     /// How long it runs, in minutes.
@@ -138,6 +145,7 @@ impl ArenaView {
             id: arena.id,
             name: terms.name.clone(),
             variant: terms.variant.into(),
+            scoring: terms.scoring.into(),
             clock: terms.clock.into(),
             minutes: i64::try_from(millis(terms.starts_at, terms.ends_at) / 60_000).unwrap_or(i64::MAX),
             rated: terms.rated,

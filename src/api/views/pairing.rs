@@ -3,21 +3,25 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ClockRequest, VariantName};
+use super::{ClockRequest, ScoringName, VariantName};
 use crate::record::{
     ChallengeId, ChallengeStatus, ClockSettings, Colour, GameId, RatingRange, SeekId, SeekStatus, StoredChallenge,
     StoredSeek, Terms, stamp,
 };
 
-/// The game a challenge or a seek asks for: its variant, and its clock if timed.
+/// The game a seek asks for: its rules, and its clock if timed.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true,
+#[schema(example = json!({"variant": "player_choice", "scoring": "goff", "clock": {"initial_ms": 300000, "increment_ms": 2000}, "rated": true,
     "rating_range": [1300, 1700]}))]
 pub(crate) struct SeekRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
+    /// How completed lines score; default `goff`. A rated game is Goff's
+    /// (422 `rated_game`).
+    #[serde(default)]
+    pub scoring: ScoringName,
     /// A Fischer clock, for a timed game; without it, the game is untimed (and
     /// a player who walks away can be claimed against).
     #[serde(default)]
@@ -39,11 +43,15 @@ pub(crate) struct SeekRequest {
 /// `POST /players/{name}/challenges`: the game to play, and your colour.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "player_choice", "clock": null, "colour": "random", "rated": true}))]
+#[schema(example = json!({"variant": "player_choice", "scoring": "goff", "clock": null, "colour": "random", "rated": true}))]
 pub(crate) struct ChallengeRequest {
     /// How cycles collapse; default `measurement`.
     #[serde(default)]
     pub variant: VariantName,
+    /// How completed lines score; default `goff`. A rated game is Goff's
+    /// (422 `rated_game`).
+    #[serde(default)]
+    pub scoring: ScoringName,
     /// A Fischer clock, for a timed game; without it, the game is untimed.
     #[serde(default)]
     pub clock: Option<ClockRequest>,
@@ -174,7 +182,7 @@ pub(crate) enum ChallengeStatusName {
 /// A challenge from one player to another.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"id": 7, "challenger": "alice", "challenged": "bob", "variant": "player_choice",
-    "clock": null, "colour": "random", "rated": true, "status": "open", "decline_reason": null, "game_id": null,
+    "scoring": "goff", "clock": null, "colour": "random", "rated": true, "status": "open", "decline_reason": null, "game_id": null,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:20:02.120Z"}))]
 pub(crate) struct ChallengeView {
     /// The challenge's id.
@@ -186,6 +194,8 @@ pub(crate) struct ChallengeView {
     pub challenged: String,
     /// How cycles collapse in its game.
     pub variant: VariantName,
+    /// How completed lines score in its game.
+    pub scoring: ScoringName,
     /// Its game's clock, or null for an untimed one.
     #[schema(required = true)]
     pub clock: Option<ClockSettingsView>,
@@ -232,7 +242,7 @@ pub(crate) enum SeekStatusName {
 
 /// A seek: a wish to play a game on some terms with whoever asks for the same.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": 3, "variant": "measurement", "clock": null, "rated": true, "rating_range": [1300, 1700],
+#[schema(example = json!({"id": 3, "variant": "measurement", "scoring": "goff", "clock": null, "rated": true, "rating_range": [1300, 1700],
     "status": "paired", "game_id": 42,
     "created_at": "2026-12-03T10:15:02.120Z", "expires_at": "2026-12-03T10:17:02.120Z"}))]
 pub(crate) struct SeekView {
@@ -241,6 +251,8 @@ pub(crate) struct SeekView {
     pub id: SeekId,
     /// How cycles collapse in its game.
     pub variant: VariantName,
+    /// How completed lines score in its game.
+    pub scoring: ScoringName,
     /// Its game's clock, or null for an untimed one.
     #[schema(required = true)]
     pub clock: Option<ClockSettingsView>,
@@ -267,7 +279,7 @@ impl SeekRequest {
     /// # Errors
     /// A reason when the clock is out of range.
     pub fn sought(&self) -> Result<(Terms, Option<RatingRange>), String> {
-        let terms = terms(self.variant, self.clock.as_ref(), self.rated)?;
+        let terms = terms(self.variant, self.scoring, self.clock.as_ref(), self.rated)?;
         let range = self.rating_range.map(|[one, other]| RatingRange { min: one.min(other), max: one.max(other) });
         Ok((terms, range))
     }
@@ -279,12 +291,22 @@ impl ChallengeRequest {
     /// # Errors
     /// A reason when the clock is out of range.
     pub fn terms(&self) -> Result<Terms, String> {
-        terms(self.variant, self.clock.as_ref(), self.rated)
+        terms(self.variant, self.scoring, self.clock.as_ref(), self.rated)
     }
 }
 
-fn terms(variant: VariantName, clock: Option<&ClockRequest>, rated: bool) -> Result<Terms, String> {
-    Ok(Terms { variant: variant.into(), clock: clock.map(ClockRequest::clock).transpose()?, rated })
+fn terms(
+    variant: VariantName,
+    scoring: ScoringName,
+    clock: Option<&ClockRequest>,
+    rated: bool,
+) -> Result<Terms, String> {
+    Ok(Terms {
+        variant: variant.into(),
+        scoring: scoring.into(),
+        clock: clock.map(ClockRequest::clock).transpose()?,
+        rated,
+    })
 }
 
 impl ChallengeView {
@@ -295,6 +317,7 @@ impl ChallengeView {
             challenger: challenge.challenger.name.to_string(),
             challenged: challenge.challenged.name.to_string(),
             variant: challenge.terms.variant.into(),
+            scoring: challenge.terms.scoring.into(),
             clock: challenge.terms.clock.map(ClockSettingsView::from),
             colour: challenge.colour.into(),
             rated: challenge.terms.rated,
@@ -319,6 +342,7 @@ impl SeekView {
         SeekView {
             id: seek.id,
             variant: seek.terms.variant.into(),
+            scoring: seek.terms.scoring.into(),
             clock: seek.terms.clock.map(ClockSettingsView::from),
             rated: seek.terms.rated,
             rating_range: seek.rating_range.map(|range| [range.min, range.max]),

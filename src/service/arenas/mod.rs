@@ -19,6 +19,7 @@ pub use scoring::{Outcome, Scored, Sheet};
 use super::GameService;
 use super::pairing::{against_bot, between};
 use super::presence::is_present;
+use super::seating::rated_by_goff;
 use super::time::after;
 use crate::engine::Player;
 use crate::error::{Error, Fault};
@@ -165,6 +166,7 @@ pub fn new_arena(settings: ArenaSettings, creator: PlayerId, now: Timestamp) -> 
     let terms = ArenaTerms {
         name,
         variant: settings.variant,
+        scoring: settings.scoring,
         clock: settings.clock,
         rated: settings.rated,
         bots: settings.bots,
@@ -178,9 +180,11 @@ impl GameService {
     /// Creates arena `new`.
     ///
     /// # Errors
+    /// [`Error::RatedGame`] for a rated arena of a scoring other than Goff's;
     /// [`Error::TooManyOpen`] when its creator has [`MOST_UPCOMING_ARENAS`]
     /// upcoming already; database failures.
     pub(crate) async fn create_arena(&self, new: NewArena) -> Result<StoredArena, Error> {
+        rated_by_goff(new.terms.rated, new.terms.scoring)?;
         let id = self.store.create_arena(new, MOST_UPCOMING_ARENAS).await?.ok_or_else(|| {
             Error::TooManyOpen(format!(
                 "you have {MOST_UPCOMING_ARENAS} arenas that have not started, the most you may; wait for one to start"
@@ -315,8 +319,8 @@ impl GameService {
         // A server's bot that plays X opens at once: its opening is found
         // before the arena is held, whether or not it is paired.
         let mut openings = HashMap::new();
-        for (variant, bot) in self.store.arena_bots(id).await? {
-            openings.insert(bot.code(), self.bot_seated(variant.into(), bot, Player::X).await?);
+        for (rules, bot) in self.store.arena_bots(id).await? {
+            openings.insert(bot.code(), self.bot_seated(rules, bot, Player::X).await?);
         }
         // The time is read once the arena is held: a pairing that waited for
         // another to land is decided, and stamped, after it.
@@ -368,7 +372,7 @@ impl GameService {
 mod tests {
     use super::*;
     use crate::bot::Bot;
-    use crate::engine::Variant;
+    use crate::engine::{Scoring, Variant};
     use crate::record::{ClockSettings, GameId};
 
     const START: i64 = 1_800_000_000;
@@ -382,6 +386,7 @@ mod tests {
         let terms = ArenaTerms {
             name: "test".into(),
             variant: Variant::PlayerChoice,
+            scoring: Scoring::Goff,
             clock: ClockSettings { initial_ms: 60_000, increment_ms: 0 },
             rated: false,
             bots: true,

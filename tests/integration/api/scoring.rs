@@ -65,3 +65,51 @@ fn a_game_is_goffs_unless_it_names_another_scoring_and_a_rated_one_is_goffs() {
     let body = json!({ "scoring": "narrow_win", "rated": true, "opponent": { "bot": "random" } });
     app.post_with_token("/api/v1/games", token, body).assert_problem(422, "rated_game");
 }
+
+#[test]
+fn challenges_seeks_and_arenas_play_the_scoring_they_ask_for_and_a_rated_one_is_goffs() {
+    let app = TestApp::spawn();
+    let (alice, bob, carol) = (app.player("alice"), app.player("bob"), app.player("carol"));
+    let game_scoring = |id: &Value| app.get_game(id.as_i64().expect("a game")).json()["scoring"].clone();
+
+    let sent = app.challenge(&alice, "bob", json!({"variant": "player_choice", "scoring": "complete_win"}));
+    assert_eq!(sent.status, 201, "{}", sent.body);
+    assert_eq!(sent.json()["scoring"], "complete_win");
+    let id = sent.json()["id"].as_i64().expect("an id");
+    let listed = app.get_with_token("/api/v1/players/me/challenges", &bob).json();
+    assert_eq!(listed["received"][0]["scoring"], "complete_win");
+    let accepted = app.answer(&bob, id, "accept", json!({})).json();
+    assert_eq!(accepted["game"]["scoring"], "complete_win", "{accepted}");
+    // The server's bot plays a challenge's scoring too; a challenge without one is Goff's.
+    let to_bot = app.challenge(&alice, "perfect", json!({"variant": "player_choice", "scoring": "narrow_win"})).json();
+    assert_eq!((&to_bot["status"], game_scoring(&to_bot["game_id"])), (&json!("accepted"), json!("narrow_win")));
+    assert_eq!(app.challenge(&carol, "bob", json!({})).json()["scoring"], "goff");
+    let rated = json!({"variant": "player_choice", "scoring": "narrow_win", "rated": true});
+    app.challenge(&alice, "carol", rated).assert_problem(422, "rated_game");
+
+    // A seek pairs with a seek of the same scoring alone.
+    let narrow = json!({"variant": "measurement", "scoring": "narrow_win"});
+    let waiting = app.seek(&alice, narrow.clone()).json();
+    assert_eq!((&waiting["status"], &waiting["scoring"]), (&json!("open"), &json!("narrow_win")));
+    let goffs = app.seek(&bob, json!({"variant": "measurement"})).json();
+    assert_eq!((&goffs["status"], &goffs["scoring"]), (&json!("open"), &json!("goff")));
+    let paired = app.seek(&carol, narrow).json();
+    assert_eq!(paired["status"], "paired", "{paired}");
+    assert_eq!(game_scoring(&paired["game_id"]), "narrow_win");
+    let alices = app.get_with_token(&format!("/api/v1/seeks/{}", waiting["id"]), &alice).json();
+    assert_eq!(alices["game_id"], paired["game_id"]);
+    let rated = json!({"variant": "measurement", "scoring": "complete_win", "rated": true});
+    app.seek(&carol, rated).assert_problem(422, "rated_game");
+
+    // An arena names its scoring; a rated one is Goff's.
+    let arena = |scoring: &str, rated: bool| {
+        let body = json!({"name": "Fair play", "scoring": scoring, "clock": {"initial_ms": 60000, "increment_ms": 0},
+            "minutes": 10, "rated": rated});
+        app.post_with_token("/api/v1/arenas", &alice, body)
+    };
+    let created = arena("complete_win", false);
+    assert_eq!(created.status, 201, "{}", created.body);
+    let shown = app.request("GET", &format!("/api/v1/arenas/{}", created.json()["id"]), &[], None).json();
+    assert_eq!(shown["scoring"], "complete_win", "{shown}");
+    arena("narrow_win", true).assert_problem(422, "rated_game");
+}

@@ -7,7 +7,7 @@
 import { ProblemError, type PlayerEvent, type QtttClient, type Schemas } from "../../src/index.js";
 import { explain } from "./advice.js";
 import { button, html } from "./dom.js";
-import { clockName, gameAddress, leaderboardAddress, profileAddress, variantName } from "./links.js";
+import { clockName, gameAddress, leaderboardAddress, profileAddress, rulesName } from "./links.js";
 import { holdSeat } from "./seats.js";
 
 /** A player signed in here. */
@@ -142,7 +142,7 @@ export class Account {
     if (!open || this.offers.querySelector(`[data-challenge="${challenge.id}"]`) !== null) {
       return;
     }
-    const terms = `${variantName(challenge.variant)}, ${clockName(challenge.clock)}, ${challenge.rated ? "rated" : "casual"}, ${challenge.colour === "random" ? "colours at random" : `they play ${challenge.colour}`}`;
+    const terms = `${rulesName(challenge)}, ${clockName(challenge.clock)}, ${challenge.rated ? "rated" : "casual"}, ${challenge.colour === "random" ? "colours at random" : `they play ${challenge.colour}`}`;
     const playing = this.playing;
     const element = html(
       "div",

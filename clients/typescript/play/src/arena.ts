@@ -7,7 +7,7 @@ import type { QtttClient, Schemas } from "../../src/index.js";
 import type { Account } from "./account.js";
 import { explain } from "./advice.js";
 import { button, choice, html } from "./dom.js";
-import { CLOCKS, RULES, arenaAddress, clockName, gameAddress, profileAddress, variantName } from "./links.js";
+import { CLOCKS, RULES, SCORINGS, arenaAddress, clockName, gameAddress, profileAddress, rulesName } from "./links.js";
 
 type Arena = Schemas["ArenaDetail"];
 
@@ -26,7 +26,7 @@ function minutes(ms: number): string {
 
 /** An arena's terms, in a few words. */
 function termsLine(arena: Schemas["ArenaView"]): string {
-  return `${variantName(arena.variant)} · ${clockName(arena.clock)} · ${arena.minutes} min · ${arena.rated ? "rated" : "casual"} · ${arena.bots ? "bots welcome" : "people only"}`;
+  return `${rulesName(arena)} · ${clockName(arena.clock)} · ${arena.minutes} min · ${arena.rated ? "rated" : "casual"} · ${arena.bots ? "bots welcome" : "people only"}`;
 }
 
 /** The lobby's section of arenas, upcoming and running, with a form that creates one for a player. */
@@ -64,6 +64,7 @@ function arenaForm(account: Account): HTMLElement {
     html("h3", {}, "New arena"),
     html("label", {}, "Arena name", html("input", { name: "name", required: true, maxlength: "60" })),
     choice("Arena rule", "variant", RULES),
+    choice("Scoring", "scoring", SCORINGS),
     choice("Each player's time", "clock", CLOCKS.filter(([value]) => value !== "")),
     html("label", {}, "Minutes", html("input", { name: "minutes", type: "number", min: "1", max: "720", value: "30" })),
     html("label", {}, "Starts in (minutes)", html("input", { name: "starts_in", type: "number", min: "0", max: "43200", value: "5" })),
@@ -79,6 +80,7 @@ function arenaForm(account: Account): HTMLElement {
     const request: Schemas["ArenaRequest"] = {
       name: String(fields.get("name")),
       variant: fields.get("variant") as Schemas["VariantName"],
+      scoring: fields.get("scoring") as Schemas["ScoringName"],
       clock: { initial_ms: Number(clock[1]) * 1000, increment_ms: Number(clock[2]) * 1000 },
       minutes: Number(fields.get("minutes")),
       starts_at: new Date(Date.now() + Number(fields.get("starts_in")) * 60_000).toISOString(),

@@ -82,7 +82,7 @@ export const RULES: [Schemas["VariantName"], string][] = [
   ["measurement", "Measurement: chance chooses"],
 ];
 
-/** The scorings a new game can be played by (docs/RULES.md). */
+/** The scorings a game can be played by (docs/RULES.md). */
 export const SCORINGS: [Schemas["ScoringName"], string][] = [
   ["goff", "Goff's: first line 1, later 1/2"],
   ["complete_win", "Complete win: lines at once draw"],
@@ -92,6 +92,11 @@ export const SCORINGS: [Schemas["ScoringName"], string][] = [
 /** A scoring's name. */
 export function scoringName(scoring: Schemas["ScoringName"]): string {
   return scoring === "goff" ? "Goff's scoring" : scoring === "complete_win" ? "complete win" : "narrow win";
+}
+
+/** A game's rules in words: its variant's name, and its scoring's unless Goff's. */
+export function rulesName(rules: { variant: Schemas["VariantName"]; scoring: Schemas["ScoringName"] }): string {
+  return rules.scoring === "goff" ? variantName(rules.variant) : `${variantName(rules.variant)}, ${scoringName(rules.scoring)}`;
 }
 
 /** The clocks offered, as `initial+increment` in seconds; "" for none. */

@@ -8,7 +8,7 @@ import { type Account, signIn } from "./account.js";
 import { arenasSection } from "./arena.js";
 import { explain } from "./advice.js";
 import { button, choice, html } from "./dom.js";
-import { CLOCKS, RULES, SCORINGS, clockName, gameAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
+import { CLOCKS, RULES, SCORINGS, clockName, gameAddress, profileAddress, ratingText, resultFor, rulesName, seatNamed } from "./links.js";
 import { puzzleAddress } from "./puzzle.js";
 import { holdSeat } from "./seats.js";
 
@@ -19,13 +19,14 @@ const SEEK_EVERY_MS = 5000;
 
 /**
  * The terms a form's labelled controls choose, as every form that asks for a
- * game names them (`variant`, `clock`, `rated`): a new game's, a seek's and a
+ * game names them (`variant`, `scoring`, `clock`, `rated`): a new game's, a seek's and a
  * challenge's.
  */
 export function termsOf(fields: FormData): Schemas["SeekRequest"] {
   const clock = /^(\d+)\+(\d+)$/.exec(String(fields.get("clock")));
   return {
     variant: fields.get("variant") as Schemas["VariantName"],
+    scoring: fields.get("scoring") as Schemas["ScoringName"],
     rated: fields.get("rated") !== null,
     clock: clock === null ? null : { initial_ms: Number(clock[1]) * 1000, increment_ms: Number(clock[2]) * 1000 },
   };
@@ -54,7 +55,7 @@ function gameRows(games: Schemas["GameSummary"][], action: (game: Schemas["GameS
       html(
         "li",
         {},
-        `Game ${game.id} · ${variantName(game.variant)} · ${clockName(game.clock)}${game.rated ? " · rated" : ""} · `,
+        `Game ${game.id} · ${rulesName(game)} · ${clockName(game.clock)}${game.rated ? " · rated" : ""} · `,
         ...players(game),
         " ",
         action(game),
@@ -100,14 +101,13 @@ export function lobby(client: QtttClient, account: Account): HTMLElement {
     playing === null ? "" : seeking,
     pairing,
   );
-  seeking.append("or, with the rule, clock and ratedness above, ", quickPairing(account, form, pairing));
+  seeking.append("or, with the rules, clock and ratedness above, ", quickPairing(account, form, pairing));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const fields = new FormData(form);
     const request: Schemas["CreateGameRequest"] = {
       ...termsOf(fields),
       play_as: fields.get("play_as") as Schemas["PlayerName"],
-      scoring: fields.get("scoring") as Schemas["ScoringName"],
       private: fields.get("private") !== null,
     };
     if (!request.rated) {
@@ -248,7 +248,7 @@ function myGames(account: Account): HTMLElement {
   };
   const line = (game: Schemas["GameSummary"], state: string): HTMLElement => {
     const other = game.players[seatNamed(game, player.name) === "X" ? "O" : "X"] ?? (game.bot === null ? "anonymous" : `the ${game.bot} bot`);
-    return html("li", {}, html("a", { href: gameAddress(game.id) }, `Game ${game.id}`), ` · ${variantName(game.variant)} · vs ${other} · ${state}`);
+    return html("li", {}, html("a", { href: gameAddress(game.id) }, `Game ${game.id}`), ` · ${rulesName(game)} · vs ${other} · ${state}`);
   };
   Promise.all([playing.myGames({ status: "ongoing", limit: 10 }), playing.myGames({ status: "waiting", limit: 5 }), playing.myGames({ status: "finished", limit: 5 })])
     .then(async ([ongoing, waiting, finished]) => {
@@ -307,7 +307,7 @@ function quickPairing(account: Account, form: HTMLFormElement, shown: HTMLElemen
         pair.hidden = true;
         const id = view.id;
         shown.replaceChildren(
-          `Looking for an opponent: ${variantName(view.variant)}, ${clockName(view.clock)}, ${view.rated ? "rated" : "casual"}… `,
+          `Looking for an opponent: ${rulesName(view)}, ${clockName(view.clock)}, ${view.rated ? "rated" : "casual"}… `,
           button("Cancel pairing", () => {
             playing.cancelSeek(id).then(
               () => stop("Pairing cancelled."),

@@ -5,7 +5,7 @@ import type { Account } from "./account.js";
 import { explain } from "./advice.js";
 import { button, choice, html } from "./dom.js";
 import { termsOf } from "./lobby.js";
-import { CLOCKS, RULES, diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, resultFor, seatNamed, variantName } from "./links.js";
+import { CLOCKS, RULES, SCORINGS, diffText, gameAddress, leaderboardAddress, profileAddress, ratingText, resultFor, rulesName, seatNamed, variantName } from "./links.js";
 
 const VARIANTS: Schemas["VariantName"][] = ["player_choice", "measurement"];
 
@@ -25,7 +25,7 @@ function gameLine(game: Schemas["GameSummary"], name: string): HTMLElement {
     "li",
     {},
     html("a", { href: gameAddress(game.id) }, `Game ${game.id}`),
-    ` · ${variantName(game.variant)} · vs `,
+    ` · ${rulesName(game)} · vs `,
     opponentName !== null && game.bot === null ? html("a", { href: profileAddress(opponentName) }, opponentName) : opponent,
     ` · ${resultFor(game, seat)}`,
     diff === null || diff === undefined ? "" : html("span", { class: "diff" }, ` ${diffText(diff)}`),
@@ -82,6 +82,7 @@ function challengeForm(account: Account, name: string): HTMLElement {
     { class: "create", "aria-label": `Challenge ${name}` },
     html("h2", {}, `Challenge ${name}`),
     choice("Collapse rule", "variant", RULES),
+    choice("Scoring", "scoring", SCORINGS),
     choice("Clock", "clock", CLOCKS),
     choice("Your colour", "colour", [
       ["random", "At random"],

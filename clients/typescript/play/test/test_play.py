@@ -606,10 +606,11 @@ class PlayPage(unittest.TestCase):
         rows = [[cell.strip() for cell in row.split("\t")] for row in board.locator("tbody tr").all_inner_texts()]
         self.assertEqual(rows, [[str(p["rank"]), p["name"] + (" (bot)" if p["bot"] else ""), str(round(p["rating"])), str(p["games"])] for p in listed])
 
-        # Bob waits in the lobby; Alice challenges him from his profile, and he accepts there.
+        # Bob waits in the lobby; Alice challenges him from his profile, under complete win, and he accepts there.
         bob.goto(f"{self.base}/play")
         bob.get_by_role("region", name="My games").wait_for()
         alice.goto(f"{self.base}/play?player=bob")
+        alice.get_by_label("Scoring").select_option("complete_win")
         alice.get_by_label("Your colour").select_option("X")
         alice.get_by_role("button", name="Challenge", exact=True).click()
         bob.get_by_role("button", name="Accept").click()
@@ -618,6 +619,7 @@ class PlayPage(unittest.TestCase):
         self.assertEqual(game_id(alice), game_id(bob))
         challenged = self.api_game(alice)
         self.assertEqual((challenged["seats"]["X"]["name"], challenged["seats"]["O"]["name"]), ("alice", "bob"))
+        self.assertEqual(challenged["scoring"], "complete_win")
         wait_until(lambda: status(alice) == "You (X) to place move 1", "Alice's turn")
         self.play_one_move(alice)
 
@@ -632,7 +634,7 @@ class PlayPage(unittest.TestCase):
         listed = [g["id"] for g in self.api("/players/me/games", tokens["alice"])["games"]]
         self.assertEqual(listed, [challenged["id"], finished["id"]])
         self.assertEqual(mine.locator("li").all_inner_texts(), [
-            f"Game {challenged['id']} · Goff's rule · vs bob · their turn",
+            f"Game {challenged['id']} · Goff's rule, complete win · vs bob · their turn",
             f"Game {finished['id']} · Goff's rule · vs bob · {'won' if finished['result'] == seats['alice'].lower() + '_wins' else 'draw' if finished['result'] == 'draw' else 'lost'}",
         ])
         self.assertLessEqual(device.evaluate("document.documentElement.scrollWidth"), 390, "the lobby is wider than a phone")
