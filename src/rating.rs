@@ -55,15 +55,31 @@ impl Rating {
     /// keep, hundreds of years of weekly periods; counting further changes nothing.
     const MOST_IDLE_PERIODS: u64 = 100_000;
 
+    /// The range a rating is kept in (lichess's): results far from what
+    /// the ratings expect, repeated thousands of times, would take it anywhere.
+    const RANGE: (f64, f64) = (400.0, 4000.0);
+
+    /// The most volatility a rating keeps (lichess's).
+    const MOST_VOLATILITY: f64 = 0.1;
+
     /// The rating after one rating period in which the player played `games`,
     /// each against an opponent of that rating with that outcome; unchanged
-    /// but for its deviation's growth when they played none.
+    /// but for its deviation's growth when they played none. Kept within
+    /// Glicko-2's bounds: a deviation of at most the start's, which games a
+    /// player was sure to lose would otherwise grow period after period (so
+    /// that one win then moved them thousands of points), a volatility of at
+    /// most [`Rating::MOST_VOLATILITY`], a rating within [`Rating::RANGE`].
     #[must_use]
     pub(crate) fn after_period(self, games: &[(Rating, Score)]) -> Rating {
         let config = Glicko2Config { tau: TAU, ..Glicko2Config::new() };
         let games: Vec<(Glicko2Rating, Outcomes)> =
             games.iter().map(|&(opponent, score)| (opponent.into(), score.into())).collect();
-        glicko2_rating_period(&self.into(), &games, &config).into()
+        let after: Rating = glicko2_rating_period(&self.into(), &games, &config).into();
+        Rating {
+            rating: after.rating.clamp(Rating::RANGE.0, Rating::RANGE.1),
+            deviation: after.deviation.min(Rating::START.deviation),
+            volatility: after.volatility.min(Rating::MOST_VOLATILITY),
+        }
     }
 }
 
@@ -242,6 +258,26 @@ mod tests {
         assert!(solver.rating.rating > 1500.0 && solved.rating < 1300.0);
         let (failer, failed) = rate_attempt(&player, puzzle, false, at, week);
         assert!(failer.rating.rating < 1500.0 && failed.rating > 1300.0);
+    }
+
+    #[test]
+    fn thousands_of_sure_losses_leave_a_rating_in_its_bounds_and_a_win_then_moves_it_as_a_new_ones() {
+        let week = SignedDuration::from_hours(24 * 7);
+        let start = Timestamp::from_second(1_800_000_000).unwrap();
+        let (mut loser, mut winner) = (Standing::NEW, Standing::NEW);
+        for second in 0..5_000 {
+            let at = start + SignedDuration::from_secs(second);
+            (loser, winner) = rate_game(&loser, &winner, GameResult::OWins, at, week).unwrap();
+            assert!(loser.rating.deviation <= 350.0 && winner.rating.deviation <= 350.0, "{loser:?} {winner:?}");
+        }
+        // Unbounded, the loser stood at 133 with a deviation of 467, the winner at 2867.
+        assert_eq!(loser.rating.rating, 400.0);
+        assert!(winner.rating.rating < 4000.0, "{winner:?}");
+        let at = start + SignedDuration::from_hours(2);
+        let (won, _) = rate_game(&loser, &winner, GameResult::XWins, at, week).unwrap();
+        // As much as a first game moves a new rating (unbounded: +700, and
+        // +21,177 after 60,000 losses as found in use).
+        assert!(won.rating.deviation <= 350.0 && won.rating.rating - loser.rating.rating < 500.0, "{won:?}");
     }
 
     #[test]

@@ -93,10 +93,7 @@ enum Spender {
 impl Spender {
     /// The spender `client` is: its address, or its /64.
     fn address(client: ClientAddress) -> Spender {
-        Spender::Address(match client.0 {
-            IpAddr::V4(_) => client.0,
-            IpAddr::V6(v6) => IpAddr::V6(Ipv6Net::new(v6, 64).expect("64 is a prefix length").network()),
-        })
+        Spender::Address(client.counted())
     }
 }
 
@@ -175,8 +172,9 @@ impl Limits {
     /// [`ApiError::RateLimited`] when the server, or this client, has as many
     /// streams open as it may.
     pub(crate) fn open_stream(limits: &web::Data<Limits>, client: ClientAddress) -> Result<StreamPlace, ApiError> {
+        let counted = client.counted();
         let mut open = limits.streams.lock().expect("the streams' lock is never poisoned");
-        let of_client = open.by_address.get(&client.0).copied().unwrap_or(0);
+        let of_client = open.by_address.get(&counted).copied().unwrap_or(0);
         let refusal = if of_client >= limits.max_streams_per_address {
             Some(format!("this address has {of_client} live streams open, the most it may; close one first"))
         } else if open.all >= limits.max_streams {
@@ -188,9 +186,9 @@ impl Limits {
             return Err(ApiError::RateLimited { retry_after: STREAMS_RETRY_AFTER, detail });
         }
         open.all += 1;
-        *open.by_address.entry(client.0).or_insert(0) += 1;
+        *open.by_address.entry(counted).or_insert(0) += 1;
         ::metrics::gauge!(LIVE_WATCHERS).increment(1);
-        Ok(StreamPlace { limits: limits.clone(), client })
+        Ok(StreamPlace { limits: limits.clone(), counted })
     }
 
     /// The client behind a connection from `peer` that says `forwarded_for`.
@@ -232,7 +230,8 @@ pub(crate) fn count_if_refused<B>(answer: &ServiceResponse<B>, client: ClientAdd
 #[derive(Debug)]
 pub(crate) struct StreamPlace {
     limits: web::Data<Limits>,
-    client: ClientAddress,
+    /// Its client's address as the limits count it.
+    counted: IpAddr,
 }
 
 impl Drop for StreamPlace {
@@ -240,10 +239,10 @@ impl Drop for StreamPlace {
         let mut open = self.limits.streams.lock().expect("the streams' lock is never poisoned");
         open.all -= 1;
         ::metrics::gauge!(LIVE_WATCHERS).decrement(1);
-        if let Some(count) = open.by_address.get_mut(&self.client.0) {
+        if let Some(count) = open.by_address.get_mut(&self.counted) {
             *count -= 1;
             if *count == 0 {
-                open.by_address.remove(&self.client.0);
+                open.by_address.remove(&self.counted);
             }
         }
     }
@@ -262,6 +261,15 @@ impl ClientAddress {
         let limits = request.app_data::<web::Data<Limits>>().expect("the app has its limits");
         let forwarded_for = request.headers().get("X-Forwarded-For").and_then(|value| value.to_str().ok());
         ClientAddress(limits.client_of(peer, forwarded_for))
+    }
+
+    /// The address as every limit counts it: itself, or for IPv6 its /64,
+    /// which one machine is given whole.
+    fn counted(self) -> IpAddr {
+        match self.0 {
+            IpAddr::V4(_) => self.0,
+            IpAddr::V6(v6) => IpAddr::V6(Ipv6Net::new(v6, 64).expect("64 is a prefix length").network()),
+        }
     }
 }
 
@@ -340,5 +348,18 @@ mod tests {
         drop(first);
         assert!(Limits::open_stream(&limits, a).is_ok(), "a closed stream gives its place back");
         assert_eq!(limits.streams.lock().unwrap().by_address.len(), 2);
+    }
+
+    #[test]
+    fn an_ipv6_64_opens_as_many_streams_as_one_address() {
+        let limits = web::Data::new(Limits::new(None, None, 10, 2, Vec::new()));
+        let one_machine =
+            ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::9"].map(|a| ClientAddress(address(a)));
+        let _first = Limits::open_stream(&limits, one_machine[0]).unwrap();
+        let second = Limits::open_stream(&limits, one_machine[1]).unwrap();
+        assert!(matches!(Limits::open_stream(&limits, one_machine[2]), Err(ApiError::RateLimited { .. })));
+        let _other = Limits::open_stream(&limits, ClientAddress(address("2001:db8:1:3::1"))).unwrap();
+        drop(second);
+        assert!(Limits::open_stream(&limits, one_machine[2]).is_ok(), "its place is the /64's");
     }
 }

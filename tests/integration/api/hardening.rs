@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::events::PATIENCE;
 use super::helpers::{TestApp, limited};
 
 #[test]
@@ -97,6 +98,26 @@ fn a_client_over_the_stream_cap_gets_429_until_it_closes_one() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(reopened, "the closed stream's place was not given back within 2 s");
+}
+
+#[test]
+fn an_ipv6_64_gets_429_after_its_32nd_stream_and_the_next_64_does_not() {
+    let app = TestApp::spawn_with(|config| config.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()]);
+    let id = app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap();
+    let path = format!("/api/v1/games/{id}/events");
+    let watch_from = |client: &str| app.watch_at(&path, &[("X-Forwarded-For", client)]);
+    // Each stream from another address of the same /64, as one machine may have.
+    let mut open: Vec<_> = (1..=32).map(|host| watch_from(&format!("2001:db8:1:2::{host:x}"))).collect();
+    assert!(open.iter_mut().all(|stream| stream.status() == Some(200)));
+    // Watched as a stream, so that a stream let in fails the test rather than never ending.
+    let mut refused = watch_from("2001:db8:1:2:ffff::1");
+    assert_eq!(refused.status(), Some(429));
+    assert!(
+        refused.ends_within(PATIENCE) && refused.received().contains("32 live streams open"),
+        "{}",
+        refused.received()
+    );
+    assert_eq!(watch_from("2001:db8:1:3::1").status(), Some(200), "another /64");
 }
 
 #[test]

@@ -412,3 +412,31 @@ fn a_rated_game_resigned_before_both_players_moved_is_aborted_and_unrated() {
     assert_eq!(resign_once_both_moved(&app, played, [&alice, &bob], &bob)["result"], "x_wins");
     assert_eq!(app.rating_of("alice", "player_choice")["games"], 1);
 }
+
+#[test]
+fn five_thousand_losses_and_a_win_leave_every_deviation_within_glicko_2s_bound() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let against_random =
+        json!({"variant": "measurement", "rated": true, "play_as": "X", "opponent": {"bot": "random"}});
+    // Two at a time: the ratings are the same in any order of equal games.
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                for _ in 0..2_500 {
+                    let id = app.create_game_as(&alice, against_random.clone());
+                    assert_eq!(app.place(id, &alice, [0, 1]).status, 201);
+                    act(&app, id, "resign", &alice);
+                }
+            });
+        }
+    });
+    let id = app.game_between(&alice, &bob, json!({"variant": "measurement", "rated": true}));
+    assert_eq!(resign_once_both_moved(&app, id, [&alice, &bob], &bob)["result"], "x_wins");
+    let alices = app.rating_of("alice", "measurement");
+    assert_eq!(alices["games"], 5_001);
+    for rating in [alices, app.rating_of("random", "measurement"), app.rating_of("bob", "measurement")] {
+        let (value, deviation) = (rating["rating"].as_f64().unwrap(), rating["deviation"].as_f64().unwrap());
+        assert!(deviation <= 350.0 && (400.0..=4000.0).contains(&value), "{rating}");
+    }
+}
