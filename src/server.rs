@@ -279,19 +279,9 @@ fn serve_metrics(address: SocketAddr) -> Result<Server, StartError> {
 /// aborts the games that waited too long for their second player, batch after
 /// batch while a backlog lasts, so that a backlog never delays a timeout; and
 /// in a third, every [`TIMER_EVERY`], it pairs the free players of each
-/// running arena.
+/// running arena; in a fourth, as often, it writes the seeks that expired
+/// unpaired expired.
 async fn run_timer(service: GameService) {
-    let timeouts = async {
-        let mut every = tokio::time::interval(TIMER_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            // An outage is answered elsewhere; the timer tries again at its next turn.
-            if let Err(error) = service.end_timed_out_games().await {
-                log::debug!("the timer will look again: {error}");
-            }
-        }
-    };
     let aborts = async {
         loop {
             match service.abort_unjoined_games().await {
@@ -304,17 +294,25 @@ async fn run_timer(service: GameService) {
             }
         }
     };
-    let pairings = async {
-        let mut every = tokio::time::interval(TIMER_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            if let Err(error) = service.pair_arenas().await {
-                log::debug!("the timer will pair again: {error}");
-            }
+    tokio::join!(
+        each_turn("look", || service.end_timed_out_games()),
+        aborts,
+        each_turn("pair", || service.pair_arenas()),
+        each_turn("sweep the seeks", || service.expire_seeks()),
+    );
+}
+
+/// Runs `turn` every [`TIMER_EVERY`], for ever. A turn that fails is logged
+/// (an outage is answered elsewhere), and the next turn `does` it again.
+async fn each_turn<T, F: Future<Output = Result<T, Error>>>(does: &str, turn: impl Fn() -> F) {
+    let mut every = tokio::time::interval(TIMER_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(error) = turn().await {
+            log::debug!("the timer will {does} again: {error}");
         }
-    };
-    tokio::join!(timeouts, aborts, pairings);
+    }
 }
 
 /// Every [`RETENTION_EVERY`], deletes the games that ended before their

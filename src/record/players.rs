@@ -347,8 +347,8 @@ pub(crate) enum Closing {
     Cancel,
 }
 
-/// Where a seek stands. The database keeps the first three; an open one past
-/// its expiry has expired, which nothing needs to write.
+/// Where a seek stands. An open one past its expiry has expired, and the
+/// server's timer soon writes it so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeekStatus {
     /// Waiting for a match.
@@ -363,7 +363,8 @@ pub enum SeekStatus {
 
 impl SeekStatus {
     /// Every status the database keeps.
-    pub(crate) const STORED: [SeekStatus; 3] = [SeekStatus::Open, SeekStatus::Paired, SeekStatus::Cancelled];
+    pub(crate) const STORED: [SeekStatus; 4] =
+        [SeekStatus::Open, SeekStatus::Paired, SeekStatus::Cancelled, SeekStatus::Expired];
 
     /// The name used in the database and the API.
     pub fn code(self) -> &'static str {

@@ -1,6 +1,6 @@
 //! The server's own writes: a clock that ran out, a game that waited too long
-//! for its second player, and the deletion of games that ended before the
-//! retention period. Every instance runs the timer; the store's update makes
+//! for its second player, a seek that expired, and the deletion of games that
+//! ended before the retention period. Every instance runs the timer; the store's update makes
 //! each such write land once.
 
 use std::time::Duration;
@@ -90,6 +90,23 @@ impl GameService {
             }
         });
         ended.count()
+    }
+
+    /// Writes the seeks that expired unpaired expired, a batch of
+    /// [`TIMER_BATCH`] at a time until none is left; answers how many.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn expire_seeks(&self) -> Result<u64, Error> {
+        let mut expired = 0;
+        loop {
+            let batch = self.store.expire_seeks(self.now(), TIMER_BATCH).await?;
+            expired += batch;
+            if batch < u64::from(TIMER_BATCH) {
+                return Ok(expired);
+            }
+            tokio::task::yield_now().await;
+        }
     }
 
     /// Deletes a batch of at most [`RETENTION_BATCH`] games of each kind that

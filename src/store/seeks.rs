@@ -6,6 +6,8 @@
 use std::sync::LazyLock;
 use std::time::Instant;
 
+use jiff::Timestamp;
+
 use super::challenges::new_id;
 use super::games::create;
 use super::rows::{corrupt, terms_from_row, username};
@@ -58,6 +60,12 @@ static INSERT_SEEK: LazyLock<Sql> = LazyLock::new(|| {
 static PAIR_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2");
 static SEEK: LazyLock<Sql> = LazyLock::new(|| Sql::built(format!("SELECT {SEEK_COLUMNS} FROM seeks WHERE id = $1")));
 static CANCEL_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'");
+/// Writes at most `$2` of the open seeks that expired by `$1` expired: out of
+/// `seeks_open`, which every new seek's pairing walks.
+static EXPIRE_SEEKS: Sql = Sql::new(
+    "UPDATE seeks SET status = 'expired' WHERE id IN \
+     (SELECT id FROM seeks WHERE status = 'open' AND expires_at <= $1 LIMIT $2)",
+);
 
 impl Store {
     /// Makes seek `new`, unless its player has `most_open` open seeks already;
@@ -86,6 +94,12 @@ impl Store {
     /// Cancels seek `id` if it is open; answers whether it was.
     pub(crate) async fn cancel_seek(&self, id: SeekId) -> Result<bool, StoreError> {
         Ok(self.write_one(&CANCEL_SEEK, vec![id.into()]).await? > 0)
+    }
+
+    /// Writes at most `most` of the seeks open past their expiry at `now`
+    /// expired; answers how many.
+    pub(crate) async fn expire_seeks(&self, now: Timestamp, most: u32) -> Result<u64, StoreError> {
+        self.write_one(&EXPIRE_SEEKS, vec![now.into(), most.into()]).await
     }
 }
 

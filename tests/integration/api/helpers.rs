@@ -70,6 +70,25 @@ impl TestDatabase {
             TestDatabase::Postgres(database) => postgres::execute(&database.url(), sql),
         }
     }
+
+    /// The number that `sql`, a count, answers on this database, behind the server's back.
+    pub fn count(&self, sql: &str) -> i64 {
+        actix_web::rt::System::new().block_on(async {
+            use sqlx::Connection;
+            let sql = || sqlx::AssertSqlSafe(sql.to_string());
+            match self {
+                TestDatabase::Sqlite(_) => {
+                    let mut connection = sqlx::SqliteConnection::connect(&self.url()).await.expect("the file opens");
+                    sqlx::query_scalar(sql()).fetch_one(&mut connection).await.expect("the count runs")
+                }
+                TestDatabase::Postgres(database) => {
+                    let mut connection =
+                        sqlx::PgConnection::connect(&database.url()).await.expect("PostgreSQL answers");
+                    sqlx::query_scalar(sql()).fetch_one(&mut connection).await.expect("the count runs")
+                }
+            }
+        })
+    }
 }
 
 /// The seed of every test server's measurements and bots.

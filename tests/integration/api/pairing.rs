@@ -317,3 +317,35 @@ fn a_players_stream_on_one_instance_hears_of_what_happens_on_the_other() {
     assert_eq!(b.post_with_token(&format!("/api/v1/games/{}/resign", game_id.unwrap()), &alice, json!({})).status, 201);
     assert_eq!(next_of(&mut bobs_on_a, "game_finish")["game"]["end"]["reason"], "resignation");
 }
+
+#[test]
+fn seeks_that_expire_unpaired_are_swept_out_of_the_open_ones() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_with_database(&database, |config| config.seek_timeout = Duration::from_secs(1));
+    // Three seeks on terms of their own, which pair with nothing.
+    let seeks: Vec<(String, i64)> = [
+        ("alice", json!({"variant": "measurement"})),
+        ("bob", json!({"variant": "player_choice"})),
+        ("carol", json!({"variant": "measurement", "scoring": "narrow_win"})),
+    ]
+    .into_iter()
+    .map(|(name, terms)| {
+        let token = app.player(name);
+        let id = app.seek(&token, terms).json()["id"].as_i64().unwrap();
+        (token, id)
+    })
+    .collect();
+    let open = || database.count("SELECT count(*) FROM seeks WHERE status = 'open'");
+    assert_eq!(open(), 3);
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while open() > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(open(), 0, "the expired seeks are still open");
+    assert_eq!(database.count("SELECT count(*) FROM seeks WHERE status = 'expired'"), 3);
+    for (token, id) in &seeks {
+        assert_eq!(app.get_with_token(&format!("/api/v1/seeks/{id}"), token).json()["status"], "expired");
+    }
+    // A new seek on the first's terms finds no partner among them.
+    assert_eq!(app.seek(&app.player("dave"), json!({"variant": "measurement"})).json()["status"], "open");
+}
