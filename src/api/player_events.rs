@@ -66,7 +66,15 @@ impl PlayerWatch {
         }
     }
 
-    /// The next bytes to send; `None` ends the stream (the server stops).
+    /// Whether the stream's token is no longer its player's: a new token
+    /// ends the streams opened with the old one. While the database is away,
+    /// it stays theirs.
+    async fn token_replaced(&self) -> bool {
+        matches!(self.service.still_holds_token(&self.player).await, Ok(false))
+    }
+
+    /// The next bytes to send; `None` ends the stream (the server stops, or
+    /// the player's token was replaced).
     async fn next(mut self) -> Option<(Result<Bytes, Error>, PlayerWatch)> {
         loop {
             if let Some(bytes) = self.queue.pop_front() {
@@ -74,6 +82,7 @@ impl PlayerWatch {
             }
             let caught_up = tokio::select! {
                 notice = self.notices.recv() => match notice {
+                    Ok(_) | Err(RecvError::Lagged(_)) if self.token_replaced().await => return None,
                     Ok(_) | Err(RecvError::Lagged(_)) => self.catch_up().await,
                     Err(RecvError::Closed) => return None,
                 },
@@ -81,6 +90,10 @@ impl PlayerWatch {
                     self.catch_up().await
                 }
                 _ = self.keep_alive.tick() => {
+                    // A token replaced on an instance whose notice was lost.
+                    if self.token_replaced().await {
+                        return None;
+                    }
                     // A stream held open is its player, here: a sighting that
                     // cannot be written now is written at the next tick.
                     let _ = self.service.keep_seen(&mut self.player).await;
@@ -104,7 +117,8 @@ impl PlayerWatch {
 /// after `Last-Event-ID` (or `?last_event_id=`; all of them on a first
 /// connection), then each new one as it happens, on whichever instance. It
 /// stays open; a comment every 5 s keeps it so. While it is open you count as
-/// present in all your games. An `EventSource` cannot send a header: give it
+/// present in all your games. A new token (`POST /players/me/token`) ends the
+/// streams opened with the old one. An `EventSource` cannot send a header: give it
 /// the token as `?token=`. Kinds may be added: listen for those you know, and
 /// read a game again (`GET /games/{id}`) on any other.
 ///

@@ -128,6 +128,14 @@ impl GameService {
         self.seen(holder).await
     }
 
+    /// Whether `holder`'s token is still theirs: a new one replaces it.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub(crate) async fn still_holds_token(&self, holder: &Holder) -> Result<bool, Error> {
+        Ok(self.store.player_by_token(&holder.token_hash).await?.is_some_and(|(player, _)| player.id == holder.id))
+    }
+
     /// `holder`, seen now: the sighting is written when the last is
     /// [`SEEN_EVERY`] old or more.
     async fn seen(&self, mut holder: Holder) -> Result<Holder, Error> {
@@ -248,6 +256,8 @@ impl GameService {
     pub(crate) async fn new_player_token(&self, holder: &Holder) -> Result<String, Error> {
         let token = token::new_player_token();
         self.store.set_player_token(holder.id, token::hash(&token)).await?;
+        // Their streams here read again, and those of the old token end.
+        self.player_hub.publish_unknown(holder.id);
         Ok(token)
     }
 

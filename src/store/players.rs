@@ -7,7 +7,7 @@ use jiff::Timestamp;
 
 use super::rows::{bot_of, corrupt, username};
 use super::sql::Sql;
-use super::tx::{Arg, Row, Tx};
+use super::tx::{Arg, Notice, Row, Tx};
 use super::write::GAME_STANDINGS;
 use super::{Store, StoreError, counted};
 use crate::engine::Player;
@@ -147,7 +147,8 @@ impl Store {
     /// Gives player `id` the token hashing to `token_hash`: the old one stops
     /// working with this write.
     pub(crate) async fn set_player_token(&self, id: PlayerId, token_hash: Vec<u8>) -> Result<(), StoreError> {
-        self.write_one(&SET_PLAYER_TOKEN, vec![id.into(), token_hash.into()]).await.map(drop)
+        let args = [id.into(), token_hash.into()];
+        self.wrote(async { run!(self, Write, |tx| set_player_token(tx, id, &args)) }).await
     }
 
     /// Makes player `id` a bot as of `at`, unless they are a bot already or
@@ -243,4 +244,12 @@ async fn player_events(
         })
     })
     .await
+}
+
+/// See [`Store::set_player_token`]. The player's streams, on every instance,
+/// are told: those opened with the old token end.
+async fn set_player_token(tx: &mut impl Tx, id: PlayerId, args: &[Arg<'static>]) -> Result<(), StoreError> {
+    tx.execute(&SET_PLAYER_TOKEN, args).await?;
+    tx.tell(Notice::PlayerEvents { id });
+    Ok(())
 }

@@ -349,3 +349,27 @@ fn seeks_that_expire_unpaired_are_swept_out_of_the_open_ones() {
     // A new seek on the first's terms finds no partner among them.
     assert_eq!(app.seek(&app.player("dave"), json!({"variant": "measurement"})).json()["status"], "open");
 }
+
+#[test]
+fn a_new_token_ends_the_streams_opened_with_the_old_one() {
+    let app = TestApp::spawn();
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let mut old = app.player_events(&alice, None);
+    let mut by_header = app.watch_at("/api/v1/players/me/events", &[("Authorization", &format!("Bearer {alice}"))]);
+    let mut bobs = app.player_events(&bob, None);
+    assert_eq!((old.status(), by_header.status(), bobs.status()), (Some(200), Some(200), Some(200)));
+    let renewed = app.post_with_token("/api/v1/players/me/token", &alice, json!({}));
+    assert_eq!(renewed.status, 201, "{}", renewed.body);
+    let new = renewed.json()["token"].as_str().unwrap().to_string();
+    assert!(old.ends_within(PATIENCE), "the stream of the old token goes on: {}", old.received());
+    assert!(by_header.ends_within(PATIENCE), "{}", by_header.received());
+    // Nothing of hers reached them; the new token's stream hears what comes next.
+    let mut current = app.player_events(&new, None);
+    assert_eq!(current.status(), Some(200));
+    app.challenge(&bob, "alice", json!({}));
+    assert_eq!(next_of(&mut current, "challenge")["challenge"]["challenger"], "bob");
+    assert!(!old.received().contains("challenge") && !by_header.received().contains("challenge"));
+    // Another player's stream is not touched.
+    bobs.next_event(Duration::from_millis(200));
+    assert_eq!(bobs.status(), Some(200));
+}
