@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::extract::{JsonBody, PlayerToken, player};
-use super::games::{Answer, ListQuery, cut_page, game_list, page_size};
+use super::games::{Answer, ListQuery, cursor_id, cut_page, game_list, page_size};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{
@@ -188,13 +188,16 @@ async fn player_games(service: Data<GameService>, name: web::Path<String>, query
     Ok(HttpResponse::Ok().json(game_list(service.public_games_of(&name, page).await?, page)))
 }
 
-/// Get a player's rating history in a variant: one point for each rated
-/// game, the rating after it and its change, in the order they were rated.
+/// Get a player's rating history in a variant, a page at a time: one point
+/// for each rated game, the rating after it and its change, in the order they
+/// were rated. The first page holds the latest points; `next_cursor` pages
+/// back to earlier ones.
 #[utoipa::path(
     tag = "players",
     params(
         ("name" = String, Path, description = "The player's name, in any case.", pattern = "^[A-Za-z0-9_-]{3,20}$"),
         ("variant" = VariantName, Path, description = "The variant."),
+        HistoryQuery,
     ),
     responses(
         (status = 200, description = "The history.", body = RatingHistory),
@@ -205,10 +208,33 @@ async fn player_games(service: Data<GameService>, name: web::Path<String>, query
     )
 )]
 #[get("/players/{name}/ratings/{variant}")]
-async fn rating_history(service: Data<GameService>, path: web::Path<(String, String)>) -> Answer {
+async fn rating_history(
+    service: Data<GameService>,
+    path: web::Path<(String, String)>,
+    query: web::Query<HistoryQuery>,
+) -> Answer {
     let (name, variant) = (path_name(&path.0)?, path_variant(&path.1)?);
-    let changes = service.rating_history(&name, variant).await?;
-    Ok(HttpResponse::Ok().json(RatingHistory::new(&name, variant, &changes)))
+    let (size, before) = (page_size(query.limit, 100)?, cursor_id(query.cursor.as_deref())?);
+    // One before the page tells that another precedes it.
+    let mut changes = service.rating_history(&name, variant, before, size + 1).await?;
+    let earlier = changes.len() > size as usize;
+    if earlier {
+        changes.remove(0);
+    }
+    let next_cursor = earlier.then(|| changes.first().map(|(number, _)| number.to_string())).flatten();
+    Ok(HttpResponse::Ok().json(RatingHistory::new(&name, variant, &changes, next_cursor)))
+}
+
+/// A page of a rating history.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct HistoryQuery {
+    /// Points per page, 1-100; default 100.
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u32>,
+    /// The `next_cursor` of the previous page: its points come before it.
+    #[param(pattern = r"^[0-9]{1,18}$")]
+    cursor: Option<String>,
 }
 
 /// Get a variant's leaderboard: the 100 best players whose ratings are not

@@ -128,8 +128,9 @@ pub(super) async fn ladder(options: LadderArgs) -> Result<(), CliError> {
             let name = qttt::record::Username::parse(bot.code()).expect("a bot's code is a name");
             let profile = service.profile(&name).await?;
             let (_, rating, games) = profile.ratings.into_iter().find(|(of, ..)| *of == variant).expect("each variant");
-            let history = service.rating_history(&name, variant).await?;
-            let settling: Vec<f64> = history.iter().rev().take(half).map(|change| change.after.rating).collect();
+            let most = u32::try_from(half).unwrap_or(u32::MAX);
+            let history = service.rating_history(&name, variant, None, most).await?;
+            let settling: Vec<f64> = history.iter().map(|(_, change)| change.after.rating).collect();
             let mean = settling.iter().sum::<f64>() / settling.len() as f64;
             let spread =
                 (settling.iter().map(|rating| (rating - mean).powi(2)).sum::<f64>() / settling.len() as f64).sqrt();

@@ -31,14 +31,21 @@ pub const LEADERBOARD_SIZE: usize = 100;
 const LEADERS_READ: u32 = 1000;
 
 impl GameService {
-    /// What each of the rated games of the player named `name` in `variant`
-    /// did to their rating, in the order they were rated.
+    /// What the last `most` rated games of the player named `name` in
+    /// `variant` numbered below `before` (all when none) did to their rating,
+    /// each with its number, in the order they were rated.
     ///
     /// # Errors
     /// [`Error::NotFound`]; database failures.
-    pub async fn rating_history(&self, name: &Username, variant: Variant) -> Result<Vec<RatingChange>, Error> {
+    pub async fn rating_history(
+        &self,
+        name: &Username,
+        variant: Variant,
+        before: Option<i64>,
+        most: u32,
+    ) -> Result<Vec<(i64, RatingChange)>, Error> {
         let player = self.named(name).await?;
-        Ok(self.store.rating_history(player.id, variant).await?)
+        Ok(self.store.rating_history(player.id, variant, before.unwrap_or(i64::MAX), most).await?)
     }
 
     /// The [`LEADERBOARD_SIZE`] best players in `variant` whose ratings are

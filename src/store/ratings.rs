@@ -24,9 +24,11 @@ use crate::record::{
 const CHANGE_COLUMNS: &str = "game_id, rating_before, deviation_before, volatility_before, rating_after, \
      deviation_after, volatility_after, rated_at";
 
+/// The last `$4` changes of player `$1` in variant `$2` numbered below `$3`, the latest first.
 static RATING_HISTORY: LazyLock<Sql> = LazyLock::new(|| {
     Sql::built(format!(
-        "SELECT {CHANGE_COLUMNS} FROM rating_changes WHERE player_id = $1 AND variant = $2 ORDER BY number"
+        "SELECT number, {CHANGE_COLUMNS} FROM rating_changes WHERE player_id = $1 AND variant = $2 AND number < $3 \
+         ORDER BY number DESC LIMIT $4"
     ))
 });
 /// The best ratings of variant `$1` that are not provisional as stored, at
@@ -77,14 +79,21 @@ impl Store {
         counted(run!(self, Read, |tx| GAME_STANDINGS.every(tx, id)))
     }
 
-    /// What each of player `id`'s rated games in `variant` did to their
-    /// rating, in the order they were rated.
-    pub async fn rating_history(&self, id: PlayerId, variant: Variant) -> Result<Vec<RatingChange>, StoreError> {
-        counted(run!(self, Read, |tx| tx.rows(
-            &RATING_HISTORY,
-            &[id.into(), variant.code().into()],
-            rating_change_from_row
-        )))
+    /// What the last `most` of player `id`'s rated games in `variant` whose
+    /// numbers are below `before` did to their rating, each with its number,
+    /// in the order they were rated.
+    pub async fn rating_history(
+        &self,
+        id: PlayerId,
+        variant: Variant,
+        before: i64,
+        most: u32,
+    ) -> Result<Vec<(i64, RatingChange)>, StoreError> {
+        let args = [id.into(), variant.code().into(), before.into(), most.into()];
+        let read = |row: &Row<'_>| Ok((row.get("number")?, rating_change_from_row(row)?));
+        let mut latest_first = counted(run!(self, Read, |tx| tx.rows(&RATING_HISTORY, &args, read)))?;
+        latest_first.reverse();
+        Ok(latest_first)
     }
 
     /// At most `most` players with the best ratings in `variant` that are not

@@ -845,7 +845,8 @@ export interface paths {
          *     after `Last-Event-ID` (or `?last_event_id=`; all of them on a first
          *     connection), then each new one as it happens, on whichever instance. It
          *     stays open; a comment every 5 s keeps it so. While it is open you count as
-         *     present in all your games. An `EventSource` cannot send a header: give it
+         *     present in all your games. A new token (`POST /players/me/token`) ends the
+         *     streams opened with the old one. An `EventSource` cannot send a header: give it
          *     the token as `?token=`. Kinds may be added: listen for those you know, and
          *     read a game again (`GET /games/{id}`) on any other.
          *
@@ -983,8 +984,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a player's rating history in a variant: one point for each rated
-         *     game, the rating after it and its change, in the order they were rated.
+         * Get a player's rating history in a variant, a page at a time: one point
+         *     for each rated game, the rating after it and its change, in the order they
+         *     were rated. The first page holds the latest points; `next_cursor` pages
+         *     back to earlier ones.
          */
         get: operations["rating_history"];
         put?: never;
@@ -3065,6 +3068,7 @@ export interface components {
         /**
          * @description A player's rating history in a variant: one point for each rated game.
          * @example {
+         *       "next_cursor": null,
          *       "player": "alice",
          *       "points": [
          *         {
@@ -3080,9 +3084,14 @@ export interface components {
          *     }
          */
         RatingHistory: {
+            /**
+             * @description The `cursor` of the page of the points before these; null on the page
+             *     of the first.
+             */
+            next_cursor: string | null;
             /** @description The player's name. */
             player: string;
-            /** @description One point for each rated game, in the order they were rated. */
+            /** @description One point for each rated game of the page, in the order they were rated. */
             points: components["schemas"]["RatingPointView"][];
             /** @description The variant. */
             variant: components["schemas"]["VariantName"];
@@ -5206,7 +5215,12 @@ export interface operations {
     };
     rating_history: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Points per page, 1-100; default 100. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page: its points come before it. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description The player's name, in any case. */

@@ -409,9 +409,9 @@ export class QtttClient {
     return this.call("DELETE", `/seeks/${id}`);
   }
 
-  /** A player's rating history in a variant. */
-  ratingHistory(name: string, variant: Variant): Promise<Schemas["RatingHistory"]> {
-    return this.call("GET", `/players/${encodeURIComponent(name)}/ratings/${variant}`);
+  /** A page of a player's rating history in a variant: the latest points first, `next_cursor` to earlier ones. */
+  ratingHistory(name: string, variant: Variant, query: { limit?: number; cursor?: string } = {}): Promise<Schemas["RatingHistory"]> {
+    return this.call("GET", `/players/${encodeURIComponent(name)}/ratings/${variant}`, { query });
   }
 
   /** A variant's leaderboard. */

@@ -310,14 +310,18 @@ impl PlayerEventView {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"player": "alice", "variant": "measurement", "points": [
     {"game_id": 42, "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "rating_diff": 162.3,
-        "rated_at": "2026-12-03T10:25:14.031Z"}]}))]
+        "rated_at": "2026-12-03T10:25:14.031Z"}], "next_cursor": null}))]
 pub(crate) struct RatingHistory {
     /// The player's name.
     pub player: String,
     /// The variant.
     pub variant: VariantName,
-    /// One point for each rated game, in the order they were rated.
+    /// One point for each rated game of the page, in the order they were rated.
     pub points: Vec<RatingPointView>,
+    /// The `cursor` of the page of the points before these; null on the page
+    /// of the first.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
 }
 
 /// A rated game's point of a rating history: the rating after it.
@@ -339,14 +343,21 @@ pub(crate) struct RatingPointView {
 }
 
 impl RatingHistory {
-    /// The history of `player` in `variant`, of `changes`.
-    pub fn new(player: &Username, variant: Variant, changes: &[RatingChange]) -> RatingHistory {
+    /// The page of `player`'s history in `variant` of `changes`, each with its
+    /// number, before the page of `next_cursor`.
+    pub fn new(
+        player: &Username,
+        variant: Variant,
+        changes: &[(i64, RatingChange)],
+        next_cursor: Option<String>,
+    ) -> RatingHistory {
         RatingHistory {
+            next_cursor,
             player: player.to_string(),
             variant: variant.into(),
             points: changes
                 .iter()
-                .map(|change| RatingPointView {
+                .map(|(_, change)| RatingPointView {
                     game_id: change.game_id,
                     rating: change.after.rating,
                     deviation: change.after.deviation,

@@ -273,6 +273,17 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
     assert_eq!(points.len(), 3);
     assert_eq!(points[2]["game_id"].as_i64(), last);
     assert_eq!(points[2]["rating"].as_f64(), Some(alice_standing.rating.rating));
+    assert_eq!(history["next_cursor"], Value::Null);
+    // A page at a time, the latest first: two, then the one before them.
+    let page =
+        |query: &str| app.request("GET", &format!("/api/v1/players/alice/ratings/player_choice{query}"), &[], None);
+    let latest = page("?limit=2").json();
+    assert_eq!((&latest["points"][0], &latest["points"][1]), (&points[1], &points[2]));
+    assert_eq!(latest["points"].as_array().map(Vec::len), Some(2));
+    let earlier = page(&format!("?limit=2&cursor={}", latest["next_cursor"].as_str().unwrap())).json();
+    assert_eq!((&earlier["points"], &earlier["next_cursor"]), (&json!([points[0]]), &Value::Null));
+    page("?limit=0").assert_problem(400, "invalid_query");
+    page("?cursor=x").assert_problem(400, "invalid_query");
     let none = app.request("GET", "/api/v1/players/alice/ratings/measurement", &[], None).json();
     assert_eq!(none["points"], json!([]));
     app.request("GET", "/api/v1/players/alice/ratings/chess", &[], None).assert_problem(400, "invalid_path");
