@@ -189,7 +189,7 @@ async fn arena_stream(
     arena_looks: web::Data<ArenaLooks>,
     client: ClientAddress,
 ) -> Result<actix_web::HttpResponse, ApiError> {
-    let paired = last_event_id(&request, &resume)?;
+    let paired = last_event_id(&request, &resume)?.unwrap_or(0);
     let id = id.into_inner();
     service.arena(id).await?;
     let place = Limits::open_stream(&limits, client)?;

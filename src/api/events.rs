@@ -422,9 +422,9 @@ fn event_seq(id: &str) -> Option<i64> {
 }
 
 /// The sequence number a reconnecting `EventSource` last saw: its `Last-Event-ID`,
-/// else the query's `last_event_id`, else none (0). Both are checked when both
-/// are sent.
-pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i64, ApiError> {
+/// else the query's `last_event_id`; none on a first connection. Both are
+/// checked when both are sent.
+pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<Option<i64>, ApiError> {
     let query = match &resume.last_event_id {
         None => None,
         Some(id) => Some(event_seq(id).ok_or_else(|| {
@@ -432,8 +432,8 @@ pub(super) fn last_event_id(request: &HttpRequest, resume: &Resume) -> Result<i6
         })?),
     };
     match request.headers().get("Last-Event-ID").map(|value| value.to_str().ok().and_then(event_seq)) {
-        None => Ok(query.unwrap_or(0)),
-        Some(Some(seq)) => Ok(seq),
+        None => Ok(query),
+        Some(Some(seq)) => Ok(Some(seq)),
         Some(None) => Err(ApiError::InvalidHeader("Last-Event-ID must be the id of an event, a whole number".into())),
     }
 }
@@ -514,7 +514,7 @@ async fn events(
 ) -> Result<HttpResponse, ApiError> {
     let format =
         web::Query::<Format>::from_query(request.query_string()).map_err(invalid_query)?.format.unwrap_or_default();
-    let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?);
+    let (id, last) = (id.into_inner(), last_event_id(&request, &resume)?.unwrap_or(0));
     let place = Limits::open_stream(&limits, ClientAddress::of(&request))?;
     // Watch before reading the log: whatever is written in between is both in the
     // log read and announced, and `sent` keeps it from going out twice.

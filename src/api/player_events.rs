@@ -22,13 +22,15 @@ use crate::error::Error;
 use crate::record::Holder;
 use crate::service::{EVENTS_AT_ONCE, GameService};
 
-/// A player's stream: what is queued to send, the last event sent, its
-/// notices, and when to read again after the database was away.
+/// A player's stream: what is queued to send, the last event queued, whether
+/// more were written after it, its notices, and when to read again after the
+/// database was away.
 struct PlayerWatch {
     service: web::Data<GameService>,
     player: Holder,
     sent: i64,
     queue: VecDeque<Bytes>,
+    more: bool,
     notices: broadcast::Receiver<i64>,
     keep_alive: Interval,
     retry_at: Option<Instant>,
@@ -37,33 +39,32 @@ struct PlayerWatch {
 }
 
 impl PlayerWatch {
-    /// Queues the player's events after those sent. While the database is away
-    /// the stream stays open and reads again later.
+    /// Queues a page of the player's events after those queued: the next is
+    /// read once this one is sent, so that a reader who does not read holds
+    /// one page at most. While the database is away the stream stays open and
+    /// reads again later.
     async fn catch_up(&mut self) -> Result<(), Error> {
         self.retry_at = None;
-        loop {
-            let events = match self.service.player_events(self.player.id, self.sent).await {
-                Ok(events) => events,
-                Err(Error::Unavailable(_)) => {
-                    self.failures = self.failures.saturating_add(1);
-                    self.retry_at = Some(Instant::now() + retry_wait(self.failures));
-                    return Ok(());
-                }
-                Err(error) => return Err(error),
-            };
-            self.failures = 0;
-            let now = self.service.now();
-            for event in &events {
-                self.sent = event.event.seq;
-                if let Some(about) = &event.about {
-                    let view = PlayerEventView::new(event, about, &self.player.name, now);
-                    self.queue.push_back(message(Some(self.sent), event.event.kind.code(), &view));
-                }
-            }
-            if events.len() < EVENTS_AT_ONCE as usize {
+        let events = match self.service.player_events(self.player.id, self.sent).await {
+            Ok(events) => events,
+            Err(Error::Unavailable(_)) => {
+                self.failures = self.failures.saturating_add(1);
+                self.retry_at = Some(Instant::now() + retry_wait(self.failures));
                 return Ok(());
             }
+            Err(error) => return Err(error),
+        };
+        self.failures = 0;
+        self.more = events.len() == EVENTS_AT_ONCE as usize;
+        let now = self.service.now();
+        for event in &events {
+            self.sent = event.event.seq;
+            if let Some(about) = &event.about {
+                let view = PlayerEventView::new(event, about, &self.player.name, now);
+                self.queue.push_back(message(Some(self.sent), event.event.kind.code(), &view));
+            }
         }
+        Ok(())
     }
 
     /// Whether the stream's token is no longer its player's: a new token
@@ -79,6 +80,12 @@ impl PlayerWatch {
         loop {
             if let Some(bytes) = self.queue.pop_front() {
                 return Some((Ok(bytes), self));
+            }
+            if self.more {
+                if let Err(error) = self.catch_up().await {
+                    return Some((Err(error), self));
+                }
+                continue;
             }
             let caught_up = tokio::select! {
                 notice = self.notices.recv() => match notice {
@@ -114,8 +121,11 @@ impl PlayerWatch {
 /// `challenge_accepted`, `challenge_declined` (one of yours was) or
 /// `challenge_cancelled` (one sent to you was); its `data` a `PlayerEventView`;
 /// its `id` the event's number among yours. The stream first sends the events
-/// after `Last-Event-ID` (or `?last_event_id=`; all of them on a first
-/// connection), then each new one as it happens, on whichever instance. It
+/// after `Last-Event-ID` (or `?last_event_id=`; your last 20 on a first
+/// connection: read what is open now with `GET /players/me/challenges` and
+/// `GET /players/me/games?status=ongoing`), then each new one as it happens,
+/// on whichever instance. The server keeps your last 1,000 events: a stream
+/// resumed from before them starts at the oldest kept. It
 /// stays open; a comment every 5 s keeps it so. While it is open you count as
 /// present in all your games. A new token (`POST /players/me/token`) ends the
 /// streams opened with the old one. An `EventSource` cannot send a header: give it
@@ -153,14 +163,19 @@ async fn player_events(
     let last = last_event_id(&request, &resume)?;
     let place = Limits::open_stream(&limits, client)?;
     let player = player(&service, &token.0).await?;
+    let sent = match last {
+        Some(last) => last,
+        None => service.recent_events_start(player.id).await?,
+    };
     // Watch before reading: whatever is written in between is both read and
     // announced, and `sent` keeps it from going out twice.
     let notices = service.watch_player(player.id);
     let mut watch = PlayerWatch {
         service,
         player,
-        sent: last,
+        sent,
         queue: VecDeque::from([reconnect_field()]),
+        more: false,
         notices,
         keep_alive: interval_at(Instant::now() + KEEP_ALIVE, KEEP_ALIVE),
         retry_at: None,

@@ -20,6 +20,10 @@ use crate::token;
 /// How many of a player's events are read at once.
 pub const EVENTS_AT_ONCE: u32 = 100;
 
+/// How many of their last events a player's stream sends on a first
+/// connection: the recent past, beside what is open now.
+const RECENT_EVENTS: i64 = 20;
+
 /// One of a player's events, with what it is about as it stands now.
 #[derive(Debug, Clone)]
 pub struct PlayerEvent {
@@ -155,6 +159,15 @@ impl GameService {
             holder.last_seen_at = Some(now);
         }
         Ok(())
+    }
+
+    /// Where a first connection of player `id`'s stream starts: after all but
+    /// their last [`RECENT_EVENTS`] events.
+    ///
+    /// # Errors
+    /// Database failures.
+    pub async fn recent_events_start(&self, id: PlayerId) -> Result<i64, Error> {
+        Ok((self.store.last_player_event(id).await? - RECENT_EVENTS).max(0))
     }
 
     /// At most [`EVENTS_AT_ONCE`] of player `id`'s events after number `after`,

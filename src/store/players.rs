@@ -90,6 +90,7 @@ static PLAYER_RESULTS: LazyLock<Sql> = LazyLock::new(|| {
         count("mine.result = 'aborted'"),
     ))
 });
+static LAST_PLAYER_EVENT: Sql = Sql::new("SELECT last_event_seq FROM players WHERE id = $1");
 static PLAYER_EVENTS: Sql = Sql::new(
     "SELECT seq, kind, game_id, challenge_id, created_at FROM player_events \
          WHERE player_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
@@ -170,6 +171,12 @@ impl Store {
     /// How player `id`'s finished games ended for them.
     pub(crate) async fn player_results(&self, id: PlayerId) -> Result<Results, StoreError> {
         counted(run!(self, Read, |tx| player_results(tx, id)))
+    }
+
+    /// The number of player `id`'s last event; 0 before their first.
+    pub(crate) async fn last_player_event(&self, id: PlayerId) -> Result<i64, StoreError> {
+        let last = run!(self, Read, |tx| tx.row(&LAST_PLAYER_EVENT, &[id.into()], |row| row.get("last_event_seq")));
+        Ok(counted(last)?.unwrap_or(0))
     }
 
     /// At most `most` of player `id`'s events after number `after`, in order.

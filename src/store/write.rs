@@ -104,16 +104,25 @@ static INSERT_CHANGE: Sql = Sql::new(
 );
 /// A player's next event: its number is the one after their last. Taking it
 /// holds the player's row until the transaction commits, so that a player's
-/// events commit in the order of their numbers.
-static NEXT_PLAYER_EVENT: LazyLock<[Sql; 2]> = LazyLock::new(|| {
+/// events commit in the order of their numbers. Then the event that falls out
+/// of the [`KEPT_PLAYER_EVENTS`] a player keeps is deleted.
+static NEXT_PLAYER_EVENT: LazyLock<[Sql; 3]> = LazyLock::new(|| {
     [
         Sql::new("UPDATE players SET last_event_seq = last_event_seq + 1 WHERE id = $1"),
         Sql::new(
             "INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
              SELECT id, last_event_seq, $2, $3, $4, $5 FROM players WHERE id = $1",
         ),
+        Sql::built(format!(
+            "DELETE FROM player_events WHERE player_id = $1 \
+             AND seq <= (SELECT last_event_seq FROM players WHERE id = $1) - {KEPT_PLAYER_EVENTS}"
+        )),
     ]
 });
+
+/// How many of their latest events a player keeps: a stream that resumes from
+/// before them starts at the oldest kept.
+const KEPT_PLAYER_EVENTS: i64 = 1000;
 
 /// The version of game `$1`: its last entry's number.
 static VERSION: Sql = Sql::new("SELECT COALESCE(MAX(seq), 0)::BIGINT AS version FROM log_entries WHERE game_id = $1");
@@ -139,6 +148,7 @@ pub(super) async fn insert_player_events(
         tx.execute(&NEXT_PLAYER_EVENT[0], &[event.player.into()]).await?;
         let args = [event.player.into(), event.kind.code().into(), game_id.into(), challenge_id.into(), at.into()];
         tx.execute(&NEXT_PLAYER_EVENT[1], &args).await?;
+        tx.execute(&NEXT_PLAYER_EVENT[2], &[event.player.into()]).await?;
         tx.tell(Notice::PlayerEvents { id: event.player });
     }
     Ok(())

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::events::PATIENCE;
-use super::helpers::{TestApp, limited};
+use super::helpers::{TestApp, TestDatabase, limited};
+use super::process::Process;
 
 #[test]
 fn a_body_that_does_not_arrive_in_time_gets_408_and_its_connection_closes() {
@@ -546,4 +547,72 @@ fn slow_heads_take_bounded_memory_and_give_it_back_once_closed() {
         after = server.resident_mb();
     }
     assert!(after <= before + 20, "{before} MB, {holding} MB with the heads, {after} MB 30 s after they closed");
+}
+
+#[test]
+fn unread_player_streams_over_forty_thousand_events_hold_little_memory() {
+    let database = TestDatabase::new();
+    let settings = [("MAX_LIVE_STREAMS_PER_ADDRESS", "64")];
+    let server = Process::start_logging(&database.url(), "error", std::process::Stdio::inherit(), &settings);
+    let alice = server.player("alice");
+    let bob = server.player("bob");
+    assert_eq!(server.post_with_token("/api/v1/players/alice/challenges", &bob, json!({})).status, 201);
+    // 40,000 more events of hers, written behind the server's back (as fast as
+    // they could come from people, her first repeated).
+    database.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) \
+         INSERT INTO player_events (player_id, seq, kind, game_id, challenge_id, created_at) \
+         SELECT e.player_id, e.seq + n.i, e.kind, e.game_id, e.challenge_id, e.created_at FROM n \
+         JOIN player_events e ON e.seq = 1 JOIN players p ON p.id = e.player_id AND p.name = 'alice'; \
+         UPDATE players SET last_event_seq = 40001 WHERE name = 'alice'",
+    );
+    let before = server.resident_mb();
+    // 32 streams that never read, half a first connection, half resumed from her first event.
+    let _streams: Vec<TcpStream> = (0..32)
+        .map(|index| {
+            let mut stream = TcpStream::connect(server.address).unwrap();
+            let resume = if index % 2 == 0 { "" } else { "Last-Event-ID: 1\r\n" };
+            let head = format!(
+                "GET /api/v1/players/me/events?token={alice} HTTP/1.1\r\nHost: qttt\r\nAccept: text/event-stream\r\n{resume}\r\n"
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    // Until the server has done what they ask: its memory no longer grows.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last = server.resident_mb();
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = server.resident_mb();
+        if now <= last || Instant::now() > deadline {
+            break;
+        }
+        last = now;
+    }
+    let grown = server.resident_mb().saturating_sub(before);
+    assert!(grown <= 100, "32 unread streams took {grown} MB (from {before} MB)");
+    // Her own stream, read, has the recent past on a first connection: her last 20 events.
+    let mut read = server.player_events(&alice, None);
+    let ids: Vec<i64> = (0..20).map(|_| read.next_event(PATIENCE).and_then(|event| event.id).unwrap()).collect();
+    assert_eq!(ids, (39_982..=40_001).collect::<Vec<i64>>());
+}
+
+#[test]
+fn a_player_keeps_their_last_thousand_events() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    // Each challenge sent and cancelled is two of her events.
+    for _ in 0..505 {
+        let challenge = app.post_with_token("/api/v1/players/alice/challenges", &bob, json!({})).json();
+        let cancelled = app.post_with_token(&format!("/api/v1/challenges/{}/cancel", challenge["id"]), &bob, json!({}));
+        assert_eq!(cancelled.status, 200, "{}", cancelled.body);
+    }
+    let kept = "SELECT count(*) FROM player_events WHERE player_id = (SELECT id FROM players WHERE name = 'alice')";
+    let oldest = "SELECT min(seq) FROM player_events WHERE player_id = (SELECT id FROM players WHERE name = 'alice')";
+    assert_eq!((database.count(kept), database.count(oldest)), (1000, 11));
+    // A stream resumed from before them starts at the oldest kept.
+    let mut resumed = app.watch_at(&format!("/api/v1/players/me/events?token={alice}&last_event_id=3"), &[]);
+    assert_eq!(resumed.next_event(PATIENCE).and_then(|event| event.id), Some(11));
 }
