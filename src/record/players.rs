@@ -338,6 +338,16 @@ pub(crate) struct NewChallenge {
     pub expires_at: Timestamp,
 }
 
+/// Why a challenge was not made: its challenger, or the player it is for,
+/// has as many open as they may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TooMany {
+    /// The challenger sent as many as they may.
+    Sent,
+    /// The player challenged was sent as many as they may be.
+    Received,
+}
+
 /// How a challenge is closed without a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Closing {

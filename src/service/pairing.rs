@@ -15,11 +15,16 @@ use crate::engine::Player;
 use crate::error::Error;
 use crate::record::{
     ArenaId, ChallengeId, ChallengeStatus, Closing, Colour, Event, Holder, NewChallenge, NewSeek, PlayerEventKind,
-    PlayerId, RatingRange, SeekId, SeekStatus, Sought, StoredChallenge, StoredGame, StoredSeek, Terms, Username,
+    PlayerId, RatingRange, SeekId, SeekStatus, Sought, StoredChallenge, StoredGame, StoredSeek, Terms, TooMany,
+    Username,
 };
 
 /// The most challenges a player may have sent that wait for an answer.
 pub const MOST_OPEN_CHALLENGES: u32 = 20;
+
+/// The most challenges open to one player: a flood of them from many players
+/// waits until some are answered or expire.
+pub const MOST_RECEIVED_CHALLENGES: u32 = 50;
 
 /// What a write tells the players it is about.
 type PlayerEvents = Vec<(PlayerId, PlayerEventKind)>;
@@ -71,7 +76,8 @@ impl GameService {
     /// # Errors
     /// [`Error::NotFound`] for a name that is nobody's; [`Error::SelfChallenge`];
     /// [`Error::TooManyOpen`] when the challenger has [`MOST_OPEN_CHALLENGES`]
-    /// waiting already; database failures.
+    /// waiting already, or the player challenged [`MOST_RECEIVED_CHALLENGES`];
+    /// database failures.
     pub async fn challenge(
         &self,
         challenger: &Holder,
@@ -97,10 +103,18 @@ impl GameService {
         // The server's bots answer at once, and hear nothing.
         let tell =
             if challenged.server_bot.is_some() { vec![] } else { vec![(challenged.id, PlayerEventKind::Challenge)] };
-        let id = self.store.create_challenge(new, MOST_OPEN_CHALLENGES, tell.clone()).await?.ok_or_else(|| {
-            Error::TooManyOpen(format!(
-                "you have {MOST_OPEN_CHALLENGES} challenges waiting for an answer, the most you may; cancel one first"
-            ))
+        let most = [MOST_OPEN_CHALLENGES, MOST_RECEIVED_CHALLENGES];
+        let id = self.store.create_challenge(new, most, tell.clone()).await?.map_err(|too_many| {
+            Error::TooManyOpen(match too_many {
+                TooMany::Sent => format!(
+                    "you have {MOST_OPEN_CHALLENGES} challenges waiting for an answer, the most you may; cancel one first"
+                ),
+                TooMany::Received => format!(
+                    "{} has {MOST_RECEIVED_CHALLENGES} challenges waiting for an answer, the most a player may; \
+                     try again later",
+                    challenged.name
+                ),
+            })
         })?;
         self.tell_players(&tell);
         if let Some(bot) = challenged.server_bot {

@@ -16,7 +16,7 @@ use super::write::insert_player_events;
 use super::{Store, StoreError, counted};
 use crate::record::{
     ChallengeId, ChallengeStatus, Colour, GameId, NewChallenge, PlayerEventKind, PlayerId, Started, StoredChallenge,
-    Subject,
+    Subject, TooMany,
 };
 
 /// Holds the row of player `$1` until the transaction ends: their writes that
@@ -24,6 +24,9 @@ use crate::record::{
 pub(super) static HOLD_PLAYER: Sql = Sql::new("SELECT id FROM players WHERE id = $1 FOR UPDATE");
 static OPEN_CHALLENGES_SENT: Sql = Sql::new(
     "SELECT count(*) AS open FROM challenges WHERE challenger_id = $1 AND status = 'open' AND expires_at > $2",
+);
+static OPEN_CHALLENGES_RECEIVED: Sql = Sql::new(
+    "SELECT count(*) AS open FROM challenges WHERE challenged_id = $1 AND status = 'open' AND expires_at > $2",
 );
 static INSERT_CHALLENGE: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
@@ -62,15 +65,16 @@ static SET_CHALLENGE_GAME: Sql = Sql::new("UPDATE challenges SET game_id = $1 WH
 
 impl Store {
     /// Creates `new`, with `tell` (each player's event about it), unless its
-    /// challenger has `most_open` challenges open at its creation already:
-    /// then answers none, writing nothing.
+    /// challenger has `most[0]` challenges open at its creation already, or
+    /// the player it is for was sent `most[1]`: then answers which, writing
+    /// nothing.
     pub(crate) async fn create_challenge(
         &self,
         new: NewChallenge,
-        most_open: u32,
+        most: [u32; 2],
         tell: Vec<(PlayerId, PlayerEventKind)>,
-    ) -> Result<Option<ChallengeId>, StoreError> {
-        self.wrote(async { run!(self, Write, |tx| create_challenge(tx, &new, most_open, &tell)) }).await
+    ) -> Result<Result<ChallengeId, TooMany>, StoreError> {
+        self.wrote(async { run!(self, Write, |tx| create_challenge(tx, &new, most, &tell)) }).await
     }
 
     /// Challenge `id`.
@@ -118,13 +122,24 @@ impl Store {
 async fn create_challenge(
     tx: &mut impl Tx,
     new: &NewChallenge,
-    most_open: u32,
+    most: [u32; 2],
     tell: &[(PlayerId, PlayerEventKind)],
-) -> Result<Option<ChallengeId>, StoreError> {
-    tx.hold(&HOLD_PLAYER, &[new.challenger.into()]).await?;
-    let args = [new.challenger.into(), new.created_at.into()];
-    if tx.row(&OPEN_CHALLENGES_SENT, &args, |row| row.get("open")).await?.unwrap_or(0) >= most_open {
-        return Ok(None);
+) -> Result<Result<ChallengeId, TooMany>, StoreError> {
+    // Both rows, in the order of their ids: two challenges between the same
+    // players never wait for each other in a circle.
+    let mut held = [new.challenger, new.challenged];
+    held.sort();
+    for player in held {
+        tx.hold(&HOLD_PLAYER, &[player.into()]).await?;
+    }
+    for (count, player, too_many, most) in [
+        (&OPEN_CHALLENGES_SENT, new.challenger, TooMany::Sent, most[0]),
+        (&OPEN_CHALLENGES_RECEIVED, new.challenged, TooMany::Received, most[1]),
+    ] {
+        let args = [player.into(), new.created_at.into()];
+        if tx.row(count, &args, |row| row.get("open")).await?.unwrap_or(0) >= most {
+            return Ok(Err(too_many));
+        }
     }
     let clock = new.terms.clock.map(|clock| (clock.initial_ms, clock.increment_ms));
     let args = [
@@ -141,7 +156,7 @@ async fn create_challenge(
     ];
     let id = ChallengeId::new(new_id(tx.insert(&INSERT_CHALLENGE, &args).await?)?);
     insert_player_events(tx, Subject::Challenge(id), tell, new.created_at).await?;
-    Ok(Some(id))
+    Ok(Ok(id))
 }
 
 /// The id a row was inserted with, where no unique key can refuse it.

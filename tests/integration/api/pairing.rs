@@ -373,3 +373,21 @@ fn a_new_token_ends_the_streams_opened_with_the_old_one() {
     bobs.next_event(Duration::from_millis(200));
     assert_eq!(bobs.status(), Some(200));
 }
+
+#[test]
+fn a_player_is_sent_at_most_fifty_open_challenges() {
+    let app = TestApp::spawn();
+    let alice = app.player("alice");
+    let challengers: Vec<String> = (0..51).map(|index| app.player(&format!("challenger{index}"))).collect();
+    for challenger in &challengers[..50] {
+        assert_eq!(app.challenge(challenger, "alice", json!({})).status, 201);
+    }
+    let refused = app.challenge(&challengers[50], "alice", json!({})).assert_problem(422, "too_many_open");
+    assert!(refused["detail"].as_str().unwrap().starts_with("alice has 50 challenges waiting"), "{refused}");
+    let listed = app.get_with_token("/api/v1/players/me/challenges", &alice).json();
+    assert_eq!(listed["received"].as_array().map(Vec::len), Some(50));
+    // One answered, another may come.
+    let newest = listed["received"][0]["id"].as_i64().unwrap();
+    assert_eq!(app.answer(&alice, newest, "decline", json!({})).status, 200);
+    assert_eq!(app.challenge(&challengers[50], "alice", json!({})).status, 201);
+}
