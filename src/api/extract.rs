@@ -22,6 +22,12 @@ use crate::service::{Credentials, GameService};
 /// The largest request body accepted; the API's bodies are a few dozen bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
 
+/// How much of a body over [`BODY_LIMIT`] is read and dropped before the 413
+/// is sent, as nginx's `lingering_close` does: a client that sends its whole
+/// body before it reads the answer gets the 413, not a connection reset by a
+/// close with its bytes unread. A longer body is answered at once.
+const MOST_DROPPED: u64 = 8 * 1024 * 1024;
+
 /// How long a request's body may take to arrive, from when its head did; the
 /// slowest client's connection is closed then, not held.
 #[derive(Debug, Clone, Copy)]
@@ -39,11 +45,12 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json = is_json(request.headers());
         let timeout = request.app_data::<BodyTimeout>().copied().expect("the app sets the body timeout").0;
-        let mut read = web::Bytes::from_request(request, payload);
+        let length = request.headers().get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.parse().ok());
+        let mut read = Box::pin(read_body(payload.take(), length));
         Box::pin(async move {
             // A body that came with its head is read at once, with no timer
             // set and cancelled for it: the most of a request's own cost here.
-            let body = match poll_fn(|context| Poll::Ready(Pin::new(&mut read).poll(context))).await {
+            let bytes = match poll_fn(|context| Poll::Ready(read.as_mut().poll(context))).await {
                 Poll::Ready(body) => body,
                 Poll::Pending => tokio::time::timeout(timeout, read).await.map_err(|_| {
                     invalid_body(
@@ -51,15 +58,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
                         format!("the body did not arrive within {} s", timeout.as_secs_f64()),
                     )
                 })?,
-            };
-            let bytes = body.map_err(|error| {
-                let status = error.as_response_error().status_code();
-                if status == StatusCode::PAYLOAD_TOO_LARGE {
-                    invalid_body(status, format!("the body is larger than {BODY_LIMIT} bytes"))
-                } else {
-                    invalid_body(StatusCode::BAD_REQUEST, format!("the body could not be read: {error}"))
-                }
-            })?;
+            }?;
             if !bytes.is_empty() && !is_json {
                 return Err(invalid_body(
                     StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -78,6 +77,35 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
                 .map_err(|error| invalid_body(StatusCode::BAD_REQUEST, format!("the body is not valid: {error}")))
         })
     }
+}
+
+/// The body of `payload`, `length` bytes long as its head says (when it
+/// does), at most [`BODY_LIMIT`]. A longer one is read to its end and dropped,
+/// up to [`MOST_DROPPED`] bytes, before it is refused.
+///
+/// # Errors
+/// 413 for a body over the limit; 400 for one that could not be read.
+async fn read_body(mut payload: Payload, length: Option<u64>) -> Result<web::Bytes, ApiError> {
+    use futures_util::StreamExt;
+    let too_large =
+        || invalid_body(StatusCode::PAYLOAD_TOO_LARGE, format!("the body is larger than {BODY_LIMIT} bytes"));
+    if length.is_some_and(|length| length > MOST_DROPPED) {
+        return Err(too_large());
+    }
+    let (mut body, mut dropped) = (web::BytesMut::new(), 0);
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk
+            .map_err(|error| invalid_body(StatusCode::BAD_REQUEST, format!("the body could not be read: {error}")))?;
+        if dropped > 0 || body.len() + chunk.len() > BODY_LIMIT {
+            dropped += chunk.len() as u64;
+            if dropped > MOST_DROPPED {
+                break;
+            }
+        } else {
+            body.extend_from_slice(&chunk);
+        }
+    }
+    if dropped > 0 { Err(too_large()) } else { Ok(body.freeze()) }
 }
 
 /// A whole number from JSON, written `4` or `4.0`: JSON Schema's `integer`

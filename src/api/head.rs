@@ -4,10 +4,12 @@
 //! actix itself buffers an unfinished head up to 128 KB per connection before it
 //! answers 431, so a few thousand slow clients could hold hundreds of MB. Here no
 //! more than [`HEAD_LIMIT`] bytes may come between two blank lines, the end of a
-//! head. A body counts too, as it lies between a blank line and the next, but a
-//! body is at most [`BODY_LIMIT`](super::BODY_LIMIT) bytes, far below the cap.
-//! Past the cap the bytes are not handed on: actix sees the connection end,
-//! writes what it still owes, and closes it, and the close writes a 431 first.
+//! head, but for the body its `Content-Length` announces, which is not counted:
+//! a body over [`BODY_LIMIT`](super::BODY_LIMIT) is read and dropped by the
+//! extractor, which then refuses it. A body without a length counts, as it lies
+//! between a blank line and the next. Past the cap the bytes are not handed on:
+//! actix sees the connection end, writes what it still owes, and closes it, and
+//! the close writes a 431 first.
 
 use std::io;
 use std::pin::Pin;
@@ -52,11 +54,24 @@ enum LineEnd {
     CarriageReturn,
 }
 
+/// The start of a header line that announces a body's length, lower case.
+const CONTENT_LENGTH: &[u8] = b"content-length:";
+
+/// How much of each line is kept, to read a `Content-Length` from.
+const LINE_KEPT: usize = 48;
+
 /// A connection whose heads are capped at [`HEAD_LIMIT`].
 pub struct CappedHead<Io> {
     io: Io,
     since_blank_line: usize,
     line_end: LineEnd,
+    /// The start of the line being read, and its length.
+    line: [u8; LINE_KEPT],
+    line_length: usize,
+    /// The length the head being read announces for its body.
+    announced: Option<u64>,
+    /// The bytes of the body announced that are still to come, not counted.
+    body_left: u64,
     /// Once over the cap: how many bytes of [`REFUSAL`] are written.
     refused: Option<usize>,
 }
@@ -64,27 +79,65 @@ pub struct CappedHead<Io> {
 impl<Io> CappedHead<Io> {
     /// `io`, its heads capped.
     pub fn new(io: Io) -> CappedHead<Io> {
-        CappedHead { io, since_blank_line: 0, line_end: LineEnd::None, refused: None }
+        CappedHead {
+            io,
+            since_blank_line: 0,
+            line_end: LineEnd::None,
+            line: [0; LINE_KEPT],
+            line_length: 0,
+            announced: None,
+            body_left: 0,
+            refused: None,
+        }
     }
 
     /// Counts `bytes` read; false when they pass the cap.
-    fn within_cap(&mut self, bytes: &[u8]) -> bool {
-        for &byte in bytes {
+    fn within_cap(&mut self, mut bytes: &[u8]) -> bool {
+        while !bytes.is_empty() {
+            let body = usize::try_from(self.body_left).unwrap_or(usize::MAX).min(bytes.len());
+            if body > 0 {
+                self.body_left -= body as u64;
+                bytes = &bytes[body..];
+                continue;
+            }
+            let byte = bytes[0];
+            bytes = &bytes[1..];
             self.since_blank_line += 1;
             if self.since_blank_line > HEAD_LIMIT {
                 return false;
             }
             self.line_end = match (self.line_end, byte) {
                 (LineEnd::LineFeed | LineEnd::CarriageReturn, b'\n') => {
+                    // The head's end: its body follows.
                     self.since_blank_line = 0;
+                    self.body_left = self.announced.take().unwrap_or(0);
                     LineEnd::None
                 }
                 (LineEnd::LineFeed, b'\r') => LineEnd::CarriageReturn,
-                (_, b'\n') => LineEnd::LineFeed,
-                _ => LineEnd::None,
+                (_, b'\n') => {
+                    self.line_ended();
+                    LineEnd::LineFeed
+                }
+                _ => {
+                    if let Some(kept) = self.line.get_mut(self.line_length) {
+                        *kept = byte.to_ascii_lowercase();
+                    }
+                    self.line_length += 1;
+                    LineEnd::None
+                }
             };
         }
         true
+    }
+
+    /// Reads the length a `Content-Length` line announces, as the line ends.
+    fn line_ended(&mut self) {
+        let line = &self.line[..self.line_length.min(LINE_KEPT)];
+        if let Some(value) = line.strip_prefix(CONTENT_LENGTH) {
+            let value = std::str::from_utf8(value).unwrap_or_default().trim();
+            self.announced = value.parse().ok();
+        }
+        self.line_length = 0;
     }
 }
 
@@ -163,6 +216,20 @@ mod tests {
         let line = "X-Pad: 1234567\r\n";
         assert!(in_lines.within_cap(line.repeat(HEAD_LIMIT / line.len()).as_bytes()));
         assert!(!in_lines.within_cap(b"\r"));
+    }
+
+    #[test]
+    fn the_body_a_head_announces_is_not_counted_and_the_next_head_is() {
+        let mut connection = CappedHead::new(());
+        let head = "POST /api/v1/games HTTP/1.1\r\nContent-Length: 100000\r\n\r\n";
+        assert!(connection.within_cap(head.as_bytes()));
+        assert!(connection.within_cap("x".repeat(100_000).as_bytes()));
+        assert!(connection.within_cap(b"GET / HTTP/1.1\r\nHost: qttt\r\n"));
+        assert!(!connection.within_cap("x".repeat(HEAD_LIMIT).as_bytes()), "the next head is counted");
+        // Without a length, a body counts as a head does.
+        let mut unannounced = CappedHead::new(());
+        assert!(unannounced.within_cap(b"POST / HTTP/1.1\r\n\r\n"));
+        assert!(!unannounced.within_cap("x".repeat(HEAD_LIMIT + 1).as_bytes()));
     }
 
     #[test]

@@ -616,3 +616,26 @@ fn a_player_keeps_their_last_thousand_events() {
     let mut resumed = app.watch_at(&format!("/api/v1/players/me/events?token={alice}&last_event_id=3"), &[]);
     assert_eq!(resumed.next_event(PATIENCE).and_then(|event| event.id), Some(11));
 }
+
+#[test]
+fn a_client_that_sends_four_mib_before_reading_reads_the_413() {
+    let app = TestApp::spawn();
+    // As Python's http.client does without `Expect: 100-continue`: the whole
+    // body first, then the answer.
+    let waiting = app.create_game(json!({})).json()["game"]["id"].as_i64().unwrap();
+    for path in ["/api/v1/games".to_string(), "/api/v1/players".into(), format!("/api/v1/games/{waiting}/join")] {
+        let mut stream = TcpStream::connect(app.address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let body = vec![b' '; 4 * 1024 * 1024];
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: qttt\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(&body).unwrap_or_else(|error| panic!("{path}: {error}"));
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 413"), "{path}: {answer}");
+        assert!(answer.contains("the body is larger than 4096 bytes"), "{answer}");
+    }
+}
