@@ -91,7 +91,10 @@ async fn get_puzzle(service: Data<GameService>, id: web::Path<PuzzleId>) -> Answ
 /// waits for your next action at `/puzzles/{id}/attempts/{attempt}`; the last
 /// right action solves it. A wrong one fails it. Once it is over the answer
 /// shows the solution. With a player's token, your first attempt at a puzzle
-/// is rated: solving it is a win against the puzzle, failing a loss. An
+/// is rated: solving it is a win against the puzzle, failing a loss. Your
+/// other attempts at it show no solution while the rated one is open, and a
+/// rated attempt left open counts as failed once you start an attempt at
+/// another puzzle. An
 /// action the rules refuse is 422 with the rule's code, and changes nothing.
 #[utoipa::path(
     tag = "puzzles",

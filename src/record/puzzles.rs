@@ -107,4 +107,7 @@ pub(crate) struct SteppedAttempt {
     pub rated: bool,
     /// A rated attempt's player's puzzle rating before it and after, once it ended.
     pub rating_change: Option<(Rating, Rating)>,
+    /// Whether its solution is kept from its player: an unrated attempt of
+    /// theirs while their rated attempt at the puzzle is open.
+    pub solution_withheld: bool,
 }

@@ -83,6 +83,9 @@ pub struct Attempted {
     pub rated: bool,
     /// A rated attempt's player's puzzle rating before it and after, once it ended.
     pub rating_change: Option<(Rating, Rating)>,
+    /// Whether its solution is kept from its player, whose rated attempt at
+    /// the puzzle is open.
+    pub solution_withheld: bool,
 }
 
 /// `puzzle` as the store adds it, rated at first as hard as the perfect player found it.
@@ -235,8 +238,8 @@ impl GameService {
             detail: "another action of this attempt landed first".into(),
             current_version: None,
         })?;
-        let SteppedAttempt { id, rated, rating_change } = written;
-        Ok(Attempted { id, puzzle, game, correct, reply, outcome, rated, rating_change })
+        let SteppedAttempt { id, rated, rating_change, solution_withheld } = written;
+        Ok(Attempted { id, puzzle, game, correct, reply, outcome, rated, rating_change, solution_withheld })
     }
 }
 

@@ -73,6 +73,18 @@ static ATTEMPT: Sql =
 static HAS_RATED_ATTEMPT: Sql = Sql::new(
     "SELECT EXISTS (SELECT 1 FROM puzzle_attempts WHERE player_id = $1 AND puzzle_id = $2 AND rated) AS found",
 );
+static HAS_RATED_ATTEMPT_OPEN: Sql = Sql::new(
+    "SELECT EXISTS (SELECT 1 FROM puzzle_attempts WHERE player_id = $1 AND puzzle_id = $2 AND rated \
+     AND outcome IS NULL) AS found",
+);
+/// Player `$1`'s rated attempts left open at puzzles other than `$2`, with
+/// their puzzles' variants.
+static ABANDONED_ATTEMPTS: Sql = Sql::new(
+    "SELECT puzzle_attempts.id, puzzle_attempts.puzzle_id, puzzle_attempts.line, puzzles.variant \
+     FROM puzzle_attempts JOIN puzzles ON puzzles.id = puzzle_attempts.puzzle_id \
+     WHERE puzzle_attempts.player_id = $1 AND puzzle_attempts.rated AND puzzle_attempts.outcome IS NULL \
+     AND puzzle_attempts.puzzle_id <> $2",
+);
 static INSERT_ATTEMPT: LazyLock<Sql> = LazyLock::new(|| {
     Sql::insert(
         "INSERT INTO puzzle_attempts (puzzle_id, player_id, line, outcome, rated, started_at, ended_at) \
@@ -206,7 +218,9 @@ async fn attempt(tx: &mut impl Tx, id: AttemptId) -> Result<Option<StoredAttempt
 }
 
 /// Writes `step`, and rates a rated attempt that it ends; `None` when the
-/// attempt had moved on or ended since it was read.
+/// attempt had moved on or ended since it was read. A player's new attempt
+/// first fails their rated attempts left open at other puzzles: a rated
+/// attempt is never left unfinished to dodge its loss.
 async fn step_attempt(
     tx: &mut impl Tx,
     step: &AttemptStep,
@@ -214,7 +228,53 @@ async fn step_attempt(
 ) -> Result<Option<SteppedAttempt>, StoreError> {
     if let Some(player) = step.player {
         tx.hold(&HOLD_PLAYER, &[player.into()]).await?;
+        if step.attempt.is_none() {
+            fail_abandoned(tx, player, step, period).await?;
+        }
     }
+    let Some((id, rated)) = write_step(tx, step).await? else { return Ok(None) };
+    let rating_change = match (step.outcome, step.player) {
+        (Some(outcome), Some(player)) if rated => Some(rate(tx, id, step, player, outcome, period).await?),
+        _ => None,
+    };
+    let solution_withheld = match step.player {
+        Some(player) if !rated => found(tx, &HAS_RATED_ATTEMPT_OPEN, &[player.into(), step.puzzle.into()]).await?,
+        _ => false,
+    };
+    Ok(Some(SteppedAttempt { id, rated, rating_change, solution_withheld }))
+}
+
+/// Fails and rates `player`'s rated attempts left open at puzzles other than
+/// `step`'s, as of `step`.
+async fn fail_abandoned(
+    tx: &mut impl Tx,
+    player: PlayerId,
+    step: &AttemptStep,
+    period: SignedDuration,
+) -> Result<(), StoreError> {
+    let read = |row: &Row<'_>| {
+        let line: String = row.get("line")?;
+        Ok(AttemptStep {
+            attempt: Some((row.get("id")?, line.clone())),
+            puzzle: row.get("puzzle_id")?,
+            variant: variant(&row.get::<String>("variant")?)?,
+            player: Some(player),
+            line,
+            outcome: Some(Outcome::Failed),
+            at: step.at,
+        })
+    };
+    for abandoned in tx.rows(&ABANDONED_ATTEMPTS, &[player.into(), step.puzzle.into()], read).await? {
+        if let Some((id, true)) = write_step(tx, &abandoned).await? {
+            rate(tx, id, &abandoned, player, Outcome::Failed, period).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `step`, a new attempt or the next step of one as it was read;
+/// answers the attempt and whether it is rated, or `None` when it had moved on.
+async fn write_step(tx: &mut impl Tx, step: &AttemptStep) -> Result<Option<(AttemptId, bool)>, StoreError> {
     let (outcome, ended_at) = (step.outcome.map(Outcome::code), step.outcome.map(|_| step.at));
     let (id, rated) = match &step.attempt {
         None => {
@@ -239,11 +299,7 @@ async fn step_attempt(
             (*id, rated)
         }
     };
-    let rating_change = match (step.outcome, step.player) {
-        (Some(outcome), Some(player)) if rated => Some(rate(tx, id, step, player, outcome, period).await?),
-        _ => None,
-    };
-    Ok(Some(SteppedAttempt { id, rated, rating_change }))
+    Ok(Some((id, rated)))
 }
 
 /// Rates attempt `id` of `player`, which ended with `outcome`: their puzzle

@@ -105,7 +105,8 @@ pub(crate) struct AttemptView {
     /// The position after the action and the reply.
     pub position: PositionView,
     /// The solution from the puzzle's position, every action of both sides,
-    /// once the attempt is over; null while it goes on.
+    /// once the attempt is over; null while it goes on, and for a player's
+    /// unrated attempt while their rated attempt at the puzzle is open.
     #[schema(required = true)]
     pub solution: Option<Vec<SolutionStepView>>,
     /// Whether the attempt counts for the puzzle ratings: a player's first at the puzzle.
@@ -243,7 +244,10 @@ impl From<&Attempted> for AttemptView {
             status,
             reply: attempted.reply.iter().map(ReplyStepView::from).collect(),
             position: PositionView::from(&attempted.game),
-            solution: attempted.outcome.map(|_| solution_of(&attempted.puzzle.puzzle)),
+            solution: attempted
+                .outcome
+                .filter(|_| !attempted.solution_withheld)
+                .map(|_| solution_of(&attempted.puzzle.puzzle)),
             rated: attempted.rated,
             rating: attempted.rating_change.map(|(before, after)| PuzzleRatingChange {
                 rating_before: before.rating,

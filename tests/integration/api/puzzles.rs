@@ -267,3 +267,39 @@ fn attempts_are_limited_as_other_creations_are() {
     }
     app.act_in_puzzle(&path, None, action_json(puzzle.solution[0].action)).assert_problem(429, "rate_limited");
 }
+
+#[test]
+fn a_rated_attempt_left_open_counts_as_failed_and_keeps_the_solution_from_its_player_meanwhile() {
+    let app = TestApp::spawn();
+    let (id, puzzle) = deep_puzzle();
+    let attempts = format!("/api/v1/puzzles/{id}/attempts");
+    let wrong = puzzle
+        .position
+        .legal_actions()
+        .into_iter()
+        .find(|&action| matches!(puzzle.step(&puzzle.position, action), Ok((_, Step::Wrong))))
+        .unwrap();
+    let dave = app.player("dave");
+    let rated = app.act_in_puzzle(&attempts, Some(&dave), action_json(puzzle.solution[0].action)).json();
+    assert_eq!((&rated["rated"], &rated["status"]), (&json!(true), &json!("ongoing")), "{rated}");
+    // His own second attempt, failed at once, shows no solution while the rated one is open.
+    let peek = app.act_in_puzzle(&attempts, Some(&dave), action_json(wrong)).json();
+    assert_eq!((&peek["rated"], &peek["status"], &peek["solution"]), (&json!(false), &json!("failed"), &Value::Null));
+    // An attempt without a token is nobody's: it shows the solution.
+    let anonymous = app.act_in_puzzle(&attempts, None, action_json(wrong)).json();
+    assert_shows_solution(&anonymous, &puzzle);
+
+    // He goes on to another puzzle, solved in one action: the one left open is failed and rated so.
+    let shallow = shipped(Variant::PlayerChoice).unwrap();
+    let (index, next) = shallow.iter().enumerate().find(|(_, puzzle)| puzzle.depth() == 1).unwrap();
+    let other = shipped_id(Variant::PlayerChoice, index);
+    let path = format!("/api/v1/puzzles/{other}/attempts");
+    let solved = app.act_in_puzzle(&path, Some(&dave), action_json(next.solution[0].action)).json();
+    assert_eq!((&solved["status"], &solved["rated"]), (&json!("solved"), &json!(true)), "{solved}");
+    let left = format!("{attempts}/{}", rated["id"]);
+    let over = app.act_in_puzzle(&left, Some(&dave), action_json(puzzle.solution[2].action));
+    let over = over.assert_problem(409, "not_open");
+    assert!(over["detail"].as_str().unwrap().ends_with("is over: failed"), "{over}");
+    let his = app.get_with_token("/api/v1/players/me", &dave).json()["puzzle_ratings"]["player_choice"].clone();
+    assert_eq!(his["attempts"], 2, "{his}");
+}
