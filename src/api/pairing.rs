@@ -118,8 +118,16 @@ async fn get_challenge(service: Data<GameService>, id: web::Path<ChallengeId>, t
     )
 )]
 #[post("/challenges/{id}/accept")]
-async fn accept_challenge(service: Data<GameService>, id: web::Path<ChallengeId>, token: PlayerToken) -> Answer {
+async fn accept_challenge(
+    service: Data<GameService>,
+    id: web::Path<ChallengeId>,
+    token: PlayerToken,
+    limits: Data<Limits>,
+    client: ClientAddress,
+) -> Answer {
     let caller = player(&service, &token).await?;
+    // Its game is a creation, counted as the acceptor's.
+    limits.admit_creation(client, Some(&caller))?;
     let (record, seat) = service.accept_challenge(&caller, id.into_inner()).await?;
     seated(&service, &record, seat)
 }

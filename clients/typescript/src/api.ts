@@ -842,8 +842,11 @@ export interface paths {
          *     `challenge_accepted`, `challenge_declined` (one of yours was) or
          *     `challenge_cancelled` (one sent to you was); its `data` a `PlayerEventView`;
          *     its `id` the event's number among yours. The stream first sends the events
-         *     after `Last-Event-ID` (or `?last_event_id=`; all of them on a first
-         *     connection), then each new one as it happens, on whichever instance. It
+         *     after `Last-Event-ID` (or `?last_event_id=`; your last 20 on a first
+         *     connection: read what is open now with `GET /players/me/challenges` and
+         *     `GET /players/me/games?status=ongoing`), then each new one as it happens,
+         *     on whichever instance. The server keeps your last 1,000 events: a stream
+         *     resumed from before them starts at the oldest kept. It
          *     stays open; a comment every 5 s keeps it so. While it is open you count as
          *     present in all your games. A new token (`POST /players/me/token`) ends the
          *     streams opened with the old one. An `EventSource` cannot send a header: give it
@@ -1074,7 +1077,10 @@ export interface paths {
          *     waits for your next action at `/puzzles/{id}/attempts/{attempt}`; the last
          *     right action solves it. A wrong one fails it. Once it is over the answer
          *     shows the solution. With a player's token, your first attempt at a puzzle
-         *     is rated: solving it is a win against the puzzle, failing a loss. An
+         *     is rated: solving it is a win against the puzzle, failing a loss. Your
+         *     other attempts at it show no solution while the rated one is open, and a
+         *     rated attempt left open counts as failed once you start an attempt at
+         *     another puzzle. An
          *     action the rules refuse is 422 with the rule's code, and changes nothing.
          */
         post: operations["attempt_puzzle"];
@@ -1585,7 +1591,8 @@ export interface components {
             reply: components["schemas"]["ReplyStepView"][];
             /**
              * @description The solution from the puzzle's position, every action of both sides,
-             *     once the attempt is over; null while it goes on.
+             *     once the attempt is over; null while it goes on, and for a player's
+             *     unrated attempt while their rated attempt at the puzzle is open.
              */
             solution: components["schemas"]["SolutionStepView"][] | null;
             /**

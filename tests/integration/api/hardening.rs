@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::events::PATIENCE;
-use super::helpers::{TestApp, TestDatabase, limited};
+use super::helpers::{Client, TestApp, TestDatabase, limited};
 use super::process::Process;
 
 #[test]
@@ -638,4 +638,100 @@ fn a_client_that_sends_four_mib_before_reading_reads_the_413() {
         assert!(answer.starts_with("HTTP/1.1 413"), "{path}: {answer}");
         assert!(answer.contains("the body is larger than 4096 bytes"), "{answer}");
     }
+}
+
+/// The spec's operations that create a game, a seat, a player, a challenge, a
+/// seek, an arena or a puzzle attempt: each counts against `CREATE_RATE_LIMIT`.
+const CREATING: [&str; 10] = [
+    "POST /api/v1/arenas",
+    "POST /api/v1/challenges/{id}/accept",
+    "POST /api/v1/games",
+    "POST /api/v1/games/{id}/join",
+    "POST /api/v1/games/{id}/rematch",
+    "POST /api/v1/players",
+    "POST /api/v1/players/{name}/challenges",
+    "POST /api/v1/puzzles/{id}/attempts",
+    "POST /api/v1/seeks",
+    "POST /reset",
+];
+
+/// The spec's other writes, which act on what exists (a game's actions, an
+/// answer to a challenge, a step of an attempt, a player's own token) or add
+/// a player to an arena once: not counted.
+const ACTING: [&str; 18] = [
+    "POST /api/v1/arenas/{id}/bots/{name}",
+    "POST /api/v1/arenas/{id}/join",
+    "POST /api/v1/arenas/{id}/withdraw",
+    "POST /api/v1/challenges/{id}/cancel",
+    "POST /api/v1/challenges/{id}/decline",
+    "POST /api/v1/games/{id}/abort",
+    "POST /api/v1/games/{id}/claim-victory",
+    "POST /api/v1/games/{id}/collapse",
+    "POST /api/v1/games/{id}/draw",
+    "POST /api/v1/games/{id}/draw/decline",
+    "POST /api/v1/games/{id}/moves",
+    "POST /api/v1/games/{id}/rematch/decline",
+    "POST /api/v1/games/{id}/resign",
+    "POST /api/v1/players/me/bot",
+    "POST /api/v1/players/me/token",
+    "POST /api/v1/puzzles/{id}/attempts/{attempt}",
+    "DELETE /api/v1/seeks/{id}",
+    "POST /move",
+];
+
+#[test]
+fn every_operation_of_the_spec_that_creates_is_counted_against_the_creation_limit() {
+    let app = TestApp::spawn_with(|config| config.create_rate_limit = limited(1));
+    // Every write the spec has is one or the other: a new one must be sorted.
+    let spec = app.request("GET", "/api-docs/openapi.json", &[], None).json();
+    let mut writes: Vec<String> = spec["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, operations)| {
+            let methods = operations.as_object().unwrap().keys();
+            methods.filter(|method| *method != "get").map(move |method| format!("{} {path}", method.to_uppercase()))
+        })
+        .collect();
+    writes.sort();
+    let mut sorted: Vec<String> = CREATING.iter().chain(&ACTING).map(ToString::to_string).collect();
+    sorted.sort();
+    assert_eq!(writes, sorted);
+
+    // Each client its own address, and a creation each: a player, then what they make.
+    let from = |last: u8| Client { address: app.address, from: Some(std::net::IpAddr::from([127, 0, 0, last])) };
+    let player = |client: &Client, name: &str| {
+        let created = client.create_player(Some(name));
+        assert_eq!(created.status, 201, "{}", created.body);
+        created.json()["token"].as_str().unwrap().to_string()
+    };
+    let (bob, carol, dave) = (from(2), from(4), from(5));
+    let (bobs, carols, daves) = (player(&bob, "bob"), player(&carol, "carol"), player(&dave, "dave"));
+    let alice = from(3);
+    let alices = player(&alice, "alice");
+    let challenge = carol.post_with_token("/api/v1/players/alice/challenges", &carols, json!({})).json()["id"].clone();
+    let waiting = dave.create_game_as(&daves, json!({}));
+    let hers = bob.create_game_as(&bobs, json!({}));
+    // Her one creation: a seat in bob's game.
+    assert_eq!(alice.post_with_token(&format!("/api/v1/games/{hers}/join"), &alices, json!({})).status, 201);
+
+    let action = json!({"action": {"kind": "move", "squares": [0, 1]}});
+    let clock = json!({"initial_ms": 60000, "increment_ms": 0});
+    for (operation, path, body) in [
+        (CREATING[0], "/api/v1/arenas".to_string(), json!({"name": "Spent", "clock": clock, "minutes": 5})),
+        (CREATING[1], format!("/api/v1/challenges/{challenge}/accept"), json!({})),
+        (CREATING[2], "/api/v1/games".into(), json!({})),
+        (CREATING[3], format!("/api/v1/games/{waiting}/join"), json!({})),
+        (CREATING[4], format!("/api/v1/games/{hers}/rematch"), json!({})),
+        (CREATING[6], "/api/v1/players/bob/challenges".into(), json!({})),
+        (CREATING[7], "/api/v1/puzzles/1/attempts".into(), action),
+        (CREATING[8], "/api/v1/seeks".into(), json!({})),
+    ] {
+        let answer = alice.post_with_token(&path, &alices, body);
+        assert_eq!(answer.status, 429, "{operation} was not counted: {}", answer.body);
+    }
+    // Without a token, her address's.
+    assert_eq!(alice.create_player(Some("alice2")).status, 429, "{}", CREATING[5]);
+    let reset = alice.request("POST", "/reset", &[("Content-Type", "application/json")], Some("{}"));
+    assert_eq!(reset.status, 429, "{}: {}", CREATING[9], reset.body);
 }
