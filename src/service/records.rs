@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use std::time::Duration;
 
 use super::life::{self, ClockState, Life};
-use super::presence::PRESENT_FOR;
+use super::presence::{PRESENT_FOR, STALLED_AFTER};
 use super::time::after;
 use crate::engine::{Action, Actor, Game, GameResult, LogEntry, MoveNumber, Player};
 use crate::error::{Error, Fault};
@@ -287,11 +287,15 @@ impl GameRecord {
 
     /// The player to act in the game, which may be claimed against them,
     /// and from when, with `claim_after` the wait after they are gone: a game
-    /// without a clock that goes on, whose player to act is a person. None in any
-    /// other game.
+    /// without a clock that goes on, whose player to act is a person. In a
+    /// rated one, also [`STALLED_AFTER`] after their turn began, present or not.
+    /// None in any other game.
     pub(crate) fn claimable(&self, claim_after: Duration) -> Option<(Player, Timestamp)> {
         let to_act = self.to_act().filter(|&player| self.stored.clock.is_none() && self.bot_seat() != Some(player))?;
-        Some((to_act, after(self.gone_since(to_act)?, claim_after)))
+        let gone = self.gone_since(to_act).map(|gone| after(gone, claim_after));
+        let turn_began = self.stored.log.last().map(|entry| entry.created_at).filter(|_| self.stored.rated);
+        let stalled = turn_began.map(|began| after(began, STALLED_AFTER));
+        Some((to_act, gone.into_iter().chain(stalled).min()?))
     }
 
     /// When the holder of seat `player` went (or will go, unless seen again)

@@ -162,3 +162,34 @@ fn a_player_present_on_the_other_instance_cannot_be_claimed_against() {
         claimed.body
     );
 }
+
+#[test]
+fn a_rated_game_without_a_clock_is_claimed_against_a_player_who_stays_but_never_acts() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    let mut ids = Vec::new();
+    for rated in [true, false] {
+        let id = app.create_game_as(&alice, json!({"variant": "measurement", "rated": rated}));
+        assert_eq!(app.post_with_token(&format!("/api/v1/games/{id}/join"), &bob, json!({})).status, 201);
+        assert_eq!(app.place(id, &alice, [0, 1]).status, 201);
+        assert_eq!(app.place(id, &bob, [2, 3]).status, 201);
+        app.claim(id, &bob).assert_problem(422, "too_early");
+        ids.push(id);
+    }
+    // Alice's turn began two days ago, and she stays: she reads each game.
+    for &id in &ids {
+        database
+            .execute(&format!("UPDATE log_entries SET created_at = '2026-01-01T00:00:00.000Z' WHERE game_id = {id}"));
+        let seen = app.get_with_token(&format!("/api/v1/games/{id}"), &alice).json();
+        assert_eq!(seen["seats"]["X"]["present"], true, "{seen}");
+    }
+    // The rated game is claimed a day after her turn began; the casual one waits for her to go.
+    let rated = app.get_game(ids[0]).json();
+    assert_eq!(rated["claim_from"], "2026-01-02T00:00:00.000Z", "{rated}");
+    let claimed = app.claim(ids[0], &bob);
+    assert_eq!(claimed.status, 201, "{}", claimed.body);
+    assert_eq!(claimed.json()["end"], json!({"reason": "abandoned", "player": "X"}));
+    let early = app.claim(ids[1], &bob).assert_problem(422, "too_early");
+    assert!(early["detail"].as_str().unwrap().starts_with("X is here"), "{early}");
+}

@@ -494,16 +494,24 @@ export class GameScreen {
 
   /**
    * When the other player, to act, has gone: the time left before the game
-   * may be claimed, 0 once it may; null while they are here, and in a game
-   * that cannot be claimed.
+   * may be claimed, 0 once it may; null in a game that cannot be claimed, and
+   * while they are here, unless their turn has stalled a rated game so long
+   * that it may be claimed anyway.
    */
   private claimIn(): number | null {
     const { game, seat } = this;
     const toAct = game.to_act;
-    if (seat === null || game.end !== null || game.claim_from === null || toAct === null || toAct.player === seat.player || game.seats[toAct.player]?.present !== false) {
+    if (seat === null || game.end !== null || game.claim_from === null || toAct === null || toAct.player === seat.player) {
       return null;
     }
-    return Math.max(0, Date.parse(game.claim_from) - Date.now());
+    const left = Math.max(0, Date.parse(game.claim_from) - Date.now());
+    return this.otherHere() && left > 0 ? null : left;
+  }
+
+  /** Whether the player to act, the other, is here. */
+  private otherHere(): boolean {
+    const toAct = this.game.to_act;
+    return toAct !== null && this.game.seats[toAct.player]?.present !== false;
   }
 
   /** Counts the running clock down from the last answer, and the wait before a claim. */
@@ -511,7 +519,8 @@ export class GameScreen {
     const claimIn = this.claimIn();
     this.claim.hidden = claimIn !== 0;
     const watching = this.seat === null && this.game.end === null ? "You are watching this game." : "";
-    const presence = claimIn === null ? watching : claimIn === 0 ? "The other player has gone: you may claim the game." : `The other player has gone: you may claim the game in ${inWords(claimIn)}.`;
+    const gone = this.otherHere() ? "The other player has not acted for a day" : "The other player has gone";
+    const presence = claimIn === null ? watching : claimIn === 0 ? `${gone}: you may claim the game.` : `${gone}: you may claim the game in ${inWords(claimIn)}.`;
     if (this.presence.textContent !== presence) {
       this.presence.textContent = presence;
     }
