@@ -469,6 +469,11 @@ pub struct Write {
 }
 
 impl Write {
+    /// Whether it finishes the game: the one write whose summary changes to finished.
+    pub fn finishes(&self) -> bool {
+        self.summary.as_ref().is_some_and(|summary| summary.status == Status::Finished)
+    }
+
     /// The version of the game once this write lands.
     pub fn version(&self) -> i64 {
         self.entries.last().map_or(0, |entry| entry.seq)

@@ -13,7 +13,7 @@ use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, player,
 use super::sql::Sql;
 use super::tables::continue_ids;
 use super::tx::{Arg, Failed, Kind, Notice, Row, Tx};
-use super::write::{conflict, insert_player_events, rate};
+use super::write::{conflict, count_result, insert_player_events, rate};
 use super::{Backend, Store, StoreError, counted};
 use crate::bot::Bot;
 use crate::engine::Player;
@@ -475,6 +475,9 @@ async fn write_game(
     }
     if let Some(last) = write.entries.last() {
         insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
+    }
+    if write.finishes() {
+        count_result(tx, id).await?;
     }
     match &write.rated {
         Some(rated) => rate(tx, id, rated, period).await,

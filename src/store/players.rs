@@ -72,24 +72,12 @@ static RATED_GAMES_AGAINST_BOTS: Sql = Sql::new(
 static SET_PLAYER_TOKEN: Sql = Sql::new("UPDATE players SET token_hash = $2 WHERE id = $1");
 static TOUCH_PLAYER: Sql = Sql::new("UPDATE players SET last_seen_at = $2 WHERE id = $1");
 static TOUCH_SEAT: Sql = Sql::new("UPDATE seats SET last_seen_at = $3 WHERE game_id = $1 AND player = $2");
-/// How a player's finished games ended for them: those they hold a seat of,
-/// and for a server bot those it played as a game's bot, in the seat that has
-/// no row (the other's).
-static PLAYER_RESULTS: LazyLock<Sql> = LazyLock::new(|| {
-    let count = |case: &str| format!("COALESCE(SUM(CASE WHEN {case} THEN 1 ELSE 0 END), 0)");
-    Sql::built(format!(
-        "SELECT {} AS won, {} AS lost, {} AS drawn, {} AS aborted FROM ( \
-         SELECT seats.player AS seat, games.result FROM seats JOIN games ON games.id = seats.game_id \
-         WHERE seats.player_id = $1 AND games.status = 'finished' \
-         UNION ALL SELECT CASE WHEN seats.player = 'X' THEN 'O' ELSE 'X' END, games.result \
-         FROM players JOIN games ON games.bot = players.bot JOIN seats ON seats.game_id = games.id \
-         WHERE players.id = $1 AND games.status = 'finished') mine",
-        count("(mine.result = 'x_wins' AND mine.seat = 'X') OR (mine.result = 'o_wins' AND mine.seat = 'O')"),
-        count("(mine.result = 'x_wins' AND mine.seat = 'O') OR (mine.result = 'o_wins' AND mine.seat = 'X')"),
-        count("mine.result = 'draw'"),
-        count("mine.result = 'aborted'"),
-    ))
-});
+/// How player `$1`'s finished games ended for them, as counted when each ended
+/// (see the write's `COUNT_RESULT`).
+static PLAYER_RESULTS: Sql = Sql::new(
+    "SELECT games_won AS won, games_lost AS lost, games_drawn AS drawn, games_aborted AS aborted \
+     FROM players WHERE id = $1",
+);
 static LAST_PLAYER_EVENT: Sql = Sql::new("SELECT last_event_seq FROM players WHERE id = $1");
 static PLAYER_EVENTS: Sql = Sql::new(
     "SELECT seq, kind, game_id, challenge_id, created_at FROM player_events \

@@ -60,6 +60,10 @@ static INSERT_SEEK: LazyLock<Sql> = LazyLock::new(|| {
 static PAIR_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'paired', game_id = $1 WHERE id = $2");
 static SEEK: LazyLock<Sql> = LazyLock::new(|| Sql::built(format!("SELECT {SEEK_COLUMNS} FROM seeks WHERE id = $1")));
 static CANCEL_SEEK: Sql = Sql::new("UPDATE seeks SET status = 'cancelled' WHERE id = $1 AND status = 'open'");
+/// Whether an open seek expired by `$1`: a read, so that the timer writes
+/// only when there is something to write.
+static ANY_EXPIRED: Sql =
+    Sql::new("SELECT EXISTS (SELECT 1 FROM seeks WHERE status = 'open' AND expires_at <= $1) AS expired");
 /// Writes at most `$2` of the open seeks that expired by `$1` expired: out of
 /// `seeks_open`, which every new seek's pairing walks.
 static EXPIRE_SEEKS: Sql = Sql::new(
@@ -97,8 +101,12 @@ impl Store {
     }
 
     /// Writes at most `most` of the seeks open past their expiry at `now`
-    /// expired; answers how many.
+    /// expired, if there is one; answers how many.
     pub(crate) async fn expire_seeks(&self, now: Timestamp, most: u32) -> Result<u64, StoreError> {
+        let any = counted(run!(self, Read, |tx| tx.row(&ANY_EXPIRED, &[now.into()], |row| row.get("expired"))))?;
+        if !any.unwrap_or(false) {
+            return Ok(0);
+        }
         self.write_one(&EXPIRE_SEEKS, vec![now.into(), most.into()]).await
     }
 }

@@ -124,6 +124,30 @@ static NEXT_PLAYER_EVENT: LazyLock<[Sql; 3]> = LazyLock::new(|| {
 /// before them starts at the oldest kept.
 const KEPT_PLAYER_EVENTS: i64 = 1000;
 
+/// Counts how game `$1`, just finished, ended for each player who held a seat
+/// of it, and for the player of its bot, who holds the other.
+static COUNT_RESULT: LazyLock<Sql> = LazyLock::new(|| {
+    let won = "(games.result = 'x_wins' AND mine.seat = 'X') OR (games.result = 'o_wins' AND mine.seat = 'O')";
+    let lost = "(games.result = 'x_wins' AND mine.seat = 'O') OR (games.result = 'o_wins' AND mine.seat = 'X')";
+    Sql::built(format!(
+        "UPDATE players SET games_won = games_won + ended.won, games_lost = games_lost + ended.lost, \
+         games_drawn = games_drawn + ended.drawn, games_aborted = games_aborted + ended.aborted \
+         FROM (SELECT mine.id, CASE WHEN {won} THEN 1 ELSE 0 END AS won, CASE WHEN {lost} THEN 1 ELSE 0 END AS lost, \
+         CASE WHEN games.result = 'draw' THEN 1 ELSE 0 END AS drawn, \
+         CASE WHEN games.result = 'aborted' THEN 1 ELSE 0 END AS aborted FROM ( \
+         SELECT seats.game_id, seats.player_id AS id, seats.player AS seat FROM seats \
+         WHERE seats.game_id = $1 AND seats.player_id IS NOT NULL \
+         UNION ALL SELECT seats.game_id, players.id, CASE WHEN seats.player = 'X' THEN 'O' ELSE 'X' END \
+         FROM games JOIN players ON players.bot = games.bot JOIN seats ON seats.game_id = games.id WHERE games.id = $1 \
+         ) mine JOIN games ON games.id = mine.game_id) ended WHERE players.id = ended.id"
+    ))
+});
+
+/// Counts how game `id`, which the write just landed finished, ended for its players.
+pub(super) async fn count_result(tx: &mut impl Tx, id: GameId) -> Result<(), StoreError> {
+    tx.execute(&COUNT_RESULT, &[id.into()]).await.map(drop)
+}
+
 /// The version of game `$1`: its last entry's number.
 static VERSION: Sql = Sql::new("SELECT COALESCE(MAX(seq), 0)::BIGINT AS version FROM log_entries WHERE game_id = $1");
 

@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::super::StoreError;
 use super::super::rows::{SummaryColumns, read_game};
-use super::super::write::{insert_player_events, rate};
+use super::super::write::{count_result, insert_player_events, rate};
 use super::batches::{Landing, Waiting};
 use super::connections::is_broken;
 use super::statements::{EntryColumns, Summaries, WRITES};
@@ -206,7 +206,7 @@ async fn write_batch(
     writes: &[(GameId, &Write)],
     period: SignedDuration,
 ) -> Result<Vec<GameId>, sqlx::Error> {
-    if writes.iter().all(|(_, write)| write.player_events.is_empty() && write.rated.is_none()) {
+    if writes.iter().all(|(_, write)| write.player_events.is_empty() && write.rated.is_none() && !write.finishes()) {
         return write_games(connection, writes).await;
     }
     let mut tx = connection.begin().await?;
@@ -216,6 +216,9 @@ async fn write_batch(
             // A write that lands appends an entry.
             let Some(last) = write.entries.last() else { continue };
             insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
+            if write.finishes() {
+                count_result(tx, id).await?;
+            }
             if let Some(rated) = &write.rated {
                 rate(tx, id, rated, period).await?;
             }

@@ -239,3 +239,41 @@ fn a_new_player_becomes_a_bot_for_good_and_one_who_has_played_does_not() {
     let hint = app.hint(own, &engine).assert_problem(422, "hints_disabled");
     assert_eq!(hint["detail"], "a bot gets no hints: it is an engine already");
 }
+
+#[test]
+fn a_profile_reads_the_results_counted_as_games_end_not_the_games() {
+    let database = super::helpers::TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    let (alice, bob) = (app.player("alice"), app.player("bob"));
+    // A win against bob, a loss to the random bot, a game aborted.
+    let won = app.create_game_as(&alice, json!({"variant": "measurement"}));
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{won}/join"), &bob, json!({})).status, 201);
+    assert_eq!(app.place(won, &alice, [0, 1]).status, 201);
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{won}/resign"), &bob, json!({})).status, 201);
+    let lost = app.create_game_as(&alice, json!({"opponent": {"bot": "random"}, "play_as": "X"}));
+    assert_eq!(app.place(lost, &alice, [0, 1]).status, 201);
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{lost}/resign"), &alice, json!({})).status, 201);
+    let aborted = app.create_game_as(&alice, json!({}));
+    assert_eq!(app.post_with_token(&format!("/api/v1/games/{aborted}/abort"), &alice, json!({})).status, 201);
+    let results =
+        |name: &str| app.request("GET", &format!("/api/v1/players/{name}"), &[], None).json()["games"].clone();
+    let hers = json!({"played": 2, "won": 1, "lost": 1, "drawn": 0, "aborted": 1});
+    assert_eq!(results("alice"), hers);
+    assert_eq!(results("bob"), json!({"played": 1, "won": 0, "lost": 1, "drawn": 0, "aborted": 0}));
+    assert_eq!(results("random"), json!({"played": 1, "won": 1, "lost": 0, "drawn": 0, "aborted": 0}));
+    // 100,000 more finished games of hers, written behind the server's back:
+    // a profile does not count them again on each read.
+    database.execute(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000) \
+         INSERT INTO games (variant, created_at, status, result, end_reason, ended_at) \
+         SELECT g.variant, g.created_at, g.status, g.result, g.end_reason, g.ended_at FROM n, games g WHERE g.id = {won}; \
+         INSERT INTO seats (game_id, player, token_hash, player_id) \
+         SELECT games.id, s.player, s.token_hash, s.player_id FROM games, seats s \
+         WHERE games.id > {aborted} AND s.game_id = {won} AND s.player = 'X'"
+    ));
+    assert_eq!(
+        database.count("SELECT count(*) FROM seats WHERE player_id = (SELECT id FROM players WHERE name = 'alice')"),
+        100_003
+    );
+    assert_eq!(results("alice"), hers);
+}
