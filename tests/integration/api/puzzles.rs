@@ -80,6 +80,12 @@ fn deep_puzzle() -> (i64, Puzzle) {
     (shipped_id(Variant::PlayerChoice, index), puzzle.clone())
 }
 
+/// A first action of `puzzle` that fails it.
+fn wrong_first_action(puzzle: &Puzzle) -> Action {
+    let actions = puzzle.position.legal_actions();
+    actions.into_iter().find(|&action| matches!(puzzle.step(&puzzle.position, action), Ok((_, Step::Wrong)))).unwrap()
+}
+
 /// `action` as the API writes it.
 fn action_json(action: Action) -> Value {
     serde_json::to_value(ActionView::from(action)).unwrap()
@@ -166,12 +172,7 @@ fn a_puzzle_solved_step_by_step_is_answered_with_the_defence_and_rated_as_a_win(
 fn a_wrong_action_is_answered_with_the_solution_and_a_loss_and_a_second_attempt_changes_no_rating() {
     let app = TestApp::spawn();
     let (id, puzzle) = deep_puzzle();
-    let wrong = puzzle
-        .position
-        .legal_actions()
-        .into_iter()
-        .find(|&action| matches!(puzzle.step(&puzzle.position, action), Ok((_, Step::Wrong))))
-        .unwrap();
+    let wrong = wrong_first_action(&puzzle);
     let right = puzzle.solution[0].action;
     let attempts = format!("/api/v1/puzzles/{id}/attempts");
     let alice = app.player("alice");
@@ -273,12 +274,7 @@ fn a_rated_attempt_left_open_counts_as_failed_and_keeps_the_solution_from_its_pl
     let app = TestApp::spawn();
     let (id, puzzle) = deep_puzzle();
     let attempts = format!("/api/v1/puzzles/{id}/attempts");
-    let wrong = puzzle
-        .position
-        .legal_actions()
-        .into_iter()
-        .find(|&action| matches!(puzzle.step(&puzzle.position, action), Ok((_, Step::Wrong))))
-        .unwrap();
+    let wrong = wrong_first_action(&puzzle);
     let dave = app.player("dave");
     let rated = app.act_in_puzzle(&attempts, Some(&dave), action_json(puzzle.solution[0].action)).json();
     assert_eq!((&rated["rated"], &rated["status"]), (&json!(true), &json!("ongoing")), "{rated}");
