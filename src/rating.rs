@@ -158,6 +158,10 @@ impl Standing {
 /// The standings of a rated game's two players once it ended at `at` with
 /// `result`, each a rating period of its own: each player's rating as it
 /// stands at `at`, changed by the one game against the other's as it stands.
+/// A side that `server_bots` marks as one of the server's bots counts the game
+/// but keeps its rating as it stands unless the other side is a bot too or
+/// its rating is not provisional: no one player, nor a crowd of new ones,
+/// moves a bot's rating, which the ladder and established players set.
 /// `None` when the result rates nothing (an abort).
 pub fn rate_game(
     x: &Standing,
@@ -165,13 +169,17 @@ pub fn rate_game(
     result: GameResult,
     at: Timestamp,
     period: SignedDuration,
+    server_bots: [bool; 2],
 ) -> Option<(Standing, Standing)> {
     let (x_now, o_now) = (x.at(at, period), o.at(at, period));
-    let after = |standing: &Standing, now: Rating, opponent: Rating, player: Player| {
-        let rating = now.after_period(&[(opponent, Score::of(result, player)?)]);
+    let after = |standing: &Standing, now: Rating, opponent: Rating, player: Player, bots: [bool; 2]| {
+        let score = Score::of(result, player)?;
+        let moves = !bots[0] || bots[1] || !opponent.is_provisional();
+        let rating = if moves { now.after_period(&[(opponent, score)]) } else { now };
         Some(Standing { rating, games: standing.games + 1, rated_at: Some(at) })
     };
-    Some((after(x, x_now, o_now, Player::X)?, after(o, o_now, x_now, Player::O)?))
+    let [x_bot, o_bot] = server_bots;
+    Some((after(x, x_now, o_now, Player::X, [x_bot, o_bot])?, after(o, o_now, x_now, Player::O, [o_bot, x_bot])?))
 }
 
 /// A player's puzzle standing and a puzzle's rating once the player's rated
@@ -229,7 +237,7 @@ mod tests {
         let o = Standing::NEW;
         // Three weeks and a day later: three idle periods for X.
         let at = start + SignedDuration::from_hours(24 * 22);
-        let (x_after, o_after) = rate_game(&x, &o, GameResult::OWins, at, week).unwrap();
+        let (x_after, o_after) = rate_game(&x, &o, GameResult::OWins, at, week, [false, false]).unwrap();
         let x_now = x.rating.idle(3);
         assert!(x_now.deviation > 81.0 && x_now.deviation < 83.0, "{x_now:?}");
         assert_eq!(x_after.rating, x_now.after_period(&[(Rating::START, Score::Loss)]));
@@ -238,9 +246,9 @@ mod tests {
         assert_eq!((x_after.rated_at, o_after.rated_at), (Some(at), Some(at)));
         assert!(x_after.rating.rating < 1600.0 && o_after.rating.rating > 1500.0);
         // A draw, and an abort, which rates nothing.
-        let (x_drew, _) = rate_game(&x, &o, GameResult::Draw, start, week).unwrap();
+        let (x_drew, _) = rate_game(&x, &o, GameResult::Draw, start, week, [false, false]).unwrap();
         assert_eq!(x_drew.rating, x.rating.after_period(&[(Rating::START, Score::Draw)]));
-        assert_eq!(rate_game(&x, &o, GameResult::Aborted, at, week), None);
+        assert_eq!(rate_game(&x, &o, GameResult::Aborted, at, week, [false, false]), None);
     }
 
     #[test]
@@ -267,17 +275,35 @@ mod tests {
         let (mut loser, mut winner) = (Standing::NEW, Standing::NEW);
         for second in 0..5_000 {
             let at = start + SignedDuration::from_secs(second);
-            (loser, winner) = rate_game(&loser, &winner, GameResult::OWins, at, week).unwrap();
+            (loser, winner) = rate_game(&loser, &winner, GameResult::OWins, at, week, [false, false]).unwrap();
             assert!(loser.rating.deviation <= 350.0 && winner.rating.deviation <= 350.0, "{loser:?} {winner:?}");
         }
         // Unbounded, the loser stood at 133 with a deviation of 467, the winner at 2867.
         assert_eq!(loser.rating.rating, 400.0);
         assert!(winner.rating.rating < 4000.0, "{winner:?}");
         let at = start + SignedDuration::from_hours(2);
-        let (won, _) = rate_game(&loser, &winner, GameResult::XWins, at, week).unwrap();
+        let (won, _) = rate_game(&loser, &winner, GameResult::XWins, at, week, [false, false]).unwrap();
         // As much as a first game moves a new rating (unbounded: +700, and
         // +21,177 after 60,000 losses as found in use).
         assert!(won.rating.deviation <= 350.0 && won.rating.rating - loser.rating.rating < 500.0, "{won:?}");
+    }
+
+    #[test]
+    fn a_bot_keeps_its_rating_against_a_provisional_player_and_moves_against_others() {
+        let week = SignedDuration::from_hours(24 * 7);
+        let at = Timestamp::from_second(1_800_000_000).unwrap();
+        let bot = Standing { rating: rating(1500.0, 60.0), games: 400, rated_at: Some(at) };
+        let (new, established) =
+            (Standing::NEW, Standing { rating: rating(1500.0, 80.0), games: 40, rated_at: Some(at) });
+        // A new player loses to the bot: theirs moves, the bot's does not, and it counts the game.
+        let (player, kept) = rate_game(&new, &bot, GameResult::OWins, at, week, [false, true]).unwrap();
+        assert_eq!((kept.rating, kept.games, kept.rated_at), (bot.rating, 401, Some(at)));
+        assert_eq!(player.rating, Rating::START.after_period(&[(bot.rating, Score::Loss)]));
+        // An established player's loss moves it, as another bot's does.
+        let (_, moved) = rate_game(&established, &bot, GameResult::OWins, at, week, [false, true]).unwrap();
+        assert_eq!(moved.rating, bot.rating.after_period(&[(established.rating, Score::Win)]));
+        let (_, against_bot) = rate_game(&new, &bot, GameResult::OWins, at, week, [true, true]).unwrap();
+        assert_eq!(against_bot.rating, bot.rating.after_period(&[(Rating::START, Score::Win)]));
     }
 
     #[test]

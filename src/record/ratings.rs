@@ -110,6 +110,8 @@ pub struct RatedGame {
     pub result: GameResult,
     /// When it ended.
     pub ended_at: Timestamp,
+    /// Whether X's and O's holders are the server's bots.
+    pub server_bots: [bool; 2],
     /// The numbers of X's and O's changes it made, as stored: where it comes
     /// among each player's rated games.
     pub numbers: [Option<i64>; 2],

@@ -138,7 +138,9 @@ fn replay(stored: &RatingsAsStored, period: SignedDuration) -> (Vec<NumberedChan
         done[index] = true;
         let (game, [x, o]) = games[index];
         let before = [x, o].map(|player| standings.get(&(player, game.variant)).copied().unwrap_or(Standing::NEW));
-        if let Some((x_after, o_after)) = rate_game(&before[0], &before[1], game.result, game.ended_at, period) {
+        if let Some((x_after, o_after)) =
+            rate_game(&before[0], &before[1], game.result, game.ended_at, period, game.server_bots)
+        {
             for (seat, player, before, after) in
                 [(Player::X, x, before[0], x_after), (Player::O, o, before[1], o_after)]
             {
@@ -241,6 +243,7 @@ mod tests {
             result,
             ended_at: Timestamp::from_second(ended_at).unwrap(),
             numbers,
+            server_bots: [false, false],
         }
     }
 
@@ -258,9 +261,10 @@ mod tests {
         let (changes, ratings) = replay(&stored, week);
         let at = |second| Timestamp::from_second(second).unwrap();
         let (one, two) = (Standing::NEW, Standing::NEW);
-        let (one, two) = rate_game(&one, &two, GameResult::XWins, at(2_000_000), week).unwrap();
-        let (two, one) = rate_game(&two, &one, GameResult::XWins, at(1_000_000), week).unwrap();
-        let (one, three) = rate_game(&one, &Standing::NEW, GameResult::Draw, at(3_000_000), week).unwrap();
+        let (one, two) = rate_game(&one, &two, GameResult::XWins, at(2_000_000), week, [false, false]).unwrap();
+        let (two, one) = rate_game(&two, &one, GameResult::XWins, at(1_000_000), week, [false, false]).unwrap();
+        let (one, three) =
+            rate_game(&one, &Standing::NEW, GameResult::Draw, at(3_000_000), week, [false, false]).unwrap();
         let standing_of =
             |player| ratings.iter().find(|rating| rating.player == PlayerId::new(player)).unwrap().standing;
         assert_eq!([standing_of(1), standing_of(2), standing_of(3)], [one, two, three]);

@@ -49,13 +49,18 @@ static RATED_GAMES: LazyLock<Sql> = LazyLock::new(|| {
             "(SELECT number FROM rating_changes WHERE rating_changes.game_id = games.id AND rating_changes.seat = '{seat}')"
         )
     };
+    let server_bot =
+        |seat: &str| format!("(SELECT players.bot IS NOT NULL FROM players WHERE players.id = {})", holder_id(seat));
     Sql::built(format!(
         "SELECT games.id, games.variant, {} AS x, {} AS o, games.result, games.ended_at, {} AS x_number, \
-         {} AS o_number FROM games WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
+         {} AS o_number, {} AS x_bot, {} AS o_bot FROM games \
+         WHERE games.rated AND games.result IN ('x_wins', 'o_wins', 'draw') ORDER BY games.id",
         holder_id("X"),
         holder_id("O"),
         number("X"),
-        number("O")
+        number("O"),
+        server_bot("X"),
+        server_bot("O")
     ))
 });
 static EVERY_CHANGE: LazyLock<Sql> = LazyLock::new(|| {
@@ -173,6 +178,10 @@ fn rated_game_from_row(row: &Row<'_>) -> Result<RatedGame, StoreError> {
             .ok_or_else(|| super::rows::corrupt("result", &result))?,
         ended_at: row.get("ended_at")?,
         numbers: [row.get("x_number")?, row.get("o_number")?],
+        server_bots: [
+            row.get::<Option<bool>>("x_bot")?.unwrap_or(false),
+            row.get::<Option<bool>>("o_bot")?.unwrap_or(false),
+        ],
     })
 }
 

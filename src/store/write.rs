@@ -20,6 +20,8 @@ use crate::record::{
 
 static HOLD_PLAYERS: Sql = Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE");
 static BOT_PLAYER: Sql = Sql::new("SELECT id FROM players WHERE bot = $1");
+/// Whether player `$1` is one of the server's bots.
+static SERVER_BOT: Sql = Sql::new("SELECT bot IS NOT NULL AS server_bot FROM players WHERE id = $1");
 /// A table of standings, a row a player and variant: the ratings of their
 /// rated games ([`GAME_STANDINGS`]) or of their rated attempts at puzzles
 /// ([`PUZZLE_STANDINGS`]), each counted in a column of its own.
@@ -190,7 +192,13 @@ pub(super) async fn rate(
     let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
     tx.hold(&HOLD_PLAYERS, &[Arg::Ids(vec![x.get(), o.get()])]).await?;
     let (x_before, o_before) = (GAME_STANDINGS.of(tx, x, variant).await?, GAME_STANDINGS.of(tx, o, variant).await?);
-    let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period) else { return Ok(()) };
+    let mut server_bots = [false; 2];
+    for (server_bot, player) in server_bots.iter_mut().zip([x, o]) {
+        *server_bot = tx.row(&SERVER_BOT, &[player.into()], |row| row.get("server_bot")).await?.unwrap_or(false);
+    }
+    let Some((x_after, o_after)) = rate_game(&x_before, &o_before, result, ended_at, period, server_bots) else {
+        return Ok(());
+    };
     for (player, seat, before, after) in [(x, Player::X, x_before, x_after), (o, Player::O, o_before, o_after)] {
         let change = RatingChange { game_id: id, before: before.rating, after: after.rating, rated_at: ended_at };
         insert_change(tx, &NumberedChange { player, variant, number: after.games, seat, change }).await?;

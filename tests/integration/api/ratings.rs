@@ -74,7 +74,7 @@ fn a_sequence_of_rated_games_gives_the_ratings_glicko_2_computes_and_casual_and_
     // Every game is rated within seconds of the last: no idle period comes between.
     let mut rated = |x: usize, o: usize, result: GameResult| {
         let (x_after, o_after) =
-            rate_game(&standings[x], &standings[o], result, Timestamp::now(), week).expect("a result to rate");
+            rate_game(&standings[x], &standings[o], result, Timestamp::now(), week, [false, false]).expect("a result");
         (standings[x], standings[o]) = (x_after, o_after);
     };
     let rated_game = json!({"variant": "player_choice", "rated": true});
@@ -158,11 +158,13 @@ fn a_rated_game_against_a_bot_rates_the_bot_too_and_a_rated_game_needs_players()
     let game = app.get_game(id).json();
     assert_eq!((game["rated"].clone(), game["hints"].clone()), (json!(true), json!(false)));
     resign_once_both_moved(&app, id, [&alice, ""], &alice);
+    // The bot counts the game; a new player's loss leaves its rating as it was.
+    let week = SignedDuration::from_hours(168);
     let (alice_after, random_after) =
-        rate_game(&Standing::NEW, &Standing::NEW, GameResult::OWins, Timestamp::now(), SignedDuration::from_hours(168))
-            .unwrap();
+        rate_game(&Standing::NEW, &Standing::NEW, GameResult::OWins, Timestamp::now(), week, [false, true]).unwrap();
     assert_eq!(app.rating_of("alice", "measurement"), shown(&alice_after));
     assert_eq!(app.rating_of("random", "measurement"), shown(&random_after));
+    assert_eq!((random_after.rating, random_after.games), (Standing::NEW.rating, 1));
 
     // Without a player token, no rated game; with hints, none either.
     app.create_game(json!({"rated": true})).assert_problem(401, "unauthorized");
@@ -259,7 +261,8 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
         assert_eq!(app.get_game(id).json()["seats"], ended["seats"]);
         let before = alice_standing;
         (alice_standing, random_standing) =
-            rate_game(&alice_standing, &random_standing, GameResult::OWins, Timestamp::now(), week).unwrap();
+            rate_game(&alice_standing, &random_standing, GameResult::OWins, Timestamp::now(), week, [false, true])
+                .unwrap();
         let diff = ended["seats"]["X"]["rating"]["rating_diff"].as_f64().unwrap();
         assert_eq!(ended["seats"]["X"]["rating"]["rating"].as_f64(), Some(before.rating.rating));
         assert_eq!(diff, alice_standing.rating.rating - before.rating.rating);
@@ -296,7 +299,8 @@ fn a_rated_games_view_shows_ratings_before_and_their_change_and_leaderboards_lea
         (last, json!(true), json!("random"))
     );
     assert!(newest["ratings"]["X"]["rating_diff"].as_f64().unwrap() < 0.0, "{newest}");
-    assert!(newest["ratings"]["O"]["rating_diff"].as_f64().unwrap() > 0.0, "{newest}");
+    // A new player's loss leaves the bot's rating as it was.
+    assert_eq!(newest["ratings"]["O"]["rating_diff"].as_f64(), Some(0.0), "{newest}");
 
     // Alice and Bob take turns beating each other until neither is
     // provisional; Carol plays one game, the bot three: both provisional.
@@ -450,4 +454,30 @@ fn five_thousand_losses_and_a_win_leave_every_deviation_within_glicko_2s_bound()
         let (value, deviation) = (rating["rating"].as_f64().unwrap(), rating["deviation"].as_f64().unwrap());
         assert!(deviation <= 350.0 && (400.0..=4000.0).contains(&value), "{rating}");
     }
+}
+
+#[test]
+fn one_players_five_hundred_resignations_leave_a_bots_rating_where_it_was() {
+    let database = TestDatabase::new();
+    let app = TestApp::spawn_on(&database);
+    let (mallory, alice) = (app.player("mallory"), app.player("alice"));
+    let against_random =
+        json!({"variant": "player_choice", "rated": true, "play_as": "X", "opponent": {"bot": "random"}});
+    for _ in 0..500 {
+        let id = app.create_game_as(&mallory, against_random.clone());
+        assert_eq!(app.place(id, &mallory, [0, 1]).status, 201);
+        act(&app, id, "resign", &mallory);
+    }
+    let randoms = app.rating_of("random", "player_choice");
+    assert_eq!(randoms["games"], 500, "the bot counts every game");
+    assert!((randoms["rating"].as_f64().unwrap() - 1500.0).abs() < 50.0, "{randoms}");
+    // Her own rating fell; another new player's game leaves the bot where it was too.
+    assert!(app.rating_of("mallory", "player_choice")["rating"].as_f64().unwrap() < 1000.0);
+    let id = app.create_game_as(&alice, against_random);
+    assert_eq!(app.place(id, &alice, [0, 1]).status, 201);
+    act(&app, id, "resign", &alice);
+    assert_eq!(app.rating_of("random", "player_choice")["rating"], randoms["rating"]);
+    // The ratings derived again from the games are those stored.
+    let (clean, said) = ratings_command(&database, "check");
+    assert!(clean && said.contains("501 rated games, 1002 rating changes"), "{said}");
 }
