@@ -4,9 +4,11 @@
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpResponse, delete, get, post, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use super::extract::{JsonBody, PlayerToken, player};
-use super::games::{Answer, seated};
+use super::games::{Answer, cursor_id, cut_page, page_size, seated};
 use super::limit::{ClientAddress, Limits};
 use super::problem::ApiError;
 use super::views::{ChallengeList, ChallengeRequest, ChallengeView, DeclineRequest, SeekRequest, SeekView, name_of};
@@ -59,23 +61,40 @@ async fn send_challenge(
     Ok(HttpResponse::Created().json(ChallengeView::new(&challenge, service.now())))
 }
 
-/// List the challenges you sent and those sent to you that wait for an answer.
+/// List the challenges you sent and those sent to you that wait for an
+/// answer, newest first, a page at a time.
 #[utoipa::path(
     tag = "players",
     security(("player_token" = [])),
+    params(ChallengesQuery),
     responses(
         (status = 200, description = "Your open challenges.", body = ChallengeList),
         super::docs::PlayerRefusals,
     )
 )]
 #[get("/players/me/challenges")]
-async fn my_challenges(service: Data<GameService>, token: PlayerToken) -> Answer {
+async fn my_challenges(service: Data<GameService>, token: PlayerToken, query: web::Query<ChallengesQuery>) -> Answer {
     let caller = player(&service, &token).await?;
+    let (size, before) = (page_size(query.limit, 100)?, cursor_id(query.cursor.as_deref())?);
+    // One beyond the page tells that another follows.
+    let mut challenges = service.open_challenges(&caller, before, size + 1).await?;
+    let next_cursor = cut_page(&mut challenges, size, |challenge| challenge.id.to_string());
     let now = service.now();
-    let (sent, received) =
-        service.open_challenges(&caller).await?.into_iter().partition::<Vec<_>, _>(|c| c.challenger.id == caller.id);
+    let (sent, received) = challenges.into_iter().partition::<Vec<_>, _>(|c| c.challenger.id == caller.id);
     let views = |challenges: Vec<StoredChallenge>| challenges.iter().map(|c| ChallengeView::new(c, now)).collect();
-    Ok(HttpResponse::Ok().json(ChallengeList { sent: views(sent), received: views(received) }))
+    Ok(HttpResponse::Ok().json(ChallengeList { sent: views(sent), received: views(received), next_cursor }))
+}
+
+/// A page of open challenges.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ChallengesQuery {
+    /// Challenges per page, sent and received together, 1-100; default 100.
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u32>,
+    /// The `next_cursor` of the previous page.
+    #[param(pattern = r"^[0-9]{1,18}$")]
+    cursor: Option<String>,
 }
 
 /// Get a challenge you sent or were sent.

@@ -180,8 +180,14 @@ impl GameService {
     ///
     /// # Errors
     /// Database failures.
-    pub(crate) async fn open_challenges(&self, caller: &Holder) -> Result<Vec<StoredChallenge>, Error> {
-        Ok(self.store.open_challenges(caller.id, self.now()).await?)
+    pub(crate) async fn open_challenges(
+        &self,
+        caller: &Holder,
+        before: Option<ChallengeId>,
+        most: u32,
+    ) -> Result<Vec<StoredChallenge>, Error> {
+        let before = before.unwrap_or(ChallengeId::new(i64::MAX));
+        Ok(self.store.open_challenges(caller.id, self.now(), before, most).await?)
     }
 
     /// Accepts challenge `id` for `caller`, the challenged player: starts its

@@ -48,10 +48,12 @@ fn challenges_where(condition: &str) -> Sql {
     ))
 }
 static CHALLENGE: LazyLock<Sql> = LazyLock::new(|| challenges_where("challenges.id = $1"));
+/// At most `$4` of the challenges player `$1` sent or was sent that are open at
+/// `$2`, with ids below `$3`, newest first.
 static OPEN_CHALLENGES: LazyLock<Sql> = LazyLock::new(|| {
     challenges_where(
-        "challenges.status = 'open' AND challenges.expires_at > $2 \
-         AND (challenges.challenger_id = $1 OR challenges.challenged_id = $1) ORDER BY challenges.id DESC",
+        "challenges.status = 'open' AND challenges.expires_at > $2 AND challenges.id < $3 \
+         AND (challenges.challenger_id = $1 OR challenges.challenged_id = $1) ORDER BY challenges.id DESC LIMIT $4",
     )
 });
 /// Challenge `$1`, its row held until the transaction ends: two answers to it
@@ -82,13 +84,17 @@ impl Store {
         counted(run!(self, Read, |tx| tx.row(&CHALLENGE, &[id.into()], challenge_from_row)))
     }
 
-    /// The challenges player `id` sent or was sent that are open at `now`, newest first.
+    /// At most `most` of the challenges player `id` sent or was sent that are
+    /// open at `now`, with ids below `before`, newest first.
     pub(crate) async fn open_challenges(
         &self,
         id: PlayerId,
         now: Timestamp,
+        before: ChallengeId,
+        most: u32,
     ) -> Result<Vec<StoredChallenge>, StoreError> {
-        counted(run!(self, Read, |tx| tx.rows(&OPEN_CHALLENGES, &[id.into(), now.into()], challenge_from_row)))
+        let args = [id.into(), now.into(), before.into(), most.into()];
+        counted(run!(self, Read, |tx| tx.rows(&OPEN_CHALLENGES, &args, challenge_from_row)))
     }
 
     /// Answers challenge `id` with `status` (declined, perhaps with `reason`, or

@@ -818,7 +818,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the challenges you sent and those sent to you that wait for an answer. */
+        /**
+         * List the challenges you sent and those sent to you that wait for an
+         *     answer, newest first, a page at a time.
+         */
         get: operations["my_challenges"];
         put?: never;
         post?: never;
@@ -1691,6 +1694,8 @@ export interface components {
         };
         /** @description The challenges you sent and those sent to you, that wait for an answer. */
         ChallengeList: {
+            /** @description The `cursor` of the next page, older challenges of either kind; null on the last. */
+            next_cursor: string | null;
             /** @description Sent to you, newest first. */
             received: components["schemas"]["ChallengeView"][];
             /** @description Sent by you, newest first. */
@@ -5006,7 +5011,12 @@ export interface operations {
     };
     my_challenges: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Challenges per page, sent and received together, 1-100; default 100. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -374,9 +374,9 @@ export class QtttClient {
     return this.call("POST", `/players/${encodeURIComponent(name)}/challenges`, { body: terms });
   }
 
-  /** The challenges you sent and were sent that wait for an answer. */
-  myChallenges(): Promise<Schemas["ChallengeList"]> {
-    return this.call("GET", "/players/me/challenges");
+  /** A page of the challenges you sent and were sent that wait for an answer, newest first. */
+  myChallenges(query: { limit?: number; cursor?: string } = {}): Promise<Schemas["ChallengeList"]> {
+    return this.call("GET", "/players/me/challenges", { query });
   }
 
   /** Accepts a challenge sent to you: its game, and your seat. */

@@ -224,6 +224,9 @@ pub(crate) struct ChallengeList {
     pub sent: Vec<ChallengeView>,
     /// Sent to you, newest first.
     pub received: Vec<ChallengeView>,
+    /// The `cursor` of the next page, older challenges of either kind; null on the last.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
 }
 
 /// Where a seek stands.

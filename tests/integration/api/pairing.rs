@@ -386,6 +386,14 @@ fn a_player_is_sent_at_most_fifty_open_challenges() {
     assert!(refused["detail"].as_str().unwrap().starts_with("alice has 50 challenges waiting"), "{refused}");
     let listed = app.get_with_token("/api/v1/players/me/challenges", &alice).json();
     assert_eq!(listed["received"].as_array().map(Vec::len), Some(50));
+    assert_eq!(listed["next_cursor"], Value::Null);
+    // A page at a time, newest first.
+    let first = app.get_with_token("/api/v1/players/me/challenges?limit=30", &alice).json();
+    let cursor = first["next_cursor"].as_str().expect("another page").to_string();
+    let rest = app.get_with_token(&format!("/api/v1/players/me/challenges?limit=30&cursor={cursor}"), &alice).json();
+    let ids = |page: &Value| page["received"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect::<Vec<_>>();
+    assert_eq!([ids(&first), ids(&rest)].concat(), ids(&listed));
+    assert_eq!((ids(&first).len(), &rest["next_cursor"]), (30, &Value::Null));
     // One answered, another may come.
     let newest = listed["received"][0]["id"].as_i64().unwrap();
     assert_eq!(app.answer(&alice, newest, "decline", json!({})).status, 200);
