@@ -69,6 +69,7 @@ async fn send_challenge(
     params(ChallengesQuery),
     responses(
         (status = 200, description = "Your open challenges.", body = ChallengeList),
+        (status = 400, response = super::docs::BadRequest),
         super::docs::PlayerRefusals,
     )
 )]

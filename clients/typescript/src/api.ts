@@ -5032,6 +5032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChallengeList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
