@@ -10,7 +10,7 @@ use jiff::Timestamp;
 
 use super::challenges::{HOLD_PLAYER, new_id};
 use super::games::create;
-use super::rows::{bot_of, clock_of, corrupt, holder_id, scoring, username, variant};
+use super::rows::{bot_of, clock_of, corrupt, holder_id, rules_of, username};
 use super::sql::Sql;
 use super::tx::{Failed, Row, Tx};
 use super::{Store, StoreError, counted};
@@ -133,11 +133,7 @@ impl Store {
     pub(crate) async fn arena_bots(&self, id: ArenaId) -> Result<Vec<(Rules, Bot)>, StoreError> {
         let read = |row: &Row<'_>| {
             let bot = bot_of(Some(&row.get::<String>("bot")?), None)?.ok_or_else(|| corrupt("bot", "null"))?;
-            let rules = Rules {
-                variant: variant(&row.get::<String>("variant")?)?,
-                scoring: scoring(&row.get::<String>("scoring")?)?,
-            };
-            Ok((rules, bot))
+            Ok((rules_of(row)?, bot))
         };
         counted(run!(self, Read, |tx| tx.rows(&BOTS, &[id.into()], read)))
     }
@@ -251,10 +247,11 @@ async fn pair_arena<E>(
 /// The arena in `row`, read with [`ARENA_COLUMNS`].
 fn arena_from_row(row: &Row<'_>) -> Result<StoredArena, StoreError> {
     let clock = clock_of(Some(row.get("clock_initial_ms")?), Some(row.get("clock_increment_ms")?))?;
+    let rules = rules_of(row)?;
     let terms = ArenaTerms {
         name: row.get("name")?,
-        variant: variant(&row.get::<String>("variant")?)?,
-        scoring: scoring(&row.get::<String>("scoring")?)?,
+        variant: rules.variant,
+        scoring: rules.scoring,
         clock: clock.ok_or_else(|| corrupt("clock_initial_ms", "null"))?,
         rated: row.get("rated")?,
         bots: row.get("bots")?,

@@ -8,9 +8,7 @@
 
 use std::sync::LazyLock;
 
-use super::rows::{
-    bot_of, clock_of, scoring, seat_rating_columns, seat_ratings_from_row, summary_from_row, username, variant,
-};
+use super::rows::{bot_of, clock_of, rules_of, seat_rating_columns, seat_ratings_from_row, summary_from_row, username};
 use super::sql::Sql;
 use super::tx::{Arg, Row, Tx};
 use super::{Store, StoreError, counted};
@@ -105,10 +103,11 @@ fn listed_game_from_row(row: &Row<'_>) -> Result<ListedGame, StoreError> {
             holders.push((player, username(&name)?));
         }
     }
+    let rules = rules_of(row)?;
     Ok(ListedGame {
         id: row.get("id")?,
-        variant: variant(&row.get::<String>("variant")?)?,
-        scoring: scoring(&row.get::<String>("scoring")?)?,
+        variant: rules.variant,
+        scoring: rules.scoring,
         created_at: row.get("created_at")?,
         version: row.get("version")?,
         status: summary.status,

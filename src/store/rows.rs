@@ -10,7 +10,7 @@ use super::StoreError;
 use super::sql::Sql;
 use super::tx::{Row, Tx};
 use crate::bot::Bot;
-use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Scoring, Square, Variant};
+use crate::engine::{Action, Actor, GameResult, LogEntry, MoveNumber, Player, Rules, Scoring, Square, Variant};
 use crate::rating::{Rating, Standing};
 use crate::record::{
     ClockSettings, End, EndReason, Ending, Event, GameId, Holder, PlayerId, SeatRating, Status, StoredEntry,
@@ -194,10 +194,11 @@ impl SummaryColumns {
 
 /// The game in `row`, its log and seats not yet read.
 fn stored_game_from_row(row: &Row<'_>) -> Result<StoredGame, StoreError> {
+    let rules = rules_of(row)?;
     Ok(StoredGame {
         id: row.get("id")?,
-        variant: variant(&row.get::<String>("variant")?)?,
-        scoring: scoring(&row.get::<String>("scoring")?)?,
+        variant: rules.variant,
+        scoring: rules.scoring,
         created_at: row.get("created_at")?,
         opponent: bot_of(row.get::<Option<String>>("bot")?.as_deref(), row.get("mistake_chance")?)?,
         hints: row.get("hints")?,
@@ -437,11 +438,18 @@ pub(super) fn username(name: &str) -> Result<Username, StoreError> {
     Username::parse(name).map_err(|_| corrupt("name", name))
 }
 
+/// The rules in a row's `variant` and `scoring` columns: a game's, or those
+/// a challenge, a seek or an arena asks for.
+pub(super) fn rules_of(row: &Row<'_>) -> Result<Rules, StoreError> {
+    Ok(Rules { variant: variant(&row.get::<String>("variant")?)?, scoring: scoring(&row.get::<String>("scoring")?)? })
+}
+
 /// The terms a challenge's or a seek's row asks for, in its columns of the same names.
 pub(super) fn terms_from_row(row: &Row<'_>) -> Result<Terms, StoreError> {
+    let rules = rules_of(row)?;
     Ok(Terms {
-        variant: variant(&row.get::<String>("variant")?)?,
-        scoring: scoring(&row.get::<String>("scoring")?)?,
+        variant: rules.variant,
+        scoring: rules.scoring,
         clock: clock_of(row.get("clock_initial_ms")?, row.get("clock_increment_ms")?)?,
         rated: row.get("rated")?,
     })
