@@ -215,13 +215,10 @@ async fn rating_history(
 ) -> Answer {
     let (name, variant) = (path_name(&path.0)?, path_variant(&path.1)?);
     let (size, before) = (page_size(query.limit, 100)?, cursor_id(query.cursor.as_deref())?);
-    // One before the page tells that another precedes it.
+    // One beyond the page, the latest first, tells that another precedes it.
     let mut changes = service.rating_history(&name, variant, before, size + 1).await?;
-    let earlier = changes.len() > size as usize;
-    if earlier {
-        changes.remove(0);
-    }
-    let next_cursor = earlier.then(|| changes.first().map(|(number, _)| number.to_string())).flatten();
+    let next_cursor = cut_page(&mut changes, size, |(number, _)| number.to_string());
+    changes.reverse();
     Ok(HttpResponse::Ok().json(RatingHistory::new(&name, variant, &changes, next_cursor)))
 }
 

@@ -33,7 +33,7 @@ const LEADERS_READ: u32 = 1000;
 impl GameService {
     /// What the last `most` rated games of the player named `name` in
     /// `variant` numbered below `before` (all when none) did to their rating,
-    /// each with its number, in the order they were rated.
+    /// each with its number, the latest first.
     ///
     /// # Errors
     /// [`Error::NotFound`]; database failures.

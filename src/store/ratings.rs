@@ -86,7 +86,7 @@ impl Store {
 
     /// What the last `most` of player `id`'s rated games in `variant` whose
     /// numbers are below `before` did to their rating, each with its number,
-    /// in the order they were rated.
+    /// the latest first.
     pub async fn rating_history(
         &self,
         id: PlayerId,
@@ -96,9 +96,7 @@ impl Store {
     ) -> Result<Vec<(i64, RatingChange)>, StoreError> {
         let args = [id.into(), variant.code().into(), before.into(), most.into()];
         let read = |row: &Row<'_>| Ok((row.get("number")?, rating_change_from_row(row)?));
-        let mut latest_first = counted(run!(self, Read, |tx| tx.rows(&RATING_HISTORY, &args, read)))?;
-        latest_first.reverse();
-        Ok(latest_first)
+        counted(run!(self, Read, |tx| tx.rows(&RATING_HISTORY, &args, read)))
     }
 
     /// At most `most` players with the best ratings in `variant` that are not
