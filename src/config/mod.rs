@@ -3,7 +3,7 @@
 //! `qttt serve --help` lists every one with its variable and default; a value
 //! refused is said in one line that names its variable.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue};
@@ -17,7 +17,16 @@ use crate::service::{
     DEFAULT_MAX_CLOCK_OFFSET, DEFAULT_MOST_OPEN_SEEKS, DEFAULT_REMATCH_WINDOW, DEFAULT_SEEK_TIMEOUT,
     DEFAULT_UNJOINED_RETENTION, DEFAULT_WAITING_TIMEOUT, default_search_threads,
 };
-use crate::store::{Durability, PoolSettings, SqliteSettings, is_postgres};
+use crate::store::{Durability, PoolSettings, SqliteSettings};
+
+mod values;
+
+use values::Proxies;
+pub use values::{CorsOrigins, Problem};
+use values::{
+    address, burst, database_url, durability, host, log_format, on_or_off, origins, port, proxies, rate_limit,
+    whole_number,
+};
 
 /// The settings as the command line and the environment give them, one field
 /// for each variable; [`Config`] is what the server makes of them.
@@ -299,20 +308,6 @@ pub(crate) const DEFAULT_FAILED_AUTH_RATE: RateLimit = RateLimit { per_minute: 2
 /// of the file at start, not memory.
 const DEFAULT_SQLITE_RESIDENT_MIB: u64 = 2048;
 
-/// Which origins may call the API from a browser.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CorsOrigins {
-    /// Any origin, the default: the API holds no cookies to steal.
-    Any,
-    /// Only these, exactly as a browser sends them (`https://example.com`).
-    List(Vec<String>),
-}
-
-/// The trusted proxies as one setting: clap would read a `Vec` as a flag given
-/// many times.
-#[derive(Debug, Clone)]
-pub(crate) struct Proxies(Vec<IpNet>);
-
 /// A setting refused, said in one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -350,56 +345,6 @@ pub fn check_renamed(lookup: impl Fn(&str) -> Option<String>) -> Result<(), Conf
         Some(&(old, new)) => Err(ConfigError::Renamed { old, new }),
         None => Ok(()),
     }
-}
-
-/// What is wrong with a value, said after the name of its variable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Problem {
-    /// An address to listen on that is blank.
-    #[error("is empty; set it to an address such as 127.0.0.1 or 0.0.0.0")]
-    EmptyHost,
-    /// Not a port.
-    #[error("is {0:?}; it must be a number from 1 to 65535")]
-    Port(String),
-    /// A database of neither kind, named by its scheme alone: the rest of a database's address may hold a password.
-    #[error(
-        "starts with {0:?}; it must start with sqlite: (for example sqlite:qttt.db) \
-         or postgres:// (for example postgres://qttt@localhost/qttt)"
-    )]
-    DatabaseScheme(String),
-    /// Not a whole number from `min` to `max`.
-    #[error("is {text:?}; it must be a whole number from {min} to {max}")]
-    WholeNumber {
-        /// The value as given.
-        text: String,
-        /// The least allowed.
-        min: u64,
-        /// The most allowed.
-        max: u64,
-    },
-    /// Not a rate.
-    #[error("is {0:?}; it must be a whole number per minute (0 for no limit)")]
-    RateLimit(String),
-    /// None of the words the setting takes.
-    #[error("is {text:?}; it must be {}", .choices.join(" or "))]
-    Choice {
-        /// The value as given.
-        text: String,
-        /// The words it takes.
-        choices: Vec<&'static str>,
-    },
-    /// A listed origin that is not one.
-    #[error("has {0:?}; list origins such as https://example.com, or * for any")]
-    Origin(String),
-    /// A list of no origins.
-    #[error("is empty; list origins, or * for any")]
-    NoOrigins,
-    /// A listed proxy that is neither an address nor a range.
-    #[error("has {0:?}; list addresses or CIDR ranges, such as 10.0.0.5 or 10.0.0.0/8")]
-    Proxy(String),
-    /// Not an address and port.
-    #[error("is {0:?}; it must be an address and port, such as 127.0.0.1:9100")]
-    Address(String),
 }
 
 impl TryFrom<Settings> for Config {
@@ -514,89 +459,6 @@ impl ConfigError {
 /// Milliseconds of `duration`, as the settings count them.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).expect("a setting's default fits")
-}
-
-fn host(text: &str) -> Result<String, Problem> {
-    if text.trim().is_empty() { Err(Problem::EmptyHost) } else { Ok(text.to_string()) }
-}
-
-fn port(text: &str) -> Result<u16, Problem> {
-    text.trim().parse::<u16>().ok().filter(|&port| port != 0).ok_or(Problem::Port(text.to_string()))
-}
-
-fn database_url(text: &str) -> Result<String, Problem> {
-    if text.starts_with("sqlite:") || is_postgres(text) {
-        Ok(text.to_string())
-    } else {
-        Err(Problem::DatabaseScheme(text.split(':').next().unwrap_or_default().to_string()))
-    }
-}
-
-/// A whole number from `MIN` to `MAX`.
-fn whole_number<const MIN: u64, const MAX: u64>(text: &str) -> Result<u64, Problem> {
-    match text.trim().parse::<u64>() {
-        Ok(number) if (MIN..=MAX).contains(&number) => Ok(number),
-        _ => Err(Problem::WholeNumber { text: text.to_string(), min: MIN, max: MAX }),
-    }
-}
-
-fn rate_limit(text: &str) -> Result<u32, Problem> {
-    text.trim().parse::<u32>().map_err(|_| Problem::RateLimit(text.to_string()))
-}
-
-fn burst(text: &str) -> Result<u32, Problem> {
-    let burst = whole_number::<1, 1_000_000>(text)?;
-    Ok(u32::try_from(burst).expect("at most a million"))
-}
-
-fn origins(text: &str) -> Result<CorsOrigins, Problem> {
-    if text.trim() == "*" {
-        return Ok(CorsOrigins::Any);
-    }
-    let origins: Vec<String> = text.split(',').map(str::trim).filter(|o| !o.is_empty()).map(String::from).collect();
-    if let Some(bad) = origins.iter().find(|o| !(o.starts_with("http://") || o.starts_with("https://"))) {
-        return Err(Problem::Origin(bad.clone()));
-    }
-    if origins.is_empty() {
-        return Err(Problem::NoOrigins);
-    }
-    Ok(CorsOrigins::List(origins))
-}
-
-fn proxies(text: &str) -> Result<Proxies, Problem> {
-    let proxy = |proxy: &str| {
-        proxy
-            .parse::<IpNet>()
-            .or_else(|_| proxy.parse::<IpAddr>().map(IpNet::from))
-            .map_err(|_| Problem::Proxy(proxy.into()))
-    };
-    text.split(',').map(str::trim).filter(|proxy| !proxy.is_empty()).map(proxy).collect::<Result<_, _>>().map(Proxies)
-}
-
-fn address(text: &str) -> Result<SocketAddr, Problem> {
-    text.trim().parse().map_err(|_| Problem::Address(text.to_string()))
-}
-
-fn on_or_off(text: &str) -> Result<bool, Problem> {
-    one_of(text, &[("on", true), ("off", false)])
-}
-
-fn durability(text: &str) -> Result<Durability, Problem> {
-    one_of(text, &[("normal", Durability::Normal), ("full", Durability::Full)])
-}
-
-fn log_format(text: &str) -> Result<LogFormat, Problem> {
-    one_of(text, &[("text", LogFormat::Text), ("json", LogFormat::Json)])
-}
-
-/// The value of the one of `choices` that `text` names, in any case.
-fn one_of<T: Copy>(text: &str, choices: &[(&'static str, T)]) -> Result<T, Problem> {
-    match choices.iter().find(|(word, _)| text.trim().eq_ignore_ascii_case(word)) {
-        Some(&(_, value)) => Ok(value),
-        None => {
-            Err(Problem::Choice { text: text.to_string(), choices: choices.iter().map(|(word, _)| *word).collect() })
-        }
-    }
 }
 
 #[cfg(test)]
