@@ -13,7 +13,7 @@ use super::rows::{ENTRY_COLUMNS, EntryRow, GAME_COLUMNS, SummaryColumns, player,
 use super::sql::Sql;
 use super::tables::continue_ids;
 use super::tx::{Arg, Failed, Kind, Notice, Row, Tx};
-use super::write::{conflict, count_result, insert_player_events, rate};
+use super::write::{conflict, insert_player_events, write_besides};
 use super::{Backend, Store, StoreError, counted};
 use crate::bot::Bot;
 use crate::engine::Player;
@@ -451,8 +451,8 @@ async fn insert_game_rows(
     Ok(())
 }
 
-/// Carries out `write` on game `id` (see [`Store::write`]), and the ratings
-/// of the rated game it ends, with rating periods of length `period`; a
+/// Carries out `write` on game `id` (see [`Store::write`]), and what it
+/// writes besides the game's rows, with rating periods of length `period`; a
 /// conflict when another write took its first entry's place, or its seat.
 async fn write_game(
     tx: &mut impl Tx,
@@ -473,16 +473,7 @@ async fn write_game(
     if let Some(summary) = &write.summary {
         set_summary(tx, id, summary).await?;
     }
-    if let Some(last) = write.entries.last() {
-        insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
-    }
-    if write.finishes() {
-        count_result(tx, id).await?;
-    }
-    match &write.rated {
-        Some(rated) => rate(tx, id, rated, period).await,
-        None => Ok(()),
-    }
+    write_besides(tx, id, write, period).await
 }
 
 /// Keeps `seat` of game `id`: its token's hash and its holder; false when the seat is taken.

@@ -1,7 +1,8 @@
 //! What a game's write writes besides the game's own rows, written once over
-//! [`Tx`] for both backends: the events it tells the players, and the ratings
-//! of the rated game it ends, holding the players' rows until it commits, so
-//! that each player's rated games are rated one after the other.
+//! [`Tx`] for both backends: the events it tells the players, the count of the
+//! result of the game it finishes, and the ratings of the rated game it ends,
+//! holding the players' rows until it commits, so that each player's rated
+//! games are rated one after the other.
 
 use std::sync::LazyLock;
 
@@ -15,7 +16,7 @@ use crate::engine::{Player, Variant};
 use crate::rating::{Standing, rate_game};
 use crate::record::{
     GameId, NewPlayerEvent, NumberedChange, PlayerEventKind, PlayerId, PlayerStanding, RatedEnd, Rater, RatingChange,
-    Subject, VariantRating,
+    Subject, VariantRating, Write,
 };
 
 static HOLD_PLAYERS: Sql = Sql::new("SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE");
@@ -126,6 +127,32 @@ static NEXT_PLAYER_EVENT: LazyLock<[Sql; 3]> = LazyLock::new(|| {
 /// before them starts at the oldest kept.
 const KEPT_PLAYER_EVENTS: i64 = 1000;
 
+/// Whether `write` writes anything besides the game's own rows.
+pub(super) fn writes_besides(write: &Write) -> bool {
+    !write.player_events.is_empty() || write.rated.is_some() || write.finishes()
+}
+
+/// Writes what `write` of game `id`, which landed, writes besides the game's
+/// own rows, with rating periods of length `period`.
+pub(super) async fn write_besides(
+    tx: &mut impl Tx,
+    id: GameId,
+    write: &Write,
+    period: SignedDuration,
+) -> Result<(), StoreError> {
+    // A write that lands appends an entry; one that appends none changes
+    // nothing, and tells nothing.
+    let Some(last) = write.entries.last() else { return Ok(()) };
+    insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
+    if write.finishes() {
+        count_result(tx, id).await?;
+    }
+    match &write.rated {
+        Some(rated) => rate(tx, id, rated, period).await,
+        None => Ok(()),
+    }
+}
+
 /// Counts how game `$1`, just finished, ended for each player who held a seat
 /// of it, and for the player of its bot, who holds the other.
 static COUNT_RESULT: LazyLock<Sql> = LazyLock::new(|| {
@@ -146,7 +173,7 @@ static COUNT_RESULT: LazyLock<Sql> = LazyLock::new(|| {
 });
 
 /// Counts how game `id`, which the write just landed finished, ended for its players.
-pub(super) async fn count_result(tx: &mut impl Tx, id: GameId) -> Result<(), StoreError> {
+async fn count_result(tx: &mut impl Tx, id: GameId) -> Result<(), StoreError> {
     tx.execute(&COUNT_RESULT, &[id.into()]).await.map(drop)
 }
 
@@ -182,12 +209,7 @@ pub(super) async fn insert_player_events(
 
 /// Rates game `id`, which `rated` ends, with rating periods of length
 /// `period`: each player's rating and its change.
-pub(super) async fn rate(
-    tx: &mut impl Tx,
-    id: GameId,
-    rated: &RatedEnd,
-    period: SignedDuration,
-) -> Result<(), StoreError> {
+async fn rate(tx: &mut impl Tx, id: GameId, rated: &RatedEnd, period: SignedDuration) -> Result<(), StoreError> {
     let RatedEnd { variant, x, o, result, ended_at } = *rated;
     let (x, o) = (rater_id(tx, x).await?, rater_id(tx, o).await?);
     tx.hold(&HOLD_PLAYERS, &[Arg::Ids(vec![x.get(), o.get()])]).await?;

@@ -16,14 +16,14 @@ use tokio::sync::oneshot;
 
 use super::super::StoreError;
 use super::super::rows::{SummaryColumns, read_game};
-use super::super::write::{count_result, insert_player_events, rate};
+use super::super::write::{write_besides, writes_besides};
 use super::batches::{Landing, Waiting};
 use super::connections::is_broken;
 use super::statements::{EntryColumns, Summaries, WRITES};
 use super::tx::{in_sqlx_terms, on_connection};
 use super::{MOST_ATTEMPTS, PgStore, conflict};
 use crate::metrics::STORE_BATCHES;
-use crate::record::{GameId, StoredGame, Subject, Write};
+use crate::record::{GameId, StoredGame, Write};
 
 impl PgStore {
     pub(in crate::store) async fn write(
@@ -197,31 +197,24 @@ fn landed(stored: &StoredGame, write: &Write) -> bool {
 }
 
 /// Carries out `writes`, one a game, in one statement; answers the games whose
-/// writes landed. The players' events that landed writes tell, and the ratings
-/// of the rated games they end (with rating periods of length `period`), are
-/// written in the same transaction, after that statement: a start or an end
-/// of a game, not a move, so that most batches are the one statement alone.
+/// writes landed. What the landed writes write besides their games' rows (the
+/// players' events, the results' counts, the ratings, with rating periods of
+/// length `period`) is written in the same transaction, after that statement:
+/// a start or an end of a game, not a move, so that most batches are the one
+/// statement alone.
 async fn write_batch(
     connection: &mut PgConnection,
     writes: &[(GameId, &Write)],
     period: SignedDuration,
 ) -> Result<Vec<GameId>, sqlx::Error> {
-    if writes.iter().all(|(_, write)| write.player_events.is_empty() && write.rated.is_none() && !write.finishes()) {
+    if !writes.iter().any(|(_, write)| writes_besides(write)) {
         return write_games(connection, writes).await;
     }
     let mut tx = connection.begin().await?;
     let landed = write_games(&mut tx, writes).await?;
     in_sqlx_terms(&mut tx, async |tx| {
         for &(id, write) in writes.iter().filter(|(id, _)| landed.contains(id)) {
-            // A write that lands appends an entry.
-            let Some(last) = write.entries.last() else { continue };
-            insert_player_events(tx, Subject::Game(id), &write.player_events, last.created_at).await?;
-            if write.finishes() {
-                count_result(tx, id).await?;
-            }
-            if let Some(rated) = &write.rated {
-                rate(tx, id, rated, period).await?;
-            }
+            write_besides(tx, id, write, period).await?;
         }
         Ok(())
     })
