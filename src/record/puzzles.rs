@@ -108,6 +108,6 @@ pub(crate) struct SteppedAttempt {
     /// A rated attempt's player's puzzle rating before it and after, once it ended.
     pub rating_change: Option<(Rating, Rating)>,
     /// Whether its solution is kept from its player: an unrated attempt of
-    /// theirs while their rated attempt at the puzzle is open.
+    /// theirs that the step ended while their rated attempt at the puzzle is open.
     pub solution_withheld: bool,
 }

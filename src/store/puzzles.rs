@@ -237,8 +237,11 @@ async fn step_attempt(
         (Some(outcome), Some(player)) if rated => Some(rate(tx, id, step, player, outcome, period).await?),
         _ => None,
     };
+    // A solution shows once its attempt is over: only the step that ends one asks.
     let solution_withheld = match step.player {
-        Some(player) if !rated => found(tx, &HAS_RATED_ATTEMPT_OPEN, &[player.into(), step.puzzle.into()]).await?,
+        Some(player) if !rated && step.outcome.is_some() => {
+            found(tx, &HAS_RATED_ATTEMPT_OPEN, &[player.into(), step.puzzle.into()]).await?
+        }
         _ => false,
     };
     Ok(Some(SteppedAttempt { id, rated, rating_change, solution_withheld }))
